@@ -1,0 +1,19 @@
+import { route, json } from "@/lib/api/route";
+import { notFound } from "@/lib/api/errors";
+import { idParams, listMessagesQuery, postMessageBody } from "@/lib/api/schemas";
+import { listMessages } from "@/lib/chat/queries";
+import { postMessage } from "@/lib/chat/post-message";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route({ params: idParams, query: listMessagesQuery }, async ({ user, params, query }) => {
+  const messages = await listMessages(user.id, params.id, query);
+  if (!messages) throw notFound("Conversation");
+  return { messages };
+});
+
+export const POST = route({ params: idParams, body: postMessageBody }, async ({ user, params, body }) => {
+  // A resubmitted clientMessageId gets the same 202 and the first turn's result.
+  const { message, run } = await postMessage(user.id, params.id, body);
+  return json({ message, run }, 202);
+});

@@ -1,0 +1,17 @@
+import { route } from "@/lib/api/route";
+import { notFound } from "@/lib/api/errors";
+import { idParams } from "@/lib/api/schemas";
+import { findConversation } from "@/lib/chat/queries";
+import { deleteConversation } from "@/lib/chat/delete-conversation";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route({ params: idParams }, async ({ user, params }) => {
+  const c = await findConversation(user.id, params.id);
+  if (!c) throw notFound("Conversation");
+  return c;
+});
+
+export const DELETE = route({ params: idParams }, async ({ user, params }) => {
+  await deleteConversation(user.id, params.id);
+});

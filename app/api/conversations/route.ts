@@ -1,0 +1,12 @@
+import { route, json } from "@/lib/api/route";
+import { createConversationBody } from "@/lib/api/schemas";
+import { listConversations } from "@/lib/chat/queries";
+import { createConversation } from "@/lib/chat/create-conversation";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route({}, async ({ user }) => ({ conversations: await listConversations(user.id) }));
+
+export const POST = route({ body: createConversationBody }, async ({ user, body }) =>
+  json(await createConversation(user.id, body.title), 201),
+);

@@ -1,0 +1,22 @@
+import { route } from "@/lib/api/route";
+import { ApiError } from "@/lib/api/errors";
+import { openFeed } from "@/lib/events/feed";
+
+export const dynamic = "force-dynamic";
+
+function cursorFrom(req: Request): bigint {
+  const raw = req.headers.get("last-event-id") ?? new URL(req.url).searchParams.get("after") ?? "0";
+  if (!/^\d{1,18}$/.test(raw)) throw new ApiError("bad_request", "after: must be a non-negative integer", "after");
+  return BigInt(raw);
+}
+
+export const GET = route({}, async ({ req, user }) =>
+  new Response(openFeed(user.id, cursorFrom(req), req.signal), {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
+  }),
+);

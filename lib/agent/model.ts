@@ -1,0 +1,23 @@
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createOfflineModel } from "./offline-model";
+
+/**
+ * The offline model unless an OpenAI-compatible endpoint is configured
+ * (OpenAI, Ollama, vLLM, llama.cpp server all speak it).
+ */
+export function getModel(): LanguageModelV3 {
+  const baseURL = process.env.OPENAI_BASE_URL;
+  const apiKey = process.env.OPENAI_API_KEY;
+  if (!baseURL && !apiKey) return createOfflineModel();
+  const provider = createOpenAICompatible({
+    name: "openai-compatible",
+    baseURL: baseURL ?? "https://api.openai.com/v1",
+    apiKey,
+  });
+  return provider.chatModel(process.env.HERALD_MODEL ?? "gpt-4o-mini");
+}
+
+export function modelLabel(): string {
+  return process.env.OPENAI_BASE_URL || process.env.OPENAI_API_KEY ? (process.env.HERALD_MODEL ?? "gpt-4o-mini") : "offline";
+}

@@ -1,0 +1,113 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from "@ai-sdk/provider";
+import { planOfflineTurn } from "./offline-brain";
+
+/**
+ * Herald's built-in model: deterministic, no network, the same provider
+ * interface as any AI SDK model. What it says is decided by planOfflineTurn
+ * from the prompt alone, so the same history always yields the same answer.
+ */
+export interface OfflineModelOptions {
+  /** Pause between streamed chunks; makes streaming visible and crash tests possible. */
+  chunkDelayMs?: number;
+}
+
+const usage = (input: number, output: number): LanguageModelV3Usage => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: output, text: output, reasoning: 0 },
+});
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        reject(signal.reason ?? new Error("aborted"));
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Word-sized chunks, whitespace kept, so the concatenation is exactly the text. */
+export function chunkText(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+export function createOfflineModel(opts: OfflineModelOptions = {}): LanguageModelV3 {
+  const delay = opts.chunkDelayMs ?? Number(process.env.HERALD_OFFLINE_CHUNK_MS ?? 12);
+
+  function contentFor(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; size: number } {
+    const turn = planOfflineTurn(options.prompt, (options.tools ?? []).map((t) => t.name));
+    if (turn.type === "tool-call") {
+      return {
+        content: [{ type: "tool-call", toolCallId: turn.toolCallId, toolName: turn.toolName, input: JSON.stringify(turn.input) }],
+        size: 1,
+      };
+    }
+    return { content: [{ type: "text", text: turn.text }], size: turn.text.length };
+  }
+
+  return {
+    specificationVersion: "v3",
+    provider: "herald-offline",
+    modelId: "offline-1",
+    supportedUrls: {},
+
+    async doGenerate(options) {
+      const { content, size } = contentFor(options);
+      if (options.abortSignal?.aborted) throw options.abortSignal.reason ?? new Error("aborted");
+      const toolCall = content[0]?.type === "tool-call";
+      return {
+        content,
+        finishReason: { unified: toolCall ? "tool-calls" : "stop", raw: undefined },
+        usage: usage(options.prompt.length, size),
+        warnings: [],
+      };
+    },
+
+    async doStream(options) {
+      const { content, size } = contentFor(options);
+      const signal = options.abortSignal;
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        async start(controller) {
+          try {
+            controller.enqueue({ type: "stream-start", warnings: [] });
+            let toolCall = false;
+            for (const part of content) {
+              if (part.type === "text") {
+                controller.enqueue({ type: "text-start", id: "t0" });
+                for (const chunk of chunkText(part.text)) {
+                  if (delay > 0) await sleep(delay, signal);
+                  controller.enqueue({ type: "text-delta", id: "t0", delta: chunk });
+                }
+                controller.enqueue({ type: "text-end", id: "t0" });
+              } else if (part.type === "tool-call") {
+                toolCall = true;
+                if (delay > 0) await sleep(delay, signal);
+                controller.enqueue(part);
+              }
+            }
+            controller.enqueue({
+              type: "finish",
+              usage: usage(options.prompt.length, size),
+              finishReason: { unified: toolCall ? "tool-calls" : "stop", raw: undefined },
+            });
+            controller.close();
+          } catch (err) {
+            controller.error(err);
+          }
+        },
+      });
+      return { stream };
+    },
+  };
+}

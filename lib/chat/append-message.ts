@@ -1,0 +1,56 @@
+import type { Tx } from "@/lib/db/client";
+import type { MessageKind } from "@/lib/api/shapes";
+import type { Prisma } from "@/lib/db/generated/client.ts";
+import { ApiError } from "@/lib/api/errors";
+import { emitEvent } from "@/lib/events/emit";
+import { toPublicMessage } from "./public";
+
+export interface NewMessage {
+  conversationId: string;
+  ownerId: string;
+  kind: MessageKind;
+  content: string;
+  hidden?: boolean;
+  taskId?: string | null;
+  runId?: string | null;
+  publicationId?: string | null;
+  meta?: Prisma.InputJsonValue;
+  clientMessageId?: string | null;
+}
+
+/**
+ * Every message goes through here: the conversation row is locked to hand out
+ * the next per-conversation seq, and visible messages are announced on the feed
+ * in the same transaction. Refuses deleted or foreign conversations (404).
+ */
+export async function appendMessage(tx: Tx, m: NewMessage) {
+  const rows = await tx.$queryRaw<{ messageSeq: number }[]>`
+    UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now()
+    WHERE id = ${m.conversationId} AND "ownerId" = ${m.ownerId} AND "deletedAt" IS NULL
+    RETURNING "messageSeq"`;
+  if (rows.length === 0) throw new ApiError("not_found", "Conversation not found");
+  const message = await tx.message.create({
+    data: {
+      conversationId: m.conversationId,
+      ownerId: m.ownerId,
+      seq: rows[0].messageSeq,
+      kind: m.kind,
+      content: m.content,
+      hidden: m.hidden ?? false,
+      taskId: m.taskId ?? null,
+      runId: m.runId ?? null,
+      publicationId: m.publicationId ?? null,
+      meta: m.meta,
+      clientMessageId: m.clientMessageId ?? null,
+    },
+  });
+  if (!message.hidden) {
+    await emitEvent(
+      tx,
+      m.ownerId,
+      { type: "message.created", data: { message: toPublicMessage(message) } },
+      { conversationId: m.conversationId, taskId: m.taskId },
+    );
+  }
+  return message;
+}

@@ -1,0 +1,31 @@
+import { getDb } from "@/lib/db/client";
+import { emitEvent } from "@/lib/events/emit";
+import { notFound } from "@/lib/api/errors";
+import { toPublicConversation } from "./public";
+import { onConversationDeleted } from "@/lib/tasks/on-conversation-deleted";
+
+/**
+ * Soft delete: the row stays for audit and for tasks that still point at it,
+ * but every read filters it out. Queued turns are cancelled; active background
+ * tasks are asked to cancel and their pending notifications dead-letter.
+ */
+export async function deleteConversation(ownerId: string, id: string): Promise<void> {
+  await getDb().$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      UPDATE "conversation" SET "deletedAt" = now(), "updatedAt" = now()
+      WHERE id = ${id} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL RETURNING id`;
+    if (rows.length === 0) throw notFound("Conversation");
+    await tx.$executeRaw`
+      UPDATE "run" SET status = 'cancelled', "finishedAt" = now(), "updatedAt" = now(),
+        error = 'conversation deleted', "leaseToken" = NULL, "leaseExpiresAt" = NULL
+      WHERE "conversationId" = ${id} AND status IN ('queued', 'running')`;
+    await onConversationDeleted(tx, ownerId, id);
+    const c = await tx.conversation.findUniqueOrThrow({ where: { id } });
+    await emitEvent(
+      tx,
+      ownerId,
+      { type: "conversation.updated", data: { conversation: toPublicConversation(c), deleted: true } },
+      { conversationId: id },
+    );
+  });
+}

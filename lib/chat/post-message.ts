@@ -1,0 +1,78 @@
+import { getDb } from "@/lib/db/client";
+import { ApiError } from "@/lib/api/errors";
+import { Prisma } from "@/lib/db/generated/client.ts";
+import { emitEvent, wakeWorkers } from "@/lib/events/emit";
+import type { PublicMessage, PublicRun } from "@/lib/api/shapes";
+import { appendMessage } from "./append-message";
+import { DEFAULT_TITLE } from "./create-conversation";
+import { toPublicConversation, toPublicMessage, toPublicRun } from "./public";
+
+export interface PostMessageInput {
+  content: string;
+  clientMessageId: string;
+  meta?: Prisma.InputJsonValue;
+}
+
+async function findExisting(ownerId: string, conversationId: string, clientMessageId: string) {
+  const db = getDb();
+  const message = await db.message.findUnique({ where: { ownerId_clientMessageId: { ownerId, clientMessageId } } });
+  if (!message) return null;
+  if (message.conversationId !== conversationId) {
+    throw new ApiError("conflict", "clientMessageId was already used for another conversation", "clientMessageId");
+  }
+  const run = await db.run.findFirstOrThrow({ where: { triggerMessageId: message.id } });
+  return { message: toPublicMessage(message), run: toPublicRun(run) };
+}
+
+/**
+ * Accepts a user turn: the message and its queued run commit together, so a
+ * worker can never see a run without its message or the reverse. Resubmitting
+ * the same clientMessageId returns the first result instead of a second turn.
+ */
+export async function postMessage(
+  ownerId: string,
+  conversationId: string,
+  input: PostMessageInput,
+): Promise<{ message: PublicMessage; run: PublicRun; created: boolean }> {
+  const existing = await findExisting(ownerId, conversationId, input.clientMessageId);
+  if (existing) return { ...existing, created: false };
+  try {
+    const result = await getDb().$transaction(async (tx) => {
+      const message = await appendMessage(tx, {
+        conversationId,
+        ownerId,
+        kind: "user",
+        content: input.content,
+        clientMessageId: input.clientMessageId,
+        meta: input.meta,
+      });
+      const run = await tx.run.create({
+        data: { ownerId, conversationId, kind: "chat", idempotencyKey: `chat:${message.id}`, triggerMessageId: message.id },
+      });
+      await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run) } }, { conversationId });
+      const conv = await tx.conversation.findUniqueOrThrow({ where: { id: conversationId } });
+      if (conv.title === DEFAULT_TITLE) {
+        const renamed = await tx.conversation.update({
+          where: { id: conversationId },
+          data: { title: titleFrom(input.content) },
+        });
+        await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(renamed) } }, { conversationId });
+      }
+      await wakeWorkers(tx, "runs");
+      return { message: toPublicMessage(message), run: toPublicRun(run), created: true };
+    });
+    return result;
+  } catch (err) {
+    // Two identical submissions raced; the loser returns the winner's result.
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") {
+      const again = await findExisting(ownerId, conversationId, input.clientMessageId);
+      if (again) return { ...again, created: false };
+    }
+    throw err;
+  }
+}
+
+function titleFrom(content: string): string {
+  const line = content.trim().split("\n")[0].replace(/\s+/g, " ");
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || DEFAULT_TITLE;
+}

@@ -1,0 +1,37 @@
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "./generated/client.ts";
+
+export type Db = PrismaClient;
+export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+// One client per process. Next dev re-evaluates modules on every edit, so the
+// instance is parked on globalThis to avoid leaking a pool per reload.
+const globalForDb = globalThis as unknown as { heraldDb?: PrismaClient; heraldPool?: pg.Pool };
+
+export function databaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set (npm start sets it when it starts the embedded database)");
+  return url;
+}
+
+export function getPool(): pg.Pool {
+  globalForDb.heraldPool ??= new pg.Pool({
+    connectionString: databaseUrl(),
+    max: Number(process.env.HERALD_DB_POOL_SIZE ?? 10),
+  });
+  return globalForDb.heraldPool;
+}
+
+export function getDb(): PrismaClient {
+  globalForDb.heraldDb ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
+  return globalForDb.heraldDb;
+}
+
+export async function closeDb(): Promise<void> {
+  const { heraldDb, heraldPool } = globalForDb;
+  globalForDb.heraldDb = undefined;
+  globalForDb.heraldPool = undefined;
+  await heraldDb?.$disconnect();
+  await heraldPool?.end();
+}

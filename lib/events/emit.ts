@@ -1,0 +1,52 @@
+import type { Tx } from "@/lib/db/client";
+import type { FeedEvent, RunDelta } from "@/lib/api/shapes";
+import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
+import { getDb } from "@/lib/db/client";
+
+/**
+ * Appends a durable event to the account's log inside the caller's transaction.
+ *
+ * The seq comes from bumping user.eventSeq, which row-locks the account until
+ * commit: a second writer for the same account waits, so events commit in seq
+ * order and a reader resuming after N can never skip a seq that commits later.
+ */
+export async function emitEvent(
+  tx: Tx,
+  ownerId: string,
+  event: FeedEvent,
+  refs: { conversationId?: string | null; taskId?: string | null } = {},
+): Promise<bigint> {
+  const [{ eventSeq }] = await tx.$queryRaw<{ eventSeq: bigint }[]>`
+    UPDATE "user" SET "eventSeq" = "eventSeq" + 1 WHERE id = ${ownerId} RETURNING "eventSeq"`;
+  await tx.event.create({
+    data: {
+      ownerId,
+      seq: eventSeq,
+      type: event.type,
+      conversationId: refs.conversationId ?? null,
+      taskId: refs.taskId ?? null,
+      payload: event.data as object,
+    },
+  });
+  await tx.$executeRaw`SELECT pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify({ o: ownerId, s: eventSeq.toString() })})`;
+  return eventSeq;
+}
+
+/** Tells idle workers there is due work for a loop. Transactional when given a tx. */
+export async function wakeWorkers(tx: Tx | null, loop: string): Promise<void> {
+  const q = tx ?? getDb();
+  await q.$executeRaw`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`;
+}
+
+/** Streamed text is ephemeral: no seq, may be dropped; the stored message is the truth. */
+export async function publishDelta(ownerId: string, delta: RunDelta): Promise<void> {
+  const payload = JSON.stringify({ ...delta, o: ownerId });
+  if (Buffer.byteLength(payload) > MAX_NOTIFY_BYTES) {
+    // Too large for one NOTIFY: split rather than drop, keeping offsets exact.
+    const half = Math.floor(delta.delta.length / 2);
+    await publishDelta(ownerId, { ...delta, delta: delta.delta.slice(0, half) });
+    await publishDelta(ownerId, { ...delta, delta: delta.delta.slice(half), offset: delta.offset + half });
+    return;
+  }
+  await getDb().$executeRaw`SELECT pg_notify(${DELTAS_CHANNEL}, ${payload})`;
+}

@@ -1,0 +1,91 @@
+import { getDb, type Tx } from "@/lib/db/client";
+import type { Run } from "@/lib/db/generated/client.ts";
+
+/**
+ * Every claim and guard statement of the run loop lives here.
+ *
+ * Run state machine (one module; see also lib/runs/execute.ts):
+ *
+ *   from        event                                   to         guard
+ *   ---------   -------------------------------------   --------   ------------------------------
+ *   queued      claim (head of its conversation)        running    FOR UPDATE SKIP LOCKED, now()
+ *   running     lease expired (crash) → claim again     running    new token; attempts + 1
+ *   running     model finished, reply stored            succeeded  token = mine, lease alive
+ *   running     model error / attempts exhausted        failed     token = mine
+ *   running     shutdown (SIGTERM)                      queued     token = mine; attempt not counted
+ *   queued|running  conversation deleted                cancelled  —
+ *
+ * "Head of its conversation" = no older queued/running run in the same
+ * conversation, which gives both FIFO order and one active run per conversation.
+ */
+
+export const RUN_LEASE_MS = Number(process.env.HERALD_RUN_LEASE_MS ?? 30_000);
+export const RUN_MAX_ATTEMPTS = Number(process.env.HERALD_RUN_MAX_ATTEMPTS ?? 3);
+
+export type ClaimedRun = Run & { leaseToken: string };
+
+export async function claimRuns(workerId: string, limit: number): Promise<ClaimedRun[]> {
+  if (limit <= 0) return [];
+  const leaseSeconds = RUN_LEASE_MS / 1000;
+  return getDb().$queryRaw<ClaimedRun[]>`
+    UPDATE "run" r
+    SET status = 'running', "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
+        "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds}), attempts = r.attempts + 1,
+        "startedAt" = coalesce(r."startedAt", now()), "updatedAt" = now()
+    WHERE r.id IN (
+      SELECT q.id FROM "run" q
+      WHERE (q.status = 'queued' OR (q.status = 'running' AND q."leaseExpiresAt" < now()))
+        AND NOT EXISTS (
+          SELECT 1 FROM "run" o
+          WHERE o."conversationId" = q."conversationId" AND o.status IN ('queued', 'running')
+            AND (o."createdAt", o.id) < (q."createdAt", q.id))
+      ORDER BY q."createdAt", q.id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING r.*`;
+}
+
+/** Extends the lease while work is in progress; false means the run is no longer ours. */
+export async function renewRunLease(id: string, token: string): Promise<boolean> {
+  const leaseSeconds = RUN_LEASE_MS / 1000;
+  const n = await getDb().$executeRaw`
+    UPDATE "run" SET "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
+    WHERE id = ${id} AND "leaseToken" = ${token} AND status = 'running' AND "leaseExpiresAt" > now()`;
+  return n === 1;
+}
+
+/** Counts a model request before it is sent, so a crash mid-request still shows it. */
+export async function countRunModelRequest(id: string, token: string): Promise<boolean> {
+  const n = await getDb().$executeRaw`
+    UPDATE "run" SET "modelRequests" = "modelRequests" + 1
+    WHERE id = ${id} AND "leaseToken" = ${token} AND status = 'running'`;
+  return n === 1;
+}
+
+/**
+ * Takes the run out of `running` inside the caller's transaction, only if our
+ * lease still holds. Returns null on a guard miss: someone else owns it now.
+ */
+export async function finishRunGuarded(
+  tx: Tx,
+  id: string,
+  token: string,
+  status: "succeeded" | "failed",
+  error: string | null,
+): Promise<Run | null> {
+  const rows = await tx.$queryRaw<Run[]>`
+    UPDATE "run" SET status = ${status}, error = ${error}, "finishedAt" = now(), "updatedAt" = now(),
+      "leaseToken" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL
+    WHERE id = ${id} AND "leaseToken" = ${token} AND status = 'running' AND "leaseExpiresAt" > now()
+    RETURNING *`;
+  return rows[0] ?? null;
+}
+
+/** Gives the run back on shutdown without counting the attempt. */
+export async function releaseRun(id: string, token: string): Promise<boolean> {
+  const n = await getDb().$executeRaw`
+    UPDATE "run" SET status = 'queued', attempts = greatest(attempts - 1, 0), "updatedAt" = now(),
+      "leaseToken" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL
+    WHERE id = ${id} AND "leaseToken" = ${token} AND status = 'running'`;
+  return n === 1;
+}

@@ -1,0 +1,25 @@
+import os from "node:os";
+import { getDb } from "@/lib/db/client";
+
+/** A worker that has not beaten for this long is considered dead. */
+export const HEARTBEAT_STALE_MS = Number(process.env.HERALD_HEARTBEAT_STALE_MS ?? 15_000);
+
+export async function beat(workerId: string, loops: string[], startedAt: Date): Promise<void> {
+  await getDb().$executeRaw`
+    INSERT INTO "worker_heartbeat" (id, host, pid, "startedAt", "lastBeatAt", loops)
+    VALUES (${workerId}, ${os.hostname()}, ${process.pid}, ${startedAt}, now(), ${JSON.stringify(loops)}::jsonb)
+    ON CONFLICT (id) DO UPDATE SET "lastBeatAt" = now(), loops = EXCLUDED.loops, "stoppedAt" = NULL`;
+}
+
+export async function markStopped(workerId: string): Promise<void> {
+  await getDb().$executeRaw`UPDATE "worker_heartbeat" SET "stoppedAt" = now() WHERE id = ${workerId}`;
+}
+
+export async function liveWorkers(): Promise<{ alive: number; lastBeatAt: string | null }> {
+  const staleSeconds = HEARTBEAT_STALE_MS / 1000;
+  const [row] = await getDb().$queryRaw<{ alive: bigint; last: Date | null }[]>`
+    SELECT count(*) FILTER (WHERE "stoppedAt" IS NULL AND "lastBeatAt" > now() - make_interval(secs => ${staleSeconds})) AS alive,
+           max("lastBeatAt") AS last
+    FROM "worker_heartbeat"`;
+  return { alive: Number(row.alive), lastBeatAt: row.last?.toISOString() ?? null };
+}

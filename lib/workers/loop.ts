@@ -1,0 +1,102 @@
+/**
+ * The skeleton every lease loop shares: claim → work → commit or release.
+ * A loop claims up to its free capacity, runs each row independently (one bad
+ * row never stalls the others), and sleeps until woken by NOTIFY, a freed slot,
+ * or the fallback poll, whichever comes first.
+ */
+export interface LoopSpec<Row> {
+  name: string;
+  concurrency: number;
+  pollMs: number;
+  claim(limit: number): Promise<Row[]>;
+  work(row: Row, stopping: AbortSignal): Promise<unknown>;
+  /** Optional: how long until this loop surely has work (due timers); capped by pollMs. */
+  nextWakeMs?(): Promise<number | null>;
+  log?(msg: string, err?: unknown): void;
+}
+
+export class Loop<Row> {
+  private inFlight = new Set<Promise<unknown>>();
+  private wakeResolve: (() => void) | null = null;
+  private woken = false;
+  private done: Promise<void> | null = null;
+
+  constructor(
+    private readonly spec: LoopSpec<Row>,
+    private readonly stopping: AbortSignal,
+  ) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.wakeResolve?.();
+  }
+
+  start(): Promise<void> {
+    this.done ??= this.run();
+    return this.done;
+  }
+
+  private log(msg: string, err?: unknown) {
+    (this.spec.log ?? ((m, e) => console.error(`[${this.spec.name}] ${m}`, e ?? "")))(msg, err);
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping.aborted) {
+      this.woken = false;
+      const free = this.spec.concurrency - this.inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const rows = await this.spec.claim(free);
+          failures = 0;
+          claimed = rows.length;
+          for (const row of rows) {
+            const p: Promise<unknown> = this.spec
+              .work(row, this.stopping)
+              .catch((err) => this.log("work failed", err))
+              .finally(() => {
+                this.inFlight.delete(p);
+                this.wake();
+              });
+            this.inFlight.add(p);
+          }
+        } catch (err) {
+          failures += 1;
+          this.log("claim failed", err);
+        }
+      }
+      // A full batch likely means more is waiting: claim again without sleeping.
+      if (claimed > 0 && claimed === free) continue;
+      let waitMs = this.spec.pollMs * (failures > 0 ? Math.min(2 ** failures, 16) : 1);
+      if (this.spec.nextWakeMs) {
+        const next = await this.spec.nextWakeMs().catch(() => null);
+        if (next !== null) waitMs = Math.max(0, Math.min(waitMs, next));
+      }
+      if (!this.woken) await this.sleep(waitMs);
+    }
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(t);
+        this.wakeResolve = null;
+        this.stopping.removeEventListener("abort", finish);
+        resolve();
+      };
+      const t = setTimeout(finish, ms);
+      this.wakeResolve = finish;
+      this.stopping.addEventListener("abort", finish, { once: true });
+    });
+  }
+}

@@ -1,0 +1,70 @@
+import os from "node:os";
+import { randomUUID } from "node:crypto";
+import { closeDb } from "@/lib/db/client";
+import { PgListener } from "@/lib/events/listener";
+import { WORK_CHANNEL } from "@/lib/events/channels";
+import { claimRuns } from "@/lib/runs/sql";
+import { executeRun } from "@/lib/runs/execute";
+import { beat, markStopped } from "./heartbeat";
+import { Loop } from "./loop";
+
+export const HEARTBEAT_MS = Number(process.env.HERALD_HEARTBEAT_MS ?? 5_000);
+const POLL_MS = Number(process.env.HERALD_POLL_MS ?? 2_000);
+
+export interface RunningWorker {
+  id: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker process: every lease loop, one LISTEN connection for wake-ups, and a
+ * heartbeat row. All state lives in Postgres, so any number may run at once.
+ */
+export async function startWorker(opts: { concurrency?: number } = {}): Promise<RunningWorker> {
+  const id = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const startedAt = new Date();
+  const stopController = new AbortController();
+  const stopping = stopController.signal;
+  const concurrency = opts.concurrency ?? Number(process.env.HERALD_WORKER_CONCURRENCY ?? 4);
+
+  const loops = [
+    new Loop(
+      {
+        name: "runs",
+        concurrency,
+        pollMs: POLL_MS,
+        claim: (n) => claimRuns(id, n),
+        work: (run, stop) => executeRun(run, stop),
+      },
+      stopping,
+    ),
+  ];
+  const byName = new Map(loops.map((l) => [l.name, l]));
+
+  const listener = new PgListener(
+    [WORK_CHANNEL],
+    (_channel, loop) => (byName.get(loop) ?? { wake: () => loops.forEach((l) => l.wake()) }).wake(),
+    () => loops.forEach((l) => l.wake()),
+    (m) => console.warn(`[worker] ${m}`),
+  );
+  await listener.start();
+  await beat(id, [...byName.keys()], startedAt);
+  const heartbeat = setInterval(() => {
+    beat(id, [...byName.keys()], startedAt).catch((err) => console.error("[worker] heartbeat failed", err));
+  }, HEARTBEAT_MS);
+
+  const running = Promise.all(loops.map((l) => l.start()));
+  console.log(`[worker] ${id} started (loops: ${[...byName.keys()].join(", ")})`);
+
+  return {
+    id,
+    async stop() {
+      stopController.abort();
+      clearInterval(heartbeat);
+      await running;
+      await listener.stop();
+      await markStopped(id).catch(() => {});
+      await closeDb();
+    },
+  };
+}
