@@ -1,0 +1,26 @@
+import { startEmbeddedPostgres } from "/work/main/lib/db/embedded.ts";
+import { createRequire } from "node:module";
+import fs from "node:fs/promises";
+import path from "node:path";
+import * as bg from "@prisma/schema-engine-wasm/schema_engine_bg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+
+const pg = await startEmbeddedPostgres({ dataDir: "/tmp/herald-try/pg" });
+const req = createRequire("/work/main/package.json");
+const wasmPath = path.join(path.dirname(req.resolve("@prisma/schema-engine-wasm")), "schema_engine_bg.wasm");
+const { instance } = await WebAssembly.instantiate(await fs.readFile(wasmPath), { "./schema_engine_bg.js": bg as any });
+bg.__wbg_set_wasm(instance.exports);
+(instance.exports as any).__wbindgen_start();
+console.log("version", bg.version());
+const factory = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: pg.url }));
+const engine = await bg.SchemaEngine.new({ datamodels: undefined }, (s: string) => console.log("[engine]", s), factory);
+const schema = await fs.readFile("/work/main/prisma/schema.prisma", "utf8");
+const filters = { externalTables: [], externalEnums: [] };
+const r = await engine.diff({ from: { tag: "empty" }, to: { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: schema }] }, script: true, exitCode: null, filters });
+console.log(r.exitCode, r.stdout?.slice(0, 600), '...', r.stdout?.length);
+const r2 = await engine.diff({ from: { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: schema }] }, to: { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: schema }] }, script: true, exitCode: null, filters });
+console.log(JSON.stringify(r2));
+await fs.writeFile("/tmp/exp/init.sql", r.stdout!);
+await pg.stop();
+process.exit(0);

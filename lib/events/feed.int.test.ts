@@ -1,0 +1,162 @@
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/lib/db/client";
+import { emitEvent } from "@/lib/events/emit";
+import * as events from "@/app/api/events/route";
+import { call, signUp, type TestUser } from "@/tests/helpers";
+
+interface SseEvent {
+  id?: string;
+  event?: string;
+  data?: string;
+}
+
+/** Reads an SSE response incrementally; `next(n)` resolves with the next n non-comment events. */
+function sseReader(res: Response) {
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  const queue: SseEvent[] = [];
+  async function fill(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
+    const chunk = await Promise.race([reader.read(), timeout]);
+    clearTimeout(timer);
+    if (!chunk || chunk.done) return false;
+    buf += dec.decode(chunk.value, { stream: true });
+    let idx;
+    while ((idx = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, idx);
+      buf = buf.slice(idx + 2);
+      const ev: SseEvent = {};
+      for (const line of block.split("\n")) {
+        const m = /^(id|event|data): ?(.*)$/.exec(line);
+        if (m) ev[m[1] as keyof SseEvent] = m[2];
+      }
+      if (ev.event || ev.data) queue.push(ev);
+    }
+    return true;
+  }
+  return {
+    async next(n: number, timeoutMs = 5000): Promise<SseEvent[]> {
+      const deadline = Date.now() + timeoutMs;
+      while (queue.length < n && Date.now() < deadline) if (!(await fill(deadline - Date.now()))) break;
+      return queue.splice(0, n);
+    },
+    /** Collects whatever arrives within ms; used to prove that nothing (foreign) arrives. */
+    async drain(ms: number): Promise<SseEvent[]> {
+      const deadline = Date.now() + ms;
+      while (Date.now() < deadline) if (!(await fill(deadline - Date.now()))) break;
+      return queue.splice(0);
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+async function emitN(user: TestUser, n: number, tag: string) {
+  for (let i = 0; i < n; i++) {
+    await getDb().$transaction((tx) =>
+      emitEvent(tx, user.id, { type: "task.updated", data: { task: { tag, i } } }),
+    );
+  }
+}
+
+function openFeed(user: TestUser, after?: string, header?: string) {
+  const res = call(events.GET, {
+    user,
+    path: `/api/events${after !== undefined ? `?after=${after}` : ""}`,
+    headers: header ? { "last-event-id": header } : {},
+  });
+  return { res };
+}
+
+describe("event feed", () => {
+  it("resume after N replays exactly the events after N, in order, then streams live ones", async () => {
+    const u = await signUp("Feed");
+    await emitN(u, 5, "old");
+    const { res } = openFeed(u, "2");
+    const r = await res;
+    expect(r.status).toBe(200);
+    expect(r.res.headers.get("content-type")).toContain("text/event-stream");
+    const sse = sseReader(r.res);
+    const replay = await sse.next(3);
+    expect(replay.map((e) => e.id)).toEqual(["3", "4", "5"]);
+    expect(replay.map((e) => JSON.parse(e.data!).task.i)).toEqual([2, 3, 4]);
+    await emitN(u, 2, "live");
+    const live = await sse.next(2);
+    expect(live.map((e) => e.id)).toEqual(["6", "7"]);
+    expect(live.every((e) => e.event === "task.updated")).toBe(true);
+    await sse.cancel();
+  });
+
+  it("Last-Event-ID header resumes like ?after=", async () => {
+    const u = await signUp("Header");
+    await emitN(u, 4, "x");
+    const r = await openFeed(u, undefined, "3").res;
+    const sse = sseReader(r.res);
+    expect((await sse.next(1)).map((e) => e.id)).toEqual(["4"]);
+    await sse.cancel();
+  });
+
+  it("a reader never sees a later seq before an earlier one, even when a later transaction finishes first", async () => {
+    const u = await signUp("Order");
+    const r = await openFeed(u, "0").res;
+    const sse = sseReader(r.res);
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((res) => (releaseFirst = res));
+    let firstEmitted!: () => void;
+    const firstHasSeq = new Promise<void>((res) => (firstEmitted = res));
+    const t1 = getDb().$transaction(
+      async (tx) => {
+        await emitEvent(tx, u.id, { type: "task.updated", data: { task: { n: "first" } } });
+        firstEmitted();
+        await firstHolds;
+      },
+      { timeout: 20_000 },
+    );
+    await firstHasSeq;
+    // The second writer finishes its own work now but must queue behind the first.
+    const t2 = getDb().$transaction((tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { n: "second" } } }), { timeout: 20_000 });
+    expect(await sse.drain(500)).toEqual([]);
+    releaseFirst();
+    await Promise.all([t1, t2]);
+    const got = await sse.next(2);
+    expect(got.map((e) => [e.id, JSON.parse(e.data!).task.n])).toEqual([
+      ["1", "first"],
+      ["2", "second"],
+    ]);
+    const rows = await getDb().event.findMany({ where: { ownerId: u.id }, orderBy: { seq: "asc" } });
+    expect(rows.map((e) => Number(e.seq))).toEqual([1, 2]);
+    await sse.cancel();
+  });
+
+  it("B's feed never carries A's events", async () => {
+    const a = await signUp("FeedA");
+    const b = await signUp("FeedB");
+    const rb = await openFeed(b, "0").res;
+    const sseB = sseReader(rb.res);
+    const ra = await openFeed(a, "0").res;
+    const sseA = sseReader(ra.res);
+    await emitN(a, 3, "a-only");
+    expect((await sseA.next(3)).length).toBe(3);
+    expect(await sseB.drain(700)).toEqual([]);
+    await sseA.cancel();
+    await sseB.cancel();
+  });
+
+  it("a cursor beyond the log answers reset", async () => {
+    const u = await signUp("Reset");
+    await emitN(u, 1, "x");
+    const r = await openFeed(u, "999").res;
+    const sse = sseReader(r.res);
+    const [first] = await sse.next(1);
+    expect(first.event).toBe("reset");
+    await sse.cancel();
+  });
+
+  it("rejects a malformed cursor", async () => {
+    const u = await signUp("BadCursor");
+    const r = await openFeed(u, "abc").res;
+    expect(r.status).toBe(400);
+    expect(r.json.error.field).toBe("after");
+  });
+});
