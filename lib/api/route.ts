@@ -40,7 +40,9 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue.path.length ? issue.path.join(".") : where;
+  // An unknown key is reported on its parent; name the key itself.
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
+  const field = path.length ? path.join(".") : where;
   throw new ApiError("bad_request", `${field}: ${issue.message}`, field);
 }
 

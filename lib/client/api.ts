@@ -90,11 +90,11 @@ function statusCode(status: number): string {
 }
 
 /**
- * The server may attach the conversation's active run (queued/running) so a
- * page opened mid-run can show "Thinking…". Absent means the server doesn't
- * report it; null means there is none.
+ * The server may attach the conversation's queued/running runs so a page
+ * opened mid-run can show "Thinking…". Absent means the server doesn't report
+ * them (then only the feed and this tab's sends tell us).
  */
-export type ConversationDetail = PublicConversation & { activeRun?: PublicRun | null };
+export type ConversationDetail = PublicConversation & { activeRuns?: PublicRun[] };
 
 export interface SendMessageResult {
   message: PublicMessage;

@@ -23,7 +23,10 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** TCP port on 127.0.0.1; a free one is picked when omitted. */
   port?: number;
-  /** Receives initdb/postgres output and lifecycle notes. Silent by default. */
+  /**
+   * Receives lifecycle notes, plus initdb/postgres output prefixed "initdb: " /
+   * "postgres: " (so callers can filter it). Silent by default.
+   */
   log?: (s: string) => void;
   /** Database to create (if missing) and put in the returned URL. Default "herald". */
   database?: string;
@@ -201,7 +204,9 @@ async function initialiseCluster(dataDir: string, ephemeral: boolean, log: (s: s
     createPostgresUser: isRoot(),
     // Without an explicit encoding initdb picks SQL_ASCII under the C locale.
     initdbFlags: ["--encoding=UTF8", "--locale=C", ...(ephemeral ? ["--no-sync"] : [])],
-    onLog: (s) => log(s.trimEnd()),
+    onLog: (s) => {
+      for (const line of s.split("\n")) if (line.trim()) log(`initdb: ${line}`);
+    },
     onError: (e) => log(`initdb: ${e instanceof Error ? e.message : String(e)}`),
   });
   await pgpkg.initialise();
@@ -417,7 +422,7 @@ async function spawnPostmaster({ dataDir, port, password, bins, opts, log }: Spa
   const onOutput = (chunk: Buffer) => {
     const text = chunk.toString("utf8");
     stderrTail = (stderrTail + text).slice(-4000);
-    for (const line of text.split("\n")) if (line.trim()) log(line);
+    for (const line of text.split("\n")) if (line.trim()) log(`postgres: ${line}`);
   };
   child.stdout?.on("data", onOutput);
   child.stderr?.on("data", onOutput);

@@ -16,12 +16,17 @@ function sseReader(res: Response) {
   const dec = new TextDecoder();
   let buf = "";
   const queue: SseEvent[] = [];
+  // A read that lost the race against a timeout stays pending; keep it so its chunk is not lost.
+  let pending: ReturnType<typeof reader.read> | null = null;
   async function fill(timeoutMs: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
-    const chunk = await Promise.race([reader.read(), timeout]);
+    pending ??= reader.read();
+    const chunk = await Promise.race([pending, timeout]);
     clearTimeout(timer);
-    if (!chunk || chunk.done) return false;
+    if (!chunk) return false;
+    pending = null;
+    if (chunk.done) return false;
     buf += dec.decode(chunk.value, { stream: true });
     let idx;
     while ((idx = buf.indexOf("\n\n")) >= 0) {

@@ -1,0 +1,31 @@
+import type { Metadata, Viewport } from "next";
+import type { ReactNode } from "react";
+import { getServerLang } from "@/lib/i18n/server";
+import { Providers } from "./providers";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Herald", template: "%s · Herald" },
+  description: "Chat with background tasks that keep their promises.",
+};
+
+export const viewport: Viewport = {
+  width: "device-width",
+  initialScale: 1,
+  viewportFit: "cover",
+  themeColor: [
+    { media: "(prefers-color-scheme: light)", color: "#f8fafc" },
+    { media: "(prefers-color-scheme: dark)", color: "#0b1120" },
+  ],
+};
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const lang = await getServerLang();
+  return (
+    <html lang={lang === "zh" ? "zh-CN" : "en"} suppressHydrationWarning>
+      <body className="min-h-dvh bg-bg font-sans text-fg antialiased">
+        <Providers initialLang={lang}>{children}</Providers>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,33 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useState, type ReactNode } from "react";
+import { ApiError } from "@/lib/client/api";
+import { I18nProvider } from "@/lib/i18n/client";
+import type { Lang } from "@/lib/i18n/dictionaries";
+
+function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // The feed patches caches live; refetching is the safety net, not the mechanism.
+        staleTime: 30_000,
+        refetchOnWindowFocus: true,
+        retry: (failureCount, error) => {
+          if (error instanceof ApiError && !error.retryable) return false;
+          return failureCount < 3;
+        },
+      },
+    },
+  });
+}
+
+export function Providers({ initialLang, children }: { initialLang: Lang; children: ReactNode }) {
+  // One client per page load: caches must never outlive the session that filled them.
+  const [queryClient] = useState(makeQueryClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <I18nProvider initialLang={initialLang}>{children}</I18nProvider>
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,136 @@
+"use client";
+
+import * as Dialog from "@radix-ui/react-dialog";
+import { useEffect, useState, type ReactNode } from "react";
+import type { PublicConversation } from "@/lib/api/shapes";
+import { useFeed } from "@/lib/client/feed";
+import { useConversation } from "@/lib/client/queries";
+import { useI18n } from "@/lib/i18n/client";
+import { CloseIcon, MenuIcon } from "./icons";
+import { LanguageSelect } from "./language-select";
+import { NewChatButton } from "./new-chat-button";
+import { SignOutButton } from "./sign-out-button";
+import { Sidebar } from "./sidebar";
+
+const DESKTOP_QUERY = "(min-width: 768px)";
+
+export interface ShellUser {
+  name: string;
+}
+
+/**
+ * The signed-in frame: sidebar (a drawer behind "Conversations" on phones),
+ * header, and the page content. `headerActions` is the slot for header
+ * controls owned by other features (e.g. the background-tasks sheet).
+ */
+export function AppShell({
+  user,
+  conversation,
+  headerActions,
+  children,
+}: {
+  user: ShellUser;
+  conversation?: PublicConversation;
+  headerActions?: ReactNode;
+  children: ReactNode;
+}) {
+  const { t } = useI18n();
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  useFeed();
+
+  const conversationQuery = useConversation(conversation?.id ?? null, conversation);
+  const title = conversation ? (conversationQuery.data?.title ?? conversation.title).trim() || t("untitled") : null;
+
+  // The drawer is a modal on phones only; if the window grows past that, let go of it.
+  useEffect(() => {
+    const media = window.matchMedia(DESKTOP_QUERY);
+    const onChange = () => {
+      if (media.matches) setDrawerOpen(false);
+    };
+    media.addEventListener("change", onChange);
+    return () => media.removeEventListener("change", onChange);
+  }, []);
+
+  return (
+    <div className="flex h-dvh overflow-hidden">
+      <a
+        href="#main-content"
+        className="sr-only rounded-md bg-surface px-3 py-2 text-sm font-medium shadow focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50"
+      >
+        {t("skipToContent")}
+      </a>
+
+      <aside className="hidden w-72 shrink-0 border-r border-border bg-surface md:block">
+        <Sidebar activeId={conversation?.id} />
+      </aside>
+
+      <div className="flex min-w-0 flex-1 flex-col">
+        <header className="flex h-14 shrink-0 items-center gap-1.5 border-b border-border bg-surface px-2 sm:gap-2 sm:px-4">
+          <Dialog.Root open={drawerOpen} onOpenChange={setDrawerOpen}>
+            <Dialog.Trigger asChild>
+              <button
+                type="button"
+                className="flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle md:hidden"
+              >
+                <MenuIcon />
+                <span className="sr-only">{t("conversations")}</span>
+              </button>
+            </Dialog.Trigger>
+            <Dialog.Portal>
+              <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40 md:hidden" />
+              <Dialog.Content
+                aria-describedby={undefined}
+                className="fixed inset-y-0 left-0 z-50 w-[85vw] max-w-80 border-r border-border bg-surface shadow-xl focus:outline-none md:hidden"
+              >
+                <Dialog.Title className="sr-only">{t("conversations")}</Dialog.Title>
+                <Sidebar
+                  activeId={conversation?.id}
+                  onNavigate={() => setDrawerOpen(false)}
+                  closeButton={
+                    <Dialog.Close asChild>
+                      <button
+                        type="button"
+                        className="flex size-9 items-center justify-center rounded-lg text-muted hover:bg-subtle hover:text-fg"
+                      >
+                        <CloseIcon />
+                        <span className="sr-only">{t("closePanel")}</span>
+                      </button>
+                    </Dialog.Close>
+                  }
+                />
+              </Dialog.Content>
+            </Dialog.Portal>
+          </Dialog.Root>
+
+          <div className="min-w-0 flex-1 px-1">
+            {title !== null ? (
+              <h1 className="truncate text-[0.95rem] font-semibold" title={title}>
+                {title}
+              </h1>
+            ) : (
+              <span className="font-semibold tracking-tight md:hidden">{t("appName")}</span>
+            )}
+          </div>
+
+          <div id="header-actions" className="flex shrink-0 items-center gap-1.5 empty:hidden">
+            {headerActions}
+          </div>
+          <NewChatButton variant="icon" className="md:hidden" />
+          <LanguageSelect compact />
+          <span
+            className="max-w-[5.5rem] truncate px-1 text-sm font-medium text-muted sm:max-w-[12rem]"
+            title={user.name}
+            data-testid="user-name"
+          >
+            {user.name}
+          </span>
+          <SignOutButton />
+        </header>
+
+        <main id="main-content" tabIndex={-1} className="flex min-h-0 flex-1 flex-col focus:outline-none">
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,231 @@
+"use client";
+
+import Link from "next/link";
+import { useId, useRef, useState, type FormEvent } from "react";
+import { authClient } from "@/lib/auth/client";
+import { useI18n } from "@/lib/i18n/client";
+import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { HeraldMark } from "./icons";
+import { LanguageSelect } from "./language-select";
+
+type Mode = "sign-in" | "sign-up";
+type Field = "name" | "email" | "password";
+
+interface FormError {
+  key: MessageKey;
+  vars?: Record<string, string>;
+  field?: Field;
+}
+
+const MIN_PASSWORD = 8;
+const MAX_PASSWORD = 128;
+
+interface AuthErrorLike {
+  code?: string;
+  message?: string;
+  status?: number;
+}
+
+function mapAuthError(mode: Mode, error: AuthErrorLike): FormError {
+  const code = error.code ?? "";
+  if (code === "INVALID_EMAIL_OR_PASSWORD" || (mode === "sign-in" && error.status === 401)) {
+    return { key: "errInvalidCredentials" };
+  }
+  if (code.startsWith("USER_ALREADY_EXISTS") || error.status === 422) return { key: "errUserExists", field: "email" };
+  if (code === "PASSWORD_TOO_SHORT") return { key: "errPasswordShort", field: "password" };
+  if (code === "PASSWORD_TOO_LONG") return { key: "errPasswordLong", field: "password" };
+  if (code === "INVALID_EMAIL") return { key: "errInvalidEmail", field: "email" };
+  if (error.status === 429) return { key: "errTooMany" };
+  return { key: "errAuthGeneric", vars: { message: error.message || `HTTP ${error.status ?? "?"}` } };
+}
+
+function validate(mode: Mode, name: string, email: string, password: string): FormError | null {
+  if (mode === "sign-up" && !name.trim()) return { key: "errNameRequired", field: "name" };
+  if (!email.trim()) return { key: "errEmailRequired", field: "email" };
+  if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) return { key: "errInvalidEmail", field: "email" };
+  if (!password) return { key: "errPasswordRequired", field: "password" };
+  if (mode === "sign-up" && password.length < MIN_PASSWORD) return { key: "errPasswordShort", field: "password" };
+  if (mode === "sign-up" && password.length > MAX_PASSWORD) return { key: "errPasswordLong", field: "password" };
+  return null;
+}
+
+const inputClass =
+  "block w-full rounded-lg border border-border-strong bg-surface px-3 py-2.5 text-base text-fg placeholder:text-muted " +
+  "focus:border-accent focus-visible:outline-2 focus-visible:outline-offset-0 focus-visible:outline-ring " +
+  "aria-invalid:border-danger sm:text-sm";
+
+export function AuthForm({ mode }: { mode: Mode }) {
+  const { t } = useI18n();
+  const ids = { name: useId(), email: useId(), password: useId(), hint: useId(), error: useId() };
+  const [error, setError] = useState<FormError | null>(null);
+  const [pending, setPending] = useState(false);
+  const nameRef = useRef<HTMLInputElement>(null);
+  const emailRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+
+  function focusField(field: Field | undefined) {
+    const ref = field === "name" ? nameRef : field === "email" ? emailRef : field === "password" ? passwordRef : null;
+    ref?.current?.focus();
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (pending) return;
+    const data = new FormData(event.currentTarget);
+    const name = String(data.get("name") ?? "");
+    const email = String(data.get("email") ?? "").trim();
+    const password = String(data.get("password") ?? "");
+
+    const invalid = validate(mode, name, email, password);
+    if (invalid) {
+      setError(invalid);
+      focusField(invalid.field);
+      return;
+    }
+
+    setPending(true);
+    setError(null);
+    try {
+      const result =
+        mode === "sign-up"
+          ? await authClient.signUp.email({ name: name.trim(), email, password })
+          : await authClient.signIn.email({ email, password });
+      if (result.error) {
+        const mapped = mapAuthError(mode, result.error);
+        setError(mapped);
+        setPending(false);
+        focusField(mapped.field);
+        return;
+      }
+      // A full load: nothing cached in this tab may carry over to the new session.
+      window.location.assign("/");
+    } catch {
+      setError({ key: "errNetwork" });
+      setPending(false);
+    }
+  }
+
+  const isSignUp = mode === "sign-up";
+  const describedBy = (field: Field, extra?: string) =>
+    [error?.field === field ? ids.error : null, extra].filter(Boolean).join(" ") || undefined;
+
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <div className="flex justify-end p-4">
+        <LanguageSelect />
+      </div>
+      <main className="flex flex-1 items-start justify-center px-4 pt-4 pb-16 sm:items-center sm:pt-0">
+        <div className="w-full max-w-sm">
+          <div className="mb-8 flex flex-col items-center gap-3 text-center">
+            <HeraldMark className="size-10" />
+            <h1 className="text-2xl font-semibold tracking-tight">{isSignUp ? t("signUpTitle") : t("signInTitle")}</h1>
+            <p className="text-sm text-muted">{isSignUp ? t("signUpLead") : t("signInLead")}</p>
+          </div>
+
+          <form
+            noValidate
+            onSubmit={onSubmit}
+            className="space-y-4 rounded-2xl border border-border bg-surface p-6 shadow-sm"
+            aria-busy={pending}
+          >
+            {error && (
+              <div
+                id={ids.error}
+                role="alert"
+                className="rounded-lg border border-danger/30 bg-danger-soft px-3 py-2.5 text-sm text-danger"
+              >
+                {t(error.key, error.vars)}
+              </div>
+            )}
+
+            {isSignUp && (
+              <div className="space-y-1.5">
+                <label htmlFor={ids.name} className="block text-sm font-medium">
+                  {t("name")}
+                </label>
+                <input
+                  ref={nameRef}
+                  id={ids.name}
+                  name="name"
+                  type="text"
+                  autoComplete="name"
+                  required
+                  maxLength={100}
+                  aria-invalid={error?.field === "name" || undefined}
+                  aria-describedby={describedBy("name")}
+                  className={inputClass}
+                />
+              </div>
+            )}
+
+            <div className="space-y-1.5">
+              <label htmlFor={ids.email} className="block text-sm font-medium">
+                {t("email")}
+              </label>
+              <input
+                ref={emailRef}
+                id={ids.email}
+                name="email"
+                type="email"
+                inputMode="email"
+                autoComplete={isSignUp ? "email" : "username"}
+                autoCapitalize="none"
+                spellCheck={false}
+                required
+                aria-invalid={error?.field === "email" || undefined}
+                aria-describedby={describedBy("email")}
+                className={inputClass}
+              />
+            </div>
+
+            <div className="space-y-1.5">
+              <label htmlFor={ids.password} className="block text-sm font-medium">
+                {t("password")}
+              </label>
+              <input
+                ref={passwordRef}
+                id={ids.password}
+                name="password"
+                type="password"
+                autoComplete={isSignUp ? "new-password" : "current-password"}
+                required
+                minLength={isSignUp ? MIN_PASSWORD : undefined}
+                aria-invalid={error?.field === "password" || undefined}
+                aria-describedby={describedBy("password", isSignUp ? ids.hint : undefined)}
+                className={inputClass}
+              />
+              {isSignUp && (
+                <p id={ids.hint} className="text-xs text-muted">
+                  {t("passwordHint")}
+                </p>
+              )}
+            </div>
+
+            <button
+              type="submit"
+              disabled={pending}
+              className="flex w-full items-center justify-center rounded-lg bg-accent px-4 py-2.5 text-sm font-medium text-accent-fg hover:bg-accent-hover disabled:cursor-wait disabled:opacity-70"
+            >
+              {isSignUp ? t("signUp") : t("signIn")}
+            </button>
+            {pending && (
+              <p className="text-center text-xs text-muted" aria-live="polite">
+                {isSignUp ? t("signingUp") : t("signingIn")}
+              </p>
+            )}
+          </form>
+
+          <p className="mt-6 text-center text-sm text-muted">
+            {isSignUp ? t("haveAccount") : t("noAccount")}{" "}
+            <Link
+              href={isSignUp ? "/sign-in" : "/sign-up"}
+              className="font-medium text-accent-text underline-offset-4 hover:underline"
+            >
+              {isSignUp ? t("signIn") : t("signUp")}
+            </Link>
+          </p>
+        </div>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+"use client";
+
+import Link from "next/link";
+import { useConversations } from "@/lib/client/queries";
+import { useI18n } from "@/lib/i18n/client";
+import { LocalTime } from "./local-time";
+
+export function ConversationList({ activeId, onNavigate }: { activeId?: string; onNavigate?: () => void }) {
+  const { t } = useI18n();
+  const { data, isPending, isError, refetch } = useConversations();
+
+  return (
+    <nav aria-label={t("conversations")} className="min-h-0 flex-1 overflow-y-auto px-2 pb-4">
+      {isPending && (
+        <p className="px-3 py-2 text-sm text-muted" aria-live="polite">
+          {t("loadingConversations")}
+        </p>
+      )}
+      {isError && !data && (
+        <div className="space-y-2 px-3 py-2 text-sm">
+          <p className="text-danger">{t("conversationsFailed")}</p>
+          <button
+            type="button"
+            onClick={() => void refetch()}
+            className="rounded-md border border-border px-2 py-1 hover:bg-subtle"
+          >
+            {t("reload")}
+          </button>
+        </div>
+      )}
+      {data && data.length === 0 && <p className="px-3 py-2 text-sm text-muted">{t("noConversations")}</p>}
+      {data && data.length > 0 && (
+        <ul className="space-y-0.5">
+          {data.map((conversation) => {
+            const active = conversation.id === activeId;
+            return (
+              <li key={conversation.id}>
+                <Link
+                  href={`/c/${conversation.id}`}
+                  onClick={onNavigate}
+                  aria-current={active ? "page" : undefined}
+                  className={`group flex flex-col gap-0.5 rounded-lg px-3 py-2 text-sm ${
+                    active ? "bg-accent-soft text-accent-text" : "text-fg hover:bg-subtle"
+                  }`}
+                >
+                  <span className={`truncate ${active ? "font-semibold" : "font-medium"}`}>
+                    {conversation.title.trim() || t("untitled")}
+                  </span>
+                  <LocalTime iso={conversation.updatedAt} className="text-xs text-muted" />
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,281 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import type { PublicConversation, PublicMessage } from "@/lib/api/shapes";
+import { isRunActive, type RunEntry } from "@/lib/client/cache";
+import { discardOutgoing, retryOutgoing, sendOutgoing, useOutbox, type OutgoingMessage } from "@/lib/client/outbox";
+import { useConversation, useMessages, useRuns } from "@/lib/client/queries";
+import { useStreams, type StreamingText } from "@/lib/client/streams";
+import { useI18n } from "@/lib/i18n/client";
+import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { Composer } from "./composer";
+import { AssistantBubble, InlineAlert, MessageItem, ProgressGroup, UserBubble } from "./message-item";
+
+type Item =
+  | { type: "message"; key: string; message: PublicMessage }
+  | { type: "progress"; key: string; messages: PublicMessage[]; active: boolean }
+  | { type: "stream"; key: string; stream: StreamingText }
+  | { type: "outgoing"; key: string; entry: OutgoingMessage };
+
+/**
+ * Stored messages in seq order, with each task's progress folded into one
+ * entry at the position of its latest update, then live previews of replies,
+ * then the user's not-yet-confirmed sends.
+ */
+function buildItems(
+  messages: readonly PublicMessage[],
+  streams: readonly StreamingText[],
+  outgoing: readonly OutgoingMessage[],
+): Item[] {
+  const groups = new Map<string, PublicMessage[]>();
+  const endedTasks = new Set<string>();
+  for (const m of messages) {
+    if (m.kind === "progress") {
+      const key = m.taskId ?? m.id;
+      const list = groups.get(key);
+      if (list) list.push(m);
+      else groups.set(key, [m]);
+    } else if (m.kind === "terminal" && m.taskId) {
+      endedTasks.add(m.taskId);
+    }
+  }
+
+  const items: Item[] = [];
+  for (const m of messages) {
+    if (m.kind !== "progress") {
+      items.push({ type: "message", key: m.id, message: m });
+      continue;
+    }
+    const groupKey = m.taskId ?? m.id;
+    const group = groups.get(groupKey) ?? [m];
+    if (group[group.length - 1].id !== m.id) continue;
+    const active = !m.taskId || !endedTasks.has(m.taskId);
+    // Keyed by task so its open/closed state survives new updates moving it down.
+    items.push({ type: "progress", key: `progress:${groupKey}`, messages: group, active: m.taskId ? active : false });
+  }
+
+  const storedRuns = new Set(messages.filter((m) => m.kind === "assistant" && m.runId).map((m) => m.runId));
+  for (const stream of streams) {
+    if (!storedRuns.has(stream.runId) && stream.text) items.push({ type: "stream", key: `stream:${stream.runId}`, stream });
+  }
+
+  const storedClientIds = new Set(messages.map((m) => m.clientMessageId).filter(Boolean));
+  for (const entry of outgoing) {
+    if (!storedClientIds.has(entry.clientMessageId)) {
+      items.push({ type: "outgoing", key: `out:${entry.clientMessageId}`, entry });
+    }
+  }
+  return items;
+}
+
+function errorText(t: (key: MessageKey, vars?: Record<string, string | number>) => string, entry: OutgoingMessage) {
+  const error = entry.error;
+  if (!error) return t("sendFailed", { message: "?" });
+  if (error.status === 0) return t("sendFailed", { message: t("errNetwork") });
+  if (error.status === 503) return t("sendFailed", { message: t("errUnavailable") });
+  return t("sendFailed", { message: error.message });
+}
+
+function latestChatRun(runs: readonly RunEntry[]): RunEntry | null {
+  let latest: RunEntry | null = null;
+  for (const run of runs) {
+    if (run.kind !== "chat") continue;
+    if (!latest || Date.parse(run.createdAt) > Date.parse(latest.createdAt)) latest = run;
+  }
+  return latest;
+}
+
+const NEAR_BOTTOM_PX = 96;
+
+export function ConversationView({
+  conversationId,
+  initialConversation,
+}: {
+  conversationId: string;
+  initialConversation: PublicConversation;
+}) {
+  const { t } = useI18n();
+  const qc = useQueryClient();
+  const conversation = useConversation(conversationId, initialConversation);
+  const messagesQuery = useMessages(conversationId);
+  const runsQuery = useRuns(conversationId);
+  const allStreams = useStreams();
+  const outbox = useOutbox();
+
+  const messages = messagesQuery.data;
+  const streams = useMemo(
+    () => Object.values(allStreams).filter((s) => s.conversationId === conversationId),
+    [allStreams, conversationId],
+  );
+  const outgoing = useMemo(() => outbox.filter((m) => m.conversationId === conversationId), [outbox, conversationId]);
+  const items = useMemo(() => buildItems(messages ?? [], streams, outgoing), [messages, streams, outgoing]);
+
+  const runs = useMemo(() => Object.values(runsQuery.data ?? {}), [runsQuery.data]);
+  const thinking = runs.some((run) => isRunActive(run.status)) || outgoing.some((m) => m.status === "sending");
+  const lastRun = latestChatRun(runs);
+  const lastRunFailed =
+    lastRun !== null &&
+    !thinking &&
+    (lastRun.status === "failed" || lastRun.status === "cancelled") &&
+    !(messages ?? []).some((m) => m.kind === "assistant" && m.runId === lastRun.id);
+
+  const gone = conversation.data === null;
+
+  // Follow new content only while the reader is at the bottom; never yank them away from what they're reading.
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const stickToBottom = useRef(true);
+  const handledHash = useRef(false);
+  const contentSize = items.length + streams.reduce((n, s) => n + s.text.length, 0);
+
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
+  }, [contentSize, thinking]);
+
+  // A link like /c/<id>#pub-<publicationId> should land on that body once history has loaded.
+  useEffect(() => {
+    if (handledHash.current || !messages) return;
+    handledHash.current = true;
+    const hash = decodeURIComponent(window.location.hash.slice(1));
+    if (!hash) return;
+    const target = document.getElementById(hash);
+    if (target) {
+      stickToBottom.current = false;
+      target.scrollIntoView({ block: "start" });
+      target.focus({ preventScroll: true });
+    }
+  }, [messages]);
+
+  function onScroll() {
+    const el = scrollRef.current;
+    if (el) stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+  }
+
+  function onSend(content: string) {
+    stickToBottom.current = true;
+    sendOutgoing(qc, conversationId, content);
+  }
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <div ref={scrollRef} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto overscroll-contain">
+        <div
+          role="log"
+          aria-label={t("chatHistory")}
+          aria-busy={messagesQuery.isPending || undefined}
+          className="mx-auto flex w-full max-w-3xl flex-col gap-5 px-4 py-6 sm:px-6"
+        >
+          {messagesQuery.isPending && outgoing.length === 0 && (
+            <div className="space-y-4" aria-hidden="true">
+              <div className="ml-auto h-10 w-2/5 animate-pulse rounded-2xl bg-subtle" />
+              <div className="h-16 w-3/5 animate-pulse rounded-2xl bg-subtle" />
+            </div>
+          )}
+          {messagesQuery.isError && !messages && (
+            <div className="flex items-center gap-3 text-sm text-danger">
+              <span>{t("messagesFailed")}</span>
+              <button
+                type="button"
+                onClick={() => void messagesQuery.refetch()}
+                className="rounded-md border border-border px-2 py-1 text-fg hover:bg-subtle"
+              >
+                {t("reload")}
+              </button>
+            </div>
+          )}
+          {messages && items.length === 0 && (
+            <p className="py-16 text-center text-sm text-muted">{t("emptyConversation")}</p>
+          )}
+
+          {items.map((item) => {
+            switch (item.type) {
+              case "message":
+                return <MessageItem key={item.key} message={item.message} />;
+              case "progress":
+                return <ProgressGroup key={item.key} messages={item.messages} active={item.active} />;
+              case "stream":
+                return (
+                  <AssistantBubble
+                    key={item.key}
+                    streaming
+                    truncatedStart={item.stream.start > 0}
+                    message={{ content: item.stream.text, createdAt: "", runId: item.stream.runId }}
+                  />
+                );
+              case "outgoing":
+                return (
+                  <UserBubble
+                    key={item.key}
+                    message={{ content: item.entry.content, createdAt: item.entry.createdAt }}
+                    pending={item.entry.status === "sending"}
+                    failed={item.entry.status === "failed"}
+                  >
+                    {item.entry.status === "failed" && (
+                      <InlineAlert
+                        actions={
+                          <span className="flex gap-2">
+                            <button
+                              type="button"
+                              onClick={() => retryOutgoing(qc, item.entry.clientMessageId)}
+                              className="rounded-md bg-danger px-2.5 py-1 text-xs font-medium text-white dark:text-black"
+                            >
+                              {t("tryAgain")}
+                            </button>
+                            <button
+                              type="button"
+                              onClick={() => discardOutgoing(item.entry.clientMessageId)}
+                              className="rounded-md border border-danger/40 px-2.5 py-1 text-xs font-medium"
+                            >
+                              {t("discard")}
+                            </button>
+                          </span>
+                        }
+                      >
+                        {errorText(t, item.entry)}
+                      </InlineAlert>
+                    )}
+                  </UserBubble>
+                );
+            }
+          })}
+
+          {lastRunFailed && (
+            <p className="text-center text-xs text-muted">
+              {lastRun.status === "cancelled"
+                ? t("runCancelled")
+                : t("runFailed", { detail: lastRun.error ? ` (${lastRun.error.slice(0, 200)})` : "" })}
+            </p>
+          )}
+        </div>
+      </div>
+
+      <div className="shrink-0 border-t border-border bg-bg/90 backdrop-blur">
+        <div className="mx-auto w-full max-w-3xl px-4 pt-2 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-6">
+          <div className="min-h-6 pb-1">
+            {thinking && (
+              <p role="status" className="flex items-center gap-2 text-xs text-muted">
+                <span className="flex gap-1" aria-hidden="true">
+                  <span className="size-1.5 animate-bounce rounded-full bg-accent [animation-delay:-0.3s] motion-reduce:animate-none" />
+                  <span className="size-1.5 animate-bounce rounded-full bg-accent [animation-delay:-0.15s] motion-reduce:animate-none" />
+                  <span className="size-1.5 animate-bounce rounded-full bg-accent motion-reduce:animate-none" />
+                </span>
+                {t("thinking")}
+              </p>
+            )}
+            {gone && (
+              <p className="text-xs text-danger">
+                {t("conversationGone")}{" "}
+                <Link href="/" className="font-medium underline underline-offset-4">
+                  {t("backHome")}
+                </Link>
+              </p>
+            )}
+          </div>
+          <Composer onSend={onSend} disabled={gone} />
+        </div>
+      </div>
+    </div>
+  );
+}

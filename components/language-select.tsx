@@ -1,0 +1,36 @@
+"use client";
+
+import { useId } from "react";
+import { LANGS, LANG_NAMES, isLang } from "@/lib/i18n/dictionaries";
+import { useI18n } from "@/lib/i18n/client";
+import { GlobeIcon } from "./icons";
+
+/** `compact` shrinks to the globe icon on phones; the native picker still lists the languages. */
+export function LanguageSelect({ compact = false }: { compact?: boolean }) {
+  const { lang, setLang, t } = useI18n();
+  const id = useId();
+  return (
+    <div className="relative flex items-center">
+      <label htmlFor={id} className="sr-only">
+        {t("language")}
+      </label>
+      <GlobeIcon className="pointer-events-none absolute left-2 size-4 text-muted" />
+      <select
+        id={id}
+        value={lang}
+        onChange={(event) => {
+          if (isLang(event.target.value)) setLang(event.target.value);
+        }}
+        className={`h-9 appearance-none rounded-lg border border-border bg-surface pr-2 pl-7 text-sm text-fg hover:border-border-strong ${
+          compact ? "w-9 text-transparent sm:w-auto sm:pr-3 sm:text-fg" : "pr-3"
+        }`}
+      >
+        {LANGS.map((value) => (
+          <option key={value} value={value} lang={value === "zh" ? "zh-CN" : "en"} className="text-fg bg-surface">
+            {LANG_NAMES[value]}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

@@ -1,0 +1,321 @@
+"use client";
+
+import { useId, useState, type ReactNode } from "react";
+import type { PublicMessage } from "@/lib/api/shapes";
+import { useI18n } from "@/lib/i18n/client";
+import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
+import { LocalTime } from "./local-time";
+
+// Every element carries data-kind (DESIGN §7): the kinds are different things
+// and tests tell them apart by it, not by styling.
+
+function metaValue(message: PublicMessage, key: string): unknown {
+  return message.meta && typeof message.meta === "object" ? message.meta[key] : undefined;
+}
+
+function metaString(message: PublicMessage, key: string): string | null {
+  const value = metaValue(message, key);
+  return typeof value === "string" && value ? value : null;
+}
+
+const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
+
+export function UserBubble({
+  message,
+  pending,
+  failed,
+  children,
+}: {
+  message: Pick<PublicMessage, "content" | "createdAt"> & { id?: string; seq?: number };
+  pending?: boolean;
+  failed?: boolean;
+  children?: ReactNode;
+}) {
+  const { t } = useI18n();
+  return (
+    <div
+      data-kind="user"
+      data-message-id={message.id}
+      data-seq={message.seq}
+      data-pending={pending || failed ? "true" : undefined}
+      className="flex flex-col items-end gap-1"
+    >
+      <div
+        className={`max-w-[85%] rounded-2xl rounded-br-md px-4 py-2.5 text-[0.95rem] leading-relaxed sm:max-w-[75%] ${textClass} ${
+          failed
+            ? "border border-danger/40 bg-danger-soft text-fg"
+            : "bg-accent text-accent-fg" + (pending ? " opacity-75" : "")
+        }`}
+      >
+        {message.content}
+      </div>
+      <div className="flex items-center gap-2 px-1 text-xs text-muted">
+        {pending ? <span>{t("sending")}</span> : failed ? <span className="text-danger">{t("notSent")}</span> : null}
+        {!pending && !failed && <LocalTime iso={message.createdAt} />}
+      </div>
+      {children}
+    </div>
+  );
+}
+
+export function AssistantBubble({
+  message,
+  streaming,
+  truncatedStart,
+}: {
+  message: Pick<PublicMessage, "content" | "createdAt" | "runId"> & { id?: string; seq?: number };
+  streaming?: boolean;
+  truncatedStart?: boolean;
+}) {
+  const { t } = useI18n();
+  return (
+    <div
+      data-kind="assistant"
+      data-message-id={message.id}
+      data-seq={message.seq}
+      data-run-id={message.runId ?? undefined}
+      data-streaming={streaming ? "true" : undefined}
+      aria-busy={streaming || undefined}
+      className="flex items-start gap-3"
+    >
+      <HeraldMark className="mt-0.5 size-7 shrink-0" />
+      <div className="min-w-0 flex-1">
+        <div className="mb-1 flex items-baseline gap-2 text-xs text-muted">
+          <span className="font-medium text-fg">{t("assistant")}</span>
+          {!streaming && <LocalTime iso={message.createdAt} />}
+        </div>
+        <div className={`text-[0.95rem] leading-relaxed ${textClass}`}>
+          {truncatedStart && "…"}
+          {message.content}
+          {streaming && (
+            <span
+              aria-hidden="true"
+              className="ml-0.5 inline-block h-4 w-1.5 translate-y-0.5 animate-pulse rounded-sm bg-accent motion-reduce:animate-none"
+            />
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function lastLine(text: string): string {
+  const lines = text.split(/\r?\n/).filter((line) => line.trim());
+  return lines.length ? lines[lines.length - 1] : text;
+}
+
+/** A task's progress proposals: the latest line up front, the rest on demand. */
+export function ProgressGroup({ messages, active }: { messages: PublicMessage[]; active: boolean }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const historyId = useId();
+  const latest = messages[messages.length - 1];
+  const title = metaString(latest, "title") ?? metaString(latest, "taskTitle");
+
+  return (
+    <div
+      data-kind="progress"
+      data-message-id={latest.id}
+      data-seq={latest.seq}
+      data-task-id={latest.taskId ?? undefined}
+      className="rounded-xl border border-border bg-subtle/60 px-4 py-3"
+    >
+      <div className="flex items-start gap-3">
+        <span className="relative mt-1.5 flex size-2.5 shrink-0" aria-hidden="true">
+          {active && (
+            <span className="absolute inline-flex size-full animate-ping rounded-full bg-accent/60 motion-reduce:animate-none" />
+          )}
+          <span className={`relative inline-flex size-2.5 rounded-full ${active ? "bg-accent" : "bg-border-strong"}`} />
+        </span>
+        <div className="min-w-0 flex-1">
+          <div className="flex flex-wrap items-baseline gap-x-2 text-xs text-muted">
+            <span className="font-medium tracking-wide uppercase">{t("progressLabel")}</span>
+            {title && <span className="truncate">{title}</span>}
+            <LocalTime iso={latest.createdAt} />
+          </div>
+          <p className={`mt-1 text-sm ${textClass}`}>{lastLine(latest.content)}</p>
+        </div>
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={historyId}
+          onClick={() => setOpen((value) => !value)}
+          className="flex shrink-0 items-center gap-1 rounded-md px-2 py-1 text-xs font-medium text-accent-text hover:bg-accent-soft"
+        >
+          {open ? t("hideHistory") : t("showHistory")}
+          <ChevronIcon className={`size-3.5 transition-transform ${open ? "rotate-180" : ""}`} />
+        </button>
+      </div>
+      <ol id={historyId} hidden={!open} className="mt-3 space-y-2 border-t border-border pt-3 pl-5.5">
+        {open &&
+          messages.map((m) => (
+            <li key={m.id} className="text-sm">
+              <LocalTime iso={m.createdAt} className="mr-2 text-xs text-muted" />
+              <span className={textClass}>{m.content}</span>
+            </li>
+          ))}
+      </ol>
+      {open && messages.length > 1 && (
+        <p className="mt-2 pl-5.5 text-xs text-muted">{t("progressUpdates", { count: messages.length })}</p>
+      )}
+    </div>
+  );
+}
+
+export function BodyCard({ message }: { message: PublicMessage }) {
+  const { t } = useI18n();
+  const version = metaValue(message, "version");
+  const partial = metaValue(message, "partial") === true || metaValue(message, "final") === false;
+  const title = metaString(message, "title") ?? metaString(message, "taskTitle");
+  const publicationId = message.publicationId ?? metaString(message, "publicationId");
+
+  return (
+    <article
+      data-kind="body"
+      data-message-id={message.id}
+      data-seq={message.seq}
+      data-publication-id={publicationId ?? undefined}
+      data-partial={partial ? "true" : "false"}
+      id={publicationId ? `pub-${publicationId}` : undefined}
+      tabIndex={-1}
+      className="pub-target overflow-hidden rounded-2xl border border-border bg-surface shadow-sm"
+    >
+      <header className="flex flex-wrap items-center gap-2 border-b border-border bg-subtle/50 px-4 py-2.5">
+        <DocIcon className="size-4 text-muted" />
+        <span className="text-sm font-semibold">{title ?? t("publishedBody")}</span>
+        <span
+          className={`rounded-full px-2 py-0.5 text-xs font-medium ${
+            partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok"
+          }`}
+        >
+          {partial ? t("partial") : t("final")}
+        </span>
+        {(typeof version === "number" || typeof version === "string") && (
+          <span className="rounded-full border border-border px-2 py-0.5 font-mono text-xs text-muted">v{version}</span>
+        )}
+        <LocalTime iso={message.createdAt} className="ml-auto text-xs text-muted" />
+      </header>
+      <div className={`px-4 py-3 text-[0.95rem] leading-relaxed ${textClass}`}>{message.content}</div>
+    </article>
+  );
+}
+
+export function TerminalLine({ message }: { message: PublicMessage }) {
+  const status = metaString(message, "status");
+  const tone =
+    status === "succeeded"
+      ? "bg-ok"
+      : status === "failed"
+        ? "bg-danger"
+        : status === "cancelled"
+          ? "bg-warn"
+          : "bg-border-strong";
+  return (
+    <div
+      data-kind="terminal"
+      data-message-id={message.id}
+      data-seq={message.seq}
+      data-status={status ?? undefined}
+      className="flex items-center justify-center gap-2 px-2 text-xs text-muted"
+    >
+      <span className={`size-1.5 shrink-0 rounded-full ${tone}`} aria-hidden="true" />
+      <span className={`text-center ${textClass}`}>{message.content}</span>
+      <span aria-hidden="true">·</span>
+      <LocalTime iso={message.createdAt} />
+    </div>
+  );
+}
+
+const OUTCOME_KEYS: Record<string, MessageKey> = {
+  on_time: "outcome_on_time",
+  early: "outcome_early",
+  missed: "outcome_missed",
+  late: "outcome_late",
+  stopped: "outcome_stopped",
+};
+
+const OUTCOME_TONE: Record<string, string> = {
+  on_time: "bg-ok-soft text-ok border-ok/30",
+  early: "bg-ok-soft text-ok border-ok/30",
+  missed: "bg-warn-soft text-warn border-warn/30",
+  late: "bg-warn-soft text-warn border-warn/30",
+  stopped: "bg-danger-soft text-danger border-danger/30",
+};
+
+/** Host facts: never model text, never a copy of a body — only a pointer to one. */
+export function NoticeBanner({ message }: { message: PublicMessage }) {
+  const { t } = useI18n();
+  const outcome = metaString(message, "outcome");
+  const publicationId = message.publicationId ?? metaString(message, "publicationId");
+  const outcomeKey = outcome ? OUTCOME_KEYS[outcome] : undefined;
+
+  return (
+    <div
+      data-kind="notice"
+      data-message-id={message.id}
+      data-seq={message.seq}
+      data-outcome={outcome ?? undefined}
+      role="note"
+      aria-label={t("noticeLabel")}
+      className="flex gap-3 rounded-xl border border-info/25 bg-info-soft px-4 py-3"
+    >
+      <BellIcon className="mt-0.5 size-4.5 shrink-0 text-info" />
+      <div className="min-w-0 flex-1 space-y-1.5">
+        <div className="flex flex-wrap items-center gap-2 text-xs">
+          <span className="font-semibold tracking-wide text-info uppercase">{t("noticeLabel")}</span>
+          {outcome && (
+            <span
+              className={`rounded-full border px-2 py-0.5 font-medium ${OUTCOME_TONE[outcome] ?? "border-border text-muted"}`}
+            >
+              {outcomeKey ? t(outcomeKey) : outcome.replace(/_/g, " ")}
+            </span>
+          )}
+          <LocalTime iso={message.createdAt} className="text-muted" />
+        </div>
+        {message.content && <p className={`text-sm ${textClass}`}>{message.content}</p>}
+        {publicationId && (
+          <a
+            href={`#pub-${publicationId}`}
+            className="inline-flex items-center gap-1 text-sm font-medium text-accent-text underline-offset-4 hover:underline"
+          >
+            <DocIcon className="size-4" />
+            {t("openBody")}
+          </a>
+        )}
+      </div>
+    </div>
+  );
+}
+
+export function MessageItem({ message }: { message: PublicMessage }) {
+  switch (message.kind) {
+    case "user":
+      return <UserBubble message={message} />;
+    case "assistant":
+      return <AssistantBubble message={message} />;
+    case "body":
+      return <BodyCard message={message} />;
+    case "terminal":
+      return <TerminalLine message={message} />;
+    case "notice":
+      return <NoticeBanner message={message} />;
+    case "progress":
+      return <ProgressGroup messages={[message]} active={false} />;
+    default:
+      return null;
+  }
+}
+
+export function InlineAlert({ children, actions }: { children: ReactNode; actions?: ReactNode }) {
+  return (
+    <div
+      role="alert"
+      className="flex max-w-[85%] flex-wrap items-center gap-x-3 gap-y-2 rounded-lg border border-danger/30 bg-danger-soft px-3 py-2 text-sm text-danger sm:max-w-[75%]"
+    >
+      <AlertIcon className="size-4 shrink-0" />
+      <span className="min-w-0 flex-1">{children}</span>
+      {actions}
+    </div>
+  );
+}

@@ -1,0 +1,205 @@
+// React Query keys and the patch functions shared by the feed, the send path
+// and the query functions. All patches are idempotent: the same fact can reach
+// the cache through a POST response, a live event, a replay after reconnect
+// and a snapshot refetch, in any order.
+
+import type { QueryClient } from "@tanstack/react-query";
+import type { PublicConversation, PublicMessage, PublicRun, RunStatus } from "@/lib/api/shapes";
+
+export const queryKeys = {
+  /** PublicConversation[], newest activity first. */
+  conversations: ["conversations"] as const,
+  /** PublicConversation | null (null: deleted or not ours). */
+  conversation: (id: string) => ["conversation", id] as const,
+  /** PublicMessage[] ascending by seq, unique by id. */
+  messages: (conversationId: string) => ["messages", conversationId] as const,
+  /** RunMap: runs of the conversation this tab knows about, by run id. */
+  runs: (conversationId: string) => ["runs", conversationId] as const,
+  /** Prefix reserved for the background-task sheet. */
+  tasks: ["tasks"] as const,
+};
+
+export interface RunEntry extends PublicRun {
+  /** Client clock when this tab last learned something about the run. */
+  seenAt: number;
+}
+export type RunMap = Readonly<Record<string, RunEntry>>;
+
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["queued", "running"];
+
+export function isRunActive(status: RunStatus): boolean {
+  return status === "queued" || status === "running";
+}
+
+// ---------- messages ----------
+
+function compareMessages(a: PublicMessage, b: PublicMessage): number {
+  return a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Union by id (messages are immutable, so either copy will do), sorted by seq. */
+export function mergeMessages(base: readonly PublicMessage[], incoming: readonly PublicMessage[]): PublicMessage[] {
+  if (incoming.length === 0) return base as PublicMessage[];
+  const byId = new Map<string, PublicMessage>();
+  for (const m of base) byId.set(m.id, m);
+  let changed = false;
+  for (const m of incoming) {
+    if (!byId.has(m.id)) changed = true;
+    byId.set(m.id, m);
+  }
+  if (!changed && base.length === byId.size) return base as PublicMessage[];
+  return [...byId.values()].sort(compareMessages);
+}
+
+// Messages that arrived over the feed, kept briefly so a history fetch that
+// was already in flight (and read the database before they were committed)
+// can't drop them when it lands.
+const recentFeedMessages = new Map<string, PublicMessage[]>();
+const RECENT_LIMIT = 200;
+
+export function rememberFeedMessage(message: PublicMessage): void {
+  const list = recentFeedMessages.get(message.conversationId) ?? [];
+  list.push(message);
+  if (list.length > RECENT_LIMIT) list.splice(0, list.length - RECENT_LIMIT);
+  recentFeedMessages.set(message.conversationId, list);
+}
+
+export function recentMessagesFor(conversationId: string): readonly PublicMessage[] {
+  return recentFeedMessages.get(conversationId) ?? [];
+}
+
+/** Adds messages to a loaded history; an unloaded history will fetch them itself. */
+export function upsertMessages(qc: QueryClient, conversationId: string, messages: readonly PublicMessage[]): void {
+  const key = queryKeys.messages(conversationId);
+  if (qc.getQueryData(key) === undefined) return;
+  qc.setQueryData<PublicMessage[]>(key, (prev) => (prev ? mergeMessages(prev, messages) : prev));
+}
+
+// ---------- conversations ----------
+
+function compareConversations(a: PublicConversation, b: PublicConversation): number {
+  if (a.updatedAt !== b.updatedAt) return Date.parse(b.updatedAt) - Date.parse(a.updatedAt);
+  return Date.parse(b.createdAt) - Date.parse(a.createdAt);
+}
+
+export function sortConversations(list: PublicConversation[]): PublicConversation[] {
+  return list.sort(compareConversations);
+}
+
+function newer(a: PublicConversation, b: PublicConversation): PublicConversation {
+  return Date.parse(a.updatedAt) >= Date.parse(b.updatedAt) ? a : b;
+}
+
+// A deletion seen on the feed must not be undone by a snapshot read before it.
+const deletedConversations = new Set<string>();
+
+export function wasDeleted(id: string): boolean {
+  return deletedConversations.has(id);
+}
+
+/**
+ * Combines a fresh list snapshot with what the cache learned meanwhile: per id
+ * the newer copy wins, and conversations created after the snapshot (newer
+ * than anything in it) are kept.
+ */
+export function mergeConversationSnapshot(
+  cached: readonly PublicConversation[] | undefined,
+  fetched: readonly PublicConversation[],
+): PublicConversation[] {
+  const cachedById = new Map((cached ?? []).map((c) => [c.id, c]));
+  const result = new Map<string, PublicConversation>();
+  let newestFetched = 0;
+  for (const c of fetched) {
+    if (deletedConversations.has(c.id)) continue;
+    newestFetched = Math.max(newestFetched, Date.parse(c.createdAt));
+    const local = cachedById.get(c.id);
+    result.set(c.id, local ? newer(local, c) : c);
+  }
+  for (const c of cached ?? []) {
+    if (!result.has(c.id) && !deletedConversations.has(c.id) && Date.parse(c.createdAt) > newestFetched) {
+      result.set(c.id, c);
+    }
+  }
+  return sortConversations([...result.values()]);
+}
+
+export function upsertConversation(qc: QueryClient, conversation: PublicConversation): void {
+  if (deletedConversations.has(conversation.id)) return;
+  qc.setQueryData<PublicConversation[]>(queryKeys.conversations, (prev) => {
+    if (!prev) return prev;
+    const existing = prev.find((c) => c.id === conversation.id);
+    if (existing && newer(existing, conversation) === existing && existing.title === conversation.title) return prev;
+    const next = prev.filter((c) => c.id !== conversation.id);
+    next.push(existing ? newer(conversation, existing) : conversation);
+    return sortConversations(next);
+  });
+  qc.setQueryData<PublicConversation | null>(queryKeys.conversation(conversation.id), (prev) =>
+    prev ? newer(conversation, prev) : prev === null ? prev : conversation,
+  );
+}
+
+export function removeConversation(qc: QueryClient, id: string): void {
+  deletedConversations.add(id);
+  qc.setQueryData<PublicConversation[]>(queryKeys.conversations, (prev) => prev?.filter((c) => c.id !== id));
+  qc.setQueryData<PublicConversation | null>(queryKeys.conversation(id), null);
+}
+
+/** Moves a conversation to the top as soon as this tab knows it had activity. */
+export function touchConversation(qc: QueryClient, id: string, at: string): void {
+  qc.setQueryData<PublicConversation[]>(queryKeys.conversations, (prev) => {
+    if (!prev) return prev;
+    const current = prev.find((c) => c.id === id);
+    if (!current || Date.parse(current.updatedAt) >= Date.parse(at)) return prev;
+    return sortConversations(prev.map((c) => (c.id === id ? { ...c, updatedAt: at } : c)));
+  });
+}
+
+// ---------- runs ----------
+
+const RUN_RANK: Record<RunStatus, number> = { queued: 0, running: 1, succeeded: 2, failed: 2, cancelled: 2 };
+
+/** Status only moves forward, so a late POST response can't resurrect a finished run. */
+function mergeRunEntry(prev: RunEntry | undefined, run: PublicRun, seenAt: number): RunEntry {
+  if (!prev) return { ...run, seenAt };
+  if (RUN_RANK[run.status] < RUN_RANK[prev.status]) return prev;
+  if (RUN_RANK[run.status] === RUN_RANK[prev.status] && RUN_RANK[run.status] === 2) return prev;
+  return { ...prev, ...run, seenAt };
+}
+
+export function mergeRun(qc: QueryClient, run: PublicRun): void {
+  const now = Date.now();
+  qc.setQueryData<RunMap>(queryKeys.runs(run.conversationId), (prev) => {
+    const current = prev?.[run.id];
+    const merged = mergeRunEntry(current, run, now);
+    if (merged === current) return prev;
+    return { ...prev, [run.id]: merged };
+  });
+}
+
+/**
+ * Applies a server snapshot of the conversation's active runs. Runs this tab
+ * still thinks are active but the snapshot doesn't list were finished while
+ * their final event was lost (e.g. after a feed reset): drop them, unless we
+ * heard of them after the snapshot was requested.
+ */
+export function reconcileActiveRuns(
+  qc: QueryClient,
+  conversationId: string,
+  activeRuns: readonly PublicRun[],
+  requestedAt: number,
+): void {
+  const now = Date.now();
+  qc.setQueryData<RunMap>(queryKeys.runs(conversationId), (prev) => {
+    const next: Record<string, RunEntry> = { ...prev };
+    const listed = new Set(activeRuns.map((r) => r.id));
+    for (const [id, entry] of Object.entries(next)) {
+      if (isRunActive(entry.status) && !listed.has(id) && entry.seenAt < requestedAt) delete next[id];
+    }
+    for (const run of activeRuns) next[run.id] = mergeRunEntry(next[run.id], run, now);
+    return next;
+  });
+}
+
+export function runsOf(qc: QueryClient, conversationId: string): RunMap {
+  return qc.getQueryData<RunMap>(queryKeys.runs(conversationId)) ?? {};
+}

@@ -1,0 +1,261 @@
+// The account's event feed (DESIGN §8): one EventSource per tab, shared by
+// every component that needs live data, patching React Query caches.
+
+import { useEffect } from "react";
+import { useQueryClient, type QueryClient } from "@tanstack/react-query";
+import type { FeedEvent, PublicConversation, PublicMessage, PublicRun, RunDelta } from "@/lib/api/shapes";
+import {
+  isRunActive,
+  mergeRun,
+  queryKeys,
+  rememberFeedMessage,
+  removeConversation,
+  touchConversation,
+  upsertConversation,
+  upsertMessages,
+} from "./cache";
+import { confirmOutgoing } from "./outbox";
+import { applyDelta, endStream, finishStream } from "./streams";
+
+type DurableType = FeedEvent["type"] | "reset";
+const DURABLE_TYPES: readonly DurableType[] = [
+  "message.created",
+  "run.updated",
+  "conversation.updated",
+  "task.updated",
+  "notice.created",
+  "reset",
+];
+
+const MIN_RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
+// Navigating between pages remounts the shell; don't drop the connection for that.
+const RELEASE_GRACE_MS = 5000;
+
+interface FeedState {
+  qc: QueryClient | null;
+  source: EventSource | null;
+  users: number;
+  /** Highest durable seq applied; null until the first durable event. */
+  lastEventId: number | null;
+  retryDelay: number;
+  retryTimer: ReturnType<typeof setTimeout> | null;
+  releaseTimer: ReturnType<typeof setTimeout> | null;
+  detach: (() => void) | null;
+}
+
+const state: FeedState = {
+  qc: null,
+  source: null,
+  users: 0,
+  lastEventId: null,
+  retryDelay: MIN_RETRY_MS,
+  retryTimer: null,
+  releaseTimer: null,
+  detach: null,
+};
+
+function parse<T>(event: MessageEvent): T | null {
+  try {
+    return JSON.parse(event.data as string) as T;
+  } catch {
+    return null;
+  }
+}
+
+function onMessageCreated(qc: QueryClient, data: { message?: PublicMessage } | null): void {
+  const message = data?.message;
+  if (!message) return;
+  rememberFeedMessage(message);
+  upsertMessages(qc, message.conversationId, [message]);
+  touchConversation(qc, message.conversationId, message.createdAt);
+  if (message.kind === "assistant" && message.runId) finishStream(message.runId);
+  if (message.kind === "user" && message.clientMessageId) confirmOutgoing(message.clientMessageId);
+}
+
+function onRunUpdated(qc: QueryClient, data: { run?: PublicRun } | null): void {
+  const run = data?.run;
+  if (!run) return;
+  mergeRun(qc, run);
+  if (!isRunActive(run.status)) endStream(run.id, run.status === "succeeded");
+}
+
+function onConversationUpdated(
+  qc: QueryClient,
+  data: { conversation?: PublicConversation; deleted?: boolean } | null,
+): void {
+  const conversation = data?.conversation;
+  if (!conversation) return;
+  if (data.deleted) {
+    removeConversation(qc, conversation.id);
+  } else {
+    if (qc.getQueryData(queryKeys.conversations) === undefined) return;
+    upsertConversation(qc, conversation);
+  }
+}
+
+function handleDurable(type: DurableType, event: MessageEvent): void {
+  const qc = state.qc;
+  if (!qc) return;
+  const id = event.lastEventId ? Number(event.lastEventId) : NaN;
+  const hasId = Number.isSafeInteger(id);
+
+  if (type === "reset") {
+    // Our cursor is older than the server keeps: everything may be stale.
+    if (hasId) state.lastEventId = id;
+    void qc.invalidateQueries();
+    return;
+  }
+
+  // Replays after a reconnect can overlap what we already applied.
+  if (hasId && state.lastEventId !== null && id <= state.lastEventId) return;
+  if (hasId) state.lastEventId = id;
+
+  switch (type) {
+    case "message.created":
+      onMessageCreated(qc, parse(event));
+      break;
+    case "run.updated":
+      onRunUpdated(qc, parse(event));
+      break;
+    case "conversation.updated":
+      onConversationUpdated(qc, parse(event));
+      break;
+    case "task.updated":
+    case "notice.created":
+      void qc.invalidateQueries({ queryKey: queryKeys.tasks });
+      break;
+  }
+}
+
+function handleDelta(event: MessageEvent): void {
+  const delta = parse<RunDelta>(event);
+  if (delta && typeof delta.runId === "string") applyDelta(delta);
+}
+
+function clearRetry(): void {
+  if (state.retryTimer !== null) clearTimeout(state.retryTimer);
+  state.retryTimer = null;
+}
+
+function close(): void {
+  clearRetry();
+  state.source?.close();
+  state.source = null;
+}
+
+function connect(): void {
+  close();
+  const url = state.lastEventId === null ? "/api/events" : `/api/events?after=${state.lastEventId}`;
+  const source = new EventSource(url);
+  state.source = source;
+
+  source.addEventListener("open", () => {
+    state.retryDelay = MIN_RETRY_MS;
+    // Without a cursor the server can't replay what happened between our
+    // snapshots and this connection; refetch them instead.
+    if (state.lastEventId === null) void state.qc?.invalidateQueries();
+  });
+
+  source.addEventListener("error", () => {
+    // CONNECTING: the browser is already retrying (with Last-Event-ID).
+    // CLOSED: it gave up (HTTP error, bad content type); we take over.
+    if (source !== state.source || source.readyState !== EventSource.CLOSED) return;
+    scheduleReconnect();
+  });
+
+  for (const type of DURABLE_TYPES) {
+    source.addEventListener(type, (event) => {
+      if (source === state.source) handleDurable(type, event as MessageEvent);
+    });
+  }
+  source.addEventListener("run.delta", (event) => {
+    if (source === state.source) handleDelta(event as MessageEvent);
+  });
+}
+
+function scheduleReconnect(): void {
+  clearRetry();
+  // A closed feed often means the session ended; any API call will find out
+  // (and send us to sign-in), and it refreshes the list meanwhile.
+  void state.qc?.invalidateQueries({ queryKey: queryKeys.conversations });
+  if (document.visibilityState !== "visible") return; // resumed by onVisible
+  const jitter = Math.random() * 0.3 * state.retryDelay;
+  const delay = state.retryDelay + jitter;
+  state.retryDelay = Math.min(state.retryDelay * 2, MAX_RETRY_MS);
+  state.retryTimer = setTimeout(() => {
+    state.retryTimer = null;
+    if (state.users > 0) connect();
+  }, delay);
+}
+
+function isDown(): boolean {
+  return state.source === null || state.source.readyState === EventSource.CLOSED;
+}
+
+function onVisible(): void {
+  if (document.visibilityState === "visible" && state.users > 0 && isDown()) {
+    state.retryDelay = MIN_RETRY_MS;
+    connect();
+  }
+}
+
+function onOnline(): void {
+  if (state.users > 0 && isDown()) {
+    state.retryDelay = MIN_RETRY_MS;
+    connect();
+  }
+}
+
+function attach(): () => void {
+  document.addEventListener("visibilitychange", onVisible);
+  window.addEventListener("online", onOnline);
+  return () => {
+    document.removeEventListener("visibilitychange", onVisible);
+    window.removeEventListener("online", onOnline);
+  };
+}
+
+/** Starts (or joins) the tab's feed; returns the release function. */
+export function acquireFeed(qc: QueryClient): () => void {
+  if (state.releaseTimer !== null) {
+    clearTimeout(state.releaseTimer);
+    state.releaseTimer = null;
+  }
+  if (state.qc !== qc) {
+    // A different cache (new QueryClient) must not inherit the old cursor's assumptions.
+    close();
+    state.lastEventId = null;
+    state.qc = qc;
+  }
+  state.users += 1;
+  if (!state.detach) state.detach = attach();
+  if (isDown() && state.retryTimer === null) connect();
+
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    state.users -= 1;
+    if (state.users > 0) return;
+    state.releaseTimer = setTimeout(() => {
+      state.releaseTimer = null;
+      if (state.users > 0) return;
+      stopFeed();
+    }, RELEASE_GRACE_MS);
+  };
+}
+
+/** Closes the feed now (sign-out): nothing more may arrive for this account. */
+export function stopFeed(): void {
+  close();
+  state.detach?.();
+  state.detach = null;
+  if (state.releaseTimer !== null) clearTimeout(state.releaseTimer);
+  state.releaseTimer = null;
+}
+
+export function useFeed(): void {
+  const qc = useQueryClient();
+  useEffect(() => acquireFeed(qc), [qc]);
+}

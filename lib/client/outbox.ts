@@ -1,0 +1,101 @@
+// Messages the user sent that the server hasn't confirmed yet. They render as
+// optimistic user bubbles until the stored message with the same
+// clientMessageId is in the history, whichever way it arrives first.
+
+import { useSyncExternalStore } from "react";
+import type { QueryClient } from "@tanstack/react-query";
+import { ApiError, newClientId, sendMessage } from "./api";
+import { mergeRun, touchConversation, upsertMessages } from "./cache";
+
+export interface OutgoingMessage {
+  clientMessageId: string;
+  conversationId: string;
+  content: string;
+  status: "sending" | "failed";
+  error: ApiError | null;
+  /** ISO time of the (first) send, for display before the server's time is known. */
+  createdAt: string;
+}
+
+type Snapshot = readonly OutgoingMessage[];
+
+const EMPTY: Snapshot = Object.freeze([]) as Snapshot;
+let snapshot: Snapshot = EMPTY;
+const listeners = new Set<() => void>();
+
+function emit(next: Snapshot): void {
+  snapshot = next;
+  for (const listener of listeners) listener();
+}
+
+function patch(clientMessageId: string, update: Partial<OutgoingMessage> | null): void {
+  if (!snapshot.some((m) => m.clientMessageId === clientMessageId)) return;
+  emit(
+    update === null
+      ? snapshot.filter((m) => m.clientMessageId !== clientMessageId)
+      : snapshot.map((m) => (m.clientMessageId === clientMessageId ? { ...m, ...update } : m)),
+  );
+}
+
+async function deliver(qc: QueryClient, entry: OutgoingMessage): Promise<void> {
+  try {
+    const { message, run } = await sendMessage(entry.conversationId, {
+      content: entry.content,
+      clientMessageId: entry.clientMessageId,
+    });
+    // Same tick: the stored copy replaces the optimistic one without a gap.
+    upsertMessages(qc, entry.conversationId, [message]);
+    if (run) mergeRun(qc, run);
+    touchConversation(qc, entry.conversationId, message.createdAt);
+    patch(entry.clientMessageId, null);
+  } catch (cause) {
+    const error =
+      cause instanceof ApiError
+        ? cause
+        : new ApiError(0, "network", cause instanceof Error ? cause.message : String(cause));
+    patch(entry.clientMessageId, { status: "failed", error });
+  }
+}
+
+export function sendOutgoing(qc: QueryClient, conversationId: string, content: string): void {
+  const entry: OutgoingMessage = {
+    clientMessageId: newClientId(),
+    conversationId,
+    content,
+    status: "sending",
+    error: null,
+    createdAt: new Date().toISOString(),
+  };
+  emit([...snapshot, entry]);
+  void deliver(qc, entry);
+}
+
+/** Re-sends with the same clientMessageId, so a send that did reach the server isn't stored twice. */
+export function retryOutgoing(qc: QueryClient, clientMessageId: string): void {
+  const entry = snapshot.find((m) => m.clientMessageId === clientMessageId);
+  if (!entry || entry.status === "sending") return;
+  patch(clientMessageId, { status: "sending", error: null });
+  void deliver(qc, { ...entry, status: "sending", error: null });
+}
+
+/** The stored message is known (e.g. from the feed): the optimistic copy and any error about it are moot. */
+export function confirmOutgoing(clientMessageId: string): void {
+  patch(clientMessageId, null);
+}
+
+export function discardOutgoing(clientMessageId: string): void {
+  patch(clientMessageId, null);
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function useOutbox(): Snapshot {
+  return useSyncExternalStore(
+    subscribe,
+    () => snapshot,
+    () => EMPTY,
+  );
+}

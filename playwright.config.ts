@@ -1,0 +1,50 @@
+import { defineConfig, devices } from "@playwright/test";
+import { existsSync, mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+// No browser downloads on these machines: use Debian's chromium (DESIGN §13).
+const executablePath =
+  process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
+
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+export const baseURL = `http://localhost:${PORT}`;
+// A throwaway database per run; the config is evaluated in several processes, so
+// the directory is created once and handed down through the environment.
+process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "herald-e2e-"));
+
+export default defineConfig({
+  testDir: "e2e",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"]],
+  outputDir: "test-results",
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  webServer: {
+    command: "npx tsx scripts/start.ts",
+    url: `${baseURL}/api/health`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PORT: String(PORT),
+      HERALD_DATA_DIR: process.env.E2E_DATA_DIR,
+      BETTER_AUTH_URL: baseURL,
+      HERALD_OFFLINE_CHUNK_MS: "25",
+      HERALD_POLL_MS: "1000",
+    },
+  },
+});

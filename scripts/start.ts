@@ -1,0 +1,253 @@
+// `npm start` / `npm run dev` (DESIGN §12): database (embedded unless DATABASE_URL),
+// migrations, auth secret, build when stale, then web + one worker. Ctrl-C/SIGTERM
+// stops the children first and the database last; any child dying stops everything.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, existsSync, readdirSync, statSync, type WriteStream } from "node:fs";
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { resolveDataDir, resolvePgDataDir } from "../lib/db/embedded";
+import { ensureDatabase, type DatabaseHandle } from "../lib/db/ensure";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const DEV = process.argv.includes("--dev");
+const PORT = Number(process.env.PORT ?? 3000);
+// The worker finishes or releases its current step on SIGTERM; give it time before SIGKILL.
+const CHILD_GRACE_MS = 20_000;
+const KILL_WAIT_MS = 5_000;
+// Inputs of `next build`; test files never end up in the bundle.
+const BUILD_INPUTS = ["app", "components", "lib", "public", "package-lock.json", "next.config.ts", "postcss.config.mjs", "tsconfig.json"];
+const NOT_BUILD_INPUT = /\.(int\.)?test\.[cm]?[jt]sx?$/;
+
+const say = (s: string) => console.log(`[herald] ${s}`);
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  ownGroup: boolean;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+const children: Child[] = [];
+let db: DatabaseHandle | undefined;
+let dbStarting: Promise<DatabaseHandle> | undefined;
+let pgLog: WriteStream | undefined;
+let shuttingDown = false;
+let ready = false;
+
+/** `oneShot` children (next build) are expected to exit; any other exit is a failure. */
+function run(name: string, args: string[], env: NodeJS.ProcessEnv, opts: { ownGroup: boolean; oneShot?: boolean }): Child {
+  const proc = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "inherit", "inherit"],
+    // Own process group: a terminal Ctrl-C reaches only us, so each child gets exactly
+    // one SIGTERM (from us) and shuts down gracefully — the worker treats a second
+    // signal as "exit now". It also lets us signal `next` together with its subprocesses.
+    detached: opts.ownGroup,
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    proc.once("exit", (code, sig) => {
+      resolve(code);
+      if (!shuttingDown && !opts.oneShot) void shutdown(1, `${name} exited unexpectedly (${sig ?? `code ${code}`})`);
+    });
+    proc.once("error", (err) => {
+      resolve(null);
+      if (!shuttingDown) void shutdown(1, `${name} failed to start: ${err.message}`);
+    });
+  });
+  const child: Child = { name, proc, ownGroup: opts.ownGroup, exited };
+  children.push(child);
+  return child;
+}
+
+function signalChild(child: Child, sig: NodeJS.Signals): void {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null || !child.proc.pid) return;
+  try {
+    // Negative pid: the whole group (next's own worker processes included).
+    process.kill(child.ownGroup ? -child.proc.pid : child.proc.pid, sig);
+  } catch {
+    try {
+      child.proc.kill(sig);
+    } catch {
+      // gone
+    }
+  }
+}
+
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    void p.then(() => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
+
+async function shutdown(code: number, reason: string): Promise<never> {
+  if (shuttingDown) return new Promise<never>(() => {});
+  shuttingDown = true;
+  say(`${reason}; stopping…`);
+  const live = children.filter((c) => c.proc.exitCode === null && c.proc.signalCode === null);
+  for (const c of live) signalChild(c, "SIGTERM");
+  const allExited = Promise.all(live.map((c) => c.exited));
+  if (!(await within(allExited, CHILD_GRACE_MS))) {
+    say(`children still running after ${CHILD_GRACE_MS / 1000} s: killing them`);
+    for (const c of live) signalChild(c, "SIGKILL");
+    await within(allExited, KILL_WAIT_MS);
+  }
+  const handle = db ?? (await dbStarting?.catch(() => undefined));
+  if (handle?.embedded && !handle.embedded.attached) say("stopping PostgreSQL");
+  await handle?.stop().catch((err) => say(`stopping PostgreSQL failed: ${String(err)}`));
+  pgLog?.end();
+  process.exit(code);
+}
+
+let firstSignalAt = 0;
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(sig, () => {
+    if (!firstSignalAt) {
+      firstSignalAt = Date.now();
+      void shutdown(0, `${sig} received`);
+      return;
+    }
+    // Under `tsx scripts/start.ts` one Ctrl-C often arrives twice: from the terminal,
+    // and again from tsx's relay when it missed our acknowledgement (a race in its
+    // IPC). Only a later one is an impatient user: skip the children's grace period
+    // (the database still gets its fast shutdown).
+    if (Date.now() - firstSignalAt < 1500) return;
+    say(`${sig} again: killing children now`);
+    for (const c of children) signalChild(c, "SIGKILL");
+  });
+}
+
+function newestMtime(p: string): number {
+  let st;
+  try {
+    st = statSync(p);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return NOT_BUILD_INPUT.test(p) ? 0 : st.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(p)) {
+    if (entry === "node_modules" || entry.startsWith(".")) continue;
+    newest = Math.max(newest, newestMtime(path.join(p, entry)));
+  }
+  return newest;
+}
+
+function buildIsStale(): boolean {
+  const buildId = path.join(ROOT, ".next", "BUILD_ID");
+  if (!existsSync(buildId)) return true;
+  const built = statSync(buildId).mtimeMs;
+  return BUILD_INPUTS.some((p) => newestMtime(path.join(ROOT, p)) > built);
+}
+
+async function ensureAuthSecret(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, "auth-secret");
+  const secret = randomBytes(32).toString("base64url");
+  try {
+    // wx: two concurrent first starts must not end up with different secrets.
+    await fs.writeFile(file, secret + "\n", { mode: 0o600, flag: "wx" });
+    say(`created ${path.relative(ROOT, file) || file} (BETTER_AUTH_SECRET)`);
+    return secret;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+  const existing = (await fs.readFile(file, "utf8")).trim();
+  if (!existing) throw new Error(`${file} is empty: delete it to get a new secret`);
+  return existing;
+}
+
+async function waitForHttp(url: string): Promise<void> {
+  while (!shuttingDown) {
+    try {
+      // Any HTTP answer means the server is up; health 503 just means a worker is not beating yet.
+      await fetch(url, { signal: AbortSignal.timeout(60_000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  if (!Number.isInteger(PORT) || PORT <= 0 || PORT > 65535) throw new Error(`invalid PORT: ${process.env.PORT}`);
+  const dataDir = resolveDataDir();
+  await fs.mkdir(dataDir, { recursive: true });
+
+  if (process.env.DATABASE_URL) {
+    say("using DATABASE_URL");
+  } else {
+    say(`starting embedded PostgreSQL in ${path.relative(ROOT, resolvePgDataDir()) || resolvePgDataDir()} (log: ${path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log")})`);
+    pgLog = createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a" });
+  }
+  const started = Date.now();
+  dbStarting = ensureDatabase({
+    detached: true,
+    log: (line) => {
+      pgLog?.write(line + "\n");
+      if (line.startsWith("initdb: ")) return;
+      if (line.startsWith("postgres: ")) {
+        // Startup problems, and crashes later on; ordinary query errors stay in the log file.
+        const bad = ready ? /\b(PANIC):/ : /\b(WARNING|ERROR|FATAL|PANIC):/;
+        if (!shuttingDown && bad.test(line)) console.log(`[db] ${line.slice("postgres: ".length)}`);
+        return;
+      }
+      console.log(`[db] ${line}`);
+    },
+  });
+  db = await dbStarting;
+  if (shuttingDown) return;
+  say(
+    `database ready in ${Date.now() - started} ms` +
+      (db.applied.length ? `; applied migrations: ${db.applied.join(", ")}` : "") +
+      (db.embedded?.attached ? " (already running for another process)" : ""),
+  );
+  if (db.embedded && !db.embedded.attached) {
+    void db.embedded.exited.then(() => {
+      if (!shuttingDown) void shutdown(1, "PostgreSQL exited unexpectedly");
+    });
+  }
+
+  const authSecret = process.env.BETTER_AUTH_SECRET || (await ensureAuthSecret(dataDir));
+  const authUrl = process.env.BETTER_AUTH_URL ?? `http://localhost:${PORT}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    BETTER_AUTH_SECRET: authSecret,
+    BETTER_AUTH_URL: authUrl,
+    HERALD_DATA_DIR: dataDir,
+    PORT: String(PORT),
+  };
+
+  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  if (!DEV && buildIsStale()) {
+    say("build is missing or older than the sources: running next build");
+    // Same group as us: a Ctrl-C during the build stops it right away.
+    const build = run("next build", [nextBin, "build"], env, { ownGroup: false, oneShot: true });
+    const code = await build.exited;
+    if (shuttingDown) return;
+    children.splice(children.indexOf(build), 1);
+    if (code !== 0) return void (await shutdown(1, `next build failed (code ${code})`));
+  }
+  if (shuttingDown) return;
+
+  run(DEV ? "next dev" : "next start", [nextBin, DEV ? "dev" : "start", "-p", String(PORT)], env, { ownGroup: true });
+  run("worker", ["--import", "tsx", "worker/index.ts"], env, { ownGroup: true });
+
+  await waitForHttp(`http://127.0.0.1:${PORT}/api/health`);
+  if (shuttingDown) return;
+  ready = true;
+  say(`Herald is running at ${authUrl} (Ctrl-C to stop)`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  void shutdown(1, "startup failed");
+});

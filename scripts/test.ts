@@ -1,0 +1,28 @@
+// `npm test`: every check, in the order that fails fastest. Each step is a
+// plain command so a failure names the step and shows its own output.
+import { spawnSync } from "node:child_process";
+
+const steps: [string, string[]][] = [
+  ["type check", ["npx", "tsc", "--noEmit"]],
+  ["lint", ["npx", "eslint", ".", "--max-warnings", "0"]],
+  ["migrations match schema.prisma", ["npx", "tsx", "scripts/migrate.ts", "check"]],
+  ["unit + integration (vitest)", ["npx", "vitest", "run"]],
+  ["production build", ["npx", "next", "build"]],
+  ["browser e2e (playwright)", ["npx", "playwright", "test"]],
+];
+
+const only = process.argv.slice(2);
+const started = Date.now();
+for (const [name, cmd] of steps) {
+  if (only.length && !only.some((o) => name.includes(o))) continue;
+  const t0 = Date.now();
+  console.log(`\n▶ ${name}: ${cmd.join(" ")}`);
+  const r = spawnSync(cmd[0], cmd.slice(1), { stdio: "inherit", env: process.env });
+  const secs = ((Date.now() - t0) / 1000).toFixed(1);
+  if (r.status !== 0) {
+    console.error(`\n✖ ${name} failed after ${secs}s (exit ${r.status ?? r.signal})`);
+    process.exit(r.status ?? 1);
+  }
+  console.log(`✔ ${name} (${secs}s)`);
+}
+console.log(`\nall checks passed in ${((Date.now() - started) / 1000).toFixed(0)}s`);
