@@ -4,7 +4,7 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, readdirSync, statSync, type WriteStream } from "node:fs";
+import { createWriteStream, existsSync, readdirSync, readFileSync, statSync, type WriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -28,6 +28,8 @@ interface Child {
   name: string;
   proc: ChildProcess;
   ownGroup: boolean;
+  /** A substring of its command line, to recognise it after a restart. */
+  marker: string;
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
 }
@@ -37,9 +39,15 @@ let dbStarting: Promise<DatabaseHandle> | undefined;
 let pgLog: WriteStream | undefined;
 let shuttingDown = false;
 let ready = false;
+let dataDirForPids: string | undefined;
 
 /** `oneShot` children (next build) are expected to exit; any other exit is a failure. */
-function run(name: string, args: string[], env: NodeJS.ProcessEnv, opts: { ownGroup: boolean; oneShot?: boolean }): Child {
+function run(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { ownGroup: boolean; oneShot?: boolean; marker?: string },
+): Child {
   const proc = spawn(process.execPath, args, {
     cwd: ROOT,
     env,
@@ -59,7 +67,7 @@ function run(name: string, args: string[], env: NodeJS.ProcessEnv, opts: { ownGr
       if (!shuttingDown) void shutdown(1, `${name} failed to start: ${err.message}`);
     });
   });
-  const child: Child = { name, proc, ownGroup: opts.ownGroup, exited };
+  const child: Child = { name, proc, ownGroup: opts.ownGroup, marker: opts.marker ?? args.join(" "), exited };
   children.push(child);
   return child;
 }
@@ -104,6 +112,7 @@ async function shutdown(code: number, reason: string): Promise<never> {
   if (handle?.embedded && !handle.embedded.attached) say("stopping PostgreSQL");
   await handle?.stop().catch((err) => say(`stopping PostgreSQL failed: ${String(err)}`));
   pgLog?.end();
+  if (dataDirForPids) await fs.rm(pidFile(dataDirForPids), { force: true }).catch(() => {});
   process.exit(code);
 }
 
@@ -124,6 +133,81 @@ for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     for (const c of children) signalChild(c, "SIGKILL");
   });
 }
+
+// ---- leftovers of a SIGKILLed previous run -------------------------------------
+// Children live in their own process groups, so if this script is SIGKILLed they
+// keep running: web holding the port, worker polling a database that is gone (the
+// embedded postgres itself is cleaned up by startEmbeddedPostgres). Record them and
+// reap them on the next start, once their recorded parent is dead.
+
+interface PidRecord {
+  owner: number;
+  children: Array<{ pid: number; name: string; marker: string }>;
+}
+
+const pidFile = (dataDir: string) => path.join(dataDir, "start.pids.json");
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function cmdline(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return null;
+  }
+}
+
+async function reapLeftovers(dataDir: string): Promise<void> {
+  let record: PidRecord;
+  try {
+    record = JSON.parse(await fs.readFile(pidFile(dataDir), "utf8")) as PidRecord;
+  } catch {
+    return;
+  }
+  if (record.owner !== process.pid && isAlive(record.owner)) return; // another npm start, alive
+  const leftovers = record.children.filter((c) => {
+    const cmd = cmdline(c.pid);
+    // The pid may have been reused: only touch processes that still look like ours.
+    return isAlive(c.pid) && cmd !== null && cmd.includes(c.marker);
+  });
+  for (const c of leftovers) {
+    say(`stopping ${c.name} (pid ${c.pid}) left over from a run that was killed`);
+    try {
+      process.kill(-c.pid, "SIGTERM");
+    } catch {
+      // gone
+    }
+  }
+  const deadline = Date.now() + CHILD_GRACE_MS;
+  while (leftovers.some((c) => isAlive(c.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  for (const c of leftovers.filter((c) => isAlive(c.pid))) {
+    try {
+      process.kill(-c.pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  await fs.rm(pidFile(dataDir), { force: true });
+}
+
+async function recordChildren(dataDir: string): Promise<void> {
+  const record: PidRecord = {
+    owner: process.pid,
+    children: children
+      .filter((c) => c.ownGroup && c.proc.pid)
+      .map((c) => ({ pid: c.proc.pid!, name: c.name, marker: c.marker })),
+  };
+  await fs.writeFile(pidFile(dataDir), JSON.stringify(record) + "\n");
+}
+
+// ---- build ------------------------------------------------------------------------
 
 function newestMtime(p: string): number {
   let st;
@@ -180,6 +264,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(PORT) || PORT <= 0 || PORT > 65535) throw new Error(`invalid PORT: ${process.env.PORT}`);
   const dataDir = resolveDataDir();
   await fs.mkdir(dataDir, { recursive: true });
+  await reapLeftovers(dataDir);
 
   if (process.env.DATABASE_URL) {
     say("using DATABASE_URL");
@@ -238,8 +323,11 @@ async function main(): Promise<void> {
   }
   if (shuttingDown) return;
 
-  run(DEV ? "next dev" : "next start", [nextBin, DEV ? "dev" : "start", "-p", String(PORT)], env, { ownGroup: true });
-  run("worker", ["--import", "tsx", "worker/index.ts"], env, { ownGroup: true });
+  // next retitles its server process "next-server (vX)", which replaces its /proc cmdline.
+  run(DEV ? "next dev" : "next start", [nextBin, DEV ? "dev" : "start", "-p", String(PORT)], env, { ownGroup: true, marker: "next" });
+  run("worker", ["--import", "tsx", "worker/index.ts"], env, { ownGroup: true, marker: "worker/index.ts" });
+  dataDirForPids = dataDir;
+  await recordChildren(dataDir);
 
   await waitForHttp(`http://127.0.0.1:${PORT}/api/health`);
   if (shuttingDown) return;

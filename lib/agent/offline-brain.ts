@@ -50,6 +50,33 @@ export function chatReply(userText: string): string {
   ].join(" ");
 }
 
+const TOPIC_RE = /<<<BEGIN UNTRUSTED DATA>>>[^\n]*\n([\s\S]*?)\n<<<END UNTRUSTED DATA>>>/;
+
+/** Research plans and sections: deterministic prose derived from the topic. */
+export function researchText(text: string): string | null {
+  const plan = /^\[herald:research-plan\] sections=(\d+)/.exec(text);
+  const topic = (TOPIC_RE.exec(text)?.[1] ?? "the topic").trim().slice(0, 80);
+  if (plan) {
+    const n = Number(plan[1]);
+    const base = ["Background and scope", "Key facts and figures", "Risks and open questions", "Trends", "Options", "Recommendations"];
+    return Array.from({ length: n }, (_, i) => `${i + 1}. ${base[i % base.length]}${i >= base.length ? ` (${Math.floor(i / base.length) + 1})` : ""}`).join("\n");
+  }
+  const step = /^\[herald:research-step\] section=(\d+)\/(\d+)/.exec(text);
+  if (step) {
+    const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? `Section ${step[1]}`;
+    const extra = /Additional instructions from the user:\n<<<BEGIN UNTRUSTED DATA>>>[^\n]*\n([\s\S]*?)\n<<<END/.exec(text)?.[1];
+    return [
+      `${section} for "${topic}": this section summarises what is known, what is uncertain, and what it means for the question asked.`,
+      `Finding ${step[1]} of ${step[2]} is stated with its source class and confidence so a reader can weigh it.`,
+      extra ? `As requested, it also covers: ${extra.trim().slice(0, 200)}.` : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
+  }
+  return null;
+}
+
 export function planOfflineTurn(prompt: LanguageModelV3Prompt, _toolNames: string[]): OfflineTurn {
-  return { type: "text", text: chatReply(lastUserText(prompt)) };
+  const text = lastUserText(prompt);
+  return { type: "text", text: researchText(text) ?? chatReply(text) };
 }

@@ -34,3 +34,36 @@ export const postMessageBody = z.strictObject({
   clientMessageId: z.string().min(1).max(100),
   delivery: deliveryInput.optional(),
 });
+
+export const listTasksQuery = z.object({
+  conversationId: z.string().max(100).optional(),
+  scope: z.enum(["active", "recent", "all"]).optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+});
+
+export const startTaskBody = z.strictObject({
+  conversationId: z.string().min(1).max(100),
+  title: z.string().trim().min(1, "must not be empty").max(MAX_TITLE_CHARS),
+  prompt: z.string().trim().min(1, "must not be empty").max(MAX_MESSAGE_CHARS),
+  driver: z.enum(["research"]).optional(),
+  delivery: deliveryInput.optional(),
+  clientRequestId: z.string().min(1).max(100),
+  options: z
+    .strictObject({
+      simulate: z
+        .strictObject({
+          steps: z.number().int().min(1).max(50).optional(),
+          stepMs: z.number().int().min(0).max(3_600_000).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+});
+
+export const updateTaskBody = z.strictObject({
+  message: z.string().trim().min(1, "must not be empty").max(4000),
+});
+
+export const answerInputBody = z.strictObject({
+  response: z.string().trim().min(1, "must not be empty").max(4000),
+});

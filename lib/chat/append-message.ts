@@ -1,6 +1,6 @@
 import type { Tx } from "@/lib/db/client";
 import type { MessageKind } from "@/lib/api/shapes";
-import type { Prisma } from "@/lib/db/generated/client.ts";
+import type { Message, Prisma } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/api/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicMessage } from "./public";
@@ -16,6 +16,8 @@ export interface NewMessage {
   publicationId?: string | null;
   meta?: Prisma.InputJsonValue;
   clientMessageId?: string | null;
+  /** Host facts about a conversation deleted meanwhile are dropped instead of failing the writer. */
+  skipIfGone?: boolean;
 }
 
 /**
@@ -23,12 +25,17 @@ export interface NewMessage {
  * the next per-conversation seq, and visible messages are announced on the feed
  * in the same transaction. Refuses deleted or foreign conversations (404).
  */
-export async function appendMessage(tx: Tx, m: NewMessage) {
+export async function appendMessage(tx: Tx, m: NewMessage & { skipIfGone: true }): Promise<Message | null>;
+export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message>;
+export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | null> {
   const rows = await tx.$queryRaw<{ messageSeq: number }[]>`
     UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now()
     WHERE id = ${m.conversationId} AND "ownerId" = ${m.ownerId} AND "deletedAt" IS NULL
     RETURNING "messageSeq"`;
-  if (rows.length === 0) throw new ApiError("not_found", "Conversation not found");
+  if (rows.length === 0) {
+    if (m.skipIfGone) return null;
+    throw new ApiError("not_found", "Conversation not found");
+  }
   const message = await tx.message.create({
     data: {
       conversationId: m.conversationId,

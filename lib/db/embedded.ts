@@ -188,9 +188,15 @@ function loadPackage(): Promise<EmbeddedPostgresClass> {
 
 async function initialiseCluster(dataDir: string, ephemeral: boolean, log: (s: string) => void): Promise<void> {
   const EmbeddedPostgres = await loadPackage();
-  // initdb insists on an empty (or missing) directory: clear a half-initialised one.
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
-    log(`${dataDir} has no PG_VERSION but is not empty: removing leftovers of an interrupted initdb`);
+  // initdb insists on an empty (or missing) directory. Leftovers of an interrupted
+  // initdb are cleared; anything else is somebody's files, so refuse.
+  const leftovers = existsSync(dataDir) ? readdirSync(dataDir) : [];
+  if (leftovers.length > 0) {
+    const initdbLike = /^(pg_[\w.]+|base|global|postgresql(\.auto)?\.conf|herald-.*)$/;
+    if (!leftovers.every((name) => initdbLike.test(name))) {
+      throw new Error(`${dataDir} is not empty and not a PostgreSQL cluster (no PG_VERSION); refusing to initialise it`);
+    }
+    log(`${dataDir} has no PG_VERSION: removing leftovers of an interrupted initdb`);
     await fs.rm(dataDir, { recursive: true, force: true });
   }
   const password = randomBytes(18).toString("hex");

@@ -1,11 +1,12 @@
 import { streamText, stepCountIs, type ModelMessage } from "ai";
 import { getDb } from "@/lib/db/client";
-import { emitEvent, publishDelta } from "@/lib/events/emit";
+import { emitEvent, publishDelta, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { toPublicRun } from "@/lib/chat/public";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { systemPrompt } from "@/lib/agent/prompt";
+import { taskProjection } from "@/lib/agent/task-projection";
 import { agentTools } from "@/lib/agent/tools";
 import {
   countRunModelRequest,
@@ -79,7 +80,7 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal): Promis
     const model = countedModel(getModel(), () => countRunModelRequest(run.id, token));
     const result = streamText({
       model,
-      system: systemPrompt(new Date()),
+      system: `${systemPrompt(new Date())}\n\n${await taskProjection(run.ownerId, run.conversationId)}`,
       messages,
       tools: agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id }),
       stopWhen: stepCountIs(5),
@@ -109,6 +110,7 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal): Promis
         runId: run.id,
       });
       await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId });
+      if (run.kind === "notification") await wakeWorkers(tx, "notify");
       return true;
     });
     return stored ? "succeeded" : "lost";
@@ -135,6 +137,7 @@ async function fail(run: ClaimedRun, message: string): Promise<RunOutcome> {
     const done = await finishRunGuarded(tx, run.id, run.leaseToken, "failed", error);
     if (!done) return false;
     await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId });
+    if (run.kind === "notification") await wakeWorkers(tx, "notify");
     return true;
   });
   return ok ? "failed" : "lost";

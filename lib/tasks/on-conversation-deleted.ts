@@ -1,7 +1,21 @@
 import type { Tx } from "@/lib/db/client";
+import { fenceCancel } from "./request-cancel";
 
 /**
- * Called inside the conversation-deletion transaction. Background tasks land
- * with the durable task runtime; until then there is nothing to cancel.
+ * Inside the conversation-deletion transaction: every active task of the
+ * conversation gets the cancel fence (the cancel loop finishes the job), and
+ * notifications still pending for it dead-letter with a reason instead of
+ * retrying into a conversation that no longer exists.
  */
-export async function onConversationDeleted(_tx: Tx, _ownerId: string, _conversationId: string): Promise<void> {}
+export async function onConversationDeleted(tx: Tx, ownerId: string, conversationId: string): Promise<void> {
+  const tasks = await tx.task.findMany({
+    where: { ownerId, conversationId, status: { notIn: ["succeeded", "failed", "cancelled"] }, cancelRequestedAt: null },
+    select: { id: true },
+  });
+  for (const t of tasks) await fenceCancel(tx, ownerId, t.id);
+  await tx.$executeRaw`
+    UPDATE "task" SET "notificationStatus" = 'dead_letter', "notificationError" = 'conversation deleted',
+      "nextNotificationAt" = NULL, "notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL
+    WHERE "conversationId" = ${conversationId} AND "ownerId" = ${ownerId}
+      AND "notificationStatus" IN ('pending', 'claimed', 'dispatched', 'retry')`;
+}

@@ -5,6 +5,10 @@ import { PgListener } from "@/lib/events/listener";
 import { WORK_CHANNEL } from "@/lib/events/channels";
 import { claimRuns } from "@/lib/runs/sql";
 import { executeRun } from "@/lib/runs/execute";
+import { claimCancels, claimExecution, nextExecutionDueMs } from "@/lib/tasks/sql";
+import { abortTaskStep, executeTask } from "@/lib/tasks/execute";
+import { executeCancel } from "@/lib/tasks/cancel";
+import { notifyLoop } from "@/lib/notify/loop";
 import { beat, markStopped } from "./heartbeat";
 import { Loop } from "./loop";
 
@@ -27,23 +31,29 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   const stopping = stopController.signal;
   const concurrency = opts.concurrency ?? Number(process.env.HERALD_WORKER_CONCURRENCY ?? 4);
 
-  const loops = [
+  const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [
+    new Loop({ name: "runs", concurrency, pollMs: POLL_MS, claim: (n) => claimRuns(id, n), work: executeRun }, stopping),
     new Loop(
-      {
-        name: "runs",
-        concurrency,
-        pollMs: POLL_MS,
-        claim: (n) => claimRuns(id, n),
-        work: (run, stop) => executeRun(run, stop),
-      },
+      { name: "tasks", concurrency, pollMs: POLL_MS, claim: (n) => claimExecution(id, n), work: executeTask, nextWakeMs: nextExecutionDueMs },
       stopping,
     ),
+    new Loop({ name: "cancel", concurrency: 2, pollMs: POLL_MS, claim: (n) => claimCancels(id, n), work: executeCancel }, stopping),
+    new Loop(notifyLoop(id), stopping),
   ];
   const byName = new Map(loops.map((l) => [l.name, l]));
 
+  const onWake = (payload: string) => {
+    if (payload.startsWith("task-cancel:")) {
+      abortTaskStep(payload.slice("task-cancel:".length));
+      return;
+    }
+    const loop = byName.get(payload);
+    if (loop) loop.wake();
+    else loops.forEach((l) => l.wake());
+  };
   const listener = new PgListener(
     [WORK_CHANNEL],
-    (_channel, loop) => (byName.get(loop) ?? { wake: () => loops.forEach((l) => l.wake()) }).wake(),
+    (_channel, payload) => onWake(payload),
     () => loops.forEach((l) => l.wake()),
     (m) => console.warn(`[worker] ${m}`),
   );

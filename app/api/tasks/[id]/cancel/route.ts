@@ -1,0 +1,7 @@
+import { route } from "@/lib/api/route";
+import { idParams } from "@/lib/api/schemas";
+import { requestCancel } from "@/lib/tasks/request-cancel";
+
+export const dynamic = "force-dynamic";
+
+export const POST = route({ params: idParams }, async ({ user, params }) => ({ task: await requestCancel(user.id, params.id) }));

@@ -1,0 +1,12 @@
+import { route } from "@/lib/api/route";
+import { notFound } from "@/lib/api/errors";
+import { idParams } from "@/lib/api/schemas";
+import { getTaskDetail } from "@/lib/tasks/queries";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route({ params: idParams }, async ({ user, params }) => {
+  const task = await getTaskDetail(user.id, params.id);
+  if (!task) throw notFound("Task");
+  return { task };
+});

@@ -1,0 +1,13 @@
+import { route, json } from "@/lib/api/route";
+import { listTasksQuery, startTaskBody } from "@/lib/api/schemas";
+import { listTasks } from "@/lib/tasks/queries";
+import { startTask } from "@/lib/tasks/start-task";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route({ query: listTasksQuery }, async ({ user, query }) => ({ tasks: await listTasks(user.id, query) }));
+
+export const POST = route({ body: startTaskBody }, async ({ user, body }) => {
+  const { task } = await startTask({ ownerId: user.id, ...body });
+  return json({ task }, 202);
+});

@@ -1,0 +1,19 @@
+import type { Tx } from "@/lib/db/client";
+import type { Task } from "@/lib/db/generated/client.ts";
+import { emitEvent } from "@/lib/events/emit";
+import { toPublicTask } from "./public";
+
+/** Announces the task's current public shape on the owner's feed, inside tx. */
+export async function emitTaskUpdated(tx: Tx, task: Task): Promise<void> {
+  await emitEvent(tx, task.ownerId, { type: "task.updated", data: { task: { ...toPublicTask(task) } } }, {
+    conversationId: task.conversationId,
+    taskId: task.id,
+  });
+}
+
+/** Re-reads the row inside tx and announces it; for writers that used raw SQL. */
+export async function emitTaskById(tx: Tx, taskId: string): Promise<Task> {
+  const task = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
+  await emitTaskUpdated(tx, task);
+  return task;
+}

@@ -1,0 +1,233 @@
+import { createHash } from "node:crypto";
+import { getDb, type Tx } from "@/lib/db/client";
+import type { Task } from "@/lib/db/generated/client.ts";
+import { Prisma } from "@/lib/db/generated/client.ts";
+import { appendMessage } from "@/lib/chat/append-message";
+import { getModel } from "@/lib/agent/model";
+import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
+import { driverFor } from "@/lib/drivers/registry";
+import { DriverProtocolError, type StepOutcome } from "@/lib/drivers/types";
+import { recordEventIfChanged } from "@/lib/notify/event";
+import { emitTaskById } from "./emit-task";
+import {
+  backoffMs,
+  countTaskModelRequest,
+  lockExecutionGuarded,
+  releaseExecution,
+  renewExecutionLease,
+  TASK_LEASE_MS,
+  TASK_MAX_CONSECUTIVE_ERRORS,
+  type LeasedTask,
+} from "./sql";
+
+const MAX_ERROR_CHARS = 4000;
+
+/** Workers abort the in-flight step of a task the moment its cancel is requested. */
+const inFlight = new Map<string, AbortController>();
+export function abortTaskStep(taskId: string): void {
+  inFlight.get(taskId)?.abort(new LeaseLostError());
+}
+
+export type ExecOutcome = "submitted" | "stepped" | "finished" | "failed" | "retry" | "released" | "lost";
+
+/**
+ * One claim = one unit of work: submit the launch intent, or run the next
+ * research step. The result is committed under the execution lease guard in one
+ * transaction with its checkpoint, progress, publication and feed events.
+ */
+export async function executeTask(task: LeasedTask, stopping: AbortSignal): Promise<ExecOutcome> {
+  const token = task.leaseToken;
+  const abort = new AbortController();
+  inFlight.set(task.id, abort);
+  const onStop = () => abort.abort(new Error("worker stopping"));
+  stopping.addEventListener("abort", onStop, { once: true });
+  const renew = setInterval(async () => {
+    if (!(await renewExecutionLease(task.id, token).catch(() => false))) abort.abort(new LeaseLostError());
+  }, TASK_LEASE_MS / 3);
+  const driver = driverFor(task.driver);
+  try {
+    if (!driver) throw new DriverProtocolError(`no driver registered as "${task.driver}"`);
+    if (task.status === "submitted") return await submit(task, token, abort.signal);
+    await markRunning(task, token);
+    const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
+    const model = countedModel(getModel(), () => countTaskModelRequest(task.id, token));
+    const outcome = await driver.step({ task, steps, model, signal: abort.signal });
+    return await commitStep(task, token, outcome);
+  } catch (err) {
+    if (stopping.aborted && !(err instanceof LeaseLostError && !abort.signal.aborted)) {
+      return (await releaseExecution(task.id, token, null, 0, false)) ? "released" : "lost";
+    }
+    if (err instanceof LeaseLostError || (abort.signal.aborted && abort.signal.reason instanceof LeaseLostError)) return "lost";
+    const message = ((err as Error)?.message ?? String(err)).slice(0, MAX_ERROR_CHARS);
+    if (err instanceof DriverProtocolError || task.consecutiveErrors + 1 >= TASK_MAX_CONSECUTIVE_ERRORS) {
+      return (await finish(task, token, "failed", message)) ? "failed" : "lost";
+    }
+    await releaseExecution(task.id, token, message, backoffMs(task.consecutiveErrors), true);
+    return "retry";
+  } finally {
+    clearInterval(renew);
+    inFlight.delete(task.id);
+    stopping.removeEventListener("abort", onStop);
+  }
+}
+
+/** Launch intent → driver handle, persisted before the task counts as queued (DESIGN §4). */
+async function submit(task: LeasedTask, token: string, signal: AbortSignal): Promise<ExecOutcome> {
+  const driver = driverFor(task.driver)!;
+  const handle = await driver.submit(task, signal);
+  try {
+    const ok = await getDb().$transaction(async (tx) => {
+      if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
+      await tx.task.update({
+        where: { id: task.id },
+        data: {
+          remoteRef: handle.remoteRef,
+          driverData: (handle.driverData ?? {}) as Prisma.InputJsonValue,
+          status: "queued",
+          leaseOwner: null,
+          leaseToken: null,
+          leaseExpiresAt: null,
+          nextRunAt: new Date(0),
+          updatedAt: new Date(),
+        },
+      });
+      await emitTaskById(tx, task.id);
+      return true;
+    });
+    if (!ok) await compensate(task, signal, null);
+    return ok ? "submitted" : "lost";
+  } catch (err) {
+    // Another row already owns this remote handle: cancelling would kill a tracked task.
+    const duplicate = err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+    if (!duplicate) await compensate(task, signal, err);
+    throw err;
+  }
+}
+
+/** Best effort; a compensation failure is logged and never hides the original error. */
+async function compensate(task: Task, signal: AbortSignal, original: unknown): Promise<void> {
+  try {
+    await driverFor(task.driver)!.cancel(task, signal);
+  } catch (err) {
+    console.error(`[tasks] could not cancel untracked work of task ${task.id}`, err, "original:", original);
+  }
+}
+
+async function markRunning(task: LeasedTask, token: string): Promise<void> {
+  if (task.status === "running") return;
+  await getDb().$transaction(async (tx) => {
+    if (!(await lockExecutionGuarded(tx, task.id, token))) return;
+    await tx.$executeRaw`
+      UPDATE "task" SET status = 'running', "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
+      WHERE id = ${task.id} AND status IN ('queued')`;
+    await emitTaskById(tx, task.id);
+  });
+}
+
+async function commitStep(task: LeasedTask, token: string, outcome: StepOutcome): Promise<ExecOutcome> {
+  return getDb().$transaction(async (tx) => {
+    const row = await lockExecutionGuarded(tx, task.id, token);
+    if (!row) return "lost";
+    const { step } = outcome;
+    const created = await tx.taskStep.createMany({
+      data: [
+        {
+          taskId: task.id,
+          index: step.index,
+          kind: step.kind,
+          input: step.input as Prisma.InputJsonValue,
+          output: step.output as Prisma.InputJsonValue,
+          modelRequests: step.modelRequests,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (created.count === 0) return "lost";
+    const base = { conversationId: row.conversationId, ownerId: row.ownerId, taskId: row.id };
+    if (outcome.progress) {
+      await appendMessage(tx, { ...base, kind: "progress", content: outcome.progress, meta: { step: step.index } });
+      await tx.$executeRaw`UPDATE "task" SET "progressText" = ${outcome.progress}, "progressAt" = now() WHERE id = ${row.id}`;
+    }
+    if (outcome.publish) await publish(tx, row, outcome.publish);
+    const pending = Array.isArray(row.pendingUpdates) ? (row.pendingUpdates as string[]) : [];
+    const remaining = pending.slice(outcome.consumedUpdates ?? 0);
+    await tx.$executeRaw`
+      UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+        "consecutiveErrors" = 0, "nextRunAt" = now(), "updatedAt" = now(),
+        "pendingUpdates" = ${JSON.stringify(remaining)}::jsonb,
+        status = CASE WHEN status = 'updating' AND ${remaining.length} = 0 THEN 'running' ELSE status END
+      WHERE id = ${row.id}`;
+    if (outcome.finished) {
+      await terminal(tx, row.id, "succeeded", null);
+      return "finished";
+    }
+    await emitTaskById(tx, row.id);
+    return "stepped";
+  });
+}
+
+async function publish(tx: Tx, task: Task, body: { partial: boolean; content: string }): Promise<void> {
+  const [{ v }] = await tx.$queryRaw<{ v: number }[]>`
+    SELECT coalesce(max(version), 0)::int + 1 AS v FROM "publication" WHERE "taskId" = ${task.id}`;
+  const pub = await tx.publication.create({
+    data: {
+      taskId: task.id,
+      conversationId: task.conversationId,
+      ownerId: task.ownerId,
+      version: v,
+      partial: body.partial,
+      content: body.content,
+      sha256: createHash("sha256").update(body.content).digest("hex"),
+    },
+  });
+  await appendMessage(tx, {
+    conversationId: task.conversationId,
+    ownerId: task.ownerId,
+    taskId: task.id,
+    publicationId: pub.id,
+    kind: "body",
+    content: body.content,
+    meta: { partial: body.partial, version: v, title: task.title },
+  });
+  await tx.$executeRaw`UPDATE "task" SET "latestPublicationId" = ${pub.id} WHERE id = ${task.id}`;
+}
+
+/**
+ * Writes the terminal status, its TerminalFact message and the outbox event in
+ * the caller's transaction (row already locked by the caller's guard).
+ */
+export async function terminal(tx: Tx, taskId: string, status: "succeeded" | "failed" | "cancelled", error: string | null) {
+  const rows = await tx.$queryRaw<Task[]>`
+    UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
+      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
+      "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
+    WHERE id = ${taskId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
+    RETURNING *`;
+  const task = rows[0];
+  if (!task) return null;
+  const text =
+    status === "succeeded"
+      ? `Finished at ${task.completedAt!.toISOString()}.`
+      : status === "failed"
+        ? `Failed at ${task.completedAt!.toISOString()}: ${(error ?? "unknown error").slice(0, 500)}`
+        : `Cancelled at ${task.completedAt!.toISOString()}; published bodies are kept.`;
+  await appendMessage(tx, {
+    skipIfGone: true,
+    conversationId: task.conversationId,
+    ownerId: task.ownerId,
+    taskId: task.id,
+    kind: "terminal",
+    content: text,
+    meta: { status, completedAt: task.completedAt!.toISOString(), title: task.title },
+  });
+  await recordEventIfChanged(tx, task.id);
+  await emitTaskById(tx, task.id);
+  return task;
+}
+
+async function finish(task: LeasedTask, token: string, status: "failed", error: string): Promise<boolean> {
+  return getDb().$transaction(async (tx) => {
+    if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
+    return (await terminal(tx, task.id, status, error)) !== null;
+  });
+}

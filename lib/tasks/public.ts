@@ -1,0 +1,70 @@
+import type { Task } from "@/lib/db/generated/client.ts";
+
+/**
+ * The only shape of a task that leaves the server (API, feed, tools). A
+ * whitelist: remote handles, driver data, leases, tokens and fingerprints are
+ * never copied here.
+ */
+export type TaskStatus =
+  | "submitted"
+  | "queued"
+  | "running"
+  | "updating"
+  | "input_required"
+  | "succeeded"
+  | "failed"
+  | "cancelled";
+
+export const ACTIVE_STATUSES: TaskStatus[] = ["submitted", "queued", "running", "updating", "input_required"];
+export const TERMINAL_STATUSES: TaskStatus[] = ["succeeded", "failed", "cancelled"];
+
+export const PUBLIC_ERROR_CHARS = 500;
+
+export interface PublicTask {
+  id: string;
+  conversationId: string;
+  title: string;
+  driver: string;
+  status: TaskStatus;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  progress: { text: string; at: string } | null;
+  delivery: { mode: "none" | "at" | "by"; dueAt: string | null; reportIfUnfinished: boolean; outcome: string | null };
+  cancelRequested: boolean;
+  cancel: { attempts: number; lastError: string | null };
+  notification: { status: string; attempts: number; error: string | null };
+  error: string | null;
+  inputRequest: unknown;
+  latestPublicationId: string | null;
+}
+
+const bound = (s: string | null, n = PUBLIC_ERROR_CHARS) => (s === null ? null : s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+export function toPublicTask(t: Task): PublicTask {
+  return {
+    id: t.id,
+    conversationId: t.conversationId,
+    title: t.title,
+    driver: t.driver,
+    status: t.status as TaskStatus,
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+    startedAt: t.startedAt?.toISOString() ?? null,
+    completedAt: t.completedAt?.toISOString() ?? null,
+    progress: t.progressText && t.progressAt ? { text: t.progressText, at: t.progressAt.toISOString() } : null,
+    delivery: {
+      mode: t.deliveryMode as PublicTask["delivery"]["mode"],
+      dueAt: t.dueAt?.toISOString() ?? null,
+      reportIfUnfinished: t.reportIfUnfinished,
+      outcome: t.deliveryOutcome,
+    },
+    cancelRequested: t.cancelRequestedAt !== null,
+    cancel: { attempts: t.cancelAttempts, lastError: bound(t.lastCancelError) },
+    notification: { status: t.notificationStatus, attempts: t.notificationAttempts, error: bound(t.notificationError) },
+    error: bound(t.error),
+    inputRequest: t.inputRequest ?? null,
+    latestPublicationId: t.latestPublicationId,
+  };
+}

@@ -1,0 +1,42 @@
+import { getDb, type Tx } from "@/lib/db/client";
+import type { Task } from "@/lib/db/generated/client.ts";
+import { ApiError, notFound } from "@/lib/api/errors";
+import { wakeWorkers } from "@/lib/events/emit";
+import { liveWorkers } from "@/lib/workers/heartbeat";
+import { emitTaskUpdated } from "./emit-task";
+import { toPublicTask, type PublicTask } from "./public";
+
+/**
+ * Sets the cancel fence inside tx. The first request stamps cancelRequestedAt
+ * and drops the execution lease, so a step finishing late fails its guard and
+ * is discarded. Repeats change nothing (in particular they keep an existing
+ * cancel lease, so two workers never cancel the same remote task at once).
+ * Terminal tasks are returned unchanged.
+ */
+export async function fenceCancel(tx: Tx, ownerId: string, id: string): Promise<Task | null> {
+  const rows = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${id} AND "ownerId" = ${ownerId} FOR UPDATE`;
+  const task = rows[0];
+  if (!task) return null;
+  if (["succeeded", "failed", "cancelled"].includes(task.status) || task.cancelRequestedAt) return task;
+  const [fenced] = await tx.$queryRaw<Task[]>`
+    UPDATE "task" SET "cancelRequestedAt" = now(), "nextCancelAt" = coalesce("nextCancelAt", now()), "updatedAt" = now(),
+      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
+    WHERE id = ${id} RETURNING *`;
+  await emitTaskUpdated(tx, fenced);
+  await wakeWorkers(tx, "cancel");
+  await wakeWorkers(tx, `task-cancel:${id}`);
+  return fenced;
+}
+
+export async function requestCancel(ownerId: string, id: string): Promise<PublicTask> {
+  const db = getDb();
+  // Ownership first so a foreign id is 404 even when no worker runs.
+  if (!(await db.task.findFirst({ where: { id, ownerId }, select: { id: true } }))) throw notFound("Task");
+  // Refuse before writing anything: a fence nobody acts on would strand the task in "Cancelling…".
+  if ((await liveWorkers()).alive === 0) {
+    throw new ApiError("unavailable", "No worker is running, so the task cannot be cancelled now; start a worker (npm run worker) and try again");
+  }
+  const task = await db.$transaction((tx) => fenceCancel(tx, ownerId, id));
+  if (!task) throw notFound("Task");
+  return toPublicTask(task);
+}

@@ -1,0 +1,90 @@
+import { getDb } from "@/lib/db/client";
+import { ApiError } from "@/lib/api/errors";
+import { Prisma } from "@/lib/db/generated/client.ts";
+import { wakeWorkers } from "@/lib/events/emit";
+import { emitTaskUpdated } from "./emit-task";
+import { toPublicTask, type PublicTask } from "./public";
+import { DRIVERS, type DriverName } from "@/lib/drivers/registry";
+
+export interface DeliveryContract {
+  mode: "at" | "by";
+  dueInSeconds?: number;
+  dueAt?: string;
+  reportIfUnfinished?: boolean;
+  allowOvertime?: boolean;
+}
+
+export interface StartTaskInput {
+  ownerId: string;
+  conversationId: string;
+  title: string;
+  prompt: string;
+  driver?: DriverName;
+  clientRequestId: string;
+  originMessageId?: string | null;
+  originRunId?: string | null;
+  /** Driver options, e.g. research `simulate: {steps, stepMs}`. */
+  options?: Prisma.InputJsonValue;
+  delivery?: DeliveryContract;
+  /** The accepted message the delivery contract is anchored on (its createdAt is the DB clock). */
+  anchorAt?: Date;
+}
+
+const TITLE_MAX = 120;
+
+/**
+ * Persists the launch intent (status `submitted`) and returns at once; a worker
+ * submits it to its driver. Idempotent on (owner, clientRequestId): a retried
+ * tool call or HTTP request returns the task it already created.
+ */
+export async function startTask(input: StartTaskInput): Promise<{ task: PublicTask; created: boolean }> {
+  const driver = input.driver ?? "research";
+  if (!DRIVERS[driver]) throw new ApiError("bad_request", `driver: unknown driver "${driver}"`, "driver");
+  const db = getDb();
+  const existing = await db.task.findUnique({
+    where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },
+  });
+  if (existing) return { task: toPublicTask(existing), created: false };
+  try {
+    return await db.$transaction(async (tx) => {
+      const conv = await tx.$queryRaw<{ id: string; now: Date }[]>`
+        SELECT id, now() AS now FROM "conversation"
+        WHERE id = ${input.conversationId} AND "ownerId" = ${input.ownerId} AND "deletedAt" IS NULL FOR SHARE`;
+      if (conv.length === 0) throw new ApiError("not_found", "Conversation not found");
+      const anchor = input.anchorAt ?? conv[0].now;
+      const d = input.delivery;
+      const dueAt = d ? (d.dueAt ? new Date(d.dueAt) : new Date(anchor.getTime() + (d.dueInSeconds ?? 0) * 1000)) : null;
+      const title = input.title.trim().replace(/\s+/g, " ").slice(0, TITLE_MAX) || "Background task";
+      const task = await tx.task.create({
+        data: {
+          ownerId: input.ownerId,
+          conversationId: input.conversationId,
+          originMessageId: input.originMessageId ?? null,
+          originRunId: input.originRunId ?? null,
+          clientRequestId: input.clientRequestId,
+          title,
+          prompt: input.prompt,
+          driver,
+          options: input.options,
+          status: "submitted",
+          deliveryMode: d?.mode ?? "none",
+          dueAt,
+          reportIfUnfinished: d?.reportIfUnfinished ?? false,
+          allowOvertime: d?.allowOvertime ?? true,
+        },
+      });
+      await emitTaskUpdated(tx, task);
+      await wakeWorkers(tx, "tasks");
+      if (dueAt) await wakeWorkers(tx, "due");
+      return { task: toPublicTask(task), created: true };
+    });
+  } catch (err) {
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") {
+      const again = await db.task.findUnique({
+        where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },
+      });
+      if (again) return { task: toPublicTask(again), created: false };
+    }
+    throw err;
+  }
+}
