@@ -9,8 +9,9 @@ export default defineConfig({
     globalSetup: ["tests/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Integration suites spawn worker processes; two cores do not like more than two files at once.
-    maxWorkers: 2,
+    // Integration suites spawn worker processes and read the shared heartbeat
+    // table (liveness decides 503s), so files run one at a time.
+    fileParallelism: false,
     env: { HERALD_OFFLINE_CHUNK_MS: "0" },
   },
 });

@@ -73,7 +73,10 @@ function run(
 }
 
 function signalChild(child: Child, sig: NodeJS.Signals): void {
-  if (child.proc.exitCode !== null || child.proc.signalCode !== null || !child.proc.pid) return;
+  if (!child.proc.pid) return;
+  // A group can outlive its leader (next's server process), so only a plain child
+  // that has exited is skipped.
+  if (!child.ownGroup && (child.proc.exitCode !== null || child.proc.signalCode !== null)) return;
   try {
     // Negative pid: the whole group (next's own worker processes included).
     process.kill(child.ownGroup ? -child.proc.pid : child.proc.pid, sig);
@@ -100,12 +103,11 @@ async function shutdown(code: number, reason: string): Promise<never> {
   if (shuttingDown) return new Promise<never>(() => {});
   shuttingDown = true;
   say(`${reason}; stopping…`);
-  const live = children.filter((c) => c.proc.exitCode === null && c.proc.signalCode === null);
-  for (const c of live) signalChild(c, "SIGTERM");
-  const allExited = Promise.all(live.map((c) => c.exited));
+  for (const c of children) signalChild(c, "SIGTERM");
+  const allExited = Promise.all(children.map((c) => c.exited));
   if (!(await within(allExited, CHILD_GRACE_MS))) {
     say(`children still running after ${CHILD_GRACE_MS / 1000} s: killing them`);
-    for (const c of live) signalChild(c, "SIGKILL");
+    for (const c of children) signalChild(c, "SIGKILL");
     await within(allExited, KILL_WAIT_MS);
   }
   const handle = db ?? (await dbStarting?.catch(() => undefined));

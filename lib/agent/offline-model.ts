@@ -64,6 +64,9 @@ export function createOfflineModel(opts: OfflineModelOptions = {}): LanguageMode
 
     async doGenerate(options) {
       const { content, size } = contentFor(options);
+      // Takes as long as streaming the same text would, so slow-model tests behave alike either way.
+      const text = content.map((c) => (c.type === "text" ? c.text : "")).join("");
+      if (delay > 0) await sleep(delay * Math.max(1, chunkText(text).length), options.abortSignal);
       if (options.abortSignal?.aborted) throw options.abortSignal.reason ?? new Error("aborted");
       const toolCall = content[0]?.type === "tool-call";
       return {
