@@ -8,6 +8,8 @@ import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { driverFor } from "@/lib/drivers/registry";
 import { DriverProtocolError, type StepOutcome } from "@/lib/drivers/types";
 import { recordEventIfChanged } from "@/lib/notify/event";
+import { syncNotices } from "@/lib/delivery/sync-notices";
+import { budgetExceeded, stopAtDeadline } from "@/lib/delivery/due";
 import { emitTaskById } from "./emit-task";
 import {
   backoffMs,
@@ -49,6 +51,7 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
     if (!driver) throw new DriverProtocolError(`no driver registered as "${task.driver}"`);
     if (task.status === "submitted") return await submit(task, token, abort.signal);
     await markRunning(task, token);
+    if (task.dueEvaluatedAt && (await overtimeSpent(task, token))) return "lost";
     const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
     const model = countedModel(getModel(), () => countTaskModelRequest(task.id, token));
     const outcome = await driver.step({ task, steps, model, signal: abort.signal });
@@ -111,6 +114,17 @@ async function compensate(task: Task, signal: AbortSignal, original: unknown): P
   } catch (err) {
     console.error(`[tasks] could not cancel untracked work of task ${task.id}`, err, "original:", original);
   }
+}
+
+/** Past a missed deadline the research may go on only within its budget. */
+async function overtimeSpent(task: LeasedTask, token: string): Promise<boolean> {
+  return getDb().$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+    const row = await lockExecutionGuarded(tx, task.id, token);
+    if (!row || (row.allowOvertime && !budgetExceeded(row, rows[0].now))) return false;
+    await stopAtDeadline(tx, row);
+    return true;
+  });
 }
 
 async function markRunning(task: LeasedTask, token: string): Promise<void> {
@@ -220,6 +234,7 @@ export async function terminal(tx: Tx, taskId: string, status: "succeeded" | "fa
     content: text,
     meta: { status, completedAt: task.completedAt!.toISOString(), title: task.title },
   });
+  await syncNotices(tx, task.id);
   await recordEventIfChanged(tx, task.id);
   await emitTaskById(tx, task.id);
   return task;

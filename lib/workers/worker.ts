@@ -9,6 +9,7 @@ import { claimCancels, claimExecution, nextExecutionDueMs } from "@/lib/tasks/sq
 import { abortTaskStep, executeTask } from "@/lib/tasks/execute";
 import { executeCancel } from "@/lib/tasks/cancel";
 import { notifyLoop } from "@/lib/notify/loop";
+import { dueLoop } from "@/lib/delivery/due";
 import { beat, markStopped } from "./heartbeat";
 import { Loop } from "./loop";
 
@@ -39,6 +40,7 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
     ),
     new Loop({ name: "cancel", concurrency: 2, pollMs: POLL_MS, claim: (n) => claimCancels(id, n), work: executeCancel }, stopping),
     new Loop(notifyLoop(id), stopping),
+    new Loop(dueLoop(), stopping),
   ];
   const byName = new Map(loops.map((l) => [l.name, l]));
 

@@ -1,0 +1,96 @@
+/**
+ * Timed delivery contracts (DESIGN §9, seed 003) as one pure function: given
+ * the committed facts of a task and the database time, which host notices must
+ * exist. Completion, publication and the promised moment are separate facts;
+ * notices only ever get added (unique key per task), never rewritten.
+ *
+ *   mode  moment                     facts                              notice (key / outcome)
+ *   ----  -------------------------  ---------------------------------  -------------------------------------------
+ *   none  terminal                   succeeded | failed | cancelled     final / done · failed · cancelled
+ *   at    before dueAt               succeeded                          — (body readable now; notice waits for dueAt)
+ *   at    at dueAt                   final published                    due / on_time → final body
+ *   at    at dueAt                   partial or nothing, still running  due / missed → partial body if any
+ *   at    at dueAt, no overtime      not final                          due / stopped (task is stopped, partials kept)
+ *   at    after a missed dueAt       succeeded                          final / late
+ *   by    completed ≤ dueAt          succeeded                          final / early (or on_time in the last window)
+ *   by    at dueAt, report anyway    not final                          due / missed
+ *   by    at dueAt, no report        not final                          — (outcome missed recorded)
+ *   by    after dueAt                succeeded                          final / late
+ *   any   any                        failed | cancelled (not stopped)   failed · cancelled (never waits for dueAt)
+ *
+ * deliveryOutcome (on_time | early | missed) is written once: at due
+ * evaluation, or at completion for a by-contract finished before its dueAt.
+ */
+export type Mode = "none" | "at" | "by";
+export type NoticeOutcome = "done" | "on_time" | "early" | "missed" | "late" | "stopped" | "failed" | "cancelled" | "input";
+
+export interface ContractFacts {
+  mode: Mode;
+  dueAt: Date | null;
+  createdAt: Date;
+  reportIfUnfinished: boolean;
+  status: string;
+  completedAt: Date | null;
+  /** Set once the due moment was evaluated; it fixes what happened at dueAt. */
+  dueEvaluatedAt: Date | null;
+  /** True when the due evaluation stopped the task (no overtime / budget spent). */
+  stoppedAtDeadline: boolean;
+  finalPublicationId: string | null;
+  latestPublicationId: string | null;
+}
+
+export interface NoticeSpec {
+  key: string;
+  outcome: NoticeOutcome;
+  publicationId: string | null;
+}
+
+/** by-mode completions inside this window before dueAt count as on time rather than early. */
+export function onTimeWindowMs(createdAt: Date, dueAt: Date): number {
+  return Math.min(60_000, Math.max(1_000, (dueAt.getTime() - createdAt.getTime()) * 0.1));
+}
+
+export function byOutcome(completedAt: Date, createdAt: Date, dueAt: Date): "early" | "on_time" | "late" {
+  if (completedAt.getTime() > dueAt.getTime()) return "late";
+  return dueAt.getTime() - completedAt.getTime() <= onTimeWindowMs(createdAt, dueAt) ? "on_time" : "early";
+}
+
+export interface DueEvaluation {
+  /** deliveryOutcome to write once (a by-contract finished early keeps its own). */
+  outcome: "on_time" | "missed";
+  notice: NoticeSpec | null;
+  /** Stop the research now: no overtime allowed, or its budget is spent. */
+  stop: boolean;
+}
+
+/** What the due moment means for a task, decided once when the due loop evaluates it. */
+export function evaluateDue(f: ContractFacts, overtime: { allowOvertime: boolean; budgetExceeded: boolean }): DueEvaluation {
+  if (f.finalPublicationId !== null) {
+    // by-contracts that finished already told the user; nothing more at dueAt.
+    const notice: NoticeSpec | null = f.mode === "at" ? { key: "due", outcome: "on_time", publicationId: f.finalPublicationId } : null;
+    return { outcome: "on_time", notice, stop: false };
+  }
+  const terminal = ["succeeded", "failed", "cancelled"].includes(f.status);
+  const stop = !terminal && (!overtime.allowOvertime || overtime.budgetExceeded);
+  if (stop) return { outcome: "missed", notice: { key: "due", outcome: "stopped", publicationId: f.latestPublicationId }, stop };
+  const silent = terminal || (f.mode === "by" && !f.reportIfUnfinished);
+  return { outcome: "missed", notice: silent ? null : { key: "due", outcome: "missed", publicationId: f.latestPublicationId }, stop };
+}
+
+/** Notices that the committed facts call for right now (some may already exist). */
+export function plannedNotices(f: ContractFacts): NoticeSpec[] {
+  const out: NoticeSpec[] = [];
+  if (f.status === "failed") out.push({ key: "failed", outcome: "failed", publicationId: f.latestPublicationId });
+  if (f.status === "cancelled" && !f.stoppedAtDeadline) out.push({ key: "cancelled", outcome: "cancelled", publicationId: f.latestPublicationId });
+  if (f.status !== "succeeded") return out;
+  const pub = f.finalPublicationId ?? f.latestPublicationId;
+  if (f.mode === "none" || !f.dueAt) {
+    out.push({ key: "final", outcome: "done", publicationId: pub });
+  } else if (f.mode === "by") {
+    out.push({ key: "final", outcome: byOutcome(f.completedAt ?? f.dueAt, f.createdAt, f.dueAt), publicationId: pub });
+  } else if (f.dueEvaluatedAt && f.completedAt && f.completedAt.getTime() > f.dueEvaluatedAt.getTime()) {
+    // at: finished after a due notice that had to say "not yet".
+    out.push({ key: "final", outcome: "late", publicationId: pub });
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+import { getDb, type Tx } from "@/lib/db/client";
+import type { Task } from "@/lib/db/generated/client.ts";
+import type { LoopSpec } from "@/lib/workers/loop";
+import { recordEventIfChanged } from "@/lib/notify/event";
+import { emitTaskById } from "@/lib/tasks/emit-task";
+import { fenceCancel } from "@/lib/tasks/request-cancel";
+import { evaluateDue } from "./contract";
+import { factsOf, STOPPED_AT_DEADLINE, writeNotice } from "./sync-notices";
+
+/**
+ * The due loop: sleeps until the earliest unevaluated dueAt (woken early by a
+ * NOTIFY when a nearer one is created), then evaluates each due task once, in
+ * one transaction that locks the row, writes deliveryOutcome (once), the due
+ * notice and the outbox event. A crash rolls the whole evaluation back.
+ */
+export interface Budget {
+  maxModelRequests?: number;
+  maxWallSeconds?: number;
+}
+
+export function budgetExceeded(task: Pick<Task, "budget" | "modelRequests" | "startedAt" | "createdAt">, now: Date): boolean {
+  const b = (task.budget ?? {}) as Budget;
+  if (b.maxModelRequests !== undefined && task.modelRequests >= b.maxModelRequests) return true;
+  const since = task.startedAt ?? task.createdAt;
+  return b.maxWallSeconds !== undefined && now.getTime() - since.getTime() >= b.maxWallSeconds * 1000;
+}
+
+/** Stops the research at its deadline through the ordinary cancel fence; partials stay. */
+export async function stopAtDeadline(tx: Tx, task: Task): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET error = ${STOPPED_AT_DEADLINE} WHERE id = ${task.id} AND error IS NULL`;
+  await fenceCancel(tx, task.ownerId, task.id);
+}
+
+export async function evaluateDueTask(id: string): Promise<"evaluated" | "skipped"> {
+  return getDb().$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
+      SELECT *, now() AS "dbNow" FROM "task"
+      WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now()
+      FOR UPDATE SKIP LOCKED`;
+    const task = rows[0];
+    if (!task) return "skipped";
+    const facts = await factsOf(tx, task);
+    const ev = evaluateDue(facts, { allowOvertime: task.allowOvertime, budgetExceeded: budgetExceeded(task, task.dbNow) });
+    const [evaluated] = await tx.$queryRaw<Task[]>`
+      UPDATE "task" SET "dueEvaluatedAt" = now(), "deliveryOutcome" = coalesce("deliveryOutcome", ${ev.outcome}), "updatedAt" = now()
+      WHERE id = ${id} RETURNING *`;
+    if (ev.notice) await writeNotice(tx, evaluated, ev.notice);
+    if (ev.stop) await stopAtDeadline(tx, evaluated);
+    await recordEventIfChanged(tx, id);
+    await emitTaskById(tx, id);
+    return "evaluated";
+  });
+}
+
+export async function nextDueMs(): Promise<number | null> {
+  const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
+    SELECT (extract(epoch FROM (min("dueAt") - now())) * 1000)::float8 AS ms
+    FROM "task" WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL`;
+  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
+}
+
+export function dueLoop(): LoopSpec<string> {
+  return {
+    name: "due",
+    concurrency: 4,
+    // The fallback only; the loop normally sleeps exactly until the next dueAt.
+    pollMs: Number(process.env.HERALD_DUE_POLL_MS ?? 30_000),
+    claim: async (limit) =>
+      (
+        await getDb().$queryRaw<{ id: string }[]>`
+          SELECT id FROM "task" WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now()
+          ORDER BY "dueAt" LIMIT ${limit}`
+      ).map((r) => r.id),
+    work: (id) => evaluateDueTask(id),
+    nextWakeMs: nextDueMs,
+  };
+}

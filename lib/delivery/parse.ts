@@ -1,0 +1,279 @@
+/**
+ * Timed-delivery phrases in a user's own words (DESIGN §9, seed 003).
+ *
+ * The host, not the model, turns "tell me in 10 minutes" into a contract, so
+ * the due time is anchored on the accepted message and no later model turn can
+ * move it. Only clear phrasings count: a false positive would invent a promise
+ * the user never asked for, which is worse than missing one.
+ */
+export interface ParsedDelivery {
+  mode: "at" | "by";
+  dueInSeconds: number;
+  reportIfUnfinished: boolean;
+}
+
+const MAX_SECONDS = 7 * 24 * 3600;
+
+// ---------------------------------------------------------------- English ---
+
+const SMALL: Record<string, number> = {
+  zero: 0, a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
+  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, ninety: 90,
+};
+const TENS = "twenty|thirty|forty|fifty";
+const UNITS_WORDS = "one|two|three|four|five|six|seven|eight|nine";
+const NUM_WORD = `(?:(?:${TENS})(?:[- ](?:${UNITS_WORDS}))?|${Object.keys(SMALL).filter((k) => k !== "a" && k !== "an").join("|")})`;
+const EN_WORDS = `(?:${NUM_WORD}|an?|(?:a\\s+)?couple(?:\\s+of)?)`;
+const EN_NUM = `(?:\\d+(?:\\.\\d+)?|${EN_WORDS})`;
+// No bare "s": "the 1990s" is a decade, not a deadline.
+const EN_UNIT = "(?:seconds?|secs?|minutes?|mins?|m|hours?|hrs?|hr|h)";
+// Digits may touch their unit ("10min"); words may not ("am" is not "a minute").
+const EN_COUNT = `(?:\\d+(?:\\.\\d+)?(?:\\s+and\\s+a\\s+half)?\\s*|${EN_WORDS}(?:\\s+and\\s+a\\s+half)?\\s+)`;
+
+/** A duration, e.g. "10 minutes", "an hour and a half", "half an hour", "0.25 min", "a quarter of an hour". */
+const EN_DURATION =
+  `(?:half\\s+(?:an?\\s+)?(?:hour|minute)|(?:a\\s+)?quarter\\s+of\\s+an\\s+hour|` +
+  `${EN_COUNT}${EN_UNIT}(?:\\s+and\\s+a\\s+half)?|` +
+  `(?:the\\s+)?next\\s+(?:${EN_COUNT})?${EN_UNIT})(?![a-z])`;
+
+function enNumber(word: string): number | null {
+  const w = word.toLowerCase().replace(/\s+/g, " ").trim();
+  if (/^\d+(\.\d+)?$/.test(w)) return Number(w);
+  if (/couple/.test(w)) return 2;
+  if (w in SMALL) return SMALL[w];
+  const m = new RegExp(`^(${TENS})[- ](${UNITS_WORDS})$`).exec(w);
+  return m ? SMALL[m[1]] + SMALL[m[2]] : null;
+}
+
+function unitSeconds(unit: string): number {
+  const u = unit.toLowerCase();
+  if (u.startsWith("h")) return 3600;
+  if (u.startsWith("m")) return 60;
+  return 1;
+}
+
+/** Seconds in an English duration phrase matched by EN_DURATION, or null. */
+export function englishDurationSeconds(phrase: string): number | null {
+  const p = phrase.toLowerCase().replace(/\s+/g, " ").trim();
+  if (/^half (an? )?hour$/.test(p)) return 1800;
+  if (/^half (an? )?minute$/.test(p)) return 30;
+  if (/quarter of an hour$/.test(p)) return 900;
+  const next = new RegExp(`^(?:the )?next (?:(.+?) ?)?(${EN_UNIT})$`).exec(p);
+  if (next) {
+    const n = next[1] ? enNumber(next[1]) : 1;
+    return n === null ? null : n * unitSeconds(next[2]);
+  }
+  const m = new RegExp(`^(${EN_NUM})( and a half)? ?(${EN_UNIT})( and a half)?$`).exec(p);
+  if (!m) return null;
+  const n = enNumber(m[1]);
+  if (n === null) return null;
+  const half = m[2] || m[4] ? 0.5 : 0;
+  return (n + half) * unitSeconds(m[3]);
+}
+
+const EN_BY = new RegExp(
+  `\\b(?:within|in\\s+under|in\\s+less\\s+than|in\\s+no\\s+more\\s+than|no\\s+later\\s+than|at\\s+the\\s+latest\\s+in|in(?=\\s+(?:the\\s+)?next\\b)|by)\\s+(${EN_DURATION})(?:\\s+from\\s+now)?`,
+  "gi",
+);
+const EN_AT = new RegExp(`\\b(?:in|after)\\s+(${EN_DURATION})(?:'?s?\\s+time)?(?:\\s+from\\s+now)?`, "gi");
+const EN_FROM_NOW = new RegExp(`\\b(${EN_DURATION})\\s+from\\s+now\\b`, "gi");
+
+// "in 10 minutes" is a promise only when it is about reporting back, or when it
+// closes the clause; "what changed in 2 hours of trading" is not a deadline.
+const EN_REPORT_VERB =
+  /\b(?:tell|let\s+me\s+know|get\s+back|report|notify|ping|update\s+me|remind|reply|respond|answer|results?|ready|done|finish(?:ed)?|deliver|send|give\s+me|back\s+to\s+me|hear\s+back)\b/i;
+const EN_CLAUSE_END = /^\s*(?:$|[.,;:!?)]|\b(?:and|then|even|please|ok|okay|thanks?|with|tell|let|so|but|if|at\s+the\s+latest)\b)/i;
+
+const EN_ANYWAY = [
+  /\beven\s+if\b[^.,;!?]{0,40}?\b(?:done|finished|complete|completed|ready|unfinished|incomplete|through|over)\b/gi,
+  /\b(?:report|tell\s+me|let\s+me\s+know|send\s+it|answer)\s+(?:it\s+)?anyway\b/gi,
+  /\b(?:done|finished|complete)\s+or\s+not\b/gi,
+  /\bwhatever\s+you(?:'ve|\s+have)?\s+(?:got|have|found)?\s*(?:so\s+far|by\s+then|at\s+that\s+point)\b/gi,
+  /\bpartial\s+(?:results?|answers?|reports?)\s+(?:is|are)\s+(?:fine|ok|okay|acceptable)\b/gi,
+];
+
+// ---------------------------------------------------------------- Chinese ---
+
+const ZH_DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
+
+/** Chinese or Arabic numeral (十五, 二十, 两, 一百二十, 30, ３０) → number. */
+export function chineseNumber(s: string): number | null {
+  const t = s.replace(/[０-９]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xfee0)).replace(/．/g, ".");
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (!/^[零〇一二两三四五六七八九十百]+$/.test(t)) return null;
+  let total = 0;
+  let current = 0;
+  for (const ch of t) {
+    if (ch === "百") {
+      total += (current || 1) * 100;
+      current = 0;
+    } else if (ch === "十") {
+      total += (current || 1) * 10;
+      current = 0;
+    } else current = ZH_DIGIT[ch];
+  }
+  return total + current;
+}
+
+const ZH_NUM = "(?:[0-9０-９]+(?:[.．][0-9０-９]+)?|[零〇一二两三四五六七八九十百]+)";
+// A lone 分 is left out on purpose: 十分 also means "very".
+const ZH_UNIT = "(?:小时|钟头|分钟|秒钟|秒)";
+const ZH_DURATION = `(?:${ZH_NUM}\\s*个?\\s*半\\s*个?\\s*(?:小时|钟头)|半\\s*个?\\s*(?:小时|钟头|分钟)|${ZH_NUM}\\s*刻钟|${ZH_NUM}\\s*个?\\s*${ZH_UNIT})`;
+
+export function chineseDurationSeconds(phrase: string): number | null {
+  const p = phrase.replace(/\s+/g, "");
+  const halfHours = new RegExp(`^(${ZH_NUM})个?半个?(?:小时|钟头)$`).exec(p);
+  if (halfHours) {
+    const n = chineseNumber(halfHours[1]);
+    return n === null ? null : (n + 0.5) * 3600;
+  }
+  if (/^半个?(?:小时|钟头)$/.test(p)) return 1800;
+  if (/^半个?分钟$/.test(p)) return 30;
+  const quarter = new RegExp(`^(${ZH_NUM})刻钟$`).exec(p);
+  if (quarter) {
+    const n = chineseNumber(quarter[1]);
+    return n === null ? null : n * 900;
+  }
+  const m = new RegExp(`^(${ZH_NUM})个?(小时|钟头|分钟|秒钟|秒)$`).exec(p);
+  if (!m) return null;
+  const n = chineseNumber(m[1]);
+  if (n === null) return null;
+  return n * (m[2] === "小时" || m[2] === "钟头" ? 3600 : m[2] === "分钟" ? 60 : 1);
+}
+
+const ZH_VERB = "(?:告诉|通知|给|回复|汇报|报告|发|交|提醒|答复|回|跟我说|和我说|说)";
+const ZH_AT = new RegExp(`(${ZH_DURATION})\\s*(?:后|以后|之后)\\s*[，,]?\\s*(?:再|就|请)?\\s*(?=${ZH_VERB})`, "g");
+const ZH_BY = new RegExp(`(?:在|于)?\\s*(${ZH_DURATION})\\s*(?:之内|以内|内)`, "g");
+const ZH_BY_PREFIX = new RegExp(`(?:不超过|最多|最晚|最迟)\\s*(${ZH_DURATION})`, "g");
+const ZH_ANYWAY = [
+  /(?:如果|要是|就算|即使|即便)?(?:做不完|没做完|没有做完|没完成|没有完成|未完成|完不成|做不好|还没好|没好|没写完|写不完)(?:的话)?\s*[，,]?\s*也/g,
+  /(?:不管|无论)(?:是否|有没有|有无)?(?:做完|完成|写完|好)(?:了|与否|没有)?/g,
+];
+
+// ----------------------------------------------------------------- parser ---
+
+interface Hit {
+  mode: "at" | "by";
+  seconds: number;
+  index: number;
+  /** Where the duration itself starts; stripping removes only accepted phrases. */
+  at: number;
+}
+
+const durationStart = (m: RegExpMatchArray) => m.index! + m[0].indexOf(m[1]);
+
+function clauseBefore(text: string, index: number): string {
+  const before = text.slice(0, index);
+  const cut = Math.max(before.lastIndexOf("."), before.lastIndexOf(";"), before.lastIndexOf("!"), before.lastIndexOf("?"), before.lastIndexOf("\n"));
+  return before.slice(cut + 1);
+}
+
+function durationHits(text: string): Hit[] {
+  const hits: Hit[] = [];
+  const byRanges: [number, number][] = [];
+  for (const m of text.matchAll(EN_BY)) {
+    const s = englishDurationSeconds(m[1]);
+    if (s === null) continue;
+    hits.push({ mode: "by", seconds: s, index: m.index!, at: durationStart(m) });
+    byRanges.push([m.index!, m.index! + m[0].length]);
+  }
+  const insideBy = (i: number) => byRanges.some(([a, b]) => i >= a && i < b);
+  for (const m of text.matchAll(EN_AT)) {
+    if (insideBy(m.index!)) continue;
+    const s = englishDurationSeconds(m[1]);
+    if (s === null) continue;
+    const after = text.slice(m.index! + m[0].length);
+    const isAfter = /^after/i.test(m[0]);
+    const reported = EN_REPORT_VERB.test(clauseBefore(text, m.index!));
+    if (reported || (!isAfter && EN_CLAUSE_END.test(after))) hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
+  }
+  for (const m of text.matchAll(EN_FROM_NOW)) {
+    if (insideBy(m.index!) || hits.some((h) => Math.abs(h.index - m.index!) < 12)) continue;
+    const s = englishDurationSeconds(m[1]);
+    if (s !== null) hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
+  }
+  for (const re of [ZH_BY, ZH_BY_PREFIX]) {
+    for (const m of text.matchAll(re)) {
+      const s = chineseDurationSeconds(m[1]);
+      if (s !== null) hits.push({ mode: "by", seconds: s, index: m.index!, at: durationStart(m) });
+    }
+  }
+  for (const m of text.matchAll(ZH_AT)) {
+    const s = chineseDurationSeconds(m[1]);
+    if (s !== null) hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
+  }
+  return hits.filter((h) => h.seconds > 0 && h.seconds <= MAX_SECONDS).sort((a, b) => a.index - b.index);
+}
+
+function wantsReportAnyway(text: string): boolean {
+  return [...EN_ANYWAY, ...ZH_ANYWAY].some((re) => {
+    re.lastIndex = 0;
+    return re.test(text);
+  });
+}
+
+/**
+ * The delivery contract a message asks for, or null when it names no clear
+ * deadline. "within" wins over "in" when both appear: the stricter promise is
+ * the one the user will hold us to.
+ */
+export function parseDeliveryPhrase(text: string): ParsedDelivery | null {
+  const hits = durationHits(text);
+  if (hits.length === 0) return null;
+  const chosen = hits.find((h) => h.mode === "by") ?? hits[0];
+  return {
+    mode: chosen.mode,
+    dueInSeconds: Math.round(chosen.seconds * 1000) / 1000,
+    reportIfUnfinished: wantsReportAnyway(text),
+  };
+}
+
+// --------------------------------------------------------------- stripping ---
+
+const EN_TELL = "(?:tell\\s+me|let\\s+me\\s+know|get\\s+back\\s+to\\s+me|report\\s+back|notify\\s+me|ping\\s+me|update\\s+me|remind\\s+me|send\\s+(?:it|me\\s+the\\s+results?)|give\\s+me\\s+(?:the\\s+)?(?:results?|an?\\s+answer))";
+const EN_TELL_TAIL = "(?:\\s+(?:the\\s+)?(?:results?|answer|what\\s+you\\s+(?:find|found|have)|about\\s+it|how\\s+it\\s+went))?";
+
+/**
+ * Removes delivery phrases (and the "and tell me" that carried them) so what is
+ * left reads as the topic; used for task titles.
+ */
+export function stripDeliveryPhrases(text: string): string {
+  // Positions are those of the original text; every removal below keeps the
+  // length (spaces) so they stay valid until the final tidy-up.
+  const accepted = new Set(durationHits(text).map((h) => h.at));
+  let out = text;
+  const blank = (s: string) => " ".repeat(s.length);
+  /** Removes matches whose named group `d` (the duration) is a phrase the parser accepted. */
+  const removeAccepted = (re: RegExp) => {
+    out = out.replace(re, (...args) => {
+      const match = args[0] as string;
+      const offset = args[args.length - 3] as number;
+      const groups = args[args.length - 1] as { lead?: string; d: string };
+      const at = offset + match.indexOf(groups.d, (groups.lead ?? "").length);
+      return accepted.has(at) ? blank(match) : match;
+    });
+  };
+  const remove = (re: RegExp) => {
+    out = out.replace(re, blank);
+  };
+  // Chinese first: its phrases carry their own verbs ("十分钟后告诉我结果").
+  const zhTell = `(?:${ZH_VERB}(?:我|给我)?(?:一下|一声)?(?:结果|答案|结论|进展|情况)?)?`;
+  removeAccepted(new RegExp(`(?<lead>[，,]?\\s*(?:然后|并且|并|再)?\\s*(?:请)?\\s*(?:在|于)?\\s*)(?<d>${ZH_DURATION})\\s*(?:后|以后|之后)\\s*(?:再|就|请)?\\s*${zhTell}`, "g"));
+  removeAccepted(new RegExp(`(?<lead>[，,]?\\s*(?:然后|并且|并|再)?\\s*(?:请)?\\s*(?:在|于|不超过|最多|最晚|最迟)?\\s*)(?<d>${ZH_DURATION})\\s*(?:之内|以内|内)?\\s*(?:就|请)?\\s*${zhTell}`, "g"));
+  for (const re of ZH_ANYWAY) remove(new RegExp(`[，,]?\\s*${re.source}\\s*(?:要)?\\s*${zhTell}`, "g"));
+
+  const tellLead = `(?:[,;]?\\s*(?:and\\s+|then\\s+|but\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*)?`;
+  removeAccepted(new RegExp(`(?<lead>${tellLead}\\b(?:within|in\\s+under|in\\s+less\\s+than|in\\s+no\\s+more\\s+than|no\\s+later\\s+than|at\\s+the\\s+latest\\s+in|by|in|after)\\s+)(?<d>${EN_DURATION})(?:'?s?\\s+time)?(?:\\s+from\\s+now)?(?:\\s+at\\s+the\\s+latest)?`, "gi"));
+  removeAccepted(new RegExp(`(?<lead>${tellLead})(?<d>${EN_DURATION})\\s+from\\s+now`, "gi"));
+  for (const re of EN_ANYWAY) remove(new RegExp(`${tellLead}(?:,\\s*)?(?:and\\s+)?${re.source}`, "gi"));
+  // A "tell me" left without its time ("…, and tell me.") is noise in a title.
+  remove(new RegExp(`[,;]?\\s*(?:and\\s+|then\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*(?=$|[.,;!?])`, "gi"));
+  return out
+    .replace(/\s+([,.;!?，。；！？])/g, "$1")
+    .replace(/([.!?。！？])[.!?。！？]+/g, "$1")
+    .replace(/([,;，；])\s*(?=[,.;!?，。；！？]|$)/g, "")
+    .replace(/\s{2,}/g, " ")
+    .replace(/^[\s,;，；。.]+|[\s,;，；]+$/g, "")
+    .trim();
+}

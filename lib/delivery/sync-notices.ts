@@ -1,0 +1,126 @@
+import type { Tx } from "@/lib/db/client";
+import type { Notice, Task } from "@/lib/db/generated/client.ts";
+import { appendMessage } from "@/lib/chat/append-message";
+import { emitEvent } from "@/lib/events/emit";
+import { byOutcome, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
+
+export interface PublicNotice {
+  id: string;
+  taskId: string;
+  conversationId: string;
+  key: string;
+  outcome: string | null;
+  publicationId: string | null;
+  text: string;
+  createdAt: string;
+}
+
+export function toPublicNotice(n: Notice): PublicNotice {
+  return {
+    id: n.id,
+    taskId: n.taskId,
+    conversationId: n.conversationId,
+    key: n.key,
+    outcome: n.outcome,
+    publicationId: n.publicationId,
+    text: n.text,
+    createdAt: n.createdAt.toISOString(),
+  };
+}
+
+/** Host wording: built from committed facts only, never from model text. */
+export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec): string {
+  const t = `"${task.title}"`;
+  const body = spec.publicationId ? "the report it points to is linked here" : "nothing has been published yet";
+  switch (spec.outcome) {
+    case "on_time":
+      return spec.key === "due" ? `${t} is due now and the final report is ready.` : `${t} finished on time; the final report is ready.`;
+    case "early":
+      return `${t} finished before the promised time; the final report is ready.`;
+    case "late":
+      return `${t} finished after the promised time; the final report is ready now.`;
+    case "missed":
+      return `${t} is due now but not finished; ${spec.publicationId ? "a partial report is available" : "nothing has been published yet"}. It keeps working and will report again when done.`;
+    case "stopped":
+      return `${t} reached its deadline and was stopped; ${spec.publicationId ? "the partial report is kept" : "nothing had been published"}.`;
+    case "failed":
+      return `${t} failed: ${(task.error ?? "unknown error").slice(0, 300)}; ${body}.`;
+    case "cancelled":
+      return `${t} was cancelled; anything already published stays available.`;
+    case "input":
+      return `${t} needs your input.`;
+    default:
+      return `${t} finished; the report is ready.`;
+  }
+}
+
+export async function factsOf(tx: Tx, task: Task): Promise<ContractFacts> {
+  const final = await tx.publication.findFirst({
+    where: { taskId: task.id, partial: false },
+    orderBy: { version: "desc" },
+    select: { id: true },
+  });
+  return {
+    mode: task.deliveryMode as ContractFacts["mode"],
+    dueAt: task.dueAt,
+    createdAt: task.createdAt,
+    reportIfUnfinished: task.reportIfUnfinished,
+    status: task.status,
+    completedAt: task.completedAt,
+    dueEvaluatedAt: task.dueEvaluatedAt,
+    stoppedAtDeadline: (task.error ?? "").startsWith(STOPPED_AT_DEADLINE),
+    finalPublicationId: final?.id ?? null,
+    latestPublicationId: task.latestPublicationId,
+  };
+}
+
+export const STOPPED_AT_DEADLINE = "stopped at the deadline";
+
+/**
+ * Writes one notice (idempotent by its unique key per task) with its `notice`
+ * message and feed event. Returns null when the key already existed.
+ */
+export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec): Promise<Notice | null> {
+  const text = noticeText(task, spec);
+  const rows = await tx.$queryRaw<Notice[]>`
+    INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
+    VALUES (gen_random_uuid()::text, ${task.id}, ${task.conversationId}, ${task.ownerId}, ${spec.key}, ${spec.outcome}, ${spec.publicationId}, ${text})
+    ON CONFLICT ("taskId", key) DO NOTHING
+    RETURNING *`;
+  const notice = rows[0];
+  if (!notice) return null;
+  await appendMessage(tx, {
+    skipIfGone: true,
+    conversationId: task.conversationId,
+    ownerId: task.ownerId,
+    taskId: task.id,
+    publicationId: spec.publicationId,
+    kind: "notice",
+    content: text,
+    meta: { noticeId: notice.id, noticeKey: spec.key, outcome: spec.outcome, taskStatus: task.status, title: task.title, dueAt: task.dueAt?.toISOString() ?? null },
+  });
+  await emitEvent(tx, task.ownerId, { type: "notice.created", data: { notice: { ...toPublicNotice(notice) } } }, {
+    conversationId: task.conversationId,
+    taskId: task.id,
+  });
+  return notice;
+}
+
+/** Brings the task's notices up to date with its committed facts (caller holds the row lock). */
+export async function syncNotices(tx: Tx, taskId: string): Promise<Notice[]> {
+  const task = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
+  const written: Notice[] = [];
+  const facts = await factsOf(tx, task);
+  for (const spec of plannedNotices(facts)) {
+    const n = await writeNotice(tx, task, spec);
+    if (n) written.push(n);
+  }
+  // A by-contract met before its dueAt is settled at completion; written once.
+  if (task.deliveryMode === "by" && task.status === "succeeded" && !task.deliveryOutcome && task.dueAt && task.completedAt) {
+    const outcome = byOutcome(task.completedAt, task.createdAt, task.dueAt);
+    if (outcome !== "late") {
+      await tx.$executeRaw`UPDATE "task" SET "deliveryOutcome" = ${outcome} WHERE id = ${task.id} AND "deliveryOutcome" IS NULL`;
+    }
+  }
+  return written;
+}

@@ -1,0 +1,22 @@
+import type { LoopSpec } from "@/lib/workers/loop";
+import { claimNotifications, notifyOne, type ClaimedNotification } from "./deliver";
+
+const POLL_MS = Number(process.env.HERALD_POLL_MS ?? 2_000);
+const CONCURRENCY = Number(process.env.HERALD_NOTIFY_CONCURRENCY ?? 4);
+
+/**
+ * The notification outbox loop. Work per row is a few short transactions (the
+ * narration itself runs in the run loop), so a small concurrency suffices.
+ */
+export function notifyLoop(workerId: string): LoopSpec<ClaimedNotification> {
+  const log = (msg: string, err?: unknown) =>
+    err ? console.error(`[notify] ${msg}`, err) : console.warn(`[notify] ${msg}`);
+  return {
+    name: "notify",
+    concurrency: CONCURRENCY,
+    pollMs: POLL_MS,
+    claim: (limit) => claimNotifications(workerId, limit),
+    work: (row, stopping) => notifyOne(row, stopping, log),
+    log,
+  };
+}

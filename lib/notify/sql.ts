@@ -1,0 +1,227 @@
+import type { Tx } from "@/lib/db/client";
+import { Prisma, type Notice, type Run, type Task } from "@/lib/db/generated/client.ts";
+import { CLAIMABLE, IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
+
+/**
+ * Every statement of the notification outbox lives here. The decisions are in
+ * ./state.ts (with the transition table); this file only claims rows, fences
+ * writes with the lease, and stores what was decided.
+ *
+ * Fence for every write after a claim: notifyLeaseToken = the claim's token
+ * AND lease not expired AND notificationStatus in the expected phase AND
+ * dispatchVersion as claimed. A miss means another worker owns the row now.
+ */
+
+/** A row this worker holds a notification lease on. */
+export type ClaimedNotification = Task & { notifyLeaseToken: string };
+
+export interface Fence {
+  id: string;
+  token: string;
+  dispatchVersion: number | null;
+}
+
+export interface Locked {
+  task: Task;
+  /** Database clock at the moment the row was locked; schedules are computed from it. */
+  dbNow: Date;
+}
+
+export const fenceOf = (row: ClaimedNotification): Fence => ({
+  id: row.id,
+  token: row.notifyLeaseToken,
+  dispatchVersion: row.dispatchVersion,
+});
+
+/**
+ * Takes the notification lease on up to `limit` due rows, one statement, fresh
+ * token per row. Due = pending work, schedule reached (or, for a dispatched
+ * row, its narration run already finished: the run loop's wake-up is then
+ * worth acting on), and no live lease. Status is left alone: the claim
+ * transitions (T2–T6) are decided and applied by the caller in the same
+ * transaction. Returns the claimed ids.
+ */
+export async function claimNotificationLeases(
+  tx: Tx,
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+  onlyTaskIds?: string[],
+): Promise<string[]> {
+  if (limit <= 0) return [];
+  const leaseSeconds = leaseMs / 1000;
+  const only = onlyTaskIds ? Prisma.sql`AND c.id = ANY(${onlyTaskIds}::text[])` : Prisma.empty;
+  // The notificationStatus predicate repeats task_notify_due_idx's WHERE so the planner can use it.
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    UPDATE "task" t
+    SET "notifyLeaseOwner" = ${workerId}, "notifyLeaseToken" = gen_random_uuid()::text,
+        "notifyLeaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
+    WHERE t.id IN (
+      SELECT c.id FROM "task" c
+      WHERE c."notificationStatus" IN ('pending','claimed','dispatched','retry')
+        AND c."eventVersion" > c."notifiedVersion"
+        AND (c."notifyLeaseExpiresAt" IS NULL OR c."notifyLeaseExpiresAt" < now())
+        AND (c."nextNotificationAt" IS NULL OR c."nextNotificationAt" <= now()
+             OR (c."notificationStatus" = 'dispatched' AND EXISTS (
+                   SELECT 1 FROM "run" r
+                   WHERE r.id = c."notificationRunId" AND r.status IN ('succeeded','failed','cancelled'))))
+        ${only}
+      ORDER BY c."nextNotificationAt" NULLS FIRST, c.id
+      LIMIT ${limit}
+      FOR UPDATE OF c SKIP LOCKED)
+    RETURNING t.id`;
+  return rows.map((r) => r.id);
+}
+
+export async function loadClaimed(tx: Tx, ids: string[]): Promise<{ tasks: Task[]; dbNow: Date }> {
+  const tasks = await tx.task.findMany({ where: { id: { in: ids } }, orderBy: [{ ownerId: "asc" }, { id: "asc" }] });
+  const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
+  return { tasks, dbNow: now };
+}
+
+/**
+ * Locks the row for a post-claim transition if this claim still owns it in the
+ * expected phase. Holding the row lock for the rest of the transaction also
+ * serialises against recordEventIfChanged, so decisions see a stable version.
+ */
+export async function lockClaimed(
+  tx: Tx,
+  fence: Fence,
+  statuses: readonly NotificationStatus[] = IN_FLIGHT,
+): Promise<Locked | null> {
+  const rows = await tx.$queryRaw<{ id: string; dbNow: Date }[]>`
+    SELECT id, clock_timestamp() AS "dbNow" FROM "task"
+    WHERE id = ${fence.id}
+      AND "notifyLeaseToken" = ${fence.token}
+      AND "notifyLeaseExpiresAt" > clock_timestamp()
+      AND "notificationStatus" = ANY(${[...statuses]}::text[])
+      AND "dispatchVersion" IS NOT DISTINCT FROM ${fence.dispatchVersion}::int
+    FOR UPDATE`;
+  if (rows.length === 0) return null;
+  const task = await tx.task.findUniqueOrThrow({ where: { id: fence.id } });
+  return { task, dbNow: rows[0].dbNow };
+}
+
+/** Locks the row for recording an event (T1), whoever holds the notification lease. */
+export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked | null> {
+  const rows = await tx.$queryRaw<{ id: string; dbNow: Date }[]>`
+    SELECT id, clock_timestamp() AS "dbNow" FROM "task" WHERE id = ${taskId} FOR UPDATE`;
+  if (rows.length === 0) return null;
+  const task = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
+  return { task, dbNow: rows[0].dbNow };
+}
+
+/**
+ * Stores a decision. With a token the write is fenced by it (the caller already
+ * holds the row lock from lockClaimed, so this is belt and braces); without
+ * one it is T1, which only runs under lockTaskForEvent.
+ */
+export async function applyOutboxPatch(tx: Tx, target: { id: string; token?: string }, patch: OutboxPatch, dbNow: Date): Promise<Task> {
+  const data: Prisma.TaskUpdateInput = {};
+  if (patch.notificationStatus !== undefined) data.notificationStatus = patch.notificationStatus;
+  if (patch.eventFingerprint !== undefined) data.eventFingerprint = patch.eventFingerprint;
+  if (patch.eventVersion !== undefined) data.eventVersion = patch.eventVersion;
+  if (patch.notifiedVersion !== undefined) data.notifiedVersion = patch.notifiedVersion;
+  if (patch.dispatchVersion !== undefined) data.dispatchVersion = patch.dispatchVersion;
+  if (patch.dispatchAttempt !== undefined) data.dispatchAttempt = patch.dispatchAttempt;
+  if (patch.dispatchEvent !== undefined) {
+    data.dispatchEvent = patch.dispatchEvent === null ? Prisma.DbNull : (patch.dispatchEvent as Prisma.InputJsonObject);
+  }
+  if (patch.notificationRunId !== undefined) data.notificationRunId = patch.notificationRunId;
+  if (patch.notificationError !== undefined) data.notificationError = patch.notificationError;
+  if (patch.notificationAttempts !== undefined) data.notificationAttempts = patch.notificationAttempts;
+  if (patch.nextInMs !== undefined) {
+    data.nextNotificationAt = patch.nextInMs === null ? null : new Date(dbNow.getTime() + patch.nextInMs);
+  }
+  if (patch.releaseLease) {
+    data.notifyLeaseOwner = null;
+    data.notifyLeaseToken = null;
+    data.notifyLeaseExpiresAt = null;
+  }
+  return tx.task.update({
+    where: target.token === undefined ? { id: target.id } : { id: target.id, notifyLeaseToken: target.token },
+    data,
+  });
+}
+
+/** The conversation a notification goes to, if it still exists for that owner. */
+export async function liveConversation(tx: Tx, conversationId: string, ownerId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL`;
+  return rows.length === 1;
+}
+
+/** Same predicate as the run loop's "one active run per conversation". */
+export async function conversationBusy(tx: Tx, conversationId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ one: number }[]>`
+    SELECT 1 AS one FROM "run" WHERE "conversationId" = ${conversationId} AND status IN ('queued','running') LIMIT 1`;
+  return rows.length > 0;
+}
+
+export async function publicationPartial(tx: Tx, publicationId: string): Promise<boolean | null> {
+  const rows = await tx.$queryRaw<{ partial: boolean }[]>`SELECT partial FROM "publication" WHERE id = ${publicationId}`;
+  return rows[0]?.partial ?? null;
+}
+
+/** Inserts the notice unless one with that key exists; returns it only when this call created it. */
+export async function insertNotice(
+  tx: Tx,
+  n: { taskId: string; conversationId: string; ownerId: string; key: string; outcome: string | null; publicationId: string | null; text: string },
+): Promise<Notice | null> {
+  const rows = await tx.$queryRaw<Notice[]>`
+    INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
+    VALUES (gen_random_uuid()::text, ${n.taskId}, ${n.conversationId}, ${n.ownerId}, ${n.key}, ${n.outcome}, ${n.publicationId}, ${n.text})
+    ON CONFLICT ("taskId", key) DO NOTHING
+    RETURNING *`;
+  return rows[0] ?? null;
+}
+
+export async function findRunByKey(tx: Tx, idempotencyKey: string): Promise<Run | null> {
+  return tx.run.findUnique({ where: { idempotencyKey } });
+}
+
+export async function findRun(tx: Tx, id: string): Promise<Run | null> {
+  return tx.run.findUnique({ where: { id } });
+}
+
+/**
+ * Creates the queued narration run unless a run with the key exists (UNIQUE).
+ * Returns the run and whether this call created it; a concurrent creator of the
+ * same key is waited for by the unique index, so the loser sees the winner's row.
+ */
+export async function insertNotificationRun(
+  tx: Tx,
+  r: { id: string; ownerId: string; conversationId: string; taskId: string; idempotencyKey: string },
+): Promise<{ run: Run; created: boolean }> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO "run" (id, "ownerId", "conversationId", kind, status, "idempotencyKey", "taskId")
+    VALUES (${r.id}, ${r.ownerId}, ${r.conversationId}, 'notification', 'queued', ${r.idempotencyKey}, ${r.taskId})
+    ON CONFLICT ("idempotencyKey") DO NOTHING
+    RETURNING id`;
+  if (rows.length === 1) return { run: await tx.run.findUniqueOrThrow({ where: { id: r.id } }), created: true };
+  const existing = await findRunByKey(tx, r.idempotencyKey);
+  if (!existing) throw new Error(`notification run ${r.idempotencyKey} neither inserted nor found`);
+  return { run: existing, created: false };
+}
+
+/** Points the run at its hidden prompt so its history stops there. */
+export async function setRunTrigger(tx: Tx, runId: string, messageId: string): Promise<Run> {
+  return tx.run.update({ where: { id: runId }, data: { triggerMessageId: messageId } });
+}
+
+/**
+ * For conversation deletion (DESIGN §3): dead-letters every notification of the
+ * conversation that is not already finished, with a clear reason, and frees
+ * their leases so a worker holding one finds its fence gone. Returns the rows
+ * changed so the caller can announce them.
+ */
+export async function deadLetterForConversation(tx: Tx, conversationId: string, reason: string): Promise<Task[]> {
+  const ids = await tx.$queryRaw<{ id: string }[]>`
+    UPDATE "task" SET "notificationStatus" = 'dead_letter', "notificationError" = ${reason},
+      "nextNotificationAt" = NULL, "notificationRunId" = NULL,
+      "notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL
+    WHERE "conversationId" = ${conversationId} AND "notificationStatus" = ANY(${[...CLAIMABLE]}::text[])
+    RETURNING id`;
+  if (ids.length === 0) return [];
+  return tx.task.findMany({ where: { id: { in: ids.map((r) => r.id) } } });
+}
