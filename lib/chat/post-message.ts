@@ -1,4 +1,5 @@
-import { getDb } from "@/lib/db/client";
+import { getDb, type Tx } from "@/lib/db/client";
+import { parseDeliveryPhrase } from "@/lib/delivery/parse";
 import { ApiError } from "@/lib/api/errors";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
@@ -10,7 +11,40 @@ import { toPublicConversation, toPublicMessage, toPublicRun } from "./public";
 export interface PostMessageInput {
   content: string;
   clientMessageId: string;
-  meta?: Prisma.InputJsonValue;
+  /** From the composer's picker; otherwise parsed from the text ("tell me in 10 minutes"). */
+  delivery?: DeliveryInput;
+}
+
+export interface DeliveryInput {
+  mode: "at" | "by";
+  dueInSeconds?: number;
+  dueAt?: string;
+  reportIfUnfinished?: boolean;
+  allowOvertime?: boolean;
+}
+
+/**
+ * The contract is fixed here, on the accepted message: dueAt = the message's
+ * createdAt (now() is constant within the transaction, so it is exactly that
+ * timestamp) + the duration. Nothing later — reloads, model turns — moves it.
+ */
+async function deliveryMeta(tx: Tx, input: PostMessageInput): Promise<Prisma.InputJsonValue | undefined> {
+  const parsed = input.delivery ? null : parseDeliveryPhrase(input.content);
+  const d: DeliveryInput | null = input.delivery ?? parsed;
+  if (!d) return undefined;
+  const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+  const dueAt = d.dueAt ? new Date(d.dueAt) : new Date(now.getTime() + (d.dueInSeconds ?? 0) * 1000);
+  if (dueAt.getTime() <= now.getTime()) throw new ApiError("bad_request", "delivery.dueAt: must be in the future", "delivery.dueAt");
+  return {
+    delivery: {
+      mode: d.mode,
+      dueAt: dueAt.toISOString(),
+      dueInSeconds: (dueAt.getTime() - now.getTime()) / 1000,
+      reportIfUnfinished: d.reportIfUnfinished ?? false,
+      allowOvertime: input.delivery?.allowOvertime ?? true,
+      source: input.delivery ? "picker" : "phrase",
+    },
+  };
 }
 
 async function findExisting(ownerId: string, conversationId: string, clientMessageId: string) {
@@ -44,7 +78,7 @@ export async function postMessage(
         kind: "user",
         content: input.content,
         clientMessageId: input.clientMessageId,
-        meta: input.meta,
+        meta: await deliveryMeta(tx, input),
       });
       const run = await tx.run.create({
         data: { ownerId, conversationId, kind: "chat", idempotencyKey: `chat:${message.id}`, triggerMessageId: message.id },
