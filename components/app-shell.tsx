@@ -4,6 +4,7 @@ import * as Dialog from "@radix-ui/react-dialog";
 import { useEffect, useState, type ReactNode } from "react";
 import type { PublicConversation } from "@/lib/api/shapes";
 import { useFeed } from "@/lib/client/feed";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useConversation } from "@/lib/client/queries";
 import { useI18n } from "@/lib/i18n/client";
 import { CloseIcon, MenuIcon } from "./icons";
@@ -36,6 +37,7 @@ export function AppShell({
 }) {
   const { t } = useI18n();
   const [drawerOpen, setDrawerOpen] = useState(false);
+  const hydrated = useHydrated();
   useFeed();
 
   const conversationQuery = useConversation(conversation?.id ?? null, conversation);
@@ -70,6 +72,7 @@ export function AppShell({
             <Dialog.Trigger asChild>
               <button
                 type="button"
+                disabled={!hydrated}
                 className="flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle md:hidden"
               >
                 <MenuIcon />

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { authClient } from "@/lib/auth/client";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { HeraldMark } from "./icons";
@@ -59,6 +60,7 @@ export function AuthForm({ mode }: { mode: Mode }) {
   const ids = { name: useId(), email: useId(), password: useId(), hint: useId(), error: useId() };
   const [error, setError] = useState<FormError | null>(null);
   const [pending, setPending] = useState(false);
+  const hydrated = useHydrated();
   const nameRef = useRef<HTMLInputElement>(null);
   const emailRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
@@ -151,6 +153,7 @@ export function AuthForm({ mode }: { mode: Mode }) {
                   autoComplete="name"
                   required
                   maxLength={100}
+                  readOnly={!hydrated}
                   aria-invalid={error?.field === "name" || undefined}
                   aria-describedby={describedBy("name")}
                   className={inputClass}
@@ -172,6 +175,7 @@ export function AuthForm({ mode }: { mode: Mode }) {
                 autoCapitalize="none"
                 spellCheck={false}
                 required
+                readOnly={!hydrated}
                 aria-invalid={error?.field === "email" || undefined}
                 aria-describedby={describedBy("email")}
                 className={inputClass}
@@ -190,6 +194,7 @@ export function AuthForm({ mode }: { mode: Mode }) {
                 autoComplete={isSignUp ? "new-password" : "current-password"}
                 required
                 minLength={isSignUp ? MIN_PASSWORD : undefined}
+                readOnly={!hydrated}
                 aria-invalid={error?.field === "password" || undefined}
                 aria-describedby={describedBy("password", isSignUp ? ids.hint : undefined)}
                 className={inputClass}
@@ -203,7 +208,7 @@ export function AuthForm({ mode }: { mode: Mode }) {
 
             <button
               type="submit"
-              disabled={pending}
+              disabled={pending || !hydrated}
               className="flex w-full items-center justify-center rounded-lg bg-accent px-4 py-2.5 text-sm font-medium text-accent-fg hover:bg-accent-hover disabled:cursor-wait disabled:opacity-70"
             >
               {isSignUp ? t("signUp") : t("signIn")}

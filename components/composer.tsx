@@ -1,6 +1,7 @@
 "use client";
 
 import { useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { SendIcon } from "./icons";
 
@@ -11,6 +12,7 @@ export function Composer({ onSend, disabled = false }: { onSend: (content: strin
   const id = useId();
   const hintId = useId();
   const [value, setValue] = useState("");
+  const hydrated = useHydrated();
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const canSend = !disabled && value.trim().length > 0;
 
@@ -55,6 +57,7 @@ export function Composer({ onSend, disabled = false }: { onSend: (content: strin
           rows={1}
           value={value}
           disabled={disabled}
+          readOnly={!hydrated}
           onChange={(event) => setValue(event.target.value)}
           onKeyDown={onKeyDown}
           placeholder={t("composerPlaceholder")}

@@ -2,6 +2,7 @@
 
 import { useId } from "react";
 import { LANGS, LANG_NAMES, isLang } from "@/lib/i18n/dictionaries";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { GlobeIcon } from "./icons";
 
@@ -9,6 +10,7 @@ import { GlobeIcon } from "./icons";
 export function LanguageSelect({ compact = false }: { compact?: boolean }) {
   const { lang, setLang, t } = useI18n();
   const id = useId();
+  const hydrated = useHydrated();
   return (
     <div className="relative flex items-center">
       <label htmlFor={id} className="sr-only">
@@ -18,6 +20,7 @@ export function LanguageSelect({ compact = false }: { compact?: boolean }) {
       <select
         id={id}
         value={lang}
+        disabled={!hydrated}
         onChange={(event) => {
           if (isLang(event.target.value)) setLang(event.target.value);
         }}

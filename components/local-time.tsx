@@ -1,7 +1,8 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
-import { useI18n, useHydrated } from "@/lib/i18n/client";
+import { useHydrated } from "@/lib/client/use-hydrated";
+import { useI18n } from "@/lib/i18n/client";
 
 // A coarse shared clock: "today" vs "another day" must flip at midnight
 // without every timestamp running its own timer.

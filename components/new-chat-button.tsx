@@ -6,6 +6,7 @@ import { useTransition } from "react";
 import type { PublicMessage } from "@/lib/api/shapes";
 import { createConversation } from "@/lib/client/api";
 import { queryKeys, upsertConversation } from "@/lib/client/cache";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { PlusIcon } from "./icons";
 
@@ -35,6 +36,7 @@ export function NewChatButton({
     },
   });
   const busy = create.isPending || navigating;
+  const hydrated = useHydrated();
 
   const error = create.isError && (
     <p
@@ -55,7 +57,7 @@ export function NewChatButton({
         <button
           type="button"
           onClick={() => create.mutate()}
-          disabled={busy}
+          disabled={busy || !hydrated}
           aria-busy={busy || undefined}
           className={`flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle disabled:opacity-60 ${className}`}
         >
@@ -72,7 +74,7 @@ export function NewChatButton({
       <button
         type="button"
         onClick={() => create.mutate()}
-        disabled={busy}
+        disabled={busy || !hydrated}
         aria-busy={busy || undefined}
         className="flex h-10 w-full items-center justify-center gap-2 rounded-lg bg-accent px-3 text-sm font-medium text-accent-fg shadow-sm hover:bg-accent-hover disabled:opacity-70"
       >

@@ -3,12 +3,14 @@
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { stopFeed } from "@/lib/client/feed";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { SignOutIcon } from "./icons";
 
 export function SignOutButton() {
   const { t } = useI18n();
   const [pending, setPending] = useState(false);
+  const hydrated = useHydrated();
 
   async function signOut() {
     setPending(true);
@@ -28,7 +30,7 @@ export function SignOutButton() {
     <button
       type="button"
       onClick={() => void signOut()}
-      disabled={pending}
+      disabled={pending || !hydrated}
       className="flex h-9 shrink-0 items-center gap-1.5 rounded-lg px-2 text-sm font-medium text-fg hover:bg-subtle disabled:opacity-60 sm:border sm:border-border sm:px-3"
     >
       <SignOutIcon className="size-4.5 sm:hidden" />

@@ -1,4 +1,14 @@
-import type { ToolSet } from "ai";
+import { tool, type ToolSet } from "ai";
+import { z } from "zod";
+import { getDb } from "@/lib/db/client";
+import { ApiError } from "@/lib/api/errors";
+import { startTask, type DeliveryContract } from "@/lib/tasks/start-task";
+import { listTasks, getTaskDetail, type PublicTaskDetail } from "@/lib/tasks/queries";
+import { requestCancel } from "@/lib/tasks/request-cancel";
+import { updateTask } from "@/lib/tasks/update-task";
+import { ACTIVE_STATUSES, type PublicTask } from "@/lib/tasks/public";
+import { parseDeliveryPhrase } from "@/lib/delivery/parse";
+import { frameUntrusted, neutralizeUntrusted } from "./frame";
 
 export interface ToolContext {
   ownerId: string;
@@ -6,7 +16,357 @@ export interface ToolContext {
   runId: string;
 }
 
-/** The agent's tools. Background-task tools arrive with the durable task runtime. */
-export function agentTools(_ctx: ToolContext): ToolSet {
-  return {};
+export const TOOL_NAMES = {
+  start: "start_background_task",
+  list: "list_background_tasks",
+  cancel: "cancel_background_task",
+  check: "check_background_task",
+  update: "update_background_task",
+} as const;
+
+const LIST_LIMIT = 20;
+const MATCH_LIMIT = 50;
+const CHECK_LIMIT = 100;
+const CANDIDATE_LIMIT = 10;
+const EXCERPT_CHARS = 1000;
+const PROGRESS_CHARS = 500;
+
+/** The 7 fields a task shows the model (deer-flow's public tool record); titles and errors are untrusted. */
+export interface ToolTaskRecord {
+  id: string;
+  title: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  error: string | null;
+  cancelRequested: boolean;
+}
+
+export function toolRecord(t: PublicTask): ToolTaskRecord {
+  return {
+    id: t.id,
+    title: neutralizeUntrusted(t.title),
+    status: t.status,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    error: t.error === null ? null : neutralizeUntrusted(t.error),
+    cancelRequested: t.cancelRequested,
+  };
+}
+
+const candidate = (t: { id: string; title: string }) => ({ id: t.id, title: neutralizeUntrusted(t.title) });
+
+// ----------------------------------------------------------------- matching ---
+
+// Words that name the kind of thing rather than which one: "stop the research"
+// says nothing about which research, so it behaves like an omitted task.
+const GENERIC_WORDS = new Set(
+  (
+    "the a an my our your their his her its it this that these those of on about for to in into with and or " +
+    "research researching report reports task tasks job jobs analysis study investigation background work one ones " +
+    "please all everything thing stuff current running active ongoing"
+  ).split(" "),
+);
+const GENERIC_CJK = /研究|调研|调查|分析|任务|报告|后台|那个|这个|我的|关于|一下|的|了|吧|吗|呢|全部|所有/g;
+
+function fold(s: string): string {
+  return s.normalize("NFKC").toLowerCase().replace(/[“”"'‘’「」『』《》]/g, "").replace(/\s+/g, " ").trim();
+}
+
+function stem(w: string): string {
+  if (w.length > 4 && w.endsWith("ies")) return `${w.slice(0, -3)}y`;
+  if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss")) return w.slice(0, -1);
+  return w;
+}
+
+interface QueryTokens {
+  words: string[];
+  cjk: string[];
+}
+
+function tokens(s: string, dropGeneric: boolean): QueryTokens {
+  const f = fold(s);
+  const words = (f.match(/[\p{L}\p{N}]+/gu) ?? [])
+    .filter((w) => !/\p{Script=Han}/u.test(w))
+    .filter((w) => !dropGeneric || !GENERIC_WORDS.has(w))
+    .map(stem);
+  const cjk = (f.match(/\p{Script=Han}+/gu) ?? [])
+    .map((r) => (dropGeneric ? r.replace(GENERIC_CJK, " ") : r))
+    .flatMap((r) => r.split(" "))
+    .filter((r) => r.length > 0);
+  return { words, cjk };
+}
+
+function isSubsequence(needle: string, hay: string): boolean {
+  let i = 0;
+  for (const ch of hay) if (ch === needle[i]) i++;
+  return i === needle.length;
+}
+
+/**
+ * Which of `tasks` the user meant by `query`, most specific rule first: exact
+ * id or case-insensitive title; then one containing the other ("the EU battery
+ * supply chain research"); then every meaningful word of the query appearing in
+ * the title ("battery" finds "EU battery supply chain"; Chinese runs as
+ * in-order characters, so 组合风险 finds 组合的风险). No query, or only generic
+ * words, matches them all. Callers treat more than one match as ambiguous.
+ */
+export function matchTasks<T extends { id: string; title: string }>(tasks: T[], query?: string | null): T[] {
+  const q = fold(query ?? "");
+  if (!q) return tasks;
+  const exact = tasks.filter((t) => t.id === query!.trim() || fold(t.title) === q);
+  if (exact.length > 0) return exact;
+  const contained = tasks.filter((t) => {
+    const title = fold(t.title);
+    return title.includes(q) || (title.length >= 3 && q.includes(title));
+  });
+  if (contained.length > 0) return contained;
+  const want = tokens(q, true);
+  if (want.words.length === 0 && want.cjk.length === 0) return tasks;
+  return tasks.filter((t) => {
+    const have = tokens(t.title, false);
+    const titleWords = new Set(have.words);
+    const titleHan = have.cjk.join("");
+    return want.words.every((w) => titleWords.has(w)) && want.cjk.every((r) => isSubsequence(r, titleHan));
+  });
+}
+
+// ------------------------------------------------------------------ helpers ---
+
+type ToolResult = Record<string, unknown>;
+
+/** Expected refusals (not found, conflict, no worker) go back to the model as data; anything else fails the run. */
+async function guarded(fn: () => Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ApiError) return { error: neutralizeUntrusted(err.message) };
+    throw err;
+  }
+}
+
+const deliverySchema = z.object({
+  mode: z.enum(["at", "by"]),
+  dueInSeconds: z.number().positive().max(7 * 24 * 3600).optional(),
+  dueAt: z.string().refine((s) => !Number.isNaN(Date.parse(s))).optional(),
+  reportIfUnfinished: z.boolean().optional(),
+  allowOvertime: z.boolean().optional(),
+});
+
+/**
+ * The delivery contract of the run's trigger message: the user's picker choice
+ * (`meta.delivery`) or, when the message carries no such key, the phrases in
+ * its text. Never anything the model says: a model cannot move a promise.
+ */
+export function deliveryFromMessage(message: { content: string; meta: unknown; kind: string; hidden: boolean }): DeliveryContract | undefined {
+  const meta = message.meta && typeof message.meta === "object" ? (message.meta as Record<string, unknown>) : {};
+  if ("delivery" in meta) {
+    if (meta.delivery === null || meta.delivery === undefined) return undefined;
+    const parsed = deliverySchema.safeParse(meta.delivery);
+    if (!parsed.success || (parsed.data.dueAt === undefined && parsed.data.dueInSeconds === undefined)) return undefined;
+    return parsed.data;
+  }
+  if (message.kind !== "user" || message.hidden) return undefined;
+  const phrase = parseDeliveryPhrase(message.content);
+  return phrase ?? undefined;
+}
+
+async function triggerMessage(ctx: ToolContext) {
+  const db = getDb();
+  const run = await db.run.findFirst({
+    where: { id: ctx.runId, ownerId: ctx.ownerId, conversationId: ctx.conversationId },
+    select: { triggerMessageId: true },
+  });
+  if (!run?.triggerMessageId) return null;
+  return db.message.findFirst({
+    where: { id: run.triggerMessageId, ownerId: ctx.ownerId, conversationId: ctx.conversationId },
+  });
+}
+
+const activeTasks = (ctx: ToolContext) => listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "active", limit: MATCH_LIMIT });
+
+const optionalText = (max: number, description: string) => z.string().max(max).nullish().describe(description);
+
+// -------------------------------------------------------------------- tools ---
+
+export function agentTools(ctx: ToolContext): ToolSet {
+  return {
+    [TOOL_NAMES.start]: tool({
+      description:
+        "Start long work (research, analysis, a report) as a durable background task in this conversation and return at once. " +
+        "The user is told here when it finishes, fails, needs input or reaches the time they asked for; any delivery time is taken " +
+        "from the user's message by Herald, so do not pass one. After calling, reply with one short acknowledgement.",
+      inputSchema: z.object({
+        title: z.string().trim().min(1).max(200).describe("Short human title, e.g. 'EU battery supply chain'"),
+        prompt: z.string().trim().min(1).max(16_000).describe("What to research, in the user's words"),
+      }),
+      execute: ({ title, prompt }) =>
+        guarded(async () => {
+          const trigger = await triggerMessage(ctx);
+          const delivery = trigger ? deliveryFromMessage(trigger) : undefined;
+          const key = title.trim().replace(/\s+/g, " ").toLowerCase();
+          const { task } = await startTask({
+            ownerId: ctx.ownerId,
+            conversationId: ctx.conversationId,
+            title,
+            prompt,
+            driver: "research",
+            // A retried run (same run id) finds the task its first attempt created.
+            clientRequestId: `run:${ctx.runId}:start:${key}`,
+            originRunId: ctx.runId,
+            originMessageId: trigger?.id ?? null,
+            delivery,
+            anchorAt: delivery ? trigger!.createdAt : undefined,
+          });
+          return {
+            taskId: task.id,
+            title: neutralizeUntrusted(task.title),
+            status: task.status,
+            message: "Started in the background; the user will be told here when it needs attention.",
+            ...(task.delivery.mode !== "none"
+              ? { delivery: { mode: task.delivery.mode, dueAt: task.delivery.dueAt, reportIfUnfinished: task.delivery.reportIfUnfinished } }
+              : {}),
+          };
+        }),
+    }),
+
+    [TOOL_NAMES.list]: tool({
+      description: "List this conversation's background tasks (newest activity first, at most 20).",
+      inputSchema: z.object({
+        activeOnly: z.boolean().nullish().describe("Only tasks that are still running or waiting"),
+      }),
+      execute: ({ activeOnly }) =>
+        guarded(async () => {
+          const tasks = await listTasks(ctx.ownerId, {
+            conversationId: ctx.conversationId,
+            scope: activeOnly ? "active" : "all",
+            limit: LIST_LIMIT,
+          });
+          return { tasks: tasks.map(toolRecord), count: tasks.length };
+        }),
+    }),
+
+    [TOOL_NAMES.cancel]: tool({
+      description:
+        "Stop an active background task of this conversation. Pass its exact title or id (a distinctive part of the title also works); " +
+        "omit only when exactly one task is active. If several match, nothing is cancelled and the candidates are returned: ask the user which one.",
+      inputSchema: z.object({ task: optionalText(500, "Task title or id") }),
+      execute: ({ task }) =>
+        guarded(async () => {
+          const matches = matchTasks(await activeTasks(ctx), task);
+          if (matches.length === 0) {
+            return { cancelled: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
+          }
+          if (matches.length > 1) {
+            return {
+              cancelled: false,
+              candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
+              message: "More than one active background task matches; ask the user which one",
+            };
+          }
+          const cancelled = await requestCancel(ctx.ownerId, matches[0].id);
+          return { cancelled: true, task: toolRecord(cancelled), message: "Cancellation requested; committed partial results are kept." };
+        }),
+    }),
+
+    [TOOL_NAMES.check]: tool({
+      description:
+        "Status of one background task of this conversation (any state): progress, delivery time and outcome, the latest published " +
+        "report excerpt and host notices. Pass its title or id; omit when there is only one task.",
+      inputSchema: z.object({ task: optionalText(500, "Task title or id") }),
+      execute: ({ task }) =>
+        guarded(async () => {
+          const all = await listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "all", limit: CHECK_LIMIT });
+          let matches = matchTasks(all, task);
+          if (!task?.trim() && matches.length > 1) {
+            // A bare "is it done?" means the one still running, when there is one.
+            const active = matches.filter((t) => ACTIVE_STATUSES.includes(t.status));
+            if (active.length === 1) matches = active;
+          }
+          if (matches.length === 0 && task?.trim()) {
+            const byId = await getTaskDetail(ctx.ownerId, task.trim());
+            if (byId && byId.conversationId === ctx.conversationId) return checkResult(byId);
+          }
+          if (matches.length === 0) {
+            return {
+              found: false,
+              message: `No background task in this conversation matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}`,
+              tasks: all.slice(0, CANDIDATE_LIMIT).map(candidate),
+            };
+          }
+          if (matches.length > 1) {
+            return {
+              found: false,
+              candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
+              message: "More than one background task matches; ask the user which one",
+            };
+          }
+          const detail = await getTaskDetail(ctx.ownerId, matches[0].id);
+          if (!detail) return { found: false, message: "That task no longer exists" };
+          return checkResult(detail);
+        }),
+    }),
+
+    [TOOL_NAMES.update]: tool({
+      description:
+        "Give an active background task new instructions (e.g. also cover a subtopic); the next research step honours them. " +
+        "Pass the task's title or id; omit when exactly one task is active.",
+      inputSchema: z.object({
+        task: optionalText(500, "Task title or id"),
+        message: z.string().trim().min(1).max(4000).describe("The additional instruction"),
+      }),
+      execute: ({ task, message }) =>
+        guarded(async () => {
+          const matches = matchTasks(await activeTasks(ctx), task);
+          if (matches.length === 0) {
+            return { updated: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
+          }
+          if (matches.length > 1) {
+            return {
+              updated: false,
+              candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
+              message: "More than one active background task matches; ask the user which one",
+            };
+          }
+          const updated = await updateTask(ctx.ownerId, matches[0].id, message);
+          return {
+            updated: true,
+            task: toolRecord(updated),
+            instruction: neutralizeUntrusted(message),
+            message: "Instruction queued; the next research step will take it into account.",
+          };
+        }),
+    }),
+  };
+}
+
+function checkResult(detail: PublicTaskDetail): ToolResult {
+  const latest = detail.publications.find((p) => p.id === detail.latestPublicationId) ?? detail.publications.at(-1) ?? null;
+  const progress = detail.progress;
+  return {
+    found: true,
+    task: toolRecord(detail),
+    status: detail.status,
+    progress: progress
+      ? { text: neutralizeUntrusted(progress.text.length > PROGRESS_CHARS ? `${progress.text.slice(0, PROGRESS_CHARS - 1)}…` : progress.text), at: progress.at }
+      : null,
+    delivery:
+      detail.delivery.mode === "none"
+        ? null
+        : { mode: detail.delivery.mode, dueAt: detail.delivery.dueAt, reportIfUnfinished: detail.delivery.reportIfUnfinished, outcome: detail.delivery.outcome },
+    latestPublication: latest
+      ? {
+          version: latest.version,
+          partial: latest.partial,
+          createdAt: latest.createdAt,
+          truncated: latest.content.length > EXCERPT_CHARS,
+          content: frameUntrusted(latest.content.slice(0, EXCERPT_CHARS), "published report excerpt"),
+        }
+      : null,
+    inputRequest:
+      detail.inputRequest === null || detail.inputRequest === undefined
+        ? null
+        : frameUntrusted(JSON.stringify(detail.inputRequest).slice(0, EXCERPT_CHARS), "input request"),
+    notices: detail.notices.map((n) => ({ key: neutralizeUntrusted(n.key), outcome: n.outcome, createdAt: n.createdAt })),
+  };
 }

@@ -16,10 +16,13 @@ export function databaseUrl(): string {
 }
 
 export function getPool(): pg.Pool {
-  globalForDb.heraldPool ??= new pg.Pool({
-    connectionString: databaseUrl(),
-    max: Number(process.env.HERALD_DB_POOL_SIZE ?? 10),
-  });
+  if (!globalForDb.heraldPool) {
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: Number(process.env.HERALD_DB_POOL_SIZE ?? 10) });
+    // An idle connection dropped by the server (restart, failover) must not crash
+    // the process; the pool replaces it on the next checkout.
+    pool.on("error", (err) => console.warn(`[db] idle connection lost: ${err.message}`));
+    globalForDb.heraldPool = pool;
+  }
   return globalForDb.heraldPool;
 }
 

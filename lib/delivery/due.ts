@@ -52,26 +52,32 @@ export async function evaluateDueTask(id: string): Promise<"evaluated" | "skippe
   });
 }
 
-export async function nextDueMs(): Promise<number | null> {
+/** Milliseconds until the earliest unevaluated dueAt, ignoring rows this worker is evaluating. */
+export async function nextDueMs(busy: string[] = []): Promise<number | null> {
   const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
     SELECT (extract(epoch FROM (min("dueAt") - now())) * 1000)::float8 AS ms
-    FROM "task" WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL`;
+    FROM "task" WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND NOT (id = ANY(${busy}))`;
   return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }
 
 export function dueLoop(): LoopSpec<string> {
+  // Rows being evaluated here stay "due" until their transaction commits; without
+  // this set the loop would re-claim them and spin instead of sleeping.
+  const busy = new Set<string>();
   return {
     name: "due",
     concurrency: 4,
     // The fallback only; the loop normally sleeps exactly until the next dueAt.
     pollMs: Number(process.env.HERALD_DUE_POLL_MS ?? 30_000),
-    claim: async (limit) =>
-      (
-        await getDb().$queryRaw<{ id: string }[]>`
-          SELECT id FROM "task" WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now()
-          ORDER BY "dueAt" LIMIT ${limit}`
-      ).map((r) => r.id),
-    work: (id) => evaluateDueTask(id),
-    nextWakeMs: nextDueMs,
+    claim: async (limit) => {
+      const rows = await getDb().$queryRaw<{ id: string }[]>`
+        SELECT id FROM "task"
+        WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now() AND NOT (id = ANY(${[...busy]}))
+        ORDER BY "dueAt" LIMIT ${limit}`;
+      for (const r of rows) busy.add(r.id);
+      return rows.map((r) => r.id);
+    },
+    work: (id) => evaluateDueTask(id).finally(() => busy.delete(id)),
+    nextWakeMs: () => nextDueMs([...busy]),
   };
 }

@@ -12,6 +12,7 @@ import {
   type Lang,
   type MessageKey,
 } from "./dictionaries";
+import { useHydrated } from "@/lib/client/use-hydrated";
 
 // The choice is per browser, not per tab: every tab follows a change made in
 // another one through the storage event.
@@ -122,15 +123,4 @@ export function useI18n(): I18n {
   const value = useContext(I18nContext);
   if (!value) throw new Error("useI18n must be used inside <I18nProvider>");
   return value;
-}
-
-const noopSubscribe = () => () => {};
-
-/** False during SSR and hydration, true afterwards: gates output that depends on the browser (time zone, locale). */
-export function useHydrated(): boolean {
-  return useSyncExternalStore(
-    noopSubscribe,
-    () => true,
-    () => false,
-  );
 }

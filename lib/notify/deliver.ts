@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { getDb, type Tx } from "@/lib/db/client";
-import type { Notice, Task } from "@/lib/db/generated/client.ts";
+import type { Task } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/api/errors";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { toPublicRun } from "@/lib/chat/public";
 import { frameUntrusted } from "@/lib/agent/frame";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
+import { syncNotices, toPublicNotice } from "@/lib/delivery/sync-notices";
 import { canonicalJson, currentSnapshot } from "./event";
 import {
   applyOutboxPatch,
@@ -18,7 +19,6 @@ import {
   insertNotice,
   insertNotificationRun,
   liveConversation,
-  loadClaimed,
   lockClaimed,
   setRunTrigger,
   type ClaimedNotification,
@@ -26,6 +26,7 @@ import {
 } from "./sql";
 import {
   claimStep,
+  CLAIMABLE,
   IN_FLIGHT,
   isVisible,
   narrationEnabled,
@@ -59,66 +60,44 @@ export type NotifyResult = Transition | "lost" | "skipped";
 type Log = (msg: string, err?: unknown) => void;
 const defaultLog: Log = (m, e) => (e ? console.error(`[notify] ${m}`, e) : console.warn(`[notify] ${m}`));
 
-export interface PublicNotice {
-  id: string;
-  taskId: string;
-  conversationId: string;
-  key: string;
-  outcome: string | null;
-  publicationId: string | null;
-  text: string;
-  createdAt: string;
-}
-
-export function toPublicNotice(n: Notice): PublicNotice {
-  return {
-    id: n.id,
-    taskId: n.taskId,
-    conversationId: n.conversationId,
-    key: n.key,
-    outcome: n.outcome,
-    publicationId: n.publicationId,
-    text: n.text,
-    createdAt: n.createdAt.toISOString(),
-  };
-}
-
 export const narrationKey = (taskId: string, version: number, attempt: number) => `task:${taskId}:${version}:${attempt}`;
 
 // ---- claim ---------------------------------------------------------------------
 
 /**
- * Claims due notifications and applies the claim transitions (T2–T6) in the
- * same transaction, so no claimed row is ever seen with a stale frozen event.
- * Rows whose event vanished before delivery (T2x) are settled and not returned.
+ * Claims due notifications, then applies each row's claim transition (T2–T6)
+ * in its own short transaction under the new token — one task row and one
+ * account row locked at a time, like every other writer, so claimers never
+ * deadlock on each other's feed counters. A row whose rebuild fails is left
+ * to its lease expiry. Rows whose event vanished before delivery (T2x) are
+ * settled and not returned.
  */
 export async function claimNotifications(
   workerId: string,
   limit: number,
-  opts: { leaseMs?: number; onlyTaskIds?: string[] } = {},
+  opts: { leaseMs?: number; onlyTaskIds?: string[]; log?: Log } = {},
 ): Promise<ClaimedNotification[]> {
-  if (limit <= 0) return [];
-  return getDb().$transaction(async (tx) => {
-    const ids = await claimNotificationLeases(tx, workerId, limit, opts.leaseMs ?? notifyLeaseMs(), opts.onlyTaskIds);
-    if (ids.length === 0) return [];
-    // Ordered by owner: feed events lock the owner's row, and a fixed order keeps
-    // two claimers of different owners' rows from deadlocking.
-    const { tasks, dbNow } = await loadClaimed(tx, ids);
-    const out: ClaimedNotification[] = [];
-    for (const task of tasks) {
-      const token = task.notifyLeaseToken!;
-      const step = claimStep(task);
-      if (!step.rebuild) {
-        out.push(task as ClaimedNotification);
-        continue;
-      }
-      const d = rebuildOnClaim(task, step.t, await currentSnapshot(tx, task));
-      const updated = await applyOutboxPatch(tx, { id: task.id, token }, d.patch, dbNow);
-      if (isVisible(task, d.patch)) await emitTaskUpdated(tx, updated);
-      if (d.t !== "T2x") out.push(updated as ClaimedNotification);
+  const log = opts.log ?? defaultLog;
+  const fences = await claimNotificationLeases(workerId, limit, opts.leaseMs ?? notifyLeaseMs(), opts.onlyTaskIds);
+  const out: ClaimedNotification[] = [];
+  for (const fence of fences) {
+    try {
+      const row = await getDb().$transaction(async (tx) => {
+        const locked = await lockClaimed(tx, fence, CLAIMABLE);
+        if (!locked) return null;
+        const { task, dbNow } = locked;
+        const step = claimStep(task);
+        if (!step.rebuild) return task as ClaimedNotification;
+        const d = rebuildOnClaim(task, step.t, await currentSnapshot(tx, task));
+        const updated = await store(tx, fence, task, d, dbNow);
+        return d.t === "T2x" ? null : (updated as ClaimedNotification);
+      });
+      if (row) out.push(row);
+    } catch (err) {
+      log(`task ${fence.id}: claim rebuild failed; left to lease expiry`, err);
     }
-    return out;
-  });
+  }
+  return out;
 }
 
 // ---- work ----------------------------------------------------------------------
@@ -198,7 +177,7 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
       const event = (task.dispatchEvent ?? null) as EventSnapshot | null;
       if (!event) throw new Error("claimed notification has no frozen event");
       const version = task.dispatchVersion!;
-      await writeNotice(tx, task, event, version);
+      await writeNotices(tx, task, event, version);
       if (!narrationEnabled()) return onDeliveredWithoutNarration(task);
 
       const key = narrationKey(task.id, version, task.dispatchAttempt);
@@ -218,9 +197,21 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
   );
 }
 
-/** Writes the host notice for the frozen event; a second call for the same key writes nothing. */
-async function writeNotice(tx: Tx, task: Task, event: EventSnapshot, version: number): Promise<void> {
-  const plan = planNotice(event, version, task.dueEvaluatedAt !== null);
+/**
+ * Host notices for the frozen event. Terminal notices belong to lib/delivery,
+ * which writes them from the committed facts in the same transaction as the
+ * terminal status (it knows the at/by contract: an early "at" result waits, a
+ * deadline stop already has its due notice); syncing here is a no-op then and
+ * a safety net otherwise. Input requests have no fact-side writer: their
+ * notice, one per event version, is written here. Both are idempotent by the
+ * unique (taskId, key).
+ */
+async function writeNotices(tx: Tx, task: Task, event: EventSnapshot, version: number): Promise<void> {
+  if (TERMINAL.has(String(event.status))) {
+    await syncNotices(tx, task.id);
+    return;
+  }
+  const plan = planNotice(event, version);
   if (!plan) return;
   const publicationId = (event.latestPublicationId as string | null | undefined) ?? null;
   const notice = await insertNotice(tx, {
@@ -230,7 +221,7 @@ async function writeNotice(tx: Tx, task: Task, event: EventSnapshot, version: nu
     key: plan.key,
     outcome: plan.outcome,
     publicationId,
-    text: noticeText(event, plan.outcome),
+    text: inputNoticeText(event),
   });
   if (!notice) return;
   await appendMessage(tx, {
@@ -240,7 +231,16 @@ async function writeNotice(tx: Tx, task: Task, event: EventSnapshot, version: nu
     content: notice.text,
     taskId: task.id,
     publicationId,
-    meta: { outcome: plan.outcome, noticeKey: plan.key, publicationId, taskStatus: plan.status },
+    // Same meta shape as lib/delivery's notices, so the UI renders both alike.
+    meta: {
+      noticeId: notice.id,
+      noticeKey: plan.key,
+      outcome: plan.outcome,
+      publicationId,
+      taskStatus: String(event.status),
+      title: task.title,
+      dueAt: task.dueAt?.toISOString() ?? null,
+    },
   });
   await emitEvent(
     tx,
@@ -250,28 +250,18 @@ async function writeNotice(tx: Tx, task: Task, event: EventSnapshot, version: nu
   );
 }
 
+const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+
 const clip = (s: string, n = NOTICE_DETAIL_CHARS) => {
   const one = s.replace(/\s+/g, " ").trim();
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 };
 
-/** Host wording only: the title, error and question are quoted data, never model prose. */
-export function noticeText(event: EventSnapshot, outcome: string): string {
-  const title = `Background task "${clip(String(event.title ?? "Background task"), 120)}"`;
-  switch (event.status) {
-    case "succeeded":
-      return outcome === "late" ? `${title} finished after its due time.` : `${title} finished.`;
-    case "failed":
-      return event.error ? `${title} failed: ${clip(String(event.error))}` : `${title} failed.`;
-    case "cancelled":
-      return `${title} was cancelled.`;
-    case "input_required": {
-      const q = questionOf(event.inputRequest);
-      return q ? `${title} needs your input: ${clip(q)}` : `${title} needs your input.`;
-    }
-    default:
-      return `${title} has an update.`;
-  }
+/** Host wording only: the title and the question are quoted data, never model prose. */
+export function inputNoticeText(event: EventSnapshot): string {
+  const title = `"${clip(String(event.title ?? "Background task"), 120)}"`;
+  const q = questionOf(event.inputRequest);
+  return q ? `${title} needs your input: ${clip(q)}` : `${title} needs your input.`;
 }
 
 function questionOf(input: unknown): string | null {

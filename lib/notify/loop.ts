@@ -15,7 +15,7 @@ export function notifyLoop(workerId: string): LoopSpec<ClaimedNotification> {
     name: "notify",
     concurrency: CONCURRENCY,
     pollMs: POLL_MS,
-    claim: (limit) => claimNotifications(workerId, limit),
+    claim: (limit) => claimNotifications(workerId, limit, { log }),
     work: (row, stopping) => notifyOne(row, stopping, log),
     log,
   };

@@ -1,6 +1,6 @@
-import type { Tx } from "@/lib/db/client";
+import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Notice, type Run, type Task } from "@/lib/db/generated/client.ts";
-import { CLAIMABLE, IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
+import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
 
 /**
  * Every statement of the notification outbox lives here. The decisions are in
@@ -34,25 +34,23 @@ export const fenceOf = (row: ClaimedNotification): Fence => ({
 });
 
 /**
- * Takes the notification lease on up to `limit` due rows, one statement, fresh
- * token per row. Due = pending work, schedule reached (or, for a dispatched
- * row, its narration run already finished: the run loop's wake-up is then
- * worth acting on), and no live lease. Status is left alone: the claim
- * transitions (T2–T6) are decided and applied by the caller in the same
- * transaction. Returns the claimed ids.
+ * Takes the notification lease on up to `limit` due rows in one statement,
+ * with a fresh token per row. Due = pending work, schedule reached (or, for a
+ * dispatched row, its narration run already finished: the run loop's wake-up
+ * is then worth acting on), and no live lease. Status is left alone: the claim
+ * transitions (T2–T6) are decided per row afterwards under the new token.
  */
 export async function claimNotificationLeases(
-  tx: Tx,
   workerId: string,
   limit: number,
   leaseMs: number,
   onlyTaskIds?: string[],
-): Promise<string[]> {
+): Promise<Fence[]> {
   if (limit <= 0) return [];
   const leaseSeconds = leaseMs / 1000;
   const only = onlyTaskIds ? Prisma.sql`AND c.id = ANY(${onlyTaskIds}::text[])` : Prisma.empty;
   // The notificationStatus predicate repeats task_notify_due_idx's WHERE so the planner can use it.
-  const rows = await tx.$queryRaw<{ id: string }[]>`
+  const rows = await getDb().$queryRaw<{ id: string; token: string; dispatchVersion: number | null }[]>`
     UPDATE "task" t
     SET "notifyLeaseOwner" = ${workerId}, "notifyLeaseToken" = gen_random_uuid()::text,
         "notifyLeaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
@@ -69,14 +67,8 @@ export async function claimNotificationLeases(
       ORDER BY c."nextNotificationAt" NULLS FIRST, c.id
       LIMIT ${limit}
       FOR UPDATE OF c SKIP LOCKED)
-    RETURNING t.id`;
-  return rows.map((r) => r.id);
-}
-
-export async function loadClaimed(tx: Tx, ids: string[]): Promise<{ tasks: Task[]; dbNow: Date }> {
-  const tasks = await tx.task.findMany({ where: { id: { in: ids } }, orderBy: [{ ownerId: "asc" }, { id: "asc" }] });
-  const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
-  return { tasks, dbNow: now };
+    RETURNING t.id, t."notifyLeaseToken" AS token, t."dispatchVersion"`;
+  return rows.map((r) => ({ id: r.id, token: r.token, dispatchVersion: r.dispatchVersion }));
 }
 
 /**
@@ -207,21 +199,4 @@ export async function insertNotificationRun(
 /** Points the run at its hidden prompt so its history stops there. */
 export async function setRunTrigger(tx: Tx, runId: string, messageId: string): Promise<Run> {
   return tx.run.update({ where: { id: runId }, data: { triggerMessageId: messageId } });
-}
-
-/**
- * For conversation deletion (DESIGN §3): dead-letters every notification of the
- * conversation that is not already finished, with a clear reason, and frees
- * their leases so a worker holding one finds its fence gone. Returns the rows
- * changed so the caller can announce them.
- */
-export async function deadLetterForConversation(tx: Tx, conversationId: string, reason: string): Promise<Task[]> {
-  const ids = await tx.$queryRaw<{ id: string }[]>`
-    UPDATE "task" SET "notificationStatus" = 'dead_letter', "notificationError" = ${reason},
-      "nextNotificationAt" = NULL, "notificationRunId" = NULL,
-      "notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL
-    WHERE "conversationId" = ${conversationId} AND "notificationStatus" = ANY(${[...CLAIMABLE]}::text[])
-    RETURNING id`;
-  if (ids.length === 0) return [];
-  return tx.task.findMany({ where: { id: { in: ids.map((r) => r.id) } } });
 }

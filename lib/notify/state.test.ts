@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { buildEventSnapshot, canonicalJson, fingerprint } from "./event";
-import { NARRATION_MARKER, narrationPrompt, noticeText } from "./deliver";
+import { inputNoticeText, NARRATION_MARKER, narrationPrompt } from "./deliver";
 import {
   backoffMs,
   claimStep,
@@ -448,27 +448,17 @@ describe("event snapshot and fingerprint", () => {
 });
 
 describe("host notices and the narration prompt", () => {
-  it("plans one notice per attention status", () => {
-    expect(planNotice({ status: "succeeded" }, 1, false)).toEqual({ key: "final", outcome: "succeeded", status: "succeeded" });
-    expect(planNotice({ status: "failed" }, 1, false)?.key).toBe("failed");
-    expect(planNotice({ status: "cancelled" }, 1, false)?.key).toBe("cancelled");
-    expect(planNotice({ status: "input_required" }, 4, false)?.key).toBe("input:4");
-    expect(planNotice({ status: "running" }, 1, false)).toBeNull();
+  it("writes one notice per input request version and leaves terminal and due notices to lib/delivery", () => {
+    expect(planNotice({ status: "input_required" }, 4)).toEqual({ key: "input:4", outcome: "input" });
+    for (const status of ["succeeded", "failed", "cancelled", "running"]) expect(planNotice({ status }, 1)).toBeNull();
   });
 
-  it("leaves due notices to the delivery module and marks a final after a missed due moment late", () => {
-    expect(planNotice({ status: "running", deliveryOutcome: "missed" }, 2, true)).toBeNull();
-    expect(planNotice({ status: "succeeded", deliveryOutcome: "on_time" }, 2, true)).toBeNull();
-    expect(planNotice({ status: "succeeded", deliveryOutcome: "missed" }, 3, true)).toEqual({ key: "final", outcome: "late", status: "succeeded" });
-  });
-
-  it("notice text is host wording around quoted data", () => {
-    expect(noticeText({ title: "Risk", status: "succeeded" }, "succeeded")).toBe('Background task "Risk" finished.');
-    expect(noticeText({ title: "Risk", status: "failed", error: "timeout" }, "failed")).toBe('Background task "Risk" failed: timeout');
-    expect(noticeText({ title: "Risk", status: "cancelled" }, "cancelled")).toBe('Background task "Risk" was cancelled.');
-    expect(noticeText({ title: "Risk", status: "input_required", inputRequest: { question: "Which index?" } }, "input_required")).toBe(
-      'Background task "Risk" needs your input: Which index?',
+  it("input notice text is host wording around the quoted question", () => {
+    expect(inputNoticeText({ title: "Risk", status: "input_required", inputRequest: { question: "Which index?" } })).toBe(
+      '"Risk" needs your input: Which index?',
     );
+    expect(inputNoticeText({ title: "Risk", status: "input_required", inputRequest: "Pick one" })).toBe('"Risk" needs your input: Pick one');
+    expect(inputNoticeText({ title: "Risk", status: "input_required", inputRequest: null })).toBe('"Risk" needs your input.');
   });
 
   it("the narration prompt starts with the marker and frames the event as untrusted", () => {

@@ -341,23 +341,15 @@ export function onShutdown(): Decision {
 export interface NoticePlan {
   key: string;
   outcome: string;
-  status: string;
 }
 
 /**
- * The host notice an event produces, if any. Due moments get their `due`
- * notice from the delivery module; a terminal event whose due notice already
- * said "final is ready" (on_time/early) gets none here, while a final that
- * comes after a missed due moment is its own notice, marked late.
+ * The notice this module writes for an event: one per input request, keyed by
+ * the event version so a second question is a second notice. Terminal and due
+ * notices come from lib/delivery (written from the committed facts).
  */
-export function planNotice(event: EventSnapshot, version: number, dueEvaluated: boolean): NoticePlan | null {
-  const status = String(event.status ?? "");
-  const outcome = (event.deliveryOutcome as string | null | undefined) ?? null;
-  if (status === "input_required") return { key: `input:${version}`, outcome: "input_required", status };
-  if (status !== "succeeded" && status !== "failed" && status !== "cancelled") return null;
-  if (dueEvaluated && outcome !== null && outcome !== "missed") return null;
-  if (status === "succeeded") return { key: "final", outcome: outcome === "missed" ? "late" : (outcome ?? "succeeded"), status };
-  return { key: status, outcome: status, status };
+export function planNotice(event: EventSnapshot, version: number): NoticePlan | null {
+  return event.status === "input_required" ? { key: `input:${version}`, outcome: "input" } : null;
 }
 
 /** True when the patch changes what toPublicTask shows, i.e. worth a task.updated event. */
