@@ -38,6 +38,7 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) 
 export async function call(
   handler: Handler,
   opts: { user?: TestUser; method?: string; path?: string; params?: Record<string, string>; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into arbitrary JSON bodies
 ): Promise<{ status: number; json: any; res: Response }> {
   const method = opts.method ?? (opts.body !== undefined || opts.rawBody !== undefined ? "POST" : "GET");
   const headers: Record<string, string> = { ...(opts.user ? { cookie: opts.user.cookie } : {}), ...opts.headers };

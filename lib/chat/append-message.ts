@@ -28,10 +28,12 @@ export interface NewMessage {
 export async function appendMessage(tx: Tx, m: NewMessage & { skipIfGone: true }): Promise<Message | null>;
 export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message>;
 export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | null> {
-  const rows = await tx.$queryRaw<{ messageSeq: number }[]>`
+  // createdAt is the database's now() (constant within the transaction), not
+  // Prisma's client-side default: delivery contracts are anchored on it.
+  const rows = await tx.$queryRaw<{ messageSeq: number; now: Date }[]>`
     UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now()
     WHERE id = ${m.conversationId} AND "ownerId" = ${m.ownerId} AND "deletedAt" IS NULL
-    RETURNING "messageSeq"`;
+    RETURNING "messageSeq", now() AS now`;
   if (rows.length === 0) {
     if (m.skipIfGone) return null;
     throw new ApiError("not_found", "Conversation not found");
@@ -41,6 +43,7 @@ export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | nu
       conversationId: m.conversationId,
       ownerId: m.ownerId,
       seq: rows[0].messageSeq,
+      createdAt: rows[0].now,
       kind: m.kind,
       content: m.content,
       hidden: m.hidden ?? false,

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb, type Tx } from "@/lib/db/client";
 import { parseDeliveryPhrase } from "@/lib/delivery/parse";
 import { ApiError } from "@/lib/api/errors";
@@ -98,7 +99,7 @@ export async function postMessage(
     return result;
   } catch (err) {
     // Two identical submissions raced; the loser returns the winner's result.
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") {
+    if (isUniqueViolation(err)) {
       const again = await findExisting(ownerId, conversationId, input.clientMessageId);
       if (again) return { ...again, created: false };
     }

@@ -101,6 +101,8 @@ export interface SendMessageResult {
   run: PublicRun;
 }
 
+const SEND_TIMEOUT_MS = 30_000;
+
 /** Page size for message history; the whole history is read page by page. */
 export const MESSAGE_PAGE_SIZE = 100;
 
@@ -155,6 +157,8 @@ export function sendMessage(
   return request(`/api/conversations/${encodeURIComponent(conversationId)}/messages`, {
     method: "POST",
     json: body,
+    // A hung request would leave the bubble "Sending…" forever; retrying is safe (same clientMessageId).
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
   });
 }
 

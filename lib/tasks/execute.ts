@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb, type Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { Prisma } from "@/lib/db/generated/client.ts";
@@ -81,19 +82,11 @@ async function submit(task: LeasedTask, token: string, signal: AbortSignal): Pro
   try {
     const ok = await getDb().$transaction(async (tx) => {
       if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
-      await tx.task.update({
-        where: { id: task.id },
-        data: {
-          remoteRef: handle.remoteRef,
-          driverData: (handle.driverData ?? {}) as Prisma.InputJsonValue,
-          status: "queued",
-          leaseOwner: null,
-          leaseToken: null,
-          leaseExpiresAt: null,
-          nextRunAt: new Date(0),
-          updatedAt: new Date(),
-        },
-      });
+      await tx.$executeRaw`
+        UPDATE "task" SET "remoteRef" = ${handle.remoteRef}, "driverData" = ${JSON.stringify(handle.driverData ?? {})}::jsonb,
+          status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+          "nextRunAt" = now(), "updatedAt" = now()
+        WHERE id = ${task.id}`;
       await emitTaskById(tx, task.id);
       return true;
     });
@@ -101,7 +94,7 @@ async function submit(task: LeasedTask, token: string, signal: AbortSignal): Pro
     return ok ? "submitted" : "lost";
   } catch (err) {
     // Another row already owns this remote handle: cancelling would kill a tracked task.
-    const duplicate = err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+    const duplicate = isUniqueViolation(err);
     if (!duplicate) await compensate(task, signal, err);
     throw err;
   }

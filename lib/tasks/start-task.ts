@@ -1,3 +1,4 @@
+import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/api/errors";
 import { Prisma } from "@/lib/db/generated/client.ts";
@@ -79,7 +80,7 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       return { task: toPublicTask(task), created: true };
     });
   } catch (err) {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") {
+    if (isUniqueViolation(err)) {
       const again = await db.task.findUnique({
         where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },
       });

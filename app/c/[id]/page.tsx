@@ -1,22 +1,10 @@
-import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 import { AppShell } from "@/components/app-shell";
 import { ConversationView } from "@/components/conversation-view";
 import { getSessionUser } from "@/lib/auth/session";
 import { findConversation } from "@/lib/chat/queries";
 
-interface Props {
-  params: Promise<{ id: string }>;
-}
-
-export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  const user = await getSessionUser();
-  if (!user) return {};
-  const conversation = await findConversation(user.id, (await params).id);
-  return conversation?.title ? { title: conversation.title } : {};
-}
-
-export default async function ConversationPage({ params }: Props) {
+export default async function ConversationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const user = await getSessionUser();
   if (!user) redirect("/sign-in");
