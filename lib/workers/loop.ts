@@ -87,6 +87,8 @@ export class Loop<Row> {
   }
 
   private sleep(ms: number): Promise<void> {
+    // A stop that arrived while claiming has already fired its abort event.
+    if (this.stopping.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const finish = () => {
         clearTimeout(t);
