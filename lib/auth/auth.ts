@@ -28,6 +28,13 @@ function createAuth() {
     database: prismaAdapter(getDb(), { provider: "postgresql" }),
     emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },
     session: { cookieCache: { enabled: false } },
+    // Throttles password guessing per address; HERALD_AUTH_RATE_LIMIT=off for test suites.
+    rateLimit: {
+      enabled: process.env.HERALD_AUTH_RATE_LIMIT !== "off",
+      window: 60,
+      max: 100,
+      customRules: { "/sign-in/email": { window: 60, max: 20 }, "/sign-up/email": { window: 60, max: 20 } },
+    },
     plugins: [nextCookies()],
   });
 }

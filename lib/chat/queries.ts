@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
-import type { PublicConversation, PublicMessage } from "@/lib/api/shapes";
-import { toPublicConversation, toPublicMessage } from "./public";
+import type { PublicConversation, PublicMessage, PublicRun } from "@/lib/api/shapes";
+import { toPublicConversation, toPublicMessage, toPublicRun } from "./public";
 
 // Read paths. Every query is scoped by ownerId; a foreign id reads as missing.
 
@@ -30,4 +30,13 @@ export async function listMessages(
     take: opts.limit ?? 500,
   });
   return rows.map(toPublicMessage);
+}
+
+/** Queued and running turns, so a reopened page can show "Thinking…" without waiting for the feed. */
+export async function listActiveRuns(ownerId: string, conversationId: string): Promise<PublicRun[]> {
+  const rows = await getDb().run.findMany({
+    where: { ownerId, conversationId, status: { in: ["queued", "running"] } },
+    orderBy: { createdAt: "asc" },
+  });
+  return rows.map(toPublicRun);
 }

@@ -148,6 +148,18 @@ describe("event feed", () => {
     await sseB.cancel();
   });
 
+  it("without a cursor the feed is live from now: no replay of old events", async () => {
+    const u = await signUp("NoCursor");
+    await emitN(u, 3, "old");
+    const r = await openFeed(u).res;
+    const sse = sseReader(r.res);
+    expect(await sse.drain(400)).toEqual([]);
+    await emitN(u, 1, "new");
+    const [ev] = await sse.next(1);
+    expect(ev.id).toBe("4");
+    await sse.cancel();
+  });
+
   it("a cursor beyond the log answers reset", async () => {
     const u = await signUp("Reset");
     await emitN(u, 1, "x");

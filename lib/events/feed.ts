@@ -75,10 +75,11 @@ function frame(fields: { id?: string; event?: string; data?: string; retry?: num
 }
 
 /** Decides where a resuming client starts; `reset` when its cursor predates retention or our log. */
-async function resolveCursor(ownerId: string, after: bigint): Promise<{ cursor: bigint; reset: boolean }> {
+async function resolveCursor(ownerId: string, after: bigint | null): Promise<{ cursor: bigint; reset: boolean }> {
   const db = getDb();
   const user = await db.user.findUnique({ where: { id: ownerId }, select: { eventSeq: true } });
   const head = user?.eventSeq ?? 0n;
+  if (after === null) return { cursor: head, reset: false };
   if (after > head) return { cursor: head, reset: true };
   if (after === head) return { cursor: after, reset: false };
   const oldest = await db.event.findFirst({ where: { ownerId }, orderBy: { seq: "asc" }, select: { seq: true } });
@@ -86,9 +87,9 @@ async function resolveCursor(ownerId: string, after: bigint): Promise<{ cursor: 
   return { cursor: after, reset: false };
 }
 
-export function openFeed(ownerId: string, after: bigint, signal: AbortSignal): ReadableStream<Uint8Array> {
+export function openFeed(ownerId: string, after: bigint | null, signal: AbortSignal): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
-  let cursor = after;
+  let cursor = after ?? 0n;
   let pumping = false;
   let again = false;
   let closed = false;
@@ -152,9 +153,11 @@ export function openFeed(ownerId: string, after: bigint, signal: AbortSignal): R
           wake: () => void pump(),
           delta: (d) => send(frame({ event: "run.delta", data: JSON.stringify(d) })),
         });
-        send(frame({ retry: 3000, comment: "herald feed" }));
         const resolved = await resolveCursor(ownerId, after);
         cursor = resolved.cursor;
+        // The id-only frame sets the browser's lastEventId now, so a reconnect before
+        // the first event still resumes from here instead of "live from now".
+        send(frame({ retry: 3000, comment: "herald feed", id: cursor.toString() }));
         if (resolved.reset) send(frame({ id: cursor.toString(), event: "reset", data: "{}" }));
         heartbeat = setInterval(() => send(frame({ comment: "hb" })), FEED_HEARTBEAT_MS);
         heartbeat.unref?.();

@@ -1,4 +1,5 @@
 import os from "node:os";
+import { setMaxListeners } from "node:events";
 import { randomUUID } from "node:crypto";
 import { closeDb } from "@/lib/db/client";
 import { PgListener } from "@/lib/events/listener";
@@ -30,6 +31,8 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   const startedAt = new Date();
   const stopController = new AbortController();
   const stopping = stopController.signal;
+  // Every in-flight row listens for the stop; a busy worker has far more than ten.
+  setMaxListeners(1000, stopping);
   const concurrency = opts.concurrency ?? Number(process.env.HERALD_WORKER_CONCURRENCY ?? 4);
 
   const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [

@@ -4,8 +4,10 @@ import { openFeed } from "@/lib/events/feed";
 
 export const dynamic = "force-dynamic";
 
-function cursorFrom(req: Request): bigint {
-  const raw = req.headers.get("last-event-id") ?? new URL(req.url).searchParams.get("after") ?? "0";
+/** Resume point; null (no cursor) means "live from now": the client loads snapshots itself. */
+function cursorFrom(req: Request): bigint | null {
+  const raw = req.headers.get("last-event-id") ?? new URL(req.url).searchParams.get("after");
+  if (raw === null || raw === "") return null;
   if (!/^\d{1,18}$/.test(raw)) throw new ApiError("bad_request", "after: must be a non-negative integer", "after");
   return BigInt(raw);
 }

@@ -1,7 +1,7 @@
 import { route } from "@/lib/api/route";
 import { notFound } from "@/lib/api/errors";
 import { idParams } from "@/lib/api/schemas";
-import { findConversation } from "@/lib/chat/queries";
+import { findConversation, listActiveRuns } from "@/lib/chat/queries";
 import { deleteConversation } from "@/lib/chat/delete-conversation";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export const GET = route({ params: idParams }, async ({ user, params }) => {
   const c = await findConversation(user.id, params.id);
   if (!c) throw notFound("Conversation");
-  return c;
+  return { ...c, activeRuns: await listActiveRuns(user.id, c.id) };
 });
 
 export const DELETE = route({ params: idParams }, async ({ user, params }) => {
