@@ -1,9 +1,16 @@
 import type { Driver } from "./types";
 import { researchDriver } from "./research";
 
-export const DRIVERS = { research: researchDriver } satisfies Record<string, Driver>;
-export type DriverName = keyof typeof DRIVERS;
+const drivers = new Map<string, Driver>([["research", researchDriver]]);
 
 export function driverFor(name: string): Driver | null {
-  return (DRIVERS as Record<string, Driver>)[name] ?? null;
+  return drivers.get(name) ?? null;
+}
+
+/**
+ * Adds a driver at start-up. Remote drivers (agent-protocol, MCP) register
+ * here when configured; tests register doubles to exercise the submit rules.
+ */
+export function registerDriver(name: string, driver: Driver): void {
+  drivers.set(name, driver);
 }

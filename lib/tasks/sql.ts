@@ -35,8 +35,10 @@ export const backoffMs = (failures: number, base = TASK_RETRY_BASE_MS, cap = TAS
 export type LeasedTask = Task & { leaseToken: string };
 export type CancelLeasedTask = Task & { cancelLeaseToken: string };
 
-export async function claimExecution(workerId: string, limit: number): Promise<LeasedTask[]> {
+/** `onlyIds` narrows the claim to given rows (tests drive one task by hand). */
+export async function claimExecution(workerId: string, limit: number, onlyIds?: string[]): Promise<LeasedTask[]> {
   if (limit <= 0) return [];
+  const only = onlyIds ?? null;
   return getDb().$queryRaw<LeasedTask[]>`
     UPDATE "task" t
     SET "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
@@ -46,6 +48,7 @@ export async function claimExecution(workerId: string, limit: number): Promise<L
       SELECT id FROM "task"
       WHERE status IN ('submitted', 'queued', 'running', 'updating') AND "cancelRequestedAt" IS NULL
         AND "nextRunAt" <= now() AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now())
+        AND (${only}::text[] IS NULL OR id = ANY(${only}::text[]))
       ORDER BY "nextRunAt", id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)

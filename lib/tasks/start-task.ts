@@ -5,7 +5,7 @@ import { Prisma } from "@/lib/db/generated/client.ts";
 import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { toPublicTask, type PublicTask } from "./public";
-import { DRIVERS, type DriverName } from "@/lib/drivers/registry";
+import { driverFor } from "@/lib/drivers/registry";
 
 export interface DeliveryContract {
   mode: "at" | "by";
@@ -20,7 +20,7 @@ export interface StartTaskInput {
   conversationId: string;
   title: string;
   prompt: string;
-  driver?: DriverName;
+  driver?: string;
   clientRequestId: string;
   originMessageId?: string | null;
   originRunId?: string | null;
@@ -40,7 +40,7 @@ const TITLE_MAX = 120;
  */
 export async function startTask(input: StartTaskInput): Promise<{ task: PublicTask; created: boolean }> {
   const driver = input.driver ?? "research";
-  if (!DRIVERS[driver]) throw new ApiError("bad_request", `driver: unknown driver "${driver}"`, "driver");
+  if (!driverFor(driver)) throw new ApiError("bad_request", `driver: unknown driver "${driver}"`, "driver");
   const db = getDb();
   const existing = await db.task.findUnique({
     where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },

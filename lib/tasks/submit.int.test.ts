@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { getDb } from "@/lib/db/client";
+import { registerDriver } from "@/lib/drivers/registry";
+import type { Driver, SubmitResult } from "@/lib/drivers/types";
+import { startTask } from "./start-task";
+import { claimExecution } from "./sql";
+import { executeTask } from "./execute";
+import { createConversationFor, signUp } from "@/tests/helpers";
+
+// A driver double: the tests are about Herald's submit rules, not about a remote peer.
+const calls = { submit: 0, cancel: 0 };
+let nextHandle: () => SubmitResult | Promise<SubmitResult> = () => ({ remoteRef: `remote-${randomUUID()}` });
+let cancelFails = false;
+const double: Driver = {
+  async submit() {
+    calls.submit += 1;
+    return await nextHandle();
+  },
+  async step() {
+    throw new Error("not used");
+  },
+  async cancel() {
+    calls.cancel += 1;
+    if (cancelFails) throw new Error("compensation failed too");
+    return { status: "cancelled" };
+  },
+};
+registerDriver("double", double);
+
+afterEach(() => {
+  calls.submit = 0;
+  calls.cancel = 0;
+  cancelFails = false;
+  nextHandle = () => ({ remoteRef: `remote-${randomUUID()}` });
+});
+
+async function newTask() {
+  const u = await signUp("Submit");
+  const conv = await createConversationFor(u);
+  const { task } = await startTask({ ownerId: u.id, conversationId: conv, title: "t", prompt: "p", driver: "double", clientRequestId: randomUUID() });
+  return task.id;
+}
+
+async function claimAndRun(id: string) {
+  const [row] = await claimExecution("test-worker", 1, [id]);
+  expect(row?.id).toBe(id);
+  return executeTask(row, new AbortController().signal);
+}
+
+describe("submit rules (DESIGN §4)", () => {
+  it("the launch intent is persisted before the driver is called, the handle before the task counts as queued", async () => {
+    const id = await newTask();
+    const intent = await getDb().task.findUniqueOrThrow({ where: { id } });
+    expect(intent.status).toBe("submitted");
+    expect(intent.remoteRef).toBeNull();
+    expect(calls.submit).toBe(0);
+    expect(await claimAndRun(id)).toBe("submitted");
+    const queued = await getDb().task.findUniqueOrThrow({ where: { id } });
+    expect(queued.status).toBe("queued");
+    expect(queued.remoteRef).toMatch(/^remote-/);
+    expect(calls).toEqual({ submit: 1, cancel: 0 });
+  });
+
+  it("a lease lost while submitting: the untracked remote work is compensated", async () => {
+    const id = await newTask();
+    const [row] = await claimExecution("test-worker", 1, [id]);
+    nextHandle = async () => {
+      // Someone cancels while the remote call is in flight: our guard will miss.
+      await getDb().$executeRaw`UPDATE "task" SET "cancelRequestedAt" = now(), "leaseToken" = NULL WHERE id = ${id}`;
+      return { remoteRef: `remote-${randomUUID()}` };
+    };
+    const outcome = await executeTask(row, new AbortController().signal);
+    expect(outcome).toBe("lost");
+    expect(calls.cancel).toBe(1);
+    expect((await getDb().task.findUniqueOrThrow({ where: { id } })).remoteRef).toBeNull();
+  });
+
+  it("a unique-handle conflict is not compensated: another row owns that remote task", async () => {
+    const owner = await newTask();
+    await claimAndRun(owner);
+    const taken = (await getDb().task.findUniqueOrThrow({ where: { id: owner } })).remoteRef!;
+    const id = await newTask();
+    nextHandle = () => ({ remoteRef: taken });
+    expect(await claimAndRun(id)).toBe("retry");
+    expect(calls.cancel).toBe(0);
+    const row = await getDb().task.findUniqueOrThrow({ where: { id } });
+    expect(row.remoteRef).toBeNull();
+    expect(row.error ?? "").toMatch(/unique|duplicate|constraint/i);
+    expect((await getDb().task.findUniqueOrThrow({ where: { id: owner } })).status).toBe("queued");
+  });
+
+  it("any other failure after the handle exists is compensated, and the original error is kept even when compensation fails", async () => {
+    const id = await newTask();
+    cancelFails = true;
+    // BigInt cannot be stored as JSON: the write after the remote call fails.
+    nextHandle = () => ({ remoteRef: `remote-${randomUUID()}`, driverData: { n: 1n } as unknown as Record<string, unknown> });
+    expect(await claimAndRun(id)).toBe("retry");
+    expect(calls.cancel).toBe(1);
+    const row = await getDb().task.findUniqueOrThrow({ where: { id } });
+    expect(row.error).toMatch(/BigInt/);
+    expect(row.error).not.toMatch(/compensation failed/);
+    expect(row.consecutiveErrors).toBe(1);
+  });
+});
