@@ -1,0 +1,106 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { getDb } from "@/lib/db/client";
+import { startTask } from "./start-task";
+import { requestCancel } from "./request-cancel";
+import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
+
+/**
+ * kill -9 at arbitrary moments of every loop (execution, cancel, notify, runs):
+ * workers with short leases are SIGKILLed over and over while tasks research,
+ * get cancelled and get narrated. Afterwards every promise must hold exactly once.
+ */
+const SHORT_LEASES = {
+  HERALD_TASK_LEASE_MS: "1200",
+  HERALD_RUN_LEASE_MS: "1200",
+  HERALD_NOTIFY_LEASE_MS: "1200",
+  HERALD_NOTIFY_INTERVAL_MS: "300",
+  HERALD_OFFLINE_CHUNK_MS: "15",
+  HERALD_POLL_MS: "300",
+};
+
+// Seeded, so a failure can be replayed.
+let seed = 4242;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+
+const all: WorkerProc[] = [];
+afterAll(() => stopWorkers(...all));
+
+describe("crash anywhere", () => {
+  it("SIGKILLed workers in every loop: steps, terminal facts, notices and narrations each happen exactly once", { timeout: 180_000 }, async () => {
+    const u = await signUp("Chaos");
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const conv = await createConversationFor(u, `chaos ${i}`);
+      const { task } = await startTask({
+        ownerId: u.id,
+        conversationId: conv,
+        title: `chaos ${i}`,
+        prompt: `research chaos ${i}`,
+        clientRequestId: randomUUID(),
+        options: { simulate: { steps: 3, stepMs: 250 } },
+      });
+      ids.push(task.id);
+    }
+    const cancelled = ids.filter((_, i) => i % 3 === 0);
+    let live: WorkerProc[] = [];
+    for (let round = 0; round < 10; round++) {
+      while (live.length < 2) {
+        const w = startWorkerProcess(SHORT_LEASES);
+        all.push(w);
+        live.push(w);
+      }
+      if (round === 3) for (const id of cancelled) await requestCancel(u.id, id);
+      await new Promise((r) => setTimeout(r, 300 + rand() * 900)); // chaos timing, not synchronisation
+      const victim = live.splice(Math.floor(rand() * live.length), 1)[0];
+      victim.child.kill("SIGKILL");
+      await victim.exited;
+    }
+    live.push(...[startWorkerProcess(SHORT_LEASES)].map((w) => (all.push(w), w)));
+
+    const db = getDb();
+    await waitFor(
+      async () => {
+        const rows = await db.task.findMany({ where: { id: { in: ids } } });
+        return rows.every((t) => ["succeeded", "cancelled"].includes(t.status) && ["delivered", "dead_letter"].includes(t.notificationStatus));
+      },
+      120_000,
+      "every task terminal and its notification settled",
+    );
+
+    for (const id of ids) {
+      const task = await db.task.findUniqueOrThrow({ where: { id } });
+      expect(task.status).toBe(cancelled.includes(id) ? "cancelled" : "succeeded");
+      expect(task.notificationStatus).toBe("delivered");
+      const steps = await db.taskStep.findMany({ where: { taskId: id }, orderBy: { index: "asc" } });
+      expect(steps.map((s) => s.index)).toEqual(steps.map((_, i) => i));
+      expect(steps.every((s) => s.modelRequests === 1)).toBe(true);
+      if (!cancelled.includes(id)) expect(steps).toHaveLength(4);
+      const msgs = await db.message.findMany({ where: { taskId: id } });
+      expect(msgs.filter((m) => m.kind === "terminal")).toHaveLength(1);
+      const noticeRows = await db.notice.findMany({ where: { taskId: id } });
+      const noticeMsgs = msgs.filter((m) => m.kind === "notice");
+      expect(noticeRows.map((n) => n.key).sort()).toEqual([cancelled.includes(id) ? "cancelled" : "final"]);
+      expect(noticeMsgs).toHaveLength(noticeRows.length);
+      const pubs = await db.publication.findMany({ where: { taskId: id } });
+      expect(new Set(pubs.map((p) => p.version)).size).toBe(pubs.length);
+      expect(msgs.filter((m) => m.kind === "body")).toHaveLength(pubs.length);
+      // Narration: one succeeded run for the delivered version, and exactly one reply from it.
+      const runs = await db.run.findMany({ where: { taskId: id, kind: "notification" } });
+      const succeeded = runs.filter((r) => r.status === "succeeded");
+      expect(succeeded).toHaveLength(1);
+      expect(new Set(runs.map((r) => r.idempotencyKey)).size).toBe(runs.length);
+      const replies = await db.message.findMany({ where: { runId: { in: runs.map((r) => r.id) }, kind: "assistant" } });
+      expect(replies).toHaveLength(1);
+      expect(replies[0].runId).toBe(succeeded[0].id);
+    }
+    // Evidence the kills landed mid-work: some lease was taken over after a crash.
+    const tasks = await db.task.findMany({ where: { id: { in: ids } } });
+    const stepCounts = await Promise.all(ids.map((id) => db.taskStep.count({ where: { taskId: id } })));
+    const reclaimedTasks = tasks.filter((t, i) => t.attempts > stepCounts[i] + 1).length;
+    const reclaimedRuns = await db.run.count({ where: { taskId: { in: ids }, attempts: { gt: 1 } } });
+    console.log(`chaos: ${reclaimedTasks} task(s) and ${reclaimedRuns} narration run(s) re-claimed after a SIGKILL`);
+    expect(reclaimedTasks + reclaimedRuns).toBeGreaterThan(0);
+    await stopWorkers(...live);
+  });
+});
