@@ -2,6 +2,8 @@
 // becomes an ApiError so callers can branch on status/code instead of parsing.
 
 import type { ApiErrorBody, PublicConversation, PublicMessage, PublicRun } from "@/lib/api/shapes";
+import type { PublicTask } from "@/lib/tasks/public";
+import type { PublicTaskDetail } from "@/lib/tasks/queries";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -150,14 +152,45 @@ export async function listAllMessages(conversationId: string, signal?: AbortSign
   return all;
 }
 
+/** The composer's delivery picker (DESIGN §9); the server anchors dueAt on the accepted message. */
+export interface DeliveryRequest {
+  mode: "at" | "by";
+  dueInSeconds: number;
+  reportIfUnfinished: boolean;
+}
+
 export function sendMessage(
   conversationId: string,
-  body: { content: string; clientMessageId: string },
+  body: { content: string; clientMessageId: string; delivery?: DeliveryRequest },
 ): Promise<SendMessageResult> {
   return request(`/api/conversations/${encodeURIComponent(conversationId)}/messages`, {
     method: "POST",
     json: body,
     // A hung request would leave the bubble "Sending…" forever; retrying is safe (same clientMessageId).
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
+}
+
+/** Page size of the task sheet's list: one request covers active and recent tasks. */
+export const TASK_LIST_LIMIT = 100;
+
+export function listTasks(
+  options: { conversationId?: string | null; scope?: "active" | "recent" | "all"; limit?: number; signal?: AbortSignal } = {},
+): Promise<{ tasks: PublicTask[] }> {
+  const params = new URLSearchParams();
+  if (options.conversationId) params.set("conversationId", options.conversationId);
+  params.set("scope", options.scope ?? "all");
+  params.set("limit", String(options.limit ?? TASK_LIST_LIMIT));
+  return request(`/api/tasks?${params}`, { signal: options.signal });
+}
+
+export function getTask(id: string, signal?: AbortSignal): Promise<{ task: PublicTaskDetail }> {
+  return request(`/api/tasks/${encodeURIComponent(id)}`, { signal });
+}
+
+export function cancelTask(id: string): Promise<{ task: PublicTask }> {
+  return request(`/api/tasks/${encodeURIComponent(id)}/cancel`, {
+    method: "POST",
     signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
   });
 }

@@ -1,0 +1,144 @@
+// Background-task list logic for the sheet, kept free of React and the DOM so
+// it can be unit-tested in node. The same fact about a task can arrive through
+// a poll, a feed event, a replay after reconnect or a cancel response, in any
+// order: every function here is idempotent and lets the newest `updatedAt` win.
+
+import type { PublicTask, TaskStatus } from "@/lib/tasks/public";
+
+export type { PublicTask, TaskStatus };
+
+export const TASK_STATUSES: readonly TaskStatus[] = [
+  "submitted",
+  "queued",
+  "running",
+  "updating",
+  "input_required",
+  "succeeded",
+  "failed",
+  "cancelled",
+];
+
+// Mirrors lib/tasks/public.ts; not imported from there so no server module is bundled.
+const ACTIVE: ReadonlySet<TaskStatus> = new Set<TaskStatus>(["submitted", "queued", "running", "updating", "input_required"]);
+
+export function isTaskActive(status: TaskStatus): boolean {
+  return ACTIVE.has(status);
+}
+
+/** Poll fast while something can change on its own, slowly otherwise (DESIGN §8). */
+export const ACTIVE_POLL_MS = 3000;
+export const IDLE_POLL_MS = 15_000;
+
+export function taskRefetchInterval(tasks: readonly Pick<PublicTask, "status">[] | undefined | null): number {
+  return tasks?.some((t) => isTaskActive(t.status)) ? ACTIVE_POLL_MS : IDLE_POLL_MS;
+}
+
+/** The list a sheet shows: one conversation's tasks, or all of the account's (`null`). */
+export type TaskScope = string | null;
+
+export function inScope(task: Pick<PublicTask, "conversationId">, scope: TaskScope): boolean {
+  return scope === null || task.conversationId === scope;
+}
+
+function time(iso: string | null | undefined): number {
+  const t = iso ? Date.parse(iso) : NaN;
+  return Number.isNaN(t) ? 0 : t;
+}
+
+/** Same order as the server: newest update first, then id descending. */
+export function compareTasks(a: PublicTask, b: PublicTask): number {
+  return time(b.updatedAt) - time(a.updatedAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+/** Strictly newer; on a tie the copy we have stays (the server never changes a task without bumping updatedAt). */
+export function isNewer(candidate: Pick<PublicTask, "updatedAt">, current: Pick<PublicTask, "updatedAt">): boolean {
+  return time(candidate.updatedAt) > time(current.updatedAt);
+}
+
+/**
+ * Applies one task update (feed event, cancel response) to a cached list.
+ * Returns the same array when nothing changes, so React Query doesn't notify.
+ */
+export function applyTaskUpdate(
+  list: readonly PublicTask[] | undefined,
+  task: PublicTask,
+  scope: TaskScope,
+): PublicTask[] | undefined {
+  if (!list) return list as undefined;
+  if (!inScope(task, scope)) return list as PublicTask[];
+  const index = list.findIndex((t) => t.id === task.id);
+  if (index >= 0 && !isNewer(task, list[index])) return list as PublicTask[];
+  const next = index >= 0 ? list.filter((_, i) => i !== index) : [...list];
+  next.push(task);
+  return next.sort(compareTasks);
+}
+
+/**
+ * Combines a fresh snapshot with what the cache learned while it was in
+ * flight: per id the newer copy wins, and tasks the snapshot can't know yet
+ * (updated after everything it contains) are kept.
+ */
+export function mergeTaskSnapshot(
+  cached: readonly PublicTask[] | undefined,
+  fetched: readonly PublicTask[],
+  scope: TaskScope,
+): PublicTask[] {
+  const cachedById = new Map((cached ?? []).map((t) => [t.id, t]));
+  const result = new Map<string, PublicTask>();
+  let newestFetched = 0;
+  for (const task of fetched) {
+    if (!inScope(task, scope) || result.has(task.id)) continue;
+    newestFetched = Math.max(newestFetched, time(task.updatedAt));
+    const local = cachedById.get(task.id);
+    result.set(task.id, local && !isNewer(task, local) ? local : task);
+  }
+  for (const task of cached ?? []) {
+    if (!result.has(task.id) && inScope(task, scope) && time(task.updatedAt) > newestFetched) result.set(task.id, task);
+  }
+  const merged = [...result.values()].sort(compareTasks);
+  // Keep the cached array when equal so an idle poll re-renders nothing.
+  if (cached && cached.length === merged.length && cached.every((t, i) => t === merged[i])) return cached as PublicTask[];
+  return merged;
+}
+
+export function splitTasks(list: readonly PublicTask[]): { active: PublicTask[]; recent: PublicTask[] } {
+  const active: PublicTask[] = [];
+  const recent: PublicTask[] = [];
+  for (const task of list) (isTaskActive(task.status) ? active : recent).push(task);
+  return { active, recent };
+}
+
+export function countActive(list: readonly PublicTask[] | undefined): number {
+  return list ? list.filter((t) => isTaskActive(t.status)).length : 0;
+}
+
+/**
+ * What changed status since the last observation, for the live region. Tasks
+ * seen for the first time are recorded silently: a list loading (or a new
+ * scope) is not news, and re-reading the same state announces nothing.
+ */
+export function statusChanges(
+  known: ReadonlyMap<string, TaskStatus>,
+  list: readonly PublicTask[],
+): { known: Map<string, TaskStatus>; changed: PublicTask[] } {
+  const next = new Map(known);
+  const changed: PublicTask[] = [];
+  // Oldest update first, so announcements come in the order things happened.
+  for (const task of [...list].reverse()) {
+    const before = known.get(task.id);
+    if (before !== undefined && before !== task.status) changed.push(task);
+    next.set(task.id, task.status);
+  }
+  return { known: next, changed };
+}
+
+/** A cancel is shown as in progress from the click until the task is terminal. */
+export function isCancelling(task: Pick<PublicTask, "status" | "cancelRequested">, pending: boolean): boolean {
+  return isTaskActive(task.status) && (task.cancelRequested || pending);
+}
+
+/** Merges the public fields of a newer list copy into a cached detail (publications etc. stay until refetched). */
+export function applyTaskToDetail<T extends PublicTask>(detail: T | undefined, task: PublicTask): T | undefined {
+  if (!detail || detail.id !== task.id || !isNewer(task, detail)) return detail;
+  return { ...detail, ...task };
+}
