@@ -5,6 +5,8 @@
 
 import type { QueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage, PublicRun, RunStatus } from "@/lib/api/shapes";
+import type { PublicTaskDetail } from "@/lib/tasks/queries";
+import { applyTaskToDetail, applyTaskUpdate, type PublicTask, type TaskScope } from "./tasks";
 
 export const queryKeys = {
   /** PublicConversation[], newest activity first. */
@@ -15,8 +17,14 @@ export const queryKeys = {
   messages: (conversationId: string) => ["messages", conversationId] as const,
   /** RunMap: runs of the conversation this tab knows about, by run id. */
   runs: (conversationId: string) => ["runs", conversationId] as const,
-  /** Prefix reserved for the background-task sheet. */
+  /** Prefix of everything the background-task sheet caches. */
   tasks: ["tasks"] as const,
+  /** Prefix of every task list. */
+  taskLists: ["tasks", "list"] as const,
+  /** PublicTask[] newest update first: one conversation's tasks, or all of the account's (null). */
+  taskList: (conversationId: TaskScope) => ["tasks", "list", { conversationId }] as const,
+  /** PublicTaskDetail of one task, fetched when its details are opened. */
+  taskDetail: (id: string) => ["tasks", "detail", id] as const,
 };
 
 export interface RunEntry extends PublicRun {
@@ -202,4 +210,32 @@ export function reconcileActiveRuns(
 
 export function runsOf(qc: QueryClient, conversationId: string): RunMap {
   return qc.getQueryData<RunMap>(queryKeys.runs(conversationId)) ?? {};
+}
+
+// ---------- background tasks ----------
+
+function scopeOfListKey(key: readonly unknown[]): TaskScope | undefined {
+  const filter = key[2];
+  if (typeof filter !== "object" || filter === null || !("conversationId" in filter)) return undefined;
+  const id = (filter as { conversationId: unknown }).conversationId;
+  return typeof id === "string" ? id : id === null ? null : undefined;
+}
+
+/**
+ * One task's newest public shape (feed event, cancel response) into every
+ * loaded list and its detail. Returns true when the detail was older, i.e.
+ * its publications, notices or progress may have moved on too.
+ */
+export function patchTask(qc: QueryClient, task: PublicTask): boolean {
+  for (const query of qc.getQueryCache().findAll({ queryKey: queryKeys.taskLists })) {
+    const scope = scopeOfListKey(query.queryKey);
+    if (scope === undefined) continue;
+    qc.setQueryData<PublicTask[]>(query.queryKey, (prev) => applyTaskUpdate(prev, task, scope));
+  }
+  const detailKey = queryKeys.taskDetail(task.id);
+  const detail = qc.getQueryData<PublicTaskDetail>(detailKey);
+  const next = applyTaskToDetail(detail, task);
+  if (next === detail) return false;
+  qc.setQueryData<PublicTaskDetail>(detailKey, next);
+  return true;
 }

@@ -7,6 +7,7 @@ import type { FeedEvent, PublicConversation, PublicMessage, PublicRun, RunDelta 
 import {
   isRunActive,
   mergeRun,
+  patchTask,
   queryKeys,
   rememberFeedMessage,
   removeConversation,
@@ -16,6 +17,7 @@ import {
 } from "./cache";
 import { confirmOutgoing } from "./outbox";
 import { applyDelta, endStream, finishStream } from "./streams";
+import type { PublicTask } from "./tasks";
 
 type DurableType = FeedEvent["type"] | "reset";
 const DURABLE_TYPES: readonly DurableType[] = [
@@ -31,6 +33,10 @@ const MIN_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
 // Navigating between pages remounts the shell; don't drop the connection for that.
 const RELEASE_GRACE_MS = 5000;
+// A connection that sat in a background tab (or through a laptop sleep) may be
+// dead without the browser noticing; past this, coming back reconnects from
+// our cursor instead of trusting it.
+const HIDDEN_RECONNECT_MS = 30_000;
 
 interface FeedState {
   qc: QueryClient | null;
@@ -42,6 +48,8 @@ interface FeedState {
   retryTimer: ReturnType<typeof setTimeout> | null;
   releaseTimer: ReturnType<typeof setTimeout> | null;
   detach: (() => void) | null;
+  /** Client clock when the tab was last hidden; null while visible. */
+  hiddenAt: number | null;
 }
 
 const state: FeedState = {
@@ -53,6 +61,7 @@ const state: FeedState = {
   retryTimer: null,
   releaseTimer: null,
   detach: null,
+  hiddenAt: null,
 };
 
 function parse<T>(event: MessageEvent): T | null {
@@ -94,6 +103,32 @@ function onConversationUpdated(
   }
 }
 
+/** Hidden tabs mark details stale instead of fetching; they refetch on return. */
+function refetchTypeNow(): "active" | "none" {
+  return document.visibilityState === "visible" ? "active" : "none";
+}
+
+function onTaskUpdated(qc: QueryClient, data: { task?: PublicTask } | null): void {
+  const task = data?.task;
+  if (!task || typeof task.id !== "string") return;
+  // The detail was older: its publications, notices or progress may have moved on too.
+  if (patchTask(qc, task)) {
+    void qc.invalidateQueries(
+      { queryKey: queryKeys.taskDetail(task.id), refetchType: refetchTypeNow() },
+      { cancelRefetch: false },
+    );
+  }
+}
+
+function onNoticeCreated(qc: QueryClient, data: { notice?: { taskId?: unknown } } | null): void {
+  const taskId = data?.notice?.taskId;
+  if (typeof taskId !== "string") return;
+  void qc.invalidateQueries(
+    { queryKey: queryKeys.taskDetail(taskId), refetchType: refetchTypeNow() },
+    { cancelRefetch: false },
+  );
+}
+
 function handleDurable(type: DurableType, event: MessageEvent): void {
   const qc = state.qc;
   if (!qc) return;
@@ -122,8 +157,10 @@ function handleDurable(type: DurableType, event: MessageEvent): void {
       onConversationUpdated(qc, parse(event));
       break;
     case "task.updated":
+      onTaskUpdated(qc, parse(event));
+      break;
     case "notice.created":
-      void qc.invalidateQueries({ queryKey: queryKeys.tasks });
+      onNoticeCreated(qc, parse(event));
       break;
   }
 }
@@ -194,7 +231,22 @@ function isDown(): boolean {
 }
 
 function onVisible(): void {
-  if (document.visibilityState === "visible" && state.users > 0 && isDown()) {
+  if (document.visibilityState !== "visible") {
+    state.hiddenAt ??= Date.now();
+    return;
+  }
+  const hiddenFor = state.hiddenAt === null ? 0 : Date.now() - state.hiddenAt;
+  state.hiddenAt = null;
+  if (state.users > 0 && (isDown() || hiddenFor >= HIDDEN_RECONNECT_MS)) {
+    state.retryDelay = MIN_RETRY_MS;
+    connect();
+  }
+}
+
+/** Back from the back/forward cache or a frozen (discarded-then-restored) state: connections did not survive. */
+function onResume(event: Event): void {
+  if (event.type === "pageshow" && !(event as PageTransitionEvent).persisted) return;
+  if (state.users > 0) {
     state.retryDelay = MIN_RETRY_MS;
     connect();
   }
@@ -209,9 +261,14 @@ function onOnline(): void {
 
 function attach(): () => void {
   document.addEventListener("visibilitychange", onVisible);
+  document.addEventListener("resume", onResume);
+  window.addEventListener("pageshow", onResume);
   window.addEventListener("online", onOnline);
+  if (document.visibilityState !== "visible") state.hiddenAt = Date.now();
   return () => {
     document.removeEventListener("visibilitychange", onVisible);
+    document.removeEventListener("resume", onResume);
+    window.removeEventListener("pageshow", onResume);
     window.removeEventListener("online", onOnline);
   };
 }

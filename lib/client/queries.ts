@@ -2,17 +2,21 @@
 // for first load, refocus and `reset`, and they merge with what the feed
 // delivered while they were in flight.
 
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/api/shapes";
-import { ApiError, getConversation, listAllMessages, listConversations } from "./api";
+import type { PublicTaskDetail } from "@/lib/tasks/queries";
+import { ApiError, cancelTask, getConversation, getTask, listAllMessages, listConversations, listTasks } from "./api";
 import {
   mergeConversationSnapshot,
   mergeMessages,
+  patchTask,
   queryKeys,
   recentMessagesFor,
   reconcileActiveRuns,
   type RunMap,
 } from "./cache";
+import { pushToast } from "./toasts";
+import { mergeTaskSnapshot, taskRefetchInterval, type PublicTask, type TaskScope } from "./tasks";
 
 export function useConversations() {
   const qc = useQueryClient();
@@ -70,4 +74,88 @@ export function useRuns(conversationId: string) {
     staleTime: Infinity,
     gcTime: Infinity,
   });
+}
+
+// ---------- background tasks ----------
+
+// Focus refetches only stale data; a task list a second old is fresh enough.
+const TASK_STALE_MS = 1000;
+
+/**
+ * The sheet's list (and the header badge). Polls as a safety net under the
+ * feed: 3 s while something is active, 15 s otherwise, never while the tab is
+ * hidden (React Query skips interval fetches then), and again on refocus.
+ */
+export function useTaskList(conversationId: TaskScope) {
+  const qc = useQueryClient();
+  const key = queryKeys.taskList(conversationId);
+  return useQuery({
+    queryKey: key,
+    queryFn: async ({ signal }) => {
+      const { tasks } = await listTasks({ conversationId, scope: "all", signal });
+      return mergeTaskSnapshot(qc.getQueryData<PublicTask[]>(key), tasks, conversationId);
+    },
+    staleTime: TASK_STALE_MS,
+    refetchInterval: (query) => taskRefetchInterval(query.state.data),
+    refetchIntervalInBackground: false,
+    refetchOnWindowFocus: true,
+  });
+}
+
+/** Details of one task while they are open; the feed invalidates them when a notice or publication lands. */
+export function useTaskDetail(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.taskDetail(id),
+    queryFn: async ({ signal }): Promise<PublicTaskDetail> => (await getTask(id, signal)).task,
+    enabled,
+    staleTime: TASK_STALE_MS,
+    refetchInterval: (query) => (query.state.data ? taskRefetchInterval([query.state.data]) : false),
+    refetchIntervalInBackground: false,
+    refetchOnWindowFocus: true,
+  });
+}
+
+const CANCEL_KEY = ["tasks", "cancel"] as const;
+
+/** A dictionary key where we have better words than the server's, else the server's message. */
+function cancelErrorReason(error: unknown): { reason?: string; reasonKey?: "cancelUnavailable" | "errNetwork" } {
+  if (error instanceof ApiError) {
+    if (error.code === "unavailable" || error.status === 503) return { reasonKey: "cancelUnavailable" };
+    if (error.status === 0) return { reasonKey: "errNetwork" };
+    return { reason: error.message };
+  }
+  return { reason: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Cancel request. The button reads "Cancelling…" while this is pending (from
+ * any component: see usePendingCancels) and afterwards from the server's
+ * cancelRequested, so a failure rolls back by itself and a reload agrees.
+ * Callbacks live on the mutation, not on mutate(), so they still run when the
+ * row that started it has moved or unmounted.
+ */
+export function useCancelTask() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationKey: CANCEL_KEY,
+    mutationFn: async (task: PublicTask) => (await cancelTask(task.id)).task,
+    onSuccess: (task) => {
+      patchTask(qc, task);
+    },
+    onError: (error, task) => {
+      const { reason, reasonKey } = cancelErrorReason(error);
+      pushToast({ tone: "error", key: "cancelFailed", vars: { title: task.title, reason: reason ?? "" }, reasonKey });
+      // Whatever the server thinks now is the truth; don't wait for the next poll.
+      void qc.invalidateQueries({ queryKey: queryKeys.taskLists });
+    },
+  });
+}
+
+/** Ids of tasks with a cancel request in flight from this tab. */
+export function usePendingCancels(): ReadonlySet<string> {
+  const ids = useMutationState({
+    filters: { mutationKey: CANCEL_KEY, status: "pending" },
+    select: (mutation) => (mutation.state.variables as PublicTask | undefined)?.id,
+  });
+  return new Set(ids.filter((id): id is string => typeof id === "string"));
 }
