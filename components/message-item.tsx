@@ -3,9 +3,9 @@
 import { useId, useState, type ReactNode } from "react";
 import type { PublicMessage } from "@/lib/api/shapes";
 import { useI18n } from "@/lib/i18n/client";
-import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
 import { LocalTime } from "./local-time";
+import { OutcomeBadge } from "./task-badges";
 
 // Every element carries data-kind (DESIGN §7): the kinds are different things
 // and tests tell them apart by it, not by styling.
@@ -227,28 +227,11 @@ export function TerminalLine({ message }: { message: PublicMessage }) {
   );
 }
 
-const OUTCOME_KEYS: Record<string, MessageKey> = {
-  on_time: "outcome_on_time",
-  early: "outcome_early",
-  missed: "outcome_missed",
-  late: "outcome_late",
-  stopped: "outcome_stopped",
-};
-
-const OUTCOME_TONE: Record<string, string> = {
-  on_time: "bg-ok-soft text-ok border-ok/30",
-  early: "bg-ok-soft text-ok border-ok/30",
-  missed: "bg-warn-soft text-warn border-warn/30",
-  late: "bg-warn-soft text-warn border-warn/30",
-  stopped: "bg-danger-soft text-danger border-danger/30",
-};
-
 /** Host facts: never model text, never a copy of a body — only a pointer to one. */
 export function NoticeBanner({ message }: { message: PublicMessage }) {
   const { t } = useI18n();
   const outcome = metaString(message, "outcome");
   const publicationId = message.publicationId ?? metaString(message, "publicationId");
-  const outcomeKey = outcome ? OUTCOME_KEYS[outcome] : undefined;
 
   return (
     <div
@@ -264,13 +247,7 @@ export function NoticeBanner({ message }: { message: PublicMessage }) {
       <div className="min-w-0 flex-1 space-y-1.5">
         <div className="flex flex-wrap items-center gap-2 text-xs">
           <span className="font-semibold tracking-wide text-info uppercase">{t("noticeLabel")}</span>
-          {outcome && (
-            <span
-              className={`rounded-full border px-2 py-0.5 font-medium ${OUTCOME_TONE[outcome] ?? "border-border text-muted"}`}
-            >
-              {outcomeKey ? t(outcomeKey) : outcome.replace(/_/g, " ")}
-            </span>
-          )}
+          {outcome && <OutcomeBadge outcome={outcome} />}
           <LocalTime iso={message.createdAt} className="text-muted" />
         </div>
         {message.content && <p className={`text-sm ${textClass}`}>{message.content}</p>}
