@@ -12,6 +12,7 @@ import { LanguageSelect } from "./language-select";
 import { NewChatButton } from "./new-chat-button";
 import { SignOutButton } from "./sign-out-button";
 import { Sidebar } from "./sidebar";
+import { Toaster } from "./toaster";
 
 const DESKTOP_QUERY = "(min-width: 768px)";
 
@@ -134,6 +135,7 @@ export function AppShell({
           {children}
         </main>
       </div>
+      <Toaster />
     </div>
   );
 }

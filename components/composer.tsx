@@ -1,20 +1,52 @@
 "use client";
 
 import { useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import type { DeliveryRequest } from "@/lib/client/api";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
-import { SendIcon } from "./icons";
+import { SendIcon, TimerIcon } from "./icons";
 
 const MAX_HEIGHT_PX = 200;
+const DEFAULT_MINUTES = "10";
+// The server accepts at most 7 days (lib/api/schemas.ts).
+const MAX_MINUTES = 7 * 24 * 60;
 
-export function Composer({ onSend, disabled = false }: { onSend: (content: string) => void; disabled?: boolean }) {
+type DeliveryMode = "none" | "at" | "by";
+
+/** Minutes as typed (decimals allowed, either separator) → seconds, or null when not a valid duration. */
+export function parseDueMinutes(text: string): number | null {
+  const trimmed = text.trim().replace(",", ".");
+  if (!/^\d*\.?\d+$|^\d+\.$/.test(trimmed)) return null;
+  const minutes = Number(trimmed);
+  if (!Number.isFinite(minutes) || minutes <= 0 || minutes > MAX_MINUTES) return null;
+  return Math.round(minutes * 60 * 1000) / 1000;
+}
+
+export function Composer({
+  onSend,
+  disabled = false,
+}: {
+  onSend: (content: string, delivery?: DeliveryRequest) => void;
+  disabled?: boolean;
+}) {
   const { t } = useI18n();
   const id = useId();
   const hintId = useId();
+  const modeId = useId();
+  const minutesId = useId();
+  const minutesErrorId = useId();
+  const reportId = useId();
   const [value, setValue] = useState("");
+  const [mode, setMode] = useState<DeliveryMode>("none");
+  const [minutes, setMinutes] = useState(DEFAULT_MINUTES);
+  const [reportAnyway, setReportAnyway] = useState(false);
+  const [showMinutesError, setShowMinutesError] = useState(false);
   const hydrated = useHydrated();
   const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const minutesRef = useRef<HTMLInputElement>(null);
   const canSend = !disabled && value.trim().length > 0;
+  const dueInSeconds = parseDueMinutes(minutes);
+  const minutesInvalid = mode !== "none" && dueInSeconds === null;
 
   // Grow with the text up to a cap, then scroll inside.
   useLayoutEffect(() => {
@@ -26,8 +58,20 @@ export function Composer({ onSend, disabled = false }: { onSend: (content: strin
 
   function submit() {
     if (!canSend) return;
-    onSend(value.trim());
+    if (minutesInvalid) {
+      setShowMinutesError(true);
+      minutesRef.current?.focus();
+      return;
+    }
+    const delivery =
+      mode !== "none" && dueInSeconds !== null ? { mode, dueInSeconds, reportIfUnfinished: reportAnyway } : undefined;
+    onSend(value.trim(), delivery);
     setValue("");
+    // A deadline belongs to one message; the next one starts without.
+    setMode("none");
+    setMinutes(DEFAULT_MINUTES);
+    setReportAnyway(false);
+    setShowMinutesError(false);
     textareaRef.current?.focus();
   }
 
@@ -44,8 +88,12 @@ export function Composer({ onSend, disabled = false }: { onSend: (content: strin
     submit();
   }
 
+  // 16px on phones: smaller form text makes iOS zoom in on focus.
+  const fieldClass =
+    "h-8 rounded-lg border border-border bg-surface px-2 text-base text-fg hover:border-border-strong disabled:opacity-60 sm:text-sm";
+
   return (
-    <form onSubmit={onSubmit} className="flex items-end gap-2">
+    <form onSubmit={onSubmit} noValidate className="flex items-end gap-2">
       <label htmlFor={id} className="sr-only">
         {t("message")}
       </label>
@@ -64,8 +112,66 @@ export function Composer({ onSend, disabled = false }: { onSend: (content: strin
           aria-describedby={hintId}
           enterKeyHint="send"
           maxLength={16_000}
-          className="block max-h-[200px] w-full resize-none bg-transparent px-4 py-3 text-base leading-6 text-fg placeholder:text-muted focus:outline-none disabled:cursor-not-allowed disabled:opacity-60 sm:text-[0.95rem]"
+          className="block max-h-[200px] w-full resize-none bg-transparent px-4 pt-3 pb-1.5 text-base leading-6 text-fg placeholder:text-muted focus:outline-none disabled:cursor-not-allowed disabled:opacity-60 sm:text-[0.95rem]"
         />
+        {/* The delivery picker (DESIGN §9): after the text in tab order, before Send. */}
+        <fieldset
+          disabled={disabled || !hydrated}
+          data-testid="delivery-picker"
+          className="flex flex-wrap items-center gap-x-3 gap-y-1.5 px-3 pb-2 text-xs text-muted"
+        >
+          <span className="flex items-center gap-1.5">
+            <TimerIcon className="size-4" />
+            <label htmlFor={modeId}>{t("delivery")}</label>
+            <select
+              id={modeId}
+              value={mode}
+              onChange={(event) => setMode(event.target.value as DeliveryMode)}
+              className={fieldClass}
+            >
+              <option value="none">{t("deliveryNone")}</option>
+              <option value="at">{t("deliveryAt")}</option>
+              <option value="by">{t("deliveryBy")}</option>
+            </select>
+          </span>
+          {mode !== "none" && (
+            <>
+              <span className="flex items-center gap-1.5">
+                <label htmlFor={minutesId}>{t("dueInMinutes")}</label>
+                <input
+                  ref={minutesRef}
+                  id={minutesId}
+                  type="number"
+                  inputMode="decimal"
+                  step="any"
+                  min="0"
+                  max={MAX_MINUTES}
+                  value={minutes}
+                  onChange={(event) => setMinutes(event.target.value)}
+                  onBlur={() => setShowMinutesError(true)}
+                  aria-invalid={(showMinutesError && minutesInvalid) || undefined}
+                  aria-describedby={showMinutesError && minutesInvalid ? minutesErrorId : undefined}
+                  className={`${fieldClass} w-20 ${showMinutesError && minutesInvalid ? "border-danger" : ""}`}
+                />
+              </span>
+              <span className="flex items-center gap-1.5">
+                <input
+                  id={reportId}
+                  type="checkbox"
+                  checked={reportAnyway}
+                  onChange={(event) => setReportAnyway(event.target.checked)}
+                  className="size-4 accent-accent"
+                />
+                <label htmlFor={reportId}>{t("reportIfUnfinished")}</label>
+              </span>
+              {showMinutesError && minutesInvalid && (
+                <p id={minutesErrorId} className="basis-full text-danger">
+                  {t("dueInvalid")}
+                </p>
+              )}
+            </>
+          )}
+        </fieldset>
       </div>
       <button
         type="submit"

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/api/shapes";
+import type { DeliveryRequest } from "@/lib/client/api";
 import { isRunActive, type RunEntry } from "@/lib/client/cache";
 import { discardOutgoing, retryOutgoing, sendOutgoing, useOutbox, type OutgoingMessage } from "@/lib/client/outbox";
 import { useConversation, useMessages, useRuns } from "@/lib/client/queries";
@@ -153,9 +154,9 @@ export function ConversationView({
     if (el) stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
   }
 
-  function onSend(content: string) {
+  function onSend(content: string, delivery?: DeliveryRequest) {
     stickToBottom.current = true;
-    sendOutgoing(qc, conversationId, content);
+    sendOutgoing(qc, conversationId, content, delivery);
   }
 
   return (

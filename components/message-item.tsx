@@ -4,6 +4,7 @@ import { useId, useState, type ReactNode } from "react";
 import type { PublicMessage } from "@/lib/api/shapes";
 import { useI18n } from "@/lib/i18n/client";
 import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
+import { DeliverySummary } from "./delivery-summary";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge } from "./task-badges";
 
@@ -21,18 +22,30 @@ function metaString(message: PublicMessage, key: string): string | null {
 
 const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
 
+/** The delivery contract the server accepted with a user message (meta.delivery), if any. */
+function acceptedDelivery(
+  meta: PublicMessage["meta"] | undefined,
+): { mode: "at" | "by"; dueAt: string | null; reportIfUnfinished: boolean } | null {
+  const d = meta && typeof meta === "object" ? (meta as Record<string, unknown>).delivery : undefined;
+  if (!d || typeof d !== "object") return null;
+  const { mode, dueAt, reportIfUnfinished } = d as Record<string, unknown>;
+  if (mode !== "at" && mode !== "by") return null;
+  return { mode, dueAt: typeof dueAt === "string" ? dueAt : null, reportIfUnfinished: reportIfUnfinished === true };
+}
+
 export function UserBubble({
   message,
   pending,
   failed,
   children,
 }: {
-  message: Pick<PublicMessage, "content" | "createdAt"> & { id?: string; seq?: number };
+  message: Pick<PublicMessage, "content" | "createdAt"> & { id?: string; seq?: number; meta?: PublicMessage["meta"] };
   pending?: boolean;
   failed?: boolean;
   children?: ReactNode;
 }) {
   const { t } = useI18n();
+  const delivery = acceptedDelivery(message.meta);
   return (
     <div
       data-kind="user"
@@ -53,6 +66,14 @@ export function UserBubble({
       <div className="flex items-center gap-2 px-1 text-xs text-muted">
         {pending ? <span>{t("sending")}</span> : failed ? <span className="text-danger">{t("notSent")}</span> : null}
         {!pending && !failed && <LocalTime iso={message.createdAt} />}
+        {delivery && (
+          <DeliverySummary
+            mode={delivery.mode}
+            dueAt={delivery.dueAt}
+            reportIfUnfinished={delivery.reportIfUnfinished}
+            className="rounded-full border border-border bg-surface px-2 py-0.5"
+          />
+        )}
       </div>
       {children}
     </div>

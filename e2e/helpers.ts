@@ -35,3 +35,48 @@ export async function send(page: Page, text: string): Promise<void> {
   await page.getByLabel("Message").fill(text);
   await page.getByRole("button", { name: "Send" }).click();
 }
+
+// ---------- background tasks (tasks-ui / delivery-ui specs) ----------
+
+export interface CreatedTask {
+  id: string;
+  title: string;
+  status: string;
+}
+
+/** Starts a background task without the model (POST /api/tasks); simulate controls its pace. */
+export async function createTask(
+  page: Page,
+  conversationId: string,
+  title: string,
+  simulate: { steps?: number; stepMs?: number } = {},
+): Promise<CreatedTask> {
+  const res = await page.request.post("/api/tasks", {
+    data: {
+      conversationId,
+      title,
+      prompt: `Research ${title}`,
+      clientRequestId: randomUUID(),
+      options: { simulate },
+    },
+  });
+  expect(res.status(), await res.text()).toBe(202);
+  return ((await res.json()) as { task: CreatedTask }).task;
+}
+
+export function tasksTrigger(page: Page) {
+  return page.getByRole("button", { name: "Background tasks", exact: true });
+}
+
+/** Opens the sheet with the header button and returns the dialog. */
+export async function openTasksSheet(page: Page, buttonName = "Background tasks") {
+  await page.getByRole("button", { name: buttonName, exact: true }).click();
+  const sheet = page.getByRole("dialog", { name: buttonName });
+  await expect(sheet).toBeVisible();
+  return sheet;
+}
+
+/** True when the request is a poll of the task list (not a task's detail or cancel). */
+export function isTaskListRequest(url: string): boolean {
+  return new URL(url).pathname === "/api/tasks";
+}

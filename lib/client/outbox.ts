@@ -4,13 +4,15 @@
 
 import { useSyncExternalStore } from "react";
 import type { QueryClient } from "@tanstack/react-query";
-import { ApiError, newClientId, sendMessage } from "./api";
+import { ApiError, newClientId, sendMessage, type DeliveryRequest } from "./api";
 import { mergeRun, touchConversation, upsertMessages } from "./cache";
 
 export interface OutgoingMessage {
   clientMessageId: string;
   conversationId: string;
   content: string;
+  /** The composer's delivery picker; resent unchanged on retry. */
+  delivery?: DeliveryRequest;
   status: "sending" | "failed";
   error: ApiError | null;
   /** ISO time of the (first) send, for display before the server's time is known. */
@@ -42,6 +44,7 @@ async function deliver(qc: QueryClient, entry: OutgoingMessage): Promise<void> {
     const { message, run } = await sendMessage(entry.conversationId, {
       content: entry.content,
       clientMessageId: entry.clientMessageId,
+      ...(entry.delivery ? { delivery: entry.delivery } : {}),
     });
     // Same tick: the stored copy replaces the optimistic one without a gap.
     upsertMessages(qc, entry.conversationId, [message]);
@@ -57,11 +60,17 @@ async function deliver(qc: QueryClient, entry: OutgoingMessage): Promise<void> {
   }
 }
 
-export function sendOutgoing(qc: QueryClient, conversationId: string, content: string): void {
+export function sendOutgoing(
+  qc: QueryClient,
+  conversationId: string,
+  content: string,
+  delivery?: DeliveryRequest,
+): void {
   const entry: OutgoingMessage = {
     clientMessageId: newClientId(),
     conversationId,
     content,
+    delivery,
     status: "sending",
     error: null,
     createdAt: new Date().toISOString(),

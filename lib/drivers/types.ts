@@ -21,14 +21,22 @@ export interface StepContext {
 }
 
 export interface StepOutcome {
-  step: { index: number; kind: string; input: unknown; output: unknown; modelRequests: number };
+  /** A checkpoint (native drivers): a step with a row is never run again. */
+  step?: { index: number; kind: string; input: unknown; output: unknown; modelRequests: number };
   /** A progress proposal (ResearchProgress), shown as a `progress` message. */
   progress?: string;
   /** A body to publish (PublishedBody); immutable once committed. */
   publish?: { partial: boolean; content: string };
   /** Instructions consumed by this step, removed from task.pendingUpdates on commit. */
   consumedUpdates?: number;
+  /** The final body is published: the task succeeded. */
   finished?: boolean;
+  /** Remote drivers: the remote task's state as of this poll. */
+  status?: "running" | "input_required" | "failed" | "cancelled";
+  inputRequest?: unknown;
+  error?: string;
+  /** Poll again after this long; finite and positive (remote drivers). Default: at once. */
+  pollAfterMs?: number;
 }
 
 export interface TerminalSnapshot {
@@ -38,9 +46,22 @@ export interface TerminalSnapshot {
 
 export interface Driver {
   submit(task: Task, signal: AbortSignal): Promise<SubmitResult>;
+  /** One unit of work (native) or one poll of the remote task (remote drivers). */
   step(ctx: StepContext): Promise<StepOutcome>;
+  /** Stops the work; resolves with the terminal status actually reached (it may have finished first). */
   cancel(task: Task, signal: AbortSignal): Promise<TerminalSnapshot>;
+  /** Hands the user's answer to a task waiting in input_required. */
+  answer?(task: Task, response: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Consecutive transient errors before the task fails. Native work that keeps
+   * failing is broken; a remote that keeps failing may come back, so remote
+   * drivers keep polling with backoff (Infinity) and report degraded tracking.
+   */
+  maxConsecutiveErrors?: number;
 }
+
+/** Consecutive poll errors after which the user is told tracking is degraded. */
+export const TRACKING_DEGRADED_AFTER = 3;
 
 /** A deterministic contract violation: retrying cannot help, the task fails. */
 export class DriverProtocolError extends Error {}

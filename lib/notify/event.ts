@@ -5,6 +5,7 @@ import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { applyOutboxPatch, lockTaskForEvent, publicationPartial } from "./sql";
 import { isVisible, onEvent, type EventSnapshot } from "./state";
+import { TRACKING_DEGRADED_AFTER } from "@/lib/drivers/types";
 
 export const EVENT_ERROR_CHARS = 500;
 
@@ -28,7 +29,8 @@ export function buildEventSnapshot(task: Task, latestPublicationPartial?: boolea
   if (task.status === "succeeded" && task.deliveryMode === "at" && task.dueAt !== null && task.dueEvaluatedAt === null) {
     return null;
   }
-  if (!ATTENTION.has(task.status) && !dueMomentIsReported(task)) return null;
+  const degraded = !terminal && task.consecutiveErrors >= TRACKING_DEGRADED_AFTER;
+  if (!ATTENTION.has(task.status) && !dueMomentIsReported(task) && !degraded) return null;
   const error = task.error === null ? null : task.error.slice(0, EVENT_ERROR_CHARS);
   return {
     taskId: task.id,
@@ -42,6 +44,7 @@ export function buildEventSnapshot(task: Task, latestPublicationPartial?: boolea
     dueAt: task.dueAt?.toISOString() ?? null,
     deliveryOutcome: task.deliveryOutcome,
     cancelRequested: task.cancelRequestedAt !== null,
+    trackingDegraded: degraded,
   };
 }
 

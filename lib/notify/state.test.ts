@@ -397,6 +397,7 @@ describe("event snapshot and fingerprint", () => {
         "dueAt",
         "deliveryOutcome",
         "cancelRequested",
+        "trackingDegraded",
       ].sort(),
     );
     const text = canonicalJson(s);
@@ -444,6 +445,12 @@ describe("event snapshot and fingerprint", () => {
   it("a pending cancel silences the question; the terminal event follows", () => {
     expect(buildEventSnapshot(task({ status: "input_required", cancelRequestedAt: new Date() }))).toBeNull();
     expect(buildEventSnapshot(task({ status: "cancelled", cancelRequestedAt: new Date() }))).toMatchObject({ cancelRequested: true });
+  });
+
+  it("degraded tracking is an event of an active task after 3 consecutive errors, and only then", () => {
+    expect(buildEventSnapshot(task({ status: "running", consecutiveErrors: 2 }))).toBeNull();
+    expect(buildEventSnapshot(task({ status: "running", consecutiveErrors: 3 }))).toMatchObject({ trackingDegraded: true, status: "running" });
+    expect(buildEventSnapshot(task({ status: "succeeded", consecutiveErrors: 3 }))).toMatchObject({ trackingDegraded: false });
   });
 });
 

@@ -43,7 +43,7 @@ describe("crash anywhere", () => {
       ids.push(task.id);
     }
     const cancelled = ids.filter((_, i) => i % 3 === 0);
-    let live: WorkerProc[] = [];
+    const live: WorkerProc[] = [];
     for (let round = 0; round < 10; round++) {
       while (live.length < 2) {
         const w = startWorkerProcess(SHORT_LEASES);

@@ -7,7 +7,7 @@ import { appendMessage } from "@/lib/chat/append-message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { driverFor } from "@/lib/drivers/registry";
-import { DriverProtocolError, type StepOutcome } from "@/lib/drivers/types";
+import { DriverProtocolError, TRACKING_DEGRADED_AFTER, type StepOutcome } from "@/lib/drivers/types";
 import { recordEventIfChanged } from "@/lib/notify/event";
 import { syncNotices } from "@/lib/delivery/sync-notices";
 import { budgetExceeded, stopAtDeadline } from "@/lib/delivery/due";
@@ -53,6 +53,7 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
     if (task.status === "submitted") return await submit(task, token, abort.signal);
     await markRunning(task, token);
     if (task.dueEvaluatedAt && (await overtimeSpent(task, token))) return "lost";
+    if (task.inputResponse !== null && task.status === "input_required") return await answer(task, token, abort.signal);
     const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
     const model = countedModel(getModel(), () => countTaskModelRequest(task.id, token));
     const outcome = await driver.step({ task, steps, model, signal: abort.signal });
@@ -63,10 +64,18 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
     }
     if (err instanceof LeaseLostError || (abort.signal.aborted && abort.signal.reason instanceof LeaseLostError)) return "lost";
     const message = ((err as Error)?.message ?? String(err)).slice(0, MAX_ERROR_CHARS);
-    if (err instanceof DriverProtocolError || task.consecutiveErrors + 1 >= TASK_MAX_CONSECUTIVE_ERRORS) {
+    const budget = driver?.maxConsecutiveErrors ?? TASK_MAX_CONSECUTIVE_ERRORS;
+    if (err instanceof DriverProtocolError || task.consecutiveErrors + 1 >= budget) {
       return (await finish(task, token, "failed", message)) ? "failed" : "lost";
     }
     await releaseExecution(task.id, token, message, backoffMs(task.consecutiveErrors), true);
+    // Crossing the threshold is an event of its own: the user hears tracking is degraded.
+    if (task.consecutiveErrors + 1 === TRACKING_DEGRADED_AFTER) {
+      await getDb().$transaction(async (tx) => {
+        await recordEventIfChanged(tx, task.id);
+        await emitTaskById(tx, task.id);
+      });
+    }
     return "retry";
   } finally {
     clearInterval(renew);
@@ -131,44 +140,100 @@ async function markRunning(task: LeasedTask, token: string): Promise<void> {
   });
 }
 
-async function commitStep(task: LeasedTask, token: string, outcome: StepOutcome): Promise<ExecOutcome> {
+/** Bounds what a driver may say about the remote (DESIGN §4: one normalisation boundary). */
+export function normalizeOutcome(o: StepOutcome): StepOutcome {
+  const pollAfterMs = o.pollAfterMs === undefined ? undefined : Number(o.pollAfterMs);
+  if (pollAfterMs !== undefined && !(Number.isFinite(pollAfterMs) && pollAfterMs > 0)) {
+    throw new DriverProtocolError(`pollAfter must be finite and positive, got ${String(o.pollAfterMs)}`);
+  }
+  if (o.status === "input_required" && (o.inputRequest === undefined || o.inputRequest === null)) {
+    throw new DriverProtocolError("input_required without a request");
+  }
+  let inputRequest = o.inputRequest;
+  if (inputRequest !== undefined) {
+    const json = JSON.stringify(inputRequest);
+    if (json === undefined || Buffer.byteLength(json) > 64 * 1024) throw new DriverProtocolError("inputRequest is not JSON within 64 KiB");
+    inputRequest = JSON.parse(json);
+  }
+  return {
+    ...o,
+    inputRequest,
+    pollAfterMs: pollAfterMs === undefined ? undefined : Math.min(pollAfterMs, 86_400_000),
+    error: o.error?.slice(0, MAX_ERROR_CHARS),
+  };
+}
+
+async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Promise<ExecOutcome> {
+  const outcome = normalizeOutcome(raw);
   return getDb().$transaction(async (tx) => {
     const row = await lockExecutionGuarded(tx, task.id, token);
     if (!row) return "lost";
     const { step } = outcome;
-    const created = await tx.taskStep.createMany({
-      data: [
-        {
-          taskId: task.id,
-          index: step.index,
-          kind: step.kind,
-          input: step.input as Prisma.InputJsonValue,
-          output: step.output as Prisma.InputJsonValue,
-          modelRequests: step.modelRequests,
-        },
-      ],
-      skipDuplicates: true,
-    });
-    if (created.count === 0) return "lost";
+    if (step) {
+      const created = await tx.taskStep.createMany({
+        data: [
+          {
+            taskId: task.id,
+            index: step.index,
+            kind: step.kind,
+            input: step.input as Prisma.InputJsonValue,
+            output: step.output as Prisma.InputJsonValue,
+            modelRequests: step.modelRequests,
+          },
+        ],
+        skipDuplicates: true,
+      });
+      if (created.count === 0) return "lost";
+    }
     const base = { conversationId: row.conversationId, ownerId: row.ownerId, taskId: row.id };
     if (outcome.progress) {
-      await appendMessage(tx, { ...base, kind: "progress", content: outcome.progress, meta: { step: step.index } });
+      await appendMessage(tx, { ...base, kind: "progress", content: outcome.progress, meta: { step: step?.index ?? null } });
       await tx.$executeRaw`UPDATE "task" SET "progressText" = ${outcome.progress}, "progressAt" = now() WHERE id = ${row.id}`;
     }
     if (outcome.publish) await publish(tx, row, outcome.publish);
-    const pending = Array.isArray(row.pendingUpdates) ? (row.pendingUpdates as string[]) : [];
-    const remaining = pending.slice(outcome.consumedUpdates ?? 0);
-    await tx.$executeRaw`
-      UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
-        "consecutiveErrors" = 0, "nextRunAt" = now(), "updatedAt" = now(),
-        "pendingUpdates" = ${JSON.stringify(remaining)}::jsonb,
-        status = CASE WHEN status = 'updating' AND ${remaining.length} = 0 THEN 'running' ELSE status END
-      WHERE id = ${row.id}`;
     if (outcome.finished) {
       await terminal(tx, row.id, "succeeded", null);
       return "finished";
     }
+    if (outcome.status === "failed" || outcome.status === "cancelled") {
+      await terminal(tx, row.id, outcome.status, outcome.error ?? null);
+      return outcome.status === "failed" ? "failed" : "finished";
+    }
+    const pending = Array.isArray(row.pendingUpdates) ? (row.pendingUpdates as string[]) : [];
+    const remaining = pending.slice(outcome.consumedUpdates ?? 0);
+    const waiting = outcome.status === "input_required";
+    const delaySecs = (outcome.pollAfterMs ?? 0) / 1000;
+    await tx.$executeRaw`
+      UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+        "consecutiveErrors" = 0, "nextRunAt" = now() + make_interval(secs => ${delaySecs}), "updatedAt" = now(),
+        "pendingUpdates" = ${JSON.stringify(remaining)}::jsonb,
+        "inputRequest" = CASE WHEN ${waiting} THEN ${JSON.stringify(outcome.inputRequest ?? null)}::jsonb ELSE NULL END,
+        status = CASE
+          WHEN ${waiting} THEN 'input_required'
+          WHEN status = 'input_required' THEN 'running'
+          WHEN status = 'updating' AND ${remaining.length} = 0 THEN 'running'
+          ELSE status END
+      WHERE id = ${row.id}`;
+    // input_required is an event; so is recovering from degraded tracking (the event goes away).
+    await recordEventIfChanged(tx, row.id);
     await emitTaskById(tx, row.id);
+    return "stepped";
+  });
+}
+
+/** Hands the stored answer to the driver, then polls again at once. */
+async function answer(task: LeasedTask, token: string, signal: AbortSignal): Promise<ExecOutcome> {
+  const driver = driverFor(task.driver)!;
+  if (!driver.answer) throw new DriverProtocolError(`the ${task.driver} driver cannot take answers`);
+  await driver.answer(task, String((task.inputResponse as { response?: unknown })?.response ?? ""), signal);
+  return getDb().$transaction(async (tx) => {
+    if (!(await lockExecutionGuarded(tx, task.id, token))) return "lost";
+    await tx.$executeRaw`
+      UPDATE "task" SET "inputResponse" = NULL, "inputRequest" = NULL, status = 'running', "nextRunAt" = now(), "updatedAt" = now(),
+        "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
+      WHERE id = ${task.id}`;
+    await recordEventIfChanged(tx, task.id);
+    await emitTaskById(tx, task.id);
     return "stepped";
   });
 }

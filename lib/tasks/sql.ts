@@ -15,6 +15,9 @@ import type { Task } from "@/lib/db/generated/client.ts";
  *   running                   last step committed (final body)        succeeded       same
  *   running                   5 consecutive step errors / protocol    failed          same
  *   running|queued            update(message)                         updating        not terminal; next step consumes it → running
+ *   running                   remote poll says input_required         input_required  same guard; an outbox event (notice + narration)
+ *   input_required            answer stored, next claim → driver      running         same guard; polled again at once
+ *   running|input_required    3rd consecutive poll error              (same)          event "tracking degraded"; remote drivers never give up
  *   any active                cancel request (first)                  (same) + cancel sets fence, drops exec lease; repeats change nothing
  *   any active + cancel       cancel claim → driver.cancel            cancelled       cancel token mine, lease alive, not terminal
  *                                                                      (or the driver's real terminal status)
@@ -46,7 +49,7 @@ export async function claimExecution(workerId: string, limit: number, onlyIds?: 
         attempts = t.attempts + 1
     WHERE t.id IN (
       SELECT id FROM "task"
-      WHERE status IN ('submitted', 'queued', 'running', 'updating') AND "cancelRequestedAt" IS NULL
+      WHERE status IN ('submitted', 'queued', 'running', 'updating', 'input_required') AND "cancelRequestedAt" IS NULL
         AND "nextRunAt" <= now() AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now())
         AND (${only}::text[] IS NULL OR id = ANY(${only}::text[]))
       ORDER BY "nextRunAt", id
@@ -130,6 +133,6 @@ export async function nextExecutionDueMs(): Promise<number | null> {
   const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
     SELECT (extract(epoch FROM (min(greatest("nextRunAt", coalesce("leaseExpiresAt", "nextRunAt"))) - now())) * 1000)::float8 AS ms
     FROM "task"
-    WHERE status IN ('submitted', 'queued', 'running', 'updating') AND "cancelRequestedAt" IS NULL`;
+    WHERE status IN ('submitted', 'queued', 'running', 'updating', 'input_required') AND "cancelRequestedAt" IS NULL`;
   return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }

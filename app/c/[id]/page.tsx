@@ -1,6 +1,7 @@
 import { notFound, redirect } from "next/navigation";
 import { AppShell } from "@/components/app-shell";
 import { ConversationView } from "@/components/conversation-view";
+import { TasksSheet } from "@/components/tasks-sheet";
 import { getSessionUser } from "@/lib/auth/session";
 import { findConversation } from "@/lib/chat/queries";
 
@@ -12,7 +13,11 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
   const conversation = await findConversation(user.id, id);
   if (!conversation) notFound();
   return (
-    <AppShell user={{ name: user.name }} conversation={conversation}>
+    <AppShell
+      user={{ name: user.name }}
+      conversation={conversation}
+      headerActions={<TasksSheet key={conversation.id} conversationId={conversation.id} />}
+    >
       <ConversationView key={conversation.id} conversationId={conversation.id} initialConversation={conversation} />
     </AppShell>
   );

@@ -1,0 +1,172 @@
+"use client";
+
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { useTaskDetail } from "@/lib/client/queries";
+import type { PublicTask } from "@/lib/client/tasks";
+import { useI18n } from "@/lib/i18n/client";
+import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { AlertIcon, DocIcon, SpinnerIcon } from "./icons";
+import { LocalTime } from "./local-time";
+import { OutcomeBadge } from "./task-badges";
+
+const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
+
+function Part({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div className="space-y-1.5">
+      <h5 className="text-[0.7rem] font-semibold tracking-wide text-muted uppercase">{title}</h5>
+      {children}
+    </div>
+  );
+}
+
+/** Published bodies, notices, progress history, errors, cancel attempts and notification state of one task. */
+export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate: () => void }) {
+  const { t } = useI18n();
+  const detail = useTaskDetail(task.id, true);
+  const data = detail.data;
+  // The list copy may be newer than the detail's (the feed patches both, but only the list is always loaded).
+  const current = data && Date.parse(data.updatedAt) >= Date.parse(task.updatedAt) ? data : task;
+  const notification = current.notification;
+  const bodyHref = (publicationId: string) => `/c/${encodeURIComponent(task.conversationId)}#pub-${publicationId}`;
+
+  return (
+    <div className="mt-3 space-y-4 border-t border-border pt-3 text-sm">
+      {!data && detail.isPending && (
+        <p className="flex items-center gap-2 text-xs text-muted" aria-busy="true">
+          <SpinnerIcon className="size-3.5" />
+          {t("loadingDetails")}
+        </p>
+      )}
+      {!data && detail.isError && (
+        <p className="flex flex-wrap items-center gap-2 text-xs text-danger">
+          <AlertIcon className="size-3.5 shrink-0" />
+          {t("detailsFailed")}
+          <button
+            type="button"
+            onClick={() => void detail.refetch()}
+            className="rounded-md border border-danger/40 px-2 py-0.5 font-medium"
+          >
+            {t("tryAgain")}
+          </button>
+        </p>
+      )}
+
+      {data && (
+        <>
+          <Part title={t("publications")}>
+            {data.publications.length === 0 ? (
+              <p className="text-xs text-muted">{t("noPublications")}</p>
+            ) : (
+              <ul className="space-y-2">
+                {[...data.publications].reverse().map((pub) => (
+                  <li key={pub.id} data-publication-id={pub.id} className="rounded-lg border border-border bg-bg">
+                    <div className="flex flex-wrap items-center gap-2 border-b border-border px-2.5 py-1.5 text-xs">
+                      <DocIcon className="size-3.5 text-muted" />
+                      <span
+                        className={`rounded-full px-2 py-px font-medium ${
+                          pub.partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok"
+                        }`}
+                      >
+                        {pub.partial ? t("partial") : t("final")}
+                      </span>
+                      <span className="rounded-full border border-border px-1.5 py-px font-mono text-muted">v{pub.version}</span>
+                      <LocalTime iso={pub.createdAt} className="text-muted" />
+                      <Link
+                        href={bodyHref(pub.id)}
+                        onClick={onNavigate}
+                        className="ml-auto font-medium text-accent-text underline-offset-4 hover:underline"
+                      >
+                        {t("openInConversation")}
+                      </Link>
+                    </div>
+                    <div className={`max-h-48 overflow-y-auto px-2.5 py-2 text-sm leading-relaxed ${textClass}`}>
+                      {pub.content}
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Part>
+
+          <Part title={t("notices")}>
+            {data.notices.length === 0 ? (
+              <p className="text-xs text-muted">{t("noNotices")}</p>
+            ) : (
+              <ul className="space-y-2">
+                {data.notices.map((notice) => (
+                  <li key={notice.id} data-notice-key={notice.key} className="space-y-1">
+                    <div className="flex flex-wrap items-center gap-2 text-xs">
+                      {notice.outcome && <OutcomeBadge outcome={notice.outcome} />}
+                      <LocalTime iso={notice.createdAt} className="text-muted" />
+                      {notice.publicationId && (
+                        <Link
+                          href={bodyHref(notice.publicationId)}
+                          onClick={onNavigate}
+                          className="font-medium text-accent-text underline-offset-4 hover:underline"
+                        >
+                          {t("openBody")}
+                        </Link>
+                      )}
+                    </div>
+                    <p className={`text-xs ${textClass}`}>{notice.text}</p>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Part>
+
+          {data.progressHistory.length > 0 && (
+            <Part title={t("progressHistory")}>
+              <ol className="max-h-40 space-y-1 overflow-y-auto text-xs">
+                {data.progressHistory.map((p, i) => (
+                  <li key={`${p.at}-${i}`}>
+                    <LocalTime iso={p.at} className="mr-2 text-muted" />
+                    <span className={textClass}>{p.text}</span>
+                  </li>
+                ))}
+              </ol>
+            </Part>
+          )}
+        </>
+      )}
+
+      {current.error && (
+        <Part title={t("errorLabel")}>
+          <p className={`text-xs text-danger ${textClass}`}>{current.error}</p>
+        </Part>
+      )}
+
+      {(current.cancelRequested || current.cancel.attempts > 0 || current.cancel.lastError) && (
+        <Part title={t("cancelAttempts")}>
+          <p className="text-xs">
+            <span data-testid="cancel-attempts">{current.cancel.attempts}</span>
+          </p>
+          {current.cancel.lastError && (
+            <p className={`text-xs text-danger ${textClass}`}>
+              {t("lastCancelError")}: {current.cancel.lastError}
+            </p>
+          )}
+        </Part>
+      )}
+
+      <Part title={t("notification")}>
+        <p
+          data-notification={notification.status}
+          className={`text-xs ${
+            notification.status === "dead_letter" ? "text-danger" : notification.status === "retry" ? "text-warn" : ""
+          } ${textClass}`}
+        >
+          {notification.status === "retry"
+            ? t("notifRetrying", { count: notification.attempts })
+            : t(`notif_${notification.status}` as MessageKey) ?? notification.status}
+          {notification.status !== "retry" && notification.attempts > 0 && (
+            <span className="text-muted"> · {t("attemptsCount", { count: notification.attempts })}</span>
+          )}
+          {notification.error && <span>: {notification.error}</span>}
+        </p>
+      </Part>
+    </div>
+  );
+}

@@ -1,0 +1,384 @@
+"use client";
+
+import * as Dialog from "@radix-ui/react-dialog";
+import { hashKey, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useId, useRef, useState } from "react";
+import { queryKeys } from "@/lib/client/cache";
+import { useCancelTask, usePendingCancels, useTaskList } from "@/lib/client/queries";
+import {
+  countActive,
+  isCancelling,
+  isTaskActive,
+  splitTasks,
+  statusChanges,
+  type PublicTask,
+  type TaskScope,
+  type TaskStatus,
+} from "@/lib/client/tasks";
+import { useHydrated } from "@/lib/client/use-hydrated";
+import { useI18n } from "@/lib/i18n/client";
+import { DeliverySummary } from "./delivery-summary";
+import { AlertIcon, ChevronIcon, CloseIcon, SpinnerIcon, TasksIcon } from "./icons";
+import { LocalTime } from "./local-time";
+import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
+import { TaskDetails } from "./task-details";
+import { Toaster } from "./toaster";
+
+/**
+ * The header's "Background tasks" button (badge: active count) and the sheet
+ * it opens. Lists the open conversation's tasks, or all of the account's on
+ * pages without one. Always mounted, so the badge and the status
+ * announcements work with the sheet closed.
+ */
+export function TasksSheet({ conversationId = null }: { conversationId?: TaskScope }) {
+  const { t } = useI18n();
+  const hydrated = useHydrated();
+  const [open, setOpen] = useState(false);
+  const list = useTaskList(conversationId);
+  const active = countActive(list.data);
+  const descriptionId = useId();
+  const announcement = useStatusAnnouncements(conversationId, open);
+
+  return (
+    <>
+      <Dialog.Root open={open} onOpenChange={setOpen}>
+        <Dialog.Trigger asChild>
+          <button
+            type="button"
+            disabled={!hydrated}
+            aria-describedby={descriptionId}
+            data-testid="tasks-trigger"
+            className="relative flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle"
+          >
+            <TasksIcon />
+            <span className="sr-only">{t("backgroundTasks")}</span>
+            {active > 0 && (
+              <span
+                aria-hidden="true"
+                data-testid="tasks-badge"
+                className="absolute -top-0.5 -right-0.5 flex h-4.5 min-w-4.5 items-center justify-center rounded-full bg-accent px-1 text-[0.65rem] leading-none font-semibold text-accent-fg ring-2 ring-surface"
+              >
+                {active > 99 ? "99+" : active}
+              </span>
+            )}
+          </button>
+        </Dialog.Trigger>
+        <span id={descriptionId} className="sr-only">
+          {active > 0 ? t("activeCount", { count: active }) : t("noActiveTasks")}
+        </span>
+        <Dialog.Portal>
+          <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
+          <Dialog.Content
+            data-testid="tasks-sheet"
+            className="fixed inset-y-0 right-0 z-50 flex w-full flex-col border-l border-border bg-bg shadow-2xl focus:outline-none sm:max-w-md"
+          >
+            <div className="flex shrink-0 items-start gap-2 border-b border-border bg-surface px-4 pt-[max(0.75rem,env(safe-area-inset-top))] pb-3">
+              <div className="min-w-0 flex-1">
+                <Dialog.Title className="text-base font-semibold">{t("backgroundTasks")}</Dialog.Title>
+                <Dialog.Description className="text-xs text-muted">
+                  {conversationId ? t("tasksScopeConversation") : t("tasksScopeAll")}
+                </Dialog.Description>
+              </div>
+              <Dialog.Close asChild>
+                <button
+                  type="button"
+                  className="-mr-1 flex size-9 shrink-0 items-center justify-center rounded-lg text-muted hover:bg-subtle hover:text-fg"
+                >
+                  <CloseIcon />
+                  <span className="sr-only">{t("closePanel")}</span>
+                </button>
+              </Dialog.Close>
+            </div>
+            <div className="min-h-0 flex-1 overflow-y-auto overscroll-contain px-4 pt-4 pb-[max(1rem,env(safe-area-inset-bottom))]">
+              <SheetBody list={list} onNavigate={() => setOpen(false)} />
+            </div>
+            {/* Everything outside a modal is hidden from assistive tech: announce and toast from in here meanwhile. */}
+            <LiveRegion text={announcement.inSheet ? announcement.text : ""} />
+            <Toaster />
+          </Dialog.Content>
+        </Dialog.Portal>
+      </Dialog.Root>
+      <LiveRegion text={announcement.inSheet ? "" : announcement.text} />
+    </>
+  );
+}
+
+function LiveRegion({ text }: { text: string }) {
+  return (
+    <div aria-live="polite" aria-atomic="true" data-testid="tasks-live" className="sr-only">
+      {text}
+    </div>
+  );
+}
+
+/**
+ * "Title: status" for each status change the list cache sees, whichever way
+ * it arrived (feed or poll). Re-reading an unchanged list announces nothing.
+ */
+function useStatusAnnouncements(scope: TaskScope, sheetOpen: boolean): { text: string; inSheet: boolean } {
+  const qc = useQueryClient();
+  const { t, locale } = useI18n();
+  const known = useRef(new Map<string, TaskStatus>());
+  // Spoken by the region that is exposed when it happened; opening or closing the sheet doesn't repeat it.
+  const [announcement, setAnnouncement] = useState({ text: "", inSheet: false });
+  const open = useRef(sheetOpen);
+  useEffect(() => {
+    open.current = sheetOpen;
+  }, [sheetOpen]);
+
+  useEffect(() => {
+    const key = queryKeys.taskList(scope);
+    const hash = hashKey(key);
+    function observe(list: readonly PublicTask[] | undefined): void {
+      if (!list) return;
+      const { known: next, changed } = statusChanges(known.current, list);
+      known.current = next;
+      if (changed.length === 0) return;
+      const text = changed
+        .map((task) => t("announceStatus", { title: task.title, status: t(statusKey(task.status)).toLocaleLowerCase(locale) }))
+        .join(". ");
+      setAnnouncement({ text, inSheet: open.current });
+    }
+    // Whatever is cached now is the baseline (first sightings are silent).
+    observe(qc.getQueryData<PublicTask[]>(key));
+    return qc.getQueryCache().subscribe((event) => {
+      if (event.type === "updated" && event.query.queryHash === hash && event.action.type === "success") {
+        observe(event.query.state.data as PublicTask[] | undefined);
+      }
+    });
+  }, [qc, scope, t, locale]);
+
+  return announcement;
+}
+
+function SheetBody({ list, onNavigate }: { list: ReturnType<typeof useTaskList>; onNavigate: () => void }) {
+  const { t } = useI18n();
+  const tasks = list.data;
+
+  if (!tasks) {
+    if (list.isError) {
+      return (
+        <div className="flex flex-col items-start gap-3 rounded-xl border border-danger/30 bg-danger-soft p-4 text-sm text-danger">
+          <p className="flex items-center gap-2">
+            <AlertIcon className="size-4 shrink-0" />
+            {t("tasksFailed")}
+          </p>
+          <button
+            type="button"
+            onClick={() => void list.refetch()}
+            disabled={list.isFetching}
+            className="rounded-lg bg-danger px-3 py-1.5 text-sm font-medium text-white disabled:opacity-60 dark:text-black"
+          >
+            {t("tryAgain")}
+          </button>
+        </div>
+      );
+    }
+    return (
+      <div aria-busy="true" className="space-y-3">
+        <p className="flex items-center gap-2 text-sm text-muted">
+          <SpinnerIcon className="size-4" />
+          {t("loadingTasks")}
+        </p>
+        {[0, 1].map((i) => (
+          <div key={i} aria-hidden="true" className="h-24 animate-pulse rounded-xl bg-subtle motion-reduce:animate-none" />
+        ))}
+      </div>
+    );
+  }
+
+  if (tasks.length === 0) {
+    return (
+      <div className="flex flex-col items-center gap-2 px-4 py-16 text-center">
+        <TasksIcon className="size-8 text-muted" />
+        <p className="font-medium">{t("noTasks")}</p>
+        <p className="max-w-xs text-sm text-muted">{t("noTasksHint")}</p>
+      </div>
+    );
+  }
+
+  const { active, recent } = splitTasks(tasks);
+  return (
+    <div className="space-y-6">
+      {list.isRefetchError && (
+        <p className="flex items-center gap-2 rounded-lg border border-warn/30 bg-warn-soft px-3 py-2 text-xs text-warn">
+          <AlertIcon className="size-4 shrink-0" />
+          <span className="min-w-0 flex-1">{t("tasksStale")}</span>
+          <button
+            type="button"
+            onClick={() => void list.refetch()}
+            className="shrink-0 rounded-md border border-warn/40 px-2 py-0.5 font-medium"
+          >
+            {t("tryAgain")}
+          </button>
+        </p>
+      )}
+      <TaskSection title={t("tasksActive")} tasks={active} empty={t("noActiveInSection")} onNavigate={onNavigate} />
+      <TaskSection title={t("tasksRecent")} tasks={recent} empty={t("noRecentInSection")} onNavigate={onNavigate} />
+    </div>
+  );
+}
+
+function TaskSection({
+  title,
+  tasks,
+  empty,
+  onNavigate,
+}: {
+  title: string;
+  tasks: PublicTask[];
+  empty: string;
+  onNavigate: () => void;
+}) {
+  const headingId = useId();
+  const pendingCancels = usePendingCancels();
+  return (
+    <section aria-labelledby={headingId}>
+      <h3 id={headingId} className="mb-2 flex items-center gap-2 text-xs font-semibold tracking-wide text-muted uppercase">
+        {title}
+        {/* The list says how many items it has; keep the heading's name exactly "Active" / "Recent". */}
+        <span aria-hidden="true" className="rounded-full bg-subtle px-1.5 py-px font-mono text-[0.7rem] normal-case">
+          {tasks.length}
+        </span>
+      </h3>
+      {tasks.length === 0 ? (
+        <p className="rounded-xl border border-dashed border-border px-3 py-4 text-center text-sm text-muted">{empty}</p>
+      ) : (
+        <ul className="space-y-3">
+          {tasks.map((task) => (
+            <TaskRow key={task.id} task={task} cancelPending={pendingCancels.has(task.id)} onNavigate={onNavigate} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function TaskRow({ task, cancelPending, onNavigate }: { task: PublicTask; cancelPending: boolean; onNavigate: () => void }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const detailsId = useId();
+  const titleId = useId();
+  const cancel = useCancelTask();
+  const active = isTaskActive(task.status);
+  const cancelling = isCancelling(task, cancelPending);
+  const notification = task.notification;
+
+  return (
+    <li
+      aria-labelledby={titleId}
+      data-task-id={task.id}
+      data-status={task.status}
+      className="rounded-xl border border-border bg-surface p-3 shadow-sm"
+    >
+      <div className="flex flex-wrap items-start gap-x-2 gap-y-1">
+        <h4 id={titleId} className="min-w-0 flex-1 text-sm font-semibold [overflow-wrap:anywhere]">
+          {task.title}
+        </h4>
+        <StatusBadge status={task.status} />
+      </div>
+
+      <p className="mt-1 flex flex-wrap gap-x-3 text-xs text-muted">
+        {task.startedAt ? (
+          <span>
+            {t("timeStarted")} <LocalTime iso={task.startedAt} />
+          </span>
+        ) : (
+          <span>
+            {t("timeCreated")} <LocalTime iso={task.createdAt} />
+          </span>
+        )}
+        {task.completedAt ? (
+          <span>
+            {t("timeFinished")} <LocalTime iso={task.completedAt} />
+          </span>
+        ) : (
+          <span>
+            {t("timeUpdated")} <LocalTime iso={task.updatedAt} />
+          </span>
+        )}
+      </p>
+
+      {task.progress && (
+        <p className="mt-2 line-clamp-2 text-sm [overflow-wrap:anywhere]" title={task.progress.text}>
+          <span className="sr-only">{t("latestProgress")}: </span>
+          {task.progress.text}
+        </p>
+      )}
+
+      {task.delivery.mode !== "none" && (
+        <p className="mt-2 flex flex-wrap items-center gap-2 text-xs text-muted">
+          <DeliverySummary
+            mode={task.delivery.mode}
+            dueAt={task.delivery.dueAt}
+            reportIfUnfinished={task.delivery.reportIfUnfinished}
+          />
+          {task.delivery.outcome ? (
+            <OutcomeBadge outcome={task.delivery.outcome} />
+          ) : (
+            <span className="rounded-full border border-dashed border-border-strong px-2 py-0.5">{t("deliveryPending")}</span>
+          )}
+        </p>
+      )}
+
+      {task.status === "input_required" && <p className="mt-2 text-xs text-warn">{t("inputRequested")}</p>}
+
+      {task.status === "failed" && task.error && (
+        <p className="mt-2 line-clamp-3 text-xs text-danger [overflow-wrap:anywhere]">
+          {t("errorLabel")}: {task.error}
+        </p>
+      )}
+
+      {(notification.status === "retry" || notification.status === "dead_letter") && (
+        <p
+          data-notification={notification.status}
+          className={`mt-2 flex items-start gap-1.5 text-xs [overflow-wrap:anywhere] ${
+            notification.status === "dead_letter" ? "text-danger" : "text-warn"
+          }`}
+        >
+          <AlertIcon className="mt-px size-3.5 shrink-0" />
+          <span>
+            {notification.status === "retry"
+              ? t("notifRetrying", { count: notification.attempts })
+              : t("notifStopped")}
+            {notification.error ? `: ${notification.error}` : ""}
+          </span>
+        </p>
+      )}
+
+      <div className="mt-3 flex flex-wrap items-center gap-2">
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={detailsId}
+          onClick={() => setOpen((v) => !v)}
+          className="inline-flex h-8 items-center gap-1 rounded-lg border border-border px-2.5 text-xs font-medium hover:bg-subtle"
+        >
+          {t("viewDetails")}
+          <ChevronIcon className={`size-3.5 transition-transform motion-reduce:transition-none ${open ? "rotate-180" : ""}`} />
+        </button>
+        {active && (
+          <button
+            type="button"
+            aria-disabled={cancelling || undefined}
+            onClick={() => {
+              if (!cancelling) cancel.mutate(task);
+            }}
+            className={`inline-flex h-8 items-center gap-1.5 rounded-lg px-2.5 text-xs font-medium ${
+              cancelling
+                ? "cursor-default border border-border text-muted"
+                : "border border-danger/40 text-danger hover:bg-danger-soft"
+            }`}
+          >
+            {cancelling && <SpinnerIcon className="size-3.5" />}
+            {cancelling ? t("cancelling") : t("cancelTask")}
+          </button>
+        )}
+      </div>
+
+      <div id={detailsId} hidden={!open}>
+        {open && <TaskDetails task={task} onNavigate={onNavigate} />}
+      </div>
+    </li>
+  );
+}

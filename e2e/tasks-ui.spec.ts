@@ -1,0 +1,308 @@
+import { test, expect, type Locator, type Page } from "@playwright/test";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  createTask,
+  isTaskListRequest,
+  newChat,
+  openTasksSheet,
+  send,
+  signInViaUi,
+  signUpViaUi,
+  tasksTrigger,
+} from "./helpers";
+
+const SHOTS = fileURLToPath(new URL("./__screenshots__/", import.meta.url));
+
+function section(sheet: Locator, name: "Active" | "Recent") {
+  return sheet.getByRole("region", { name });
+}
+
+function row(scope: Locator, title: string) {
+  return scope.getByRole("listitem", { name: title });
+}
+
+/** Makes the page believe it is in a background tab (what React Query and the feed listen to). */
+async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate((hide) => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hide ? "hidden" : "visible") });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => hide });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+}
+
+test("sheet opens and closes by keyboard, focus returns to the trigger; empty state", async ({ page }) => {
+  await signUpViaUi(page, "Keys");
+  const trigger = tasksTrigger(page);
+  await expect(trigger).toBeEnabled();
+  await expect(trigger).toHaveAccessibleDescription("No active tasks");
+
+  // Reachable with Tab from the top of the page.
+  await page.locator("body").focus();
+  let reached = false;
+  for (let i = 0; i < 30 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = await trigger.evaluate((el) => el === document.activeElement);
+  }
+  expect(reached).toBe(true);
+
+  await page.keyboard.press("Enter");
+  const sheet = page.getByRole("dialog", { name: "Background tasks" });
+  await expect(sheet).toBeVisible();
+  await expect(sheet.getByRole("heading", { name: "Background tasks" })).toBeVisible();
+  await expect(sheet.getByText("All your tasks, across conversations")).toBeVisible();
+  await expect(sheet.getByText("No background tasks yet", { exact: true })).toBeVisible();
+  // Focus moved into the sheet and Tab stays there.
+  await expect(sheet.getByRole("button", { name: "Close" })).toBeFocused();
+  await page.keyboard.press("Tab");
+  expect(await sheet.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+
+  await page.keyboard.press("Escape");
+  await expect(sheet).toBeHidden();
+  await expect(trigger).toBeFocused();
+
+  // Space opens too; the close button closes and returns focus as well.
+  await page.keyboard.press("Space");
+  await expect(sheet).toBeVisible();
+  await sheet.getByRole("button", { name: "Close" }).press("Enter");
+  await expect(sheet).toBeHidden();
+  await expect(trigger).toBeFocused();
+});
+
+test("a finishing task moves from Active to Recent, with badge and a single announcement", async ({ page }) => {
+  await signUpViaUi(page, "Mover");
+  const conversationId = await newChat(page);
+  const sheet = await openTasksSheet(page);
+  await expect(sheet.getByText("Tasks of this conversation")).toBeVisible();
+  await expect(sheet.getByText("No background tasks yet", { exact: true })).toBeVisible();
+
+  const title = "EU battery supply chain";
+  await createTask(page, conversationId, title, { steps: 2, stepMs: 1500 });
+
+  const active = section(sheet, "Active");
+  const recent = section(sheet, "Recent");
+  await expect(row(active, title)).toBeVisible();
+  await expect(tasksTrigger(page)).toHaveAccessibleDescription("1 active");
+  await expect(row(active, title).getByRole("button", { name: "Cancel task" })).toBeVisible();
+
+  await expect(row(recent, title)).toBeVisible({ timeout: 20_000 });
+  await expect(row(active, title)).toHaveCount(0);
+  await expect(row(recent, title)).toContainText("Succeeded");
+  await expect(row(recent, title).getByRole("button", { name: "Cancel task" })).toHaveCount(0);
+  await expect(active.getByText("Nothing is running right now.")).toBeVisible();
+  await expect(tasksTrigger(page)).toHaveAccessibleDescription("No active tasks");
+
+  // Announced once, politely, in the region the user can hear (inside the open sheet).
+  const live = page.locator('[aria-live="polite"]').filter({ hasText: `${title}: succeeded` });
+  await expect(live).toHaveCount(1);
+
+  // Details: the final body and its version.
+  await row(recent, title).getByRole("button", { name: "View details" }).click();
+  await expect(row(recent, title).getByRole("button", { name: "View details" })).toHaveAttribute("aria-expanded", "true");
+  await expect(row(recent, title).getByText("Final", { exact: true })).toBeVisible();
+  await expect(row(recent, title).getByText(/^v\d+$/).first()).toBeVisible();
+  await expect(row(recent, title).getByText("Delivered").or(row(recent, title).getByText(/Waiting to send|Sending|Nothing to send/))).toBeVisible();
+});
+
+test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, then cancelled", async ({ page }) => {
+  await signUpViaUi(page, "Canceller");
+  const conversationId = await newChat(page);
+  const title = "Slow market sizing";
+  await createTask(page, conversationId, title, { steps: 3, stepMs: 600_000 });
+  const sheet = await openTasksSheet(page);
+  const task = row(section(sheet, "Active"), title);
+  await expect(task).toBeVisible();
+  await expect(task).toContainText(/Queued|Running|Submitted/);
+
+  // A refused cancel (no worker alive): optimistic "Cancelling…", then rollback and a toast.
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/api/tasks/*/cancel", async (route) => {
+    await gate;
+    await route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { code: "unavailable", message: "No worker is running" } }),
+    });
+  });
+  await task.getByRole("button", { name: "Cancel task" }).click();
+  await expect(task.getByRole("button", { name: "Cancelling…" })).toBeVisible();
+  release();
+  await expect(page.getByRole("alert").filter({ hasText: "No worker is running" })).toBeVisible();
+  await expect(task.getByRole("button", { name: "Cancel task" })).toBeVisible();
+  await page.unroute("**/api/tasks/*/cancel");
+
+  // The real cancel.
+  const response = page.waitForResponse((r) => r.url().includes("/cancel") && r.request().method() === "POST");
+  await task.getByRole("button", { name: "Cancel task" }).click();
+  await expect(task.getByRole("button", { name: "Cancelling…" })).toBeVisible();
+  expect((await response).status()).toBe(200);
+
+  // After a reload the server's cancelRequested keeps it "Cancelling…" (or it is already cancelled): never "Cancel task".
+  await page.reload();
+  const again = await openTasksSheet(page);
+  await expect(again.getByRole("listitem", { name: title })).toBeVisible();
+  await expect(again.getByRole("listitem", { name: title }).getByRole("button", { name: "Cancel task" })).toHaveCount(0);
+
+  const done = row(section(again, "Recent"), title);
+  await expect(done).toBeVisible({ timeout: 20_000 });
+  await expect(done).toContainText("Cancelled");
+  await done.getByRole("button", { name: "View details" }).click();
+  await expect(done.getByText("Cancel attempts")).toBeVisible();
+});
+
+test("two browser contexts of one account stay in sync through the feed", async ({ browser }) => {
+  const a = await browser.newContext();
+  const pageA = await a.newPage();
+  const email = await signUpViaUi(pageA, "Twin");
+  const conversationId = await newChat(pageA);
+
+  const b = await browser.newContext();
+  const pageB = await b.newPage();
+  await signInViaUi(pageB, email);
+  await pageB.goto(`/c/${conversationId}`);
+
+  const sheetA = await openTasksSheet(pageA);
+  const sheetB = await openTasksSheet(pageB);
+  await expect(sheetB.getByText("No background tasks yet", { exact: true })).toBeVisible();
+
+  const title = "Shared lithium outlook";
+  await createTask(pageA, conversationId, title, { steps: 3, stepMs: 600_000 });
+  await expect(row(section(sheetA, "Active"), title)).toBeVisible();
+  await expect(row(section(sheetB, "Active"), title)).toBeVisible();
+
+  // From here on B's polls fail: only the event feed can tell it what A did.
+  await pageB.route((url) => isTaskListRequest(url.toString()), (route) => route.abort());
+
+  await row(section(sheetA, "Active"), title).getByRole("button", { name: "Cancel task" }).click();
+  await expect(row(section(sheetA, "Active"), title).getByRole("button", { name: "Cancelling…" })).toBeVisible();
+  await expect(row(section(sheetB, "Recent"), title)).toContainText("Cancelled", { timeout: 20_000 });
+  await expect(row(section(sheetB, "Active"), title)).toHaveCount(0);
+  await expect(row(section(sheetA, "Recent"), title)).toContainText("Cancelled");
+  await expect(tasksTrigger(pageB)).toHaveAccessibleDescription("No active tasks");
+
+  await a.close();
+  await b.close();
+});
+
+test("list polling: 3 s with active tasks, 15 s idle, none while the tab is hidden", async ({ page }) => {
+  test.setTimeout(150_000);
+  await signUpViaUi(page, "Poller");
+  const conversationId = await newChat(page);
+  const task = await createTask(page, conversationId, "Long polling subject", { steps: 3, stepMs: 600_000 });
+  await expect(tasksTrigger(page)).toHaveAccessibleDescription("1 active");
+
+  const listRequests: number[] = [];
+  page.on("request", (request) => {
+    if (isTaskListRequest(request.url())) listRequests.push(Date.now());
+  });
+  const countDuring = async (ms: number) => {
+    const before = listRequests.length;
+    await page.waitForTimeout(ms); // a measurement window, not a wait for a condition
+    return listRequests.length - before;
+  };
+
+  const activeVisible = await countDuring(15_000);
+  expect(activeVisible).toBeGreaterThanOrEqual(4);
+  expect(activeVisible).toBeLessThanOrEqual(6);
+
+  await setHidden(page, true);
+  const hidden = await countDuring(8000);
+  expect(hidden).toBe(0);
+
+  const beforeVisible = listRequests.length;
+  await setHidden(page, false);
+  await expect.poll(() => listRequests.length - beforeVisible, { timeout: 5000 }).toBeGreaterThan(0);
+
+  // Nothing active any more: the slow interval.
+  const res = await page.request.post(`/api/tasks/${task.id}/cancel`);
+  expect(res.status()).toBe(200);
+  await expect(tasksTrigger(page)).toHaveAccessibleDescription("No active tasks", { timeout: 20_000 });
+  const idleVisible = await countDuring(30_000);
+  expect(idleVisible).toBeGreaterThanOrEqual(1);
+  expect(idleVisible).toBeLessThanOrEqual(3);
+
+  const rates = {
+    activeVisiblePerMin: activeVisible * 4,
+    idleVisiblePerMin: idleVisible * 2,
+    hiddenPerMin: hidden * 7.5,
+  };
+  console.log(`task list requests per minute: ${JSON.stringify(rates)}`);
+  test.info().annotations.push({ type: "list requests per minute", description: JSON.stringify(rates) });
+});
+
+test.describe("phone layout", () => {
+  test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+
+  test("390×844 screenshots of chat and sheet", async ({ page }) => {
+    await signUpViaUi(page, "Pocket");
+    await page.getByRole("button", { name: "New chat" }).click();
+    await page.waitForURL(/\/c\/[^/]+$/);
+    const conversationId = page.url().split("/c/")[1];
+    await send(page, "research the EU battery supply chain");
+    await expect(page.locator('[data-kind="body"]').first()).toBeVisible({ timeout: 30_000 });
+    await expect(page.locator('[data-kind="terminal"]')).toHaveCount(1, { timeout: 30_000 });
+    await createTask(page, conversationId, "Cobalt price outlook", { steps: 3, stepMs: 600_000 });
+    await expect(tasksTrigger(page)).toHaveAccessibleDescription("1 active");
+    await page.screenshot({ path: path.join(SHOTS, "chat-390.png") });
+
+    // Every header control is inside the viewport.
+    for (const name of ["Conversations", "Background tasks", "New chat", "Sign out"]) {
+      const box = await page.getByRole("button", { name, exact: true }).boundingBox();
+      expect(box, name).not.toBeNull();
+      expect(box!.x + box!.width, name).toBeLessThanOrEqual(390);
+    }
+
+    await page.getByLabel("Delivery").selectOption({ label: "Tell me by" });
+    await expect(page.getByLabel("Due in (minutes)")).toBeVisible();
+    await page.screenshot({ path: path.join(SHOTS, "composer-delivery-390.png") });
+    await page.getByLabel("Delivery").selectOption({ label: "No deadline" });
+
+    const sheet = await openTasksSheet(page);
+    const box = await sheet.boundingBox();
+    expect(box?.width).toBe(390);
+    await expect(row(section(sheet, "Recent"), "EU Battery Supply Chain")).toBeVisible();
+    await expect(row(section(sheet, "Active"), "Cobalt price outlook")).toBeVisible();
+    await page.screenshot({ path: path.join(SHOTS, "sheet-390.png") });
+
+    const finished = row(section(sheet, "Recent"), "EU Battery Supply Chain");
+    await finished.getByRole("button", { name: "View details" }).click();
+    await expect(finished.getByText("Final", { exact: true })).toBeVisible();
+    await page.screenshot({ path: path.join(SHOTS, "sheet-details-390.png"), fullPage: false });
+
+    await page.keyboard.press("Escape");
+    await expect(sheet).toBeHidden();
+    await expect(tasksTrigger(page)).toBeFocused();
+  });
+});
+
+test("Chinese UI: translated sheet, statuses and composer controls", async ({ page }) => {
+  await signUpViaUi(page, "Lin");
+  const conversationId = await newChat(page);
+  await createTask(page, conversationId, "电池供应链", { steps: 3, stepMs: 600_000 });
+
+  await page.getByLabel("Language").selectOption({ label: "中文" });
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await expect(page.getByRole("button", { name: "后台任务", exact: true })).toBeVisible();
+  await expect(page.getByLabel("告知时间")).toBeVisible();
+  await page.getByLabel("告知时间").selectOption({ label: "限时内告诉我" });
+  await expect(page.getByLabel("期限（分钟）")).toBeVisible();
+  await expect(page.getByLabel("做不完也告诉我")).toBeVisible();
+  await page.getByLabel("告知时间").selectOption({ label: "不设期限" });
+
+  const sheet = await openTasksSheet(page, "后台任务");
+  await expect(sheet.getByRole("heading", { name: "进行中" })).toBeVisible();
+  await expect(sheet.getByRole("heading", { name: "最近" })).toBeVisible();
+  const task = sheet.getByRole("listitem", { name: "电池供应链" });
+  await expect(task.getByRole("button", { name: "取消任务" })).toBeVisible();
+  await expect(task.getByRole("button", { name: "查看详情" })).toBeVisible();
+  await expect(task).toContainText(/排队中|运行中|已提交/);
+  await task.getByRole("button", { name: "取消任务" }).click();
+  await expect(task.getByRole("button", { name: "正在取消…" }).or(sheet.getByRole("region", { name: "最近" }).getByText("已取消"))).toBeVisible();
+  await expect(sheet.getByRole("region", { name: "最近" }).getByRole("listitem", { name: "电池供应链" })).toContainText("已取消", {
+    timeout: 20_000,
+  });
+  await page.screenshot({ path: path.join(SHOTS, "sheet-zh.png") });
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("button", { name: "后台任务", exact: true })).toBeFocused();
+});
