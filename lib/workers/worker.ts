@@ -12,10 +12,12 @@ import { executeCancel } from "@/lib/tasks/cancel";
 import { notifyLoop } from "@/lib/notify/loop";
 import { dueLoop } from "@/lib/delivery/due";
 import { beat, markStopped } from "./heartbeat";
+import { reapOnce } from "./reaper";
 import { Loop } from "./loop";
 
 export const HEARTBEAT_MS = Number(process.env.HERALD_HEARTBEAT_MS ?? 5_000);
 const POLL_MS = Number(process.env.HERALD_POLL_MS ?? 2_000);
+const REAPER_MS = 10 * 60_000;
 
 export interface RunningWorker {
   id: string;
@@ -68,6 +70,11 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
     beat(id, [...byName.keys()], startedAt).catch((err) => console.error("[worker] heartbeat failed", err));
   }, HEARTBEAT_MS);
 
+  const reaper = setInterval(() => {
+    reapOnce().catch((err) => console.error("[worker] reaper failed", err));
+  }, REAPER_MS);
+  reaper.unref();
+
   const running = Promise.all(loops.map((l) => l.start()));
   console.log(`[worker] ${id} started (loops: ${[...byName.keys()].join(", ")})`);
 
@@ -76,6 +83,7 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
     async stop() {
       stopController.abort();
       clearInterval(heartbeat);
+      clearInterval(reaper);
       await running;
       await listener.stop();
       await markStopped(id).catch(() => {});
