@@ -9,7 +9,7 @@ import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveDataDir, resolvePgDataDir } from "../lib/db/embedded";
+import { resolveDataDir, resolvePgDataDir, within } from "../lib/db/embedded";
 import { ensureDatabase, type DatabaseHandle } from "../lib/db/ensure";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -89,15 +89,6 @@ function signalChild(child: Child, sig: NodeJS.Signals): void {
   }
 }
 
-function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(false), ms);
-    void p.then(() => {
-      clearTimeout(t);
-      resolve(true);
-    });
-  });
-}
 
 async function shutdown(code: number, reason: string): Promise<never> {
   if (shuttingDown) return new Promise<never>(() => {});

@@ -1,4 +1,5 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { TOOLS } from "./tool-names";
 import { createHash } from "node:crypto";
 import { stripDeliveryPhrases } from "@/lib/delivery/parse";
 import { BEGIN_MARKER, END_MARKER, neutralizeUntrusted } from "./frame";
@@ -80,13 +81,7 @@ export function researchText(text: string): string | null {
 
 // ------------------------------------------------------------------ intents ---
 
-export const TOOLS = {
-  start: "start_background_task",
-  list: "list_background_tasks",
-  cancel: "cancel_background_task",
-  check: "check_background_task",
-  update: "update_background_task",
-} as const;
+export { TOOLS };
 
 export interface Intent {
   toolName: (typeof TOOLS)[keyof typeof TOOLS];

@@ -10,7 +10,8 @@ import { startTask } from "@/lib/tasks/start-task";
 import { liveWorkers } from "@/lib/workers/heartbeat";
 import { postMessage } from "@/lib/chat/post-message";
 import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
-import { agentTools, matchTasks, TOOL_NAMES, type ToolContext } from "./tools";
+import { agentTools, matchTasks, type ToolContext } from "./tools";
+import { TOOLS as TOOL_NAMES } from "./tool-names";
 import { createOfflineModel } from "./offline-model";
 import { BEGIN_MARKER } from "./frame";
 

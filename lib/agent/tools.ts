@@ -16,13 +16,7 @@ export interface ToolContext {
   runId: string;
 }
 
-export const TOOL_NAMES = {
-  start: "start_background_task",
-  list: "list_background_tasks",
-  cancel: "cancel_background_task",
-  check: "check_background_task",
-  update: "update_background_task",
-} as const;
+import { TOOLS as TOOL_NAMES } from "./tool-names";
 
 const LIST_LIMIT = 20;
 const MATCH_LIMIT = 50;

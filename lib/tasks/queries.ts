@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client.ts";
+import { toPublicNotice, type PublicNotice } from "@/lib/delivery/sync-notices";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, toPublicTask, type PublicTask } from "./public";
 
 export type TaskScope = "active" | "recent" | "all";
@@ -29,16 +30,6 @@ export interface PublicPublication {
   createdAt: string;
 }
 
-export interface PublicNotice {
-  id: string;
-  taskId: string;
-  conversationId: string;
-  key: string;
-  outcome: string | null;
-  publicationId: string | null;
-  text: string;
-  createdAt: string;
-}
 
 export interface PublicTaskDetail extends PublicTask {
   progressHistory: { text: string; at: string }[];
@@ -66,15 +57,6 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
       sha256: p.sha256,
       createdAt: p.createdAt.toISOString(),
     })),
-    notices: notices.map((n) => ({
-      id: n.id,
-      taskId: n.taskId,
-      conversationId: n.conversationId,
-      key: n.key,
-      outcome: n.outcome,
-      publicationId: n.publicationId,
-      text: n.text,
-      createdAt: n.createdAt.toISOString(),
-    })),
+    notices: notices.map(toPublicNotice),
   };
 }
