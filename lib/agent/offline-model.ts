@@ -22,18 +22,19 @@ const usage = (input: number, output: number): LanguageModelV3Usage => ({
   outputTokens: { total: output, text: output, reasoning: 0 },
 });
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        reject(signal.reason ?? new Error("aborted"));
-      },
-      { once: true },
-    );
+    // The listener must go when the timer fires, or one piles up per streamed word.
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason ?? new Error("aborted"));
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -1,6 +1,7 @@
 import { generateText } from "ai";
 import type { Driver, StepContext, StepOutcome } from "./types";
 import { frameUntrusted } from "@/lib/agent/frame";
+import { sleep } from "@/lib/agent/offline-model";
 
 /**
  * Native research: step 0 plans N sections, steps 1..N research one section
@@ -21,14 +22,6 @@ export function researchSettings(options: unknown): { steps: number; stepMs: num
   const steps = Math.max(1, Math.min(50, Math.round(sim.steps ?? Number(process.env.HERALD_RESEARCH_STEPS ?? 4))));
   const stepMs = Math.max(0, Math.min(3_600_000, sim.stepMs ?? Number(process.env.HERALD_RESEARCH_STEP_MS ?? 1500)));
   return { steps, stepMs };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
-  });
 }
 
 function sectionsOf(plan: unknown): string[] {
