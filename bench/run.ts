@@ -92,6 +92,11 @@ async function main() {
     ac.abort();
     results.eventToFeedMs = summary(lat);
 
+    // 2b. The same through next start and real Chromium's EventSource (skipped without a build or browser).
+    const { browserFeedLatency } = await import("./browser-feed");
+    const browserLat = await browserFeedLatency(db.url);
+    results.eventToBrowserMs = browserLat ? summary(browserLat) : "skipped: run `npx next build` and install chromium";
+
     // 3. Chat runs: throughput and queue wait with 2 workers.
     const M = 60;
     const convs = await Promise.all(Array.from({ length: 12 }, () => createConversationFor(user)));
