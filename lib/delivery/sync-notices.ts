@@ -80,8 +80,7 @@ export const STOPPED_AT_DEADLINE = "stopped at the deadline";
  * Writes one notice (idempotent by its unique key per task) with its `notice`
  * message and feed event. Returns null when the key already existed.
  */
-export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec): Promise<Notice | null> {
-  const text = noticeText(task, spec);
+export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = noticeText(task, spec)): Promise<Notice | null> {
   const rows = await tx.$queryRaw<Notice[]>`
     INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
     VALUES (gen_random_uuid()::text, ${task.id}, ${task.conversationId}, ${task.ownerId}, ${spec.key}, ${spec.outcome}, ${spec.publicationId}, ${text})

@@ -7,7 +7,7 @@ import { appendMessage } from "@/lib/chat/append-message";
 import { toPublicRun } from "@/lib/chat/public";
 import { frameUntrusted } from "@/lib/agent/frame";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
-import { syncNotices, toPublicNotice } from "@/lib/delivery/sync-notices";
+import { syncNotices, writeNotice } from "@/lib/delivery/sync-notices";
 import { canonicalJson, currentSnapshot } from "./event";
 import {
   applyOutboxPatch,
@@ -16,7 +16,6 @@ import {
   fenceOf,
   findRun,
   findRunByKey,
-  insertNotice,
   insertNotificationRun,
   liveConversation,
   lockClaimed,
@@ -214,40 +213,7 @@ async function writeNotices(tx: Tx, task: Task, event: EventSnapshot, version: n
   const plan = planNotice(event, version);
   if (!plan) return;
   const publicationId = (event.latestPublicationId as string | null | undefined) ?? null;
-  const notice = await insertNotice(tx, {
-    taskId: task.id,
-    conversationId: task.conversationId,
-    ownerId: task.ownerId,
-    key: plan.key,
-    outcome: plan.outcome,
-    publicationId,
-    text: inputNoticeText(event),
-  });
-  if (!notice) return;
-  await appendMessage(tx, {
-    conversationId: task.conversationId,
-    ownerId: task.ownerId,
-    kind: "notice",
-    content: notice.text,
-    taskId: task.id,
-    publicationId,
-    // Same meta shape as lib/delivery's notices, so the UI renders both alike.
-    meta: {
-      noticeId: notice.id,
-      noticeKey: plan.key,
-      outcome: plan.outcome,
-      publicationId,
-      taskStatus: String(event.status),
-      title: task.title,
-      dueAt: task.dueAt?.toISOString() ?? null,
-    },
-  });
-  await emitEvent(
-    tx,
-    task.ownerId,
-    { type: "notice.created", data: { notice: { ...toPublicNotice(notice) } } },
-    { conversationId: task.conversationId, taskId: task.id },
-  );
+  await writeNotice(tx, task, { key: plan.key, outcome: "input", publicationId }, inputNoticeText(event));
 }
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);

@@ -1,5 +1,5 @@
 import { getDb, type Tx } from "@/lib/db/client";
-import { Prisma, type Notice, type Run, type Task } from "@/lib/db/generated/client.ts";
+import { Prisma, type Run, type Task } from "@/lib/db/generated/client.ts";
 import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
 
 /**
@@ -153,19 +153,6 @@ export async function conversationBusy(tx: Tx, conversationId: string): Promise<
 export async function publicationPartial(tx: Tx, publicationId: string): Promise<boolean | null> {
   const rows = await tx.$queryRaw<{ partial: boolean }[]>`SELECT partial FROM "publication" WHERE id = ${publicationId}`;
   return rows[0]?.partial ?? null;
-}
-
-/** Inserts the notice unless one with that key exists; returns it only when this call created it. */
-export async function insertNotice(
-  tx: Tx,
-  n: { taskId: string; conversationId: string; ownerId: string; key: string; outcome: string | null; publicationId: string | null; text: string },
-): Promise<Notice | null> {
-  const rows = await tx.$queryRaw<Notice[]>`
-    INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
-    VALUES (gen_random_uuid()::text, ${n.taskId}, ${n.conversationId}, ${n.ownerId}, ${n.key}, ${n.outcome}, ${n.publicationId}, ${n.text})
-    ON CONFLICT ("taskId", key) DO NOTHING
-    RETURNING *`;
-  return rows[0] ?? null;
 }
 
 export async function findRunByKey(tx: Tx, idempotencyKey: string): Promise<Run | null> {
