@@ -160,6 +160,30 @@ describe("event feed", () => {
     await sse.cancel();
   });
 
+  it("a client that stops reading is dropped once its buffer passes the bound; it resumes by cursor", async () => {
+    const u = await signUp("Slow");
+    const r = await openFeed(u, "0").res;
+    const big = "x".repeat(60_000);
+    for (let i = 0; i < 25; i++) {
+      await getDb().$transaction((tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, big } } }));
+    }
+    // Nothing was read so far; now drain what was buffered: the stream must end, not hang.
+    const reader = r.res.body!.getReader();
+    let bytes = 0;
+    const ended = await (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return true;
+        bytes += value.byteLength;
+      }
+    })();
+    expect(ended).toBe(true);
+    expect(bytes).toBeLessThan(25 * 60_000);
+    const again = sseReader((await openFeed(u, "1").res).res);
+    expect((await again.next(1)).map((e) => e.id)).toEqual(["2"]);
+    await again.cancel();
+  });
+
   it("a cursor beyond the log answers reset", async () => {
     const u = await signUp("Reset");
     await emitN(u, 1, "x");
