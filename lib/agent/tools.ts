@@ -7,7 +7,6 @@ import { listTasks, getTaskDetail, type PublicTaskDetail } from "@/lib/tasks/que
 import { requestCancel } from "@/lib/tasks/request-cancel";
 import { updateTask } from "@/lib/tasks/update-task";
 import { ACTIVE_STATUSES, type PublicTask } from "@/lib/tasks/public";
-import { parseDeliveryPhrase } from "@/lib/delivery/parse";
 import { frameUntrusted, neutralizeUntrusted } from "./frame";
 
 export interface ToolContext {
@@ -145,24 +144,20 @@ const deliverySchema = z.object({
   dueAt: z.string().refine((s) => !Number.isNaN(Date.parse(s))).optional(),
   reportIfUnfinished: z.boolean().optional(),
   allowOvertime: z.boolean().optional(),
+  budget: z.object({ maxModelRequests: z.number().int().positive().optional(), maxWallSeconds: z.number().positive().optional() }).optional(),
 });
 
 /**
- * The delivery contract of the run's trigger message: the user's picker choice
- * (`meta.delivery`) or, when the message carries no such key, the phrases in
- * its text. Never anything the model says: a model cannot move a promise.
+ * The delivery contract of the run's trigger message, fixed when the message
+ * was accepted (`meta.delivery`: the picker, or phrases the host parsed then).
+ * Never anything the model says: a model cannot move a promise.
  */
-export function deliveryFromMessage(message: { content: string; meta: unknown; kind: string; hidden: boolean }): DeliveryContract | undefined {
+export function deliveryFromMessage(message: { meta: unknown }): DeliveryContract | undefined {
   const meta = message.meta && typeof message.meta === "object" ? (message.meta as Record<string, unknown>) : {};
-  if ("delivery" in meta) {
-    if (meta.delivery === null || meta.delivery === undefined) return undefined;
-    const parsed = deliverySchema.safeParse(meta.delivery);
-    if (!parsed.success || (parsed.data.dueAt === undefined && parsed.data.dueInSeconds === undefined)) return undefined;
-    return parsed.data;
-  }
-  if (message.kind !== "user" || message.hidden) return undefined;
-  const phrase = parseDeliveryPhrase(message.content);
-  return phrase ?? undefined;
+  if (meta.delivery === null || meta.delivery === undefined) return undefined;
+  const parsed = deliverySchema.safeParse(meta.delivery);
+  if (!parsed.success || (parsed.data.dueAt === undefined && parsed.data.dueInSeconds === undefined)) return undefined;
+  return parsed.data;
 }
 
 async function triggerMessage(ctx: ToolContext) {

@@ -23,6 +23,13 @@ export const deliveryInput = z
     dueAt: z.iso.datetime({ offset: true }).optional(),
     reportIfUnfinished: z.boolean().optional(),
     allowOvertime: z.boolean().optional(),
+    /** Overtime budget: past a missed dueAt the research stops once either is spent. */
+    budget: z
+      .strictObject({
+        maxModelRequests: z.number().int().positive().max(10_000).optional(),
+        maxWallSeconds: z.number().positive().max(7 * 24 * 3600).optional(),
+      })
+      .optional(),
   })
   .refine((d) => (d.dueInSeconds === undefined) !== (d.dueAt === undefined), {
     message: "give exactly one of dueInSeconds or dueAt",
@@ -45,7 +52,8 @@ export const startTaskBody = z.strictObject({
   conversationId: z.string().min(1).max(100),
   title: z.string().trim().min(1, "must not be empty").max(MAX_TITLE_CHARS),
   prompt: z.string().trim().min(1, "must not be empty").max(MAX_MESSAGE_CHARS),
-  driver: z.enum(["research"]).optional(),
+  /** "research" (native) or "mcp:<name>" of a server in HERALD_MCP_SERVERS. */
+  driver: z.string().regex(/^(research|mcp:[A-Za-z0-9][A-Za-z0-9_.-]{0,62})$/, 'must be "research" or "mcp:<server name>"').optional(),
   delivery: deliveryInput.optional(),
   clientRequestId: z.string().min(1).max(100),
   options: z

@@ -22,6 +22,7 @@ export interface DeliveryInput {
   dueAt?: string;
   reportIfUnfinished?: boolean;
   allowOvertime?: boolean;
+  budget?: { maxModelRequests?: number; maxWallSeconds?: number };
 }
 
 /**
@@ -43,6 +44,7 @@ async function deliveryMeta(tx: Tx, input: PostMessageInput): Promise<Prisma.Inp
       dueInSeconds: (dueAt.getTime() - now.getTime()) / 1000,
       reportIfUnfinished: d.reportIfUnfinished ?? false,
       allowOvertime: input.delivery?.allowOvertime ?? true,
+      ...(input.delivery?.budget ? { budget: input.delivery.budget } : {}),
       source: input.delivery ? "picker" : "phrase",
     },
   };

@@ -16,6 +16,7 @@ function facts(over: Partial<ContractFacts>): ContractFacts {
     completedAt: null,
     dueEvaluatedAt: null,
     stoppedAtDeadline: false,
+    stoppedInOvertime: false,
     finalPublicationId: null,
     latestPublicationId: null,
     ...over,
@@ -92,6 +93,7 @@ describe("planned notices", () => {
     expect(keys(facts({ status: "failed" }))).toEqual(["failed/failed"]);
     expect(keys(facts({ mode: "by", status: "cancelled" }))).toEqual(["cancelled/cancelled"]);
     expect(keys(facts({ status: "cancelled", stoppedAtDeadline: true, dueEvaluatedAt: due }))).toEqual([]);
+    expect(keys(facts({ status: "cancelled", stoppedInOvertime: true, dueEvaluatedAt: due, latestPublicationId: "P" }))).toEqual(["stopped/stopped"]);
   });
 
   it("byOutcome window is 10% of the promised duration, between 1 s and 60 s", () => {

@@ -16,6 +16,7 @@
  *   by    at dueAt, report anyway    not final                          due / missed
  *   by    at dueAt, no report        not final                          — (outcome missed recorded)
  *   by    after dueAt                succeeded                          final / late
+ *   any   overtime after a missed due  budget spent → stopped             stopped / stopped (partials kept)
  *   any   any                        failed | cancelled (not stopped)   failed · cancelled (never waits for dueAt)
  *
  * deliveryOutcome (on_time | early | missed) is written once: at due
@@ -35,6 +36,8 @@ export interface ContractFacts {
   dueEvaluatedAt: Date | null;
   /** True when the due evaluation stopped the task (no overtime / budget spent). */
   stoppedAtDeadline: boolean;
+  /** True when the task ran on after a missed dueAt and then spent its overtime budget. */
+  stoppedInOvertime: boolean;
   finalPublicationId: string | null;
   latestPublicationId: string | null;
 }
@@ -81,7 +84,8 @@ export function evaluateDue(f: ContractFacts, overtime: { allowOvertime: boolean
 export function plannedNotices(f: ContractFacts): NoticeSpec[] {
   const out: NoticeSpec[] = [];
   if (f.status === "failed") out.push({ key: "failed", outcome: "failed", publicationId: f.latestPublicationId });
-  if (f.status === "cancelled" && !f.stoppedAtDeadline) out.push({ key: "cancelled", outcome: "cancelled", publicationId: f.latestPublicationId });
+  if (f.status === "cancelled" && f.stoppedInOvertime) out.push({ key: "stopped", outcome: "stopped", publicationId: f.latestPublicationId });
+  else if (f.status === "cancelled" && !f.stoppedAtDeadline) out.push({ key: "cancelled", outcome: "cancelled", publicationId: f.latestPublicationId });
   if (f.status !== "succeeded") return out;
   const pub = f.finalPublicationId ?? f.latestPublicationId;
   if (f.mode === "none" || !f.dueAt) {

@@ -104,6 +104,23 @@ describe("timed delivery with real workers", () => {
     expect((await notices(id))[0].publicationId).toBe(pubs[0].id);
   });
 
+  it("overtime within budget: after a missed dueAt it goes on until the budget is spent, then stops with a notice", async () => {
+    const { id } = await launch({ steps: 4, stepMs: 1200 }, { mode: "at", dueInSeconds: 2, budget: { maxWallSeconds: 3.5 } });
+    const t = await waitFor(async () => {
+      const r = await task(id);
+      return r.status === "cancelled" ? r : null;
+    }, 30_000, "stopped in overtime");
+    expect(t.deliveryOutcome).toBe("missed");
+    expect((await notices(id)).map((n) => [n.key, n.outcome])).toEqual([
+      ["due", "missed"],
+      ["stopped", "stopped"],
+    ]);
+    const steps = await db().taskStep.count({ where: { taskId: id } });
+    expect(steps).toBeGreaterThanOrEqual(2); // it did go on past the dueAt…
+    expect(steps).toBeLessThan(5); // …but not to the end
+    expect(await db().publication.count({ where: { taskId: id, partial: true } })).toBe(1);
+  });
+
   it("the contract is anchored on the accepted message: dueAt = its createdAt + duration", async () => {
     const conv = await createConversationFor(u);
     const { message } = await postMessage(u.id, conv, { content: "research heat pumps and tell me in 5 minutes", clientMessageId: randomUUID() });

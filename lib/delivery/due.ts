@@ -25,9 +25,9 @@ export function budgetExceeded(task: Pick<Task, "budget" | "modelRequests" | "st
   return b.maxWallSeconds !== undefined && now.getTime() - since.getTime() >= b.maxWallSeconds * 1000;
 }
 
-/** Stops the research at its deadline through the ordinary cancel fence; partials stay. */
-export async function stopAtDeadline(tx: Tx, task: Task): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET error = ${STOPPED_AT_DEADLINE} WHERE id = ${task.id} AND error IS NULL`;
+/** Stops the research through the ordinary cancel fence; partials stay. The reason picks the notice. */
+export async function stopAtDeadline(tx: Tx, task: Task, reason = STOPPED_AT_DEADLINE): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET error = ${reason} WHERE id = ${task.id} AND error IS NULL`;
   await fenceCancel(tx, task.ownerId, task.id);
 }
 

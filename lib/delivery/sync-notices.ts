@@ -42,7 +42,9 @@ export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec
     case "missed":
       return `${t} is due now but not finished; ${spec.publicationId ? "a partial report is available" : "nothing has been published yet"}. It keeps working and will report again when done.`;
     case "stopped":
-      return `${t} reached its deadline and was stopped; ${spec.publicationId ? "the partial report is kept" : "nothing had been published"}.`;
+      return spec.key === "stopped"
+        ? `${t} used up its overtime budget after the deadline and was stopped; ${spec.publicationId ? "the partial report is kept" : "nothing had been published"}.`
+        : `${t} reached its deadline and was stopped; ${spec.publicationId ? "the partial report is kept" : "nothing had been published"}.`;
     case "failed":
       return `${t} failed: ${(task.error ?? "unknown error").slice(0, 300)}; ${body}.`;
     case "cancelled":
@@ -69,12 +71,14 @@ export async function factsOf(tx: Tx, task: Task): Promise<ContractFacts> {
     completedAt: task.completedAt,
     dueEvaluatedAt: task.dueEvaluatedAt,
     stoppedAtDeadline: (task.error ?? "").startsWith(STOPPED_AT_DEADLINE),
+    stoppedInOvertime: (task.error ?? "").startsWith(STOPPED_IN_OVERTIME),
     finalPublicationId: final?.id ?? null,
     latestPublicationId: task.latestPublicationId,
   };
 }
 
 export const STOPPED_AT_DEADLINE = "stopped at the deadline";
+export const STOPPED_IN_OVERTIME = "stopped after the deadline: overtime budget spent";
 
 /**
  * Writes one notice (idempotent by its unique key per task) with its `notice`

@@ -9,7 +9,7 @@ import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { driverFor } from "@/lib/drivers/registry";
 import { DriverProtocolError, TRACKING_DEGRADED_AFTER, type StepOutcome } from "@/lib/drivers/types";
 import { recordEventIfChanged } from "@/lib/notify/event";
-import { syncNotices } from "@/lib/delivery/sync-notices";
+import { STOPPED_IN_OVERTIME, syncNotices } from "@/lib/delivery/sync-notices";
 import { budgetExceeded, stopAtDeadline } from "@/lib/delivery/due";
 import { emitTaskById } from "./emit-task";
 import {
@@ -99,12 +99,13 @@ async function submit(task: LeasedTask, token: string, signal: AbortSignal): Pro
       await emitTaskById(tx, task.id);
       return true;
     });
-    if (!ok) await compensate(task, signal, null);
+    // The row does not carry the handle (that write is what failed): hand it over explicitly.
+    if (!ok) await compensate({ ...task, remoteRef: handle.remoteRef }, signal, null);
     return ok ? "submitted" : "lost";
   } catch (err) {
     // Another row already owns this remote handle: cancelling would kill a tracked task.
     const duplicate = isUniqueViolation(err);
-    if (!duplicate) await compensate(task, signal, err);
+    if (!duplicate) await compensate({ ...task, remoteRef: handle.remoteRef }, signal, err);
     throw err;
   }
 }
@@ -124,7 +125,7 @@ async function overtimeSpent(task: LeasedTask, token: string): Promise<boolean> 
     const rows = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
     const row = await lockExecutionGuarded(tx, task.id, token);
     if (!row || (row.allowOvertime && !budgetExceeded(row, rows[0].now))) return false;
-    await stopAtDeadline(tx, row);
+    await stopAtDeadline(tx, row, STOPPED_IN_OVERTIME);
     return true;
   });
 }

@@ -6,6 +6,7 @@ import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { toPublicTask, type PublicTask } from "./public";
 import { driverFor } from "@/lib/drivers/registry";
+import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 
 export interface DeliveryContract {
   mode: "at" | "by";
@@ -13,6 +14,7 @@ export interface DeliveryContract {
   dueAt?: string;
   reportIfUnfinished?: boolean;
   allowOvertime?: boolean;
+  budget?: { maxModelRequests?: number; maxWallSeconds?: number };
 }
 
 export interface StartTaskInput {
@@ -40,6 +42,7 @@ const TITLE_MAX = 120;
  */
 export async function startTask(input: StartTaskInput): Promise<{ task: PublicTask; created: boolean }> {
   const driver = input.driver ?? "research";
+  registerConfiguredMcpDrivers();
   if (!driverFor(driver)) throw new ApiError("bad_request", `driver: unknown driver "${driver}"`, "driver");
   const db = getDb();
   const existing = await db.task.findUnique({
@@ -72,6 +75,7 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
           dueAt,
           reportIfUnfinished: d?.reportIfUnfinished ?? false,
           allowOvertime: d?.allowOvertime ?? true,
+          budget: d?.budget,
         },
       });
       await emitTaskUpdated(tx, task);

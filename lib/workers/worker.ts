@@ -11,6 +11,7 @@ import { abortTaskStep, executeTask } from "@/lib/tasks/execute";
 import { executeCancel } from "@/lib/tasks/cancel";
 import { notifyLoop } from "@/lib/notify/loop";
 import { dueLoop } from "@/lib/delivery/due";
+import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 import { beat, markStopped } from "./heartbeat";
 import { reapOnce } from "./reaper";
 import { Loop } from "./loop";
@@ -35,6 +36,8 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   const stopping = stopController.signal;
   // Every in-flight row listens for the stop; a busy worker has far more than ten.
   setMaxListeners(1000, stopping);
+  const mcp = registerConfiguredMcpDrivers();
+  if (mcp.length) console.log(`[worker] MCP drivers: ${mcp.join(", ")}`);
   const concurrency = opts.concurrency ?? Number(process.env.HERALD_WORKER_CONCURRENCY ?? 4);
 
   const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [

@@ -1,0 +1,55 @@
+import { QueryClient } from "@tanstack/react-query";
+import { describe, expect, it } from "vitest";
+import { patchTask, queryKeys } from "./cache";
+import type { PublicTask } from "./tasks";
+
+function task(id: string, conversationId: string, status: PublicTask["status"], second: number): PublicTask {
+  return {
+    id,
+    conversationId,
+    title: id,
+    driver: "research",
+    status,
+    createdAt: "2026-11-01T10:00:00.000Z",
+    updatedAt: new Date(Date.parse("2026-11-01T10:00:00.000Z") + second * 1000).toISOString(),
+    startedAt: null,
+    completedAt: null,
+    progress: null,
+    delivery: { mode: "none", dueAt: null, reportIfUnfinished: false, outcome: null },
+    cancelRequested: false,
+    cancel: { attempts: 0, lastError: null },
+    notification: { status: "none", attempts: 0, error: null },
+    error: null,
+    inputRequest: null,
+    latestPublicationId: null,
+  };
+}
+
+describe("patchTask (feed task.updated → caches)", () => {
+  it("patches every loaded list in scope, leaves unloaded ones alone", () => {
+    const qc = new QueryClient();
+    qc.setQueryData(queryKeys.taskList(null), [task("a", "c1", "running", 1)]);
+    qc.setQueryData(queryKeys.taskList("c1"), [task("a", "c1", "running", 1)]);
+    qc.setQueryData(queryKeys.taskList("c2"), []);
+
+    patchTask(qc, task("a", "c1", "succeeded", 2));
+    patchTask(qc, task("b", "c1", "queued", 3));
+
+    expect(qc.getQueryData<PublicTask[]>(queryKeys.taskList(null))?.map((t) => [t.id, t.status])).toEqual([
+      ["b", "queued"],
+      ["a", "succeeded"],
+    ]);
+    expect(qc.getQueryData<PublicTask[]>(queryKeys.taskList("c1"))?.map((t) => t.id)).toEqual(["b", "a"]);
+    expect(qc.getQueryData<PublicTask[]>(queryKeys.taskList("c2"))).toEqual([]);
+    expect(qc.getQueryData(queryKeys.taskList("c3"))).toBeUndefined();
+  });
+
+  it("merges into a cached detail and says so only when the detail was older", () => {
+    const qc = new QueryClient();
+    qc.setQueryData(queryKeys.taskDetail("a"), { ...task("a", "c1", "running", 1), publications: [], notices: [] });
+    expect(patchTask(qc, task("a", "c1", "succeeded", 2))).toBe(true);
+    expect(qc.getQueryData<PublicTask>(queryKeys.taskDetail("a"))?.status).toBe("succeeded");
+    expect(patchTask(qc, task("a", "c1", "succeeded", 2))).toBe(false);
+    expect(patchTask(qc, task("z", "c1", "running", 9))).toBe(false);
+  });
+});
