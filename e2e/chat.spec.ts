@@ -7,9 +7,12 @@ test("sign up, chat with a streamed reply, reload, second tab, sign out", async 
   await send(page, "Hello Herald");
 
   await expect(page.locator('[data-kind="user"]').filter({ hasText: "Hello Herald" })).toHaveCount(1);
+  // Token by token first (ephemeral run.delta frames), then the stored message replaces it.
+  await expect(page.locator('[data-kind="assistant"][data-streaming="true"]')).toBeVisible();
   const reply = page.locator('[data-kind="assistant"]');
   await expect(reply).toHaveCount(1);
   await expect(reply).toContainText('You said: "Hello Herald"');
+  await expect(page.locator('[data-streaming="true"]')).toHaveCount(0);
 
   await page.reload();
   await expect(page.locator('[data-kind="user"]')).toHaveCount(1);
