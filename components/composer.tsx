@@ -2,25 +2,13 @@
 
 import { useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { DeliveryRequest } from "@/lib/client/api";
+import { MAX_DUE_MINUTES, parseDueMinutes, type DeliveryMode } from "@/lib/client/delivery";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { SendIcon, TimerIcon } from "./icons";
 
 const MAX_HEIGHT_PX = 200;
 const DEFAULT_MINUTES = "10";
-// The server accepts at most 7 days (lib/api/schemas.ts).
-const MAX_MINUTES = 7 * 24 * 60;
-
-type DeliveryMode = "none" | "at" | "by";
-
-/** Minutes as typed (decimals allowed, either separator) → seconds, or null when not a valid duration. */
-export function parseDueMinutes(text: string): number | null {
-  const trimmed = text.trim().replace(",", ".");
-  if (!/^\d*\.?\d+$|^\d+\.$/.test(trimmed)) return null;
-  const minutes = Number(trimmed);
-  if (!Number.isFinite(minutes) || minutes <= 0 || minutes > MAX_MINUTES) return null;
-  return Math.round(minutes * 60 * 1000) / 1000;
-}
 
 export function Composer({
   onSend,
@@ -145,7 +133,7 @@ export function Composer({
                   inputMode="decimal"
                   step="any"
                   min="0"
-                  max={MAX_MINUTES}
+                  max={MAX_DUE_MINUTES}
                   value={minutes}
                   onChange={(event) => setMinutes(event.target.value)}
                   onBlur={() => setShowMinutesError(true)}

@@ -135,6 +135,23 @@ export function ConversationView({
     if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [contentSize, thinking]);
 
+  // Content also changes height without changing the item count (a progress
+  // group moving down, a stream replaced by its stored message, late-loading
+  // times), and the viewport shrinks when the status row or the delivery
+  // picker grows: follow those too while the reader is at the bottom.
+  const logRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const scroller = scrollRef.current;
+    const log = logRef.current;
+    if (!scroller || !log || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => {
+      if (stickToBottom.current) scroller.scrollTop = scroller.scrollHeight;
+    });
+    observer.observe(scroller);
+    observer.observe(log);
+    return () => observer.disconnect();
+  }, []);
+
   // A link like /c/<id>#pub-<publicationId> should land on that body once history has loaded.
   useEffect(() => {
     if (handledHash.current || !messages) return;
@@ -151,7 +168,13 @@ export function ConversationView({
 
   function onScroll() {
     const el = scrollRef.current;
-    if (el) stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+    if (!el) return;
+    stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+    // Scroll anchoring keeps what the reader is looking at in place when
+    // content above it changes: right while reading history, wrong while
+    // following the bottom (a progress group moving below a body would scroll
+    // us up by its height and unpin us).
+    el.style.overflowAnchor = stickToBottom.current ? "none" : "auto";
   }
 
   function onSend(content: string, delivery?: DeliveryRequest) {
@@ -161,8 +184,13 @@ export function ConversationView({
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
-      <div ref={scrollRef} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto overscroll-contain">
+      <div
+        ref={scrollRef}
+        onScroll={onScroll}
+        className="min-h-0 flex-1 overflow-y-auto overscroll-contain [overflow-anchor:none]"
+      >
         <div
+          ref={logRef}
           role="log"
           aria-label={t("chatHistory")}
           aria-busy={messagesQuery.isPending || undefined}

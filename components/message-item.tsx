@@ -222,8 +222,12 @@ export function BodyCard({ message }: { message: PublicMessage }) {
   );
 }
 
+/** How a task's execution ended, from the message's facts (meta), in the reader's language and time zone. */
 export function TerminalLine({ message }: { message: PublicMessage }) {
+  const { t } = useI18n();
   const status = metaString(message, "status");
+  const title = metaString(message, "title");
+  const completedAt = metaString(message, "completedAt") ?? message.createdAt;
   const tone =
     status === "succeeded"
       ? "bg-ok"
@@ -232,6 +236,13 @@ export function TerminalLine({ message }: { message: PublicMessage }) {
         : status === "cancelled"
           ? "bg-warn"
           : "bg-border-strong";
+  let text = message.content;
+  if (title && (status === "succeeded" || status === "failed" || status === "cancelled")) {
+    text = t(`terminal_${status}`, { title });
+    // The stored text carries the error after "Failed at <time>: ".
+    const detail = status === "failed" ? /^[^:]*\d{2}:\d{2}:\d{2}[^:]*:\s*([\s\S]+)$/.exec(message.content)?.[1] : undefined;
+    if (detail) text += `: ${detail}`;
+  }
   return (
     <div
       data-kind="terminal"
@@ -241,9 +252,9 @@ export function TerminalLine({ message }: { message: PublicMessage }) {
       className="flex items-center justify-center gap-2 px-2 text-xs text-muted"
     >
       <span className={`size-1.5 shrink-0 rounded-full ${tone}`} aria-hidden="true" />
-      <span className={`text-center ${textClass}`}>{message.content}</span>
+      <span className={`text-center ${textClass}`}>{text}</span>
       <span aria-hidden="true">·</span>
-      <LocalTime iso={message.createdAt} />
+      <LocalTime iso={completedAt} />
     </div>
   );
 }

@@ -81,7 +81,10 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
                         {t("openInConversation")}
                       </Link>
                     </div>
-                    <div className={`max-h-48 overflow-y-auto px-2.5 py-2 text-sm leading-relaxed ${textClass}`}>
+                    <div
+                      tabIndex={0}
+                      className={`max-h-36 overflow-y-auto px-2.5 py-2 text-sm leading-relaxed sm:max-h-48 ${textClass}`}
+                    >
                       {pub.content}
                     </div>
                   </li>

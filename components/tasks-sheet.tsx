@@ -1,10 +1,11 @@
 "use client";
 
 import * as Dialog from "@radix-ui/react-dialog";
+import Link from "next/link";
 import { hashKey, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState } from "react";
 import { queryKeys } from "@/lib/client/cache";
-import { useCancelTask, usePendingCancels, useTaskList } from "@/lib/client/queries";
+import { useCancelTask, useConversations, usePendingCancels, useTaskList } from "@/lib/client/queries";
 import {
   countActive,
   isCancelling,
@@ -18,7 +19,7 @@ import {
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { DeliverySummary } from "./delivery-summary";
-import { AlertIcon, ChevronIcon, CloseIcon, SpinnerIcon, TasksIcon } from "./icons";
+import { AlertIcon, ChatIcon, ChevronIcon, CloseIcon, SpinnerIcon, TasksIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
 import { TaskDetails } from "./task-details";
@@ -90,7 +91,7 @@ export function TasksSheet({ conversationId = null }: { conversationId?: TaskSco
               </Dialog.Close>
             </div>
             <div className="min-h-0 flex-1 overflow-y-auto overscroll-contain px-4 pt-4 pb-[max(1rem,env(safe-area-inset-bottom))]">
-              <SheetBody list={list} onNavigate={() => setOpen(false)} />
+              <SheetBody list={list} showConversation={conversationId === null} onNavigate={() => setOpen(false)} />
             </div>
             {/* Everything outside a modal is hidden from assistive tech: announce and toast from in here meanwhile. */}
             <LiveRegion text={announcement.inSheet ? announcement.text : ""} />
@@ -151,7 +152,15 @@ function useStatusAnnouncements(scope: TaskScope, sheetOpen: boolean): { text: s
   return announcement;
 }
 
-function SheetBody({ list, onNavigate }: { list: ReturnType<typeof useTaskList>; onNavigate: () => void }) {
+function SheetBody({
+  list,
+  showConversation,
+  onNavigate,
+}: {
+  list: ReturnType<typeof useTaskList>;
+  showConversation: boolean;
+  onNavigate: () => void;
+}) {
   const { t } = useI18n();
   const tasks = list.data;
 
@@ -213,8 +222,20 @@ function SheetBody({ list, onNavigate }: { list: ReturnType<typeof useTaskList>;
           </button>
         </p>
       )}
-      <TaskSection title={t("tasksActive")} tasks={active} empty={t("noActiveInSection")} onNavigate={onNavigate} />
-      <TaskSection title={t("tasksRecent")} tasks={recent} empty={t("noRecentInSection")} onNavigate={onNavigate} />
+      <TaskSection
+        title={t("tasksActive")}
+        tasks={active}
+        empty={t("noActiveInSection")}
+        showConversation={showConversation}
+        onNavigate={onNavigate}
+      />
+      <TaskSection
+        title={t("tasksRecent")}
+        tasks={recent}
+        empty={t("noRecentInSection")}
+        showConversation={showConversation}
+        onNavigate={onNavigate}
+      />
     </div>
   );
 }
@@ -223,11 +244,13 @@ function TaskSection({
   title,
   tasks,
   empty,
+  showConversation,
   onNavigate,
 }: {
   title: string;
   tasks: PublicTask[];
   empty: string;
+  showConversation: boolean;
   onNavigate: () => void;
 }) {
   const headingId = useId();
@@ -246,7 +269,13 @@ function TaskSection({
       ) : (
         <ul className="space-y-3">
           {tasks.map((task) => (
-            <TaskRow key={task.id} task={task} cancelPending={pendingCancels.has(task.id)} onNavigate={onNavigate} />
+            <TaskRow
+              key={task.id}
+              task={task}
+              cancelPending={pendingCancels.has(task.id)}
+              showConversation={showConversation}
+              onNavigate={onNavigate}
+            />
           ))}
         </ul>
       )}
@@ -254,7 +283,17 @@ function TaskSection({
   );
 }
 
-function TaskRow({ task, cancelPending, onNavigate }: { task: PublicTask; cancelPending: boolean; onNavigate: () => void }) {
+function TaskRow({
+  task,
+  cancelPending,
+  showConversation,
+  onNavigate,
+}: {
+  task: PublicTask;
+  cancelPending: boolean;
+  showConversation: boolean;
+  onNavigate: () => void;
+}) {
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
   const detailsId = useId();
@@ -277,6 +316,8 @@ function TaskRow({ task, cancelPending, onNavigate }: { task: PublicTask; cancel
         </h4>
         <StatusBadge status={task.status} />
       </div>
+
+      {showConversation && <ConversationLink id={task.conversationId} onNavigate={onNavigate} />}
 
       <p className="mt-1 flex flex-wrap gap-x-3 text-xs text-muted">
         {task.startedAt ? (
@@ -380,5 +421,24 @@ function TaskRow({ task, cancelPending, onNavigate }: { task: PublicTask; cancel
         {open && <TaskDetails task={task} onNavigate={onNavigate} />}
       </div>
     </li>
+  );
+}
+
+/** Where a task lives, on the all-conversations list. Uses the sidebar's cached list: no extra request. */
+function ConversationLink({ id, onNavigate }: { id: string; onNavigate: () => void }) {
+  const { t } = useI18n();
+  const conversations = useConversations();
+  const title = conversations.data?.find((c) => c.id === id)?.title.trim() || t("untitled");
+  return (
+    <p className="mt-0.5 text-xs">
+      <Link
+        href={`/c/${encodeURIComponent(id)}`}
+        onClick={onNavigate}
+        className="inline-flex max-w-full items-center gap-1 text-accent-text underline-offset-4 hover:underline"
+      >
+        <ChatIcon className="size-3.5 shrink-0" />
+        <span className="truncate">{title}</span>
+      </Link>
+    </p>
   );
 }

@@ -24,15 +24,17 @@ test("research from the chat, leave, come back: progress → body → terminal �
   const api = await (await page.request.get(`/api/conversations/${conversationId}/messages`)).json();
   const kinds: string[] = api.messages.map((m: { kind: string }) => m.kind);
   const at = (k: string, from = 0) => kinds.indexOf(k, from);
-  // Stored order: user, ack, progress…, partial body, progress…, final body, terminal, notice, narration.
-  expect(kinds.slice(0, 2)).toEqual(["user", "assistant"]);
+  // Stored order: user, then (the ack may land after the first progress line: the task starts
+  // while the turn is still writing) progress…, partial body, progress…, final body, terminal, notice, narration.
+  expect(kinds[0]).toBe("user");
+  expect(at("assistant")).toBeLessThan(at("body"));
   const firstProgress = at("progress");
   const partial = at("body");
   const final = at("body", partial + 1);
   const terminal = at("terminal");
   const notice = at("notice");
-  const narration = at("assistant", 2);
-  expect(firstProgress).toBeGreaterThan(1);
+  const narration = at("assistant", at("assistant") + 1);
+  expect(firstProgress).toBeGreaterThan(0);
   expect(partial).toBeGreaterThan(firstProgress);
   expect(final).toBeGreaterThan(partial);
   expect(terminal).toBeGreaterThan(final);

@@ -67,6 +67,16 @@ test("sheet opens and closes by keyboard, focus returns to the trigger; empty st
   await sheet.getByRole("button", { name: "Close" }).press("Enter");
   await expect(sheet).toBeHidden();
   await expect(trigger).toBeFocused();
+
+  // Without an open conversation the sheet lists every task, each with a link to its conversation.
+  const created = await page.request.post("/api/conversations", { data: { title: "Battery desk" } });
+  const { id: conversationId } = (await created.json()) as { id: string };
+  await createTask(page, conversationId, "Sodium-ion outlook", { steps: 3, stepMs: 600_000 });
+  await expect(trigger).toHaveAccessibleDescription("1 active");
+  await trigger.press("Enter");
+  const item = sheet.getByRole("region", { name: "Active" }).getByRole("listitem", { name: "Sodium-ion outlook" });
+  await expect(item).toBeVisible();
+  await expect(item.getByRole("link", { name: "Battery desk" })).toHaveAttribute("href", `/c/${conversationId}`);
 });
 
 test("a finishing task moves from Active to Recent, with badge and a single announcement", async ({ page }) => {
@@ -136,11 +146,20 @@ test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, th
   await expect(task.getByRole("button", { name: "Cancel task" })).toBeVisible();
   await page.unroute("**/api/tasks/*/cancel");
 
-  // The real cancel.
+  // The real cancel, held back until we have seen the optimistic state (the worker cancels within milliseconds).
+  let pass: () => void = () => {};
+  const held = new Promise<void>((resolve) => (pass = resolve));
+  await page.route("**/api/tasks/*/cancel", async (route) => {
+    await held;
+    await route.continue();
+  });
   const response = page.waitForResponse((r) => r.url().includes("/cancel") && r.request().method() === "POST");
   await task.getByRole("button", { name: "Cancel task" }).click();
   await expect(task.getByRole("button", { name: "Cancelling…" })).toBeVisible();
+  await expect(task.getByRole("button", { name: "Cancelling…" })).toHaveAttribute("aria-disabled", "true");
+  pass();
   expect((await response).status()).toBe(200);
+  await page.unroute("**/api/tasks/*/cancel");
 
   // After a reload the server's cancelRequested keeps it "Cancelling…" (or it is already cancelled): never "Cancel task".
   await page.reload();
@@ -179,7 +198,6 @@ test("two browser contexts of one account stay in sync through the feed", async 
   await pageB.route((url) => isTaskListRequest(url.toString()), (route) => route.abort());
 
   await row(section(sheetA, "Active"), title).getByRole("button", { name: "Cancel task" }).click();
-  await expect(row(section(sheetA, "Active"), title).getByRole("button", { name: "Cancelling…" })).toBeVisible();
   await expect(row(section(sheetB, "Recent"), title)).toContainText("Cancelled", { timeout: 20_000 });
   await expect(row(section(sheetB, "Active"), title)).toHaveCount(0);
   await expect(row(section(sheetA, "Recent"), title)).toContainText("Cancelled");
@@ -201,18 +219,21 @@ test("list polling: 3 s with active tasks, 15 s idle, none while the tab is hidd
   page.on("request", (request) => {
     if (isTaskListRequest(request.url())) listRequests.push(Date.now());
   });
-  const countDuring = async (ms: number) => {
+  const gaps: Record<string, number[]> = {};
+  const countDuring = async (ms: number, label: string) => {
     const before = listRequests.length;
     await page.waitForTimeout(ms); // a measurement window, not a wait for a condition
-    return listRequests.length - before;
+    const seen = listRequests.slice(before);
+    gaps[label] = seen.slice(1).map((t, i) => t - seen[i]);
+    return seen.length;
   };
 
-  const activeVisible = await countDuring(15_000);
+  const activeVisible = await countDuring(15_000, "active");
   expect(activeVisible).toBeGreaterThanOrEqual(4);
   expect(activeVisible).toBeLessThanOrEqual(6);
 
   await setHidden(page, true);
-  const hidden = await countDuring(8000);
+  const hidden = await countDuring(8000, "hidden");
   expect(hidden).toBe(0);
 
   const beforeVisible = listRequests.length;
@@ -223,17 +244,17 @@ test("list polling: 3 s with active tasks, 15 s idle, none while the tab is hidd
   const res = await page.request.post(`/api/tasks/${task.id}/cancel`);
   expect(res.status()).toBe(200);
   await expect(tasksTrigger(page)).toHaveAccessibleDescription("No active tasks", { timeout: 20_000 });
-  const idleVisible = await countDuring(30_000);
+  const idleVisible = await countDuring(31_000, "idle");
   expect(idleVisible).toBeGreaterThanOrEqual(1);
   expect(idleVisible).toBeLessThanOrEqual(3);
 
   const rates = {
-    activeVisiblePerMin: activeVisible * 4,
-    idleVisiblePerMin: idleVisible * 2,
+    activeVisiblePerMin: Math.round((activeVisible * 60) / 15),
+    idleVisiblePerMin: Math.round((idleVisible * 60) / 31),
     hiddenPerMin: hidden * 7.5,
+    gapsMs: gaps,
   };
   console.log(`task list requests per minute: ${JSON.stringify(rates)}`);
-  console.log(listRequests.map((t, i) => (i ? t - listRequests[i - 1] : 0)).join(","));
   test.info().annotations.push({ type: "list requests per minute", description: JSON.stringify(rates) });
 });
 
@@ -248,8 +269,12 @@ test.describe("phone layout", () => {
     await send(page, "research the EU battery supply chain");
     await expect(page.locator('[data-kind="body"]').first()).toBeVisible({ timeout: 30_000 });
     await expect(page.locator('[data-kind="terminal"]')).toHaveCount(1, { timeout: 30_000 });
+    await expect(page.locator('[data-kind="notice"]')).toHaveCount(1, { timeout: 30_000 });
+    // The narration of the notice, fully stored (a still-streaming reply would make the screenshot vary).
+    await expect(page.locator('[data-kind="assistant"]:not([data-streaming])')).toHaveCount(2, { timeout: 30_000 });
     await createTask(page, conversationId, "Cobalt price outlook", { steps: 3, stepMs: 600_000 });
     await expect(tasksTrigger(page)).toHaveAccessibleDescription("1 active");
+    await expect(page.locator('[data-kind="progress"]').filter({ hasText: "Planned 3 sections" })).toBeVisible();
     await page.screenshot({ path: path.join(SHOTS, "chat-390.png") });
 
     // Every header control is inside the viewport.
@@ -274,7 +299,10 @@ test.describe("phone layout", () => {
     const finished = row(section(sheet, "Recent"), "EU Battery Supply Chain");
     await finished.getByRole("button", { name: "View details" }).click();
     await expect(finished.getByText("Final", { exact: true })).toBeVisible();
-    await page.screenshot({ path: path.join(SHOTS, "sheet-details-390.png"), fullPage: false });
+    // The end of the details: notices (outcome, link to the body) and the notification state.
+    await expect(finished.getByText("Delivered")).toBeVisible();
+    await finished.getByText("Delivered").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, "sheet-details-390.png") });
 
     await page.keyboard.press("Escape");
     await expect(sheet).toBeHidden();

@@ -5,20 +5,21 @@ import { ACTIVE_STATUSES, TERMINAL_STATUSES, toPublicTask, type PublicTask } fro
 
 export type TaskScope = "active" | "recent" | "all";
 
+const MAX_ACTIVE_LISTED = 200;
+
 export async function listTasks(
   ownerId: string,
   opts: { conversationId?: string; scope?: TaskScope; limit?: number } = {},
 ): Promise<PublicTask[]> {
-  const where: Prisma.TaskWhereInput = { ownerId };
-  if (opts.conversationId) where.conversationId = opts.conversationId;
-  if (opts.scope === "active") where.status = { in: ACTIVE_STATUSES };
-  if (opts.scope === "recent") where.status = { in: TERMINAL_STATUSES };
-  const rows = await getDb().task.findMany({
-    where,
-    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
-    take: opts.limit ?? 50,
-  });
-  return rows.map(toPublicTask);
+  const base: Prisma.TaskWhereInput = { ownerId, ...(opts.conversationId ? { conversationId: opts.conversationId } : {}) };
+  const limit = opts.limit ?? 50;
+  const find = (status: string[], take: number) =>
+    getDb().task.findMany({ where: { ...base, status: { in: status } }, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], take });
+  if (opts.scope === "active") return (await find(ACTIVE_STATUSES, limit)).map(toPublicTask);
+  if (opts.scope === "recent") return (await find(TERMINAL_STATUSES, limit)).map(toPublicTask);
+  // "all": every active task (a busy account must not push one off the list), then the newest finished ones.
+  const [active, recent] = await Promise.all([find(ACTIVE_STATUSES, MAX_ACTIVE_LISTED), find(TERMINAL_STATUSES, limit)]);
+  return [...active, ...recent].map(toPublicTask);
 }
 
 export interface PublicPublication {
