@@ -3,9 +3,11 @@
 import { useId, useState, type ReactNode } from "react";
 import type { PublicMessage } from "@/lib/api/shapes";
 import { useI18n } from "@/lib/i18n/client";
+import { dictionaries, type MessageKey } from "@/lib/i18n/dictionaries";
 import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
 import { DeliverySummary } from "./delivery-summary";
 import { LocalTime } from "./local-time";
+import { Markdown } from "./markdown";
 import { OutcomeBadge } from "./task-badges";
 
 // Every element carries data-kind (DESIGN §7): the kinds are different things
@@ -217,7 +219,7 @@ export function BodyCard({ message }: { message: PublicMessage }) {
         )}
         <LocalTime iso={message.createdAt} className="ml-auto text-xs text-muted" />
       </header>
-      <div className={`px-4 py-3 text-[0.95rem] leading-relaxed ${textClass}`}>{message.content}</div>
+      <Markdown text={message.content} className="px-4 py-3 text-[0.95rem] leading-relaxed" />
     </article>
   );
 }
@@ -259,6 +261,21 @@ export function TerminalLine({ message }: { message: PublicMessage }) {
   );
 }
 
+/**
+ * The notice in the reader's language, rebuilt from its structured meta; the
+ * stored English text stays the fallback (and the only text for failures and
+ * input requests, whose details are data, not wording).
+ */
+function noticeText(message: PublicMessage, t: ReturnType<typeof useI18n>["t"]): string | null {
+  const key = metaString(message, "noticeKey");
+  const outcome = metaString(message, "outcome");
+  const title = metaString(message, "title");
+  if (!key || !outcome || !title) return null;
+  const variant = key === "due" && outcome === "missed" ? (message.publicationId ? "_partial" : "_none") : "";
+  const id = `notice_${key}_${outcome}${variant}`;
+  return id in dictionaries.en ? t(id as MessageKey, { title }) : null;
+}
+
 /** Host facts: never model text, never a copy of a body — only a pointer to one. */
 export function NoticeBanner({ message }: { message: PublicMessage }) {
   const { t } = useI18n();
@@ -282,7 +299,7 @@ export function NoticeBanner({ message }: { message: PublicMessage }) {
           {outcome && <OutcomeBadge outcome={outcome} />}
           <LocalTime iso={message.createdAt} className="text-muted" />
         </div>
-        {message.content && <p className={`text-sm ${textClass}`}>{message.content}</p>}
+        {message.content && <p className={`text-sm ${textClass}`}>{noticeText(message, t) ?? message.content}</p>}
         {publicationId && (
           <a
             href={`#pub-${publicationId}`}

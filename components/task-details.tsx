@@ -9,6 +9,7 @@ import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { AlertIcon, DocIcon, SpinnerIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge } from "./task-badges";
+import { Markdown } from "./markdown";
 
 const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
 
@@ -81,11 +82,8 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
                         {t("openInConversation")}
                       </Link>
                     </div>
-                    <div
-                      tabIndex={0}
-                      className={`max-h-36 overflow-y-auto px-2.5 py-2 text-sm leading-relaxed sm:max-h-48 ${textClass}`}
-                    >
-                      {pub.content}
+                    <div tabIndex={0} className="max-h-36 overflow-y-auto px-2.5 py-2 text-sm leading-relaxed sm:max-h-48">
+                      <Markdown text={pub.content} />
                     </div>
                   </li>
                 ))}

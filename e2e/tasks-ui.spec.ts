@@ -12,7 +12,10 @@ import {
   tasksTrigger,
 } from "./helpers";
 
-const SHOTS = fileURLToPath(new URL("./__screenshots__/", import.meta.url));
+// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
+const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
+  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
 
 function section(sheet: Locator, name: "Active" | "Recent") {
   return sheet.getByRole("region", { name });
