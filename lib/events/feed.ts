@@ -93,6 +93,8 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
   let pumping = false;
   let again = false;
   let closed = false;
+  // Wake-ups can arrive before the cursor is resolved; pumping then would replay from 0.
+  let ready = false;
   let unsubscribe: (() => void) | null = null;
   let heartbeat: NodeJS.Timeout | null = null;
 
@@ -116,6 +118,7 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
           if ((controller.desiredSize ?? 0) < -FEED_BUFFER_BYTES) close();
         };
         const pump = async () => {
+          if (!ready) return;
           if (pumping) {
             again = true;
             return;
@@ -161,6 +164,7 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
         if (resolved.reset) send(frame({ id: cursor.toString(), event: "reset", data: "{}" }));
         heartbeat = setInterval(() => send(frame({ comment: "hb" })), FEED_HEARTBEAT_MS);
         heartbeat.unref?.();
+        ready = true;
         await pump();
       },
       cancel() {
