@@ -36,6 +36,9 @@ export const deliveryInput = z
     path: ["dueInSeconds"],
   });
 
+/** A timed-delivery contract as the API and the composer give it (DESIGN §9). */
+export type DeliveryContract = z.infer<typeof deliveryInput>;
+
 export const postMessageBody = z.strictObject({
   content: z.string().trim().min(1, "must not be empty").max(MAX_MESSAGE_CHARS),
   clientMessageId: z.string().min(1).max(100),

@@ -1,6 +1,7 @@
 import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb, type Tx } from "@/lib/db/client";
 import { parseDeliveryPhrase } from "@/lib/delivery/parse";
+import type { DeliveryContract } from "@/lib/api/schemas";
 import { ApiError } from "@/lib/api/errors";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
@@ -13,17 +14,9 @@ export interface PostMessageInput {
   content: string;
   clientMessageId: string;
   /** From the composer's picker; otherwise parsed from the text ("tell me in 10 minutes"). */
-  delivery?: DeliveryInput;
+  delivery?: DeliveryContract;
 }
 
-export interface DeliveryInput {
-  mode: "at" | "by";
-  dueInSeconds?: number;
-  dueAt?: string;
-  reportIfUnfinished?: boolean;
-  allowOvertime?: boolean;
-  budget?: { maxModelRequests?: number; maxWallSeconds?: number };
-}
 
 /**
  * The contract is fixed here, on the accepted message: dueAt = the message's
@@ -32,7 +25,7 @@ export interface DeliveryInput {
  */
 async function deliveryMeta(tx: Tx, input: PostMessageInput): Promise<Prisma.InputJsonValue | undefined> {
   const parsed = input.delivery ? null : parseDeliveryPhrase(input.content);
-  const d: DeliveryInput | null = input.delivery ?? parsed;
+  const d: DeliveryContract | null = input.delivery ?? parsed;
   if (!d) return undefined;
   const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
   const dueAt = d.dueAt ? new Date(d.dueAt) : new Date(now.getTime() + (d.dueInSeconds ?? 0) * 1000);

@@ -6,16 +6,9 @@ import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { toPublicTask, type PublicTask } from "./public";
 import { driverFor } from "@/lib/drivers/registry";
+import type { DeliveryContract } from "@/lib/api/schemas";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 
-export interface DeliveryContract {
-  mode: "at" | "by";
-  dueInSeconds?: number;
-  dueAt?: string;
-  reportIfUnfinished?: boolean;
-  allowOvertime?: boolean;
-  budget?: { maxModelRequests?: number; maxWallSeconds?: number };
-}
 
 export interface StartTaskInput {
   ownerId: string;
