@@ -87,11 +87,18 @@ describe("applyTaskUpdate", () => {
     expect(ids(recent)).toEqual(["b"]);
   });
 
+  it("a same-timestamp copy with different content replaces ours (feed order is commit order)", () => {
+    const list = [task("a", "succeeded", 5)];
+    const delivered = { ...list[0], notification: { ...list[0].notification, status: "delivered" } };
+    const next = applyTaskUpdate(list, delivered, null)!;
+    expect(next).not.toBe(list);
+    expect(next[0].notification.status).toBe("delivered");
+  });
+
   it("ignores older and duplicate copies (same array back)", () => {
     const list = [task("a", "succeeded", 5)];
     expect(applyTaskUpdate(list, task("a", "running", 4), null)).toBe(list);
     expect(applyTaskUpdate(list, task("a", "succeeded", 5), null)).toBe(list);
-    expect(applyTaskUpdate(list, task("a", "running", 5), null)).toBe(list);
   });
 
   it("keeps other conversations' tasks out of a conversation's list", () => {

@@ -50,9 +50,18 @@ export function compareTasks(a: PublicTask, b: PublicTask): number {
   return time(b.updatedAt) - time(a.updatedAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
-/** Strictly newer; on a tie the copy we have stays (the server never changes a task without bumping updatedAt). */
-export function isNewer(candidate: Pick<PublicTask, "updatedAt">, current: Pick<PublicTask, "updatedAt">): boolean {
-  return time(candidate.updatedAt) > time(current.updatedAt);
+/**
+ * Whether the candidate should replace the copy we have: a newer updatedAt, or
+ * the same updatedAt with different content — one server transaction can
+ * announce a task twice with one timestamp (status, then its notification
+ * state), and feed events arrive in commit order, so the later copy is the
+ * truth. An identical copy changes nothing (same array back, no re-render).
+ */
+export function isNewer(candidate: PublicTask, current: PublicTask): boolean {
+  const a = time(candidate.updatedAt);
+  const b = time(current.updatedAt);
+  if (a !== b) return a > b;
+  return (Object.keys(candidate) as (keyof PublicTask)[]).some((k) => JSON.stringify(candidate[k]) !== JSON.stringify(current[k]));
 }
 
 /**

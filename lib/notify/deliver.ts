@@ -158,8 +158,9 @@ async function transition(
 }
 
 async function store(tx: Tx, fence: Fence, before: Task, d: Decision, dbNow: Date): Promise<Task> {
-  const updated = await applyOutboxPatch(tx, { id: fence.id, token: fence.token }, d.patch, dbNow);
-  if (isVisible(before, d.patch)) await emitTaskUpdated(tx, updated);
+  const visible = isVisible(before, d.patch);
+  const updated = await applyOutboxPatch(tx, { id: fence.id, token: fence.token }, d.patch, dbNow, { touch: visible });
+  if (visible) await emitTaskUpdated(tx, updated);
   return updated;
 }
 

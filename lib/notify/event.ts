@@ -100,9 +100,10 @@ export async function recordEventIfChanged(tx: Tx, taskId: string): Promise<bool
   const snapshot = await currentSnapshot(tx, task);
   const decision = onEvent(task, snapshot === null ? null : fingerprint(snapshot));
   if (!decision) return false;
-  const updated = await applyOutboxPatch(tx, { id: task.id }, decision.patch, dbNow);
+  const visible = decision.t === "T1" && isVisible(task, decision.patch);
+  const updated = await applyOutboxPatch(tx, { id: task.id }, decision.patch, dbNow, { touch: visible });
   if (decision.t === "T1") {
-    if (isVisible(task, decision.patch)) await emitTaskUpdated(tx, updated);
+    if (visible) await emitTaskUpdated(tx, updated);
     await wakeWorkers(tx, "notify");
   }
   return decision.t === "T1" || decision.t === "T1f";

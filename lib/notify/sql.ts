@@ -108,8 +108,17 @@ export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked |
  * holds the row lock from lockClaimed, so this is belt and braces); without
  * one it is T1, which only runs under lockTaskForEvent.
  */
-export async function applyOutboxPatch(tx: Tx, target: { id: string; token?: string }, patch: OutboxPatch, dbNow: Date): Promise<Task> {
+export async function applyOutboxPatch(
+  tx: Tx,
+  target: { id: string; token?: string },
+  patch: OutboxPatch,
+  dbNow: Date,
+  opts: { touch?: boolean } = {},
+): Promise<Task> {
   const data: Prisma.TaskUpdateInput = {};
+  // A change the user can see (notification status, attempts, error) moves updatedAt,
+  // which is how browsers tell a newer copy of the task from an older one.
+  if (opts.touch) data.updatedAt = dbNow;
   if (patch.notificationStatus !== undefined) data.notificationStatus = patch.notificationStatus;
   if (patch.eventFingerprint !== undefined) data.eventFingerprint = patch.eventFingerprint;
   if (patch.eventVersion !== undefined) data.eventVersion = patch.eventVersion;
