@@ -11,6 +11,11 @@ import { onConversationDeleted } from "@/lib/tasks/on-conversation-deleted";
  */
 export async function deleteConversation(ownerId: string, id: string): Promise<void> {
   await getDb().$transaction(async (tx) => {
+    // Lock in the order every other writer uses (run → conversation, task →
+    // conversation → user): runs, then tasks by id, then the conversation.
+    // Taking the conversation first would deadlock with a reply or a step committing.
+    await tx.$queryRaw`SELECT id FROM "run" WHERE "conversationId" = ${id} AND "ownerId" = ${ownerId} ORDER BY id FOR UPDATE`;
+    await tx.$queryRaw`SELECT id FROM "task" WHERE "conversationId" = ${id} AND "ownerId" = ${ownerId} ORDER BY id FOR UPDATE`;
     const rows = await tx.$queryRaw<{ id: string }[]>`
       UPDATE "conversation" SET "deletedAt" = now(), "updatedAt" = now()
       WHERE id = ${id} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL RETURNING id`;

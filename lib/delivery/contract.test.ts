@@ -58,6 +58,14 @@ describe("due evaluation: mode × finished-before/after × partial × report-any
     }
   }
 
+  it("a final body that landed after dueAt, before the evaluation ran, is missed (and told late), never on time", () => {
+    for (const mode of ["at", "by"] as const) {
+      const f = facts({ mode, status: "succeeded", completedAt: after, finalPublicationId: "F", latestPublicationId: "F" });
+      expect(evaluateDue(f, overtime)).toEqual({ outcome: "missed", notice: null, stop: false });
+      expect(keys({ ...f, dueEvaluatedAt: after })).toEqual(["final/late"]);
+    }
+  });
+
   it("already failed or cancelled at dueAt: outcome missed, no due notice (the user was told)", () => {
     for (const status of ["failed", "cancelled"]) {
       const ev = evaluateDue(facts({ status, latestPublicationId: "P" }), noOvertime);

@@ -69,7 +69,9 @@ export interface DueEvaluation {
 /** What the due moment means for a task, decided once when the due loop evaluates it. */
 export function evaluateDue(f: ContractFacts, overtime: { allowOvertime: boolean; budgetExceeded: boolean }): DueEvaluation {
   if (f.finalPublicationId !== null) {
-    // by-contracts that finished already told the user; nothing more at dueAt.
+    // Finished after dueAt but before this evaluation ran: the promise was missed;
+    // plannedNotices says so with final/late. by-contracts finished in time told the user already.
+    if (f.completedAt && f.dueAt && f.completedAt.getTime() > f.dueAt.getTime()) return { outcome: "missed", notice: null, stop: false };
     const notice: NoticeSpec | null = f.mode === "at" ? { key: "due", outcome: "on_time", publicationId: f.finalPublicationId } : null;
     return { outcome: "on_time", notice, stop: false };
   }
@@ -92,8 +94,8 @@ export function plannedNotices(f: ContractFacts): NoticeSpec[] {
     out.push({ key: "final", outcome: "done", publicationId: pub });
   } else if (f.mode === "by") {
     out.push({ key: "final", outcome: byOutcome(f.completedAt ?? f.dueAt, f.createdAt, f.dueAt), publicationId: pub });
-  } else if (f.dueEvaluatedAt && f.completedAt && f.completedAt.getTime() > f.dueEvaluatedAt.getTime()) {
-    // at: finished after a due notice that had to say "not yet".
+  } else if (f.dueEvaluatedAt && f.completedAt && f.completedAt.getTime() > f.dueAt.getTime()) {
+    // at: finished after its dueAt (the due notice said "not yet", or the evaluation came late).
     out.push({ key: "final", outcome: "late", publicationId: pub });
   }
   return out;

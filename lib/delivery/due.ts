@@ -5,7 +5,7 @@ import { recordEventIfChanged } from "@/lib/notify/event";
 import { emitTaskById } from "@/lib/tasks/emit-task";
 import { fenceCancel } from "@/lib/tasks/request-cancel";
 import { evaluateDue } from "./contract";
-import { factsOf, STOPPED_AT_DEADLINE, writeNotice } from "./sync-notices";
+import { factsOf, STOPPED_AT_DEADLINE, syncNotices, writeNotice } from "./sync-notices";
 
 /**
  * The due loop: sleeps until the earliest unevaluated dueAt (woken early by a
@@ -46,6 +46,8 @@ export async function evaluateDueTask(id: string): Promise<"evaluated" | "skippe
       WHERE id = ${id} RETURNING *`;
     if (ev.notice) await writeNotice(tx, evaluated, ev.notice);
     if (ev.stop) await stopAtDeadline(tx, evaluated);
+    // A result that landed after dueAt but before this evaluation gets its late notice now.
+    await syncNotices(tx, id);
     await recordEventIfChanged(tx, id);
     await emitTaskById(tx, id);
     return "evaluated";

@@ -133,7 +133,8 @@ export function elicitContent(schema: { properties?: Record<string, unknown>; re
 }
 
 export function createMcpDriver(config: McpDriverConfig): McpDriver {
-  const label = `MCP server "${config.name}"`;
+  // Error text reaches task.error, notices and narration prompts: no server name in it.
+  const label = "the remote MCP server";
   let current: { client: Client; ready: Promise<void> } | null = null;
   /** Questions delivered to this process, by remote task id, waiting for the user. */
   const questions = new Map<string, Question>();

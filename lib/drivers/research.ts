@@ -1,6 +1,6 @@
 import { generateText } from "ai";
 import type { Driver, StepContext, StepOutcome } from "./types";
-import { frameUntrusted } from "@/lib/agent/frame";
+import { frameUntrusted, neutralizeUntrusted } from "@/lib/agent/frame";
 import { sleep } from "@/lib/agent/offline-model";
 
 /**
@@ -70,7 +70,7 @@ async function sectionStep(ctx: StepContext, index: number, sections: string[], 
     maxRetries: 0,
     prompt: [
       `${RESEARCH_STEP_MARK} section=${index}/${total}`,
-      `Write the section "${sectionTitle}" of a research report.`,
+      `Write the section "${neutralizeUntrusted(sectionTitle)}" of a research report.`,
       `Topic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
       updates.length ? `Additional instructions from the user:\n${frameUntrusted(updates.join("\n"), "user update")}` : "",
     ]
@@ -99,6 +99,8 @@ async function sectionStep(ctx: StepContext, index: number, sections: string[], 
 }
 
 export const researchDriver: Driver = {
+  acceptsUpdates: true,
+
   // Native research runs in our own workers: the handle is local and nothing remote exists to compensate.
   async submit(task) {
     return { remoteRef: `research:${task.id}`, driverData: {} };

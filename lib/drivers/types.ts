@@ -50,6 +50,8 @@ export interface Driver {
   step(ctx: StepContext): Promise<StepOutcome>;
   /** Stops the work; resolves with the terminal status actually reached (it may have finished first). */
   cancel(task: Task, signal: AbortSignal): Promise<TerminalSnapshot>;
+  /** Whether step() honours task.pendingUpdates (update(message)); others answer 409. */
+  acceptsUpdates?: boolean;
   /** Hands the user's answer to a task waiting in input_required. */
   answer?(task: Task, response: string, signal: AbortSignal): Promise<void>;
   /**

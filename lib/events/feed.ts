@@ -150,22 +150,32 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
           }
         };
 
+        if (signal.aborted) return close();
         signal.addEventListener("abort", close, { once: true });
-        // Subscribe before the replay so nothing committed in between is missed.
-        unsubscribe = await hub().subscribe(ownerId, {
-          wake: () => void pump(),
-          delta: (d) => send(frame({ event: "run.delta", data: JSON.stringify(d) })),
-        });
-        const resolved = await resolveCursor(ownerId, after);
-        cursor = resolved.cursor;
-        // The id-only frame sets the browser's lastEventId now, so a reconnect before
-        // the first event still resumes from here instead of "live from now".
-        send(frame({ retry: 3000, comment: "herald feed", id: cursor.toString() }));
-        if (resolved.reset) send(frame({ id: cursor.toString(), event: "reset", data: "{}" }));
-        heartbeat = setInterval(() => send(frame({ comment: "hb" })), FEED_HEARTBEAT_MS);
-        heartbeat.unref?.();
-        ready = true;
-        await pump();
+        try {
+          // Subscribe before the replay so nothing committed in between is missed.
+          const unsub = await hub().subscribe(ownerId, {
+            wake: () => void pump(),
+            delta: (d) => send(frame({ event: "run.delta", data: JSON.stringify(d) })),
+          });
+          // The client may have gone while we awaited: undo instead of leaking a subscriber or timer.
+          if (closed) return unsub();
+          unsubscribe = unsub;
+          const resolved = await resolveCursor(ownerId, after);
+          if (closed) return;
+          cursor = resolved.cursor;
+          // The id-only frame sets the browser's lastEventId now, so a reconnect before
+          // the first event still resumes from here instead of "live from now".
+          send(frame({ retry: 3000, comment: "herald feed", id: cursor.toString() }));
+          if (resolved.reset) send(frame({ id: cursor.toString(), event: "reset", data: "{}" }));
+          heartbeat = setInterval(() => send(frame({ comment: "hb" })), FEED_HEARTBEAT_MS);
+          heartbeat.unref?.();
+          ready = true;
+          await pump();
+        } catch (err) {
+          console.error("[feed] could not open the feed", err);
+          close();
+        }
       },
       cancel() {
         closed = true;

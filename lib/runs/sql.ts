@@ -39,6 +39,12 @@ export async function claimRuns(workerId: string, limit: number): Promise<Claime
           SELECT 1 FROM "run" o
           WHERE o."conversationId" = q."conversationId" AND o.status IN ('queued', 'running')
             AND (o."createdAt", o.id) < (q."createdAt", q.id))
+        -- createdAt order is not commit order (a run can commit after a newer one was
+        -- claimed), so a live running run also blocks the conversation outright.
+        AND NOT EXISTS (
+          SELECT 1 FROM "run" b
+          WHERE b."conversationId" = q."conversationId" AND b.id <> q.id
+            AND b.status = 'running' AND b."leaseExpiresAt" >= now())
       ORDER BY q."createdAt", q.id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)

@@ -206,7 +206,11 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
     const delaySecs = (outcome.pollAfterMs ?? 0) / 1000;
     await tx.$executeRaw`
       UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
-        "consecutiveErrors" = 0, "nextRunAt" = now() + make_interval(secs => ${delaySecs}), "updatedAt" = now(),
+        "consecutiveErrors" = 0, "updatedAt" = now(),
+        -- An answer stored while this poll ran is handed over at once; once the remote
+        -- stops waiting, a stored answer belongs to no question and is dropped.
+        "nextRunAt" = CASE WHEN ${waiting} AND "inputResponse" IS NOT NULL THEN now() ELSE now() + make_interval(secs => ${delaySecs}) END,
+        "inputResponse" = CASE WHEN ${waiting} THEN "inputResponse" ELSE NULL END,
         "pendingUpdates" = ${JSON.stringify(remaining)}::jsonb,
         "inputRequest" = CASE WHEN ${waiting} THEN ${JSON.stringify(outcome.inputRequest ?? null)}::jsonb ELSE NULL END,
         status = CASE

@@ -47,7 +47,8 @@ export function toPublicTask(t: Task): PublicTask {
     id: t.id,
     conversationId: t.conversationId,
     title: t.title,
-    driver: t.driver,
+    // The kind only ("research", "mcp"): server names stay on the server (DESIGN §10).
+    driver: t.driver.split(":")[0],
     status: t.status as TaskStatus,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),

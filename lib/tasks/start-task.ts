@@ -51,6 +51,9 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       const anchor = input.anchorAt ?? conv[0].now;
       const d = input.delivery;
       const dueAt = d ? (d.dueAt ? new Date(d.dueAt) : new Date(anchor.getTime() + (d.dueInSeconds ?? 0) * 1000)) : null;
+      if (dueAt && dueAt.getTime() <= conv[0].now.getTime()) {
+        throw new ApiError("bad_request", "delivery.dueAt: must be in the future", "delivery.dueAt");
+      }
       const title = input.title.trim().replace(/\s+/g, " ").slice(0, TITLE_MAX) || "Background task";
       const task = await tx.task.create({
         data: {
@@ -69,6 +72,10 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
           reportIfUnfinished: d?.reportIfUnfinished ?? false,
           allowOvertime: d?.allowOvertime ?? true,
           budget: d?.budget,
+          // The database clock, not this process's: claims compare nextRunAt with now().
+          createdAt: conv[0].now,
+          updatedAt: conv[0].now,
+          nextRunAt: conv[0].now,
         },
       });
       await emitTaskUpdated(tx, task);

@@ -16,7 +16,8 @@ export async function reapOnce(): Promise<{ events: number; heartbeats: number }
     if (!locked) return null;
     const events = await tx.$executeRaw`
       DELETE FROM "event" WHERE id IN (
-        SELECT id FROM "event" WHERE "createdAt" < now() - make_interval(days => ${EVENT_RETENTION_DAYS}) LIMIT ${BATCH})`;
+        SELECT id FROM "event" WHERE "createdAt" < now() - make_interval(days => ${EVENT_RETENTION_DAYS})
+        ORDER BY id LIMIT ${BATCH})`; // oldest first: each account's log stays a suffix, without holes
     const heartbeats = await tx.$executeRaw`
       DELETE FROM "worker_heartbeat" WHERE "lastBeatAt" < now() - interval '1 day'`;
     return { events, heartbeats };

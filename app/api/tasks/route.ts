@@ -2,10 +2,15 @@ import { route, json } from "@/lib/api/route";
 import { listTasksQuery, startTaskBody } from "@/lib/api/schemas";
 import { listTasks } from "@/lib/tasks/queries";
 import { startTask } from "@/lib/tasks/start-task";
+import { findConversation } from "@/lib/chat/queries";
+import { notFound } from "@/lib/api/errors";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route({ query: listTasksQuery }, async ({ user, query }) => ({ tasks: await listTasks(user.id, query) }));
+export const GET = route({ query: listTasksQuery }, async ({ user, query }) => {
+  if (query.conversationId && !(await findConversation(user.id, query.conversationId))) throw notFound("Conversation");
+  return { tasks: await listTasks(user.id, query) };
+});
 
 export const POST = route({ body: startTaskBody }, async ({ user, body }) => {
   const { task } = await startTask({ ownerId: user.id, ...body });
