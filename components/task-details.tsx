@@ -1,8 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import type { ReactNode } from "react";
-import { useTaskDetail } from "@/lib/client/queries";
+import { useId, useState, type ReactNode } from "react";
+import { useAnswerInput, useTaskDetail } from "@/lib/client/queries";
 import type { PublicTask } from "@/lib/client/tasks";
 import { useI18n } from "@/lib/i18n/client";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
@@ -19,6 +19,63 @@ function Part({ title, children }: { title: string; children: ReactNode }) {
       <h5 className="text-[0.7rem] font-semibold tracking-wide text-muted uppercase">{title}</h5>
       {children}
     </div>
+  );
+}
+
+function questionOf(request: unknown): string {
+  if (request && typeof request === "object" && typeof (request as { question?: unknown }).question === "string") {
+    return (request as { question: string }).question;
+  }
+  return typeof request === "string" ? request : JSON.stringify(request);
+}
+
+/** The task's question and an answer box (input_required); remote text is shown as text, never markup. */
+function InputAnswer({ task }: { task: PublicTask }) {
+  const { t } = useI18n();
+  const [answer, setAnswer] = useState("");
+  const mutation = useAnswerInput();
+  const id = useId();
+  const sent = mutation.isSuccess;
+  return (
+    <Part title={t("inputRequested")}>
+      <p className={`text-sm ${textClass}`}>{questionOf(task.inputRequest)}</p>
+      {sent ? (
+        <p className="text-xs text-muted">{t("answerSent")}</p>
+      ) : (
+        <form
+          className="space-y-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (answer.trim()) mutation.mutate({ task, response: answer.trim() });
+          }}
+        >
+          <label htmlFor={id} className="sr-only">
+            {t("yourAnswer")}
+          </label>
+          <textarea
+            id={id}
+            value={answer}
+            onChange={(e) => setAnswer(e.target.value)}
+            rows={2}
+            maxLength={4000}
+            placeholder={t("yourAnswer")}
+            className="w-full rounded-md border border-border bg-bg px-2 py-1.5 text-sm"
+          />
+          {mutation.isError && (
+            <p role="alert" className="text-xs text-danger">
+              {mutation.error instanceof Error ? mutation.error.message : String(mutation.error)}
+            </p>
+          )}
+          <button
+            type="submit"
+            disabled={!answer.trim() || mutation.isPending}
+            className="rounded-md bg-accent px-3 py-1 text-sm font-medium text-accent-fg disabled:opacity-50"
+          >
+            {t("sendAnswer")}
+          </button>
+        </form>
+      )}
+    </Part>
   );
 }
 
@@ -53,6 +110,8 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
           </button>
         </p>
       )}
+
+      {current.status === "input_required" && <InputAnswer task={current} />}
 
       {data && (
         <>

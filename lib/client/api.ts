@@ -195,6 +195,15 @@ export function cancelTask(id: string): Promise<{ task: PublicTask }> {
   });
 }
 
+export function answerTaskInput(id: string, response: string): Promise<{ task: PublicTask }> {
+  return request(`/api/tasks/${encodeURIComponent(id)}/input`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ response }),
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
+}
+
 /** crypto.randomUUID only exists in secure contexts; plain-http LAN access still needs ids. */
 export function newClientId(): string {
   if (typeof crypto !== "undefined" && typeof crypto.randomUUID === "function") return crypto.randomUUID();

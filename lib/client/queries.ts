@@ -5,7 +5,7 @@
 import { useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/api/shapes";
 import type { PublicTaskDetail } from "@/lib/tasks/queries";
-import { ApiError, cancelTask, getConversation, getTask, listAllMessages, listConversations, listTasks } from "./api";
+import { answerTaskInput, ApiError, cancelTask, getConversation, getTask, listAllMessages, listConversations, listTasks } from "./api";
 import {
   mergeConversationSnapshot,
   mergeMessages,
@@ -148,6 +148,15 @@ export function useCancelTask() {
       // Whatever the server thinks now is the truth; don't wait for the next poll.
       void qc.invalidateQueries({ queryKey: queryKeys.taskLists });
     },
+  });
+}
+
+/** Answers a task waiting for input; the worker hands it to the remote on its next claim. */
+export function useAnswerInput() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ task, response }: { task: PublicTask; response: string }) => (await answerTaskInput(task.id, response)).task,
+    onSuccess: (task) => patchTask(qc, task),
   });
 }
 
