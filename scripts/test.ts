@@ -13,6 +13,7 @@ const steps: [string, string[]][] = [
 
 const only = process.argv.slice(2);
 const started = Date.now();
+let passed = 0;
 for (const [name, cmd] of steps) {
   if (only.length && !only.some((o) => name.includes(o))) continue;
   const t0 = Date.now();
@@ -21,8 +22,11 @@ for (const [name, cmd] of steps) {
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
   if (r.status !== 0) {
     console.error(`\n✖ ${name} failed after ${secs}s (exit ${r.status ?? r.signal})`);
+    console.error(`checks: ${passed} passed, 1 failed`);
     process.exit(r.status ?? 1);
   }
+  passed += 1;
   console.log(`✔ ${name} (${secs}s)`);
 }
 console.log(`\nall checks passed in ${((Date.now() - started) / 1000).toFixed(0)}s`);
+console.log(`checks: ${passed} passed, 0 failed`);
