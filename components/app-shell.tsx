@@ -7,10 +7,11 @@ import { useFeed } from "@/lib/client/feed";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useConversation } from "@/lib/client/queries";
 import { useI18n } from "@/lib/i18n/client";
-import { CloseIcon, MenuIcon } from "./icons";
+import { MenuIcon } from "./icons";
 import { LanguageSelect } from "./language-select";
 import { NewChatButton } from "./new-chat-button";
 import { SignOutButton } from "./sign-out-button";
+import { CloseButton } from "./close-button";
 import { Sidebar } from "./sidebar";
 import { Toaster } from "./toaster";
 
@@ -90,17 +91,7 @@ export function AppShell({
                 <Sidebar
                   activeId={conversation?.id}
                   onNavigate={() => setDrawerOpen(false)}
-                  closeButton={
-                    <Dialog.Close asChild>
-                      <button
-                        type="button"
-                        className="flex size-9 items-center justify-center rounded-lg text-muted hover:bg-subtle hover:text-fg"
-                      >
-                        <CloseIcon />
-                        <span className="sr-only">{t("closePanel")}</span>
-                      </button>
-                    </Dialog.Close>
-                  }
+                  closeButton={<CloseButton />}
                 />
               </Dialog.Content>
             </Dialog.Portal>

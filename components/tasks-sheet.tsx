@@ -19,10 +19,11 @@ import {
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { DeliverySummary } from "./delivery-summary";
-import { AlertIcon, ChatIcon, ChevronIcon, CloseIcon, SpinnerIcon, TasksIcon } from "./icons";
+import { AlertIcon, ChatIcon, ChevronIcon, SpinnerIcon, TasksIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
 import { TaskDetails } from "./task-details";
+import { CloseButton } from "./close-button";
 import { Toaster } from "./toaster";
 
 /**
@@ -80,15 +81,7 @@ export function TasksSheet({ conversationId = null }: { conversationId?: TaskSco
                   {conversationId ? t("tasksScopeConversation") : t("tasksScopeAll")}
                 </Dialog.Description>
               </div>
-              <Dialog.Close asChild>
-                <button
-                  type="button"
-                  className="-mr-1 flex size-9 shrink-0 items-center justify-center rounded-lg text-muted hover:bg-subtle hover:text-fg"
-                >
-                  <CloseIcon />
-                  <span className="sr-only">{t("closePanel")}</span>
-                </button>
-              </Dialog.Close>
+              <CloseButton className="-mr-1" />
             </div>
             <div className="min-h-0 flex-1 overflow-y-auto overscroll-contain px-4 pt-4 pb-[max(1rem,env(safe-area-inset-bottom))]">
               <SheetBody list={list} showConversation={conversationId === null} onNavigate={() => setOpen(false)} />

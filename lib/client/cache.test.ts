@@ -2,27 +2,10 @@ import { QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
 import { patchTask, queryKeys } from "./cache";
 import type { PublicTask } from "./tasks";
+import { taskFixture } from "./task-fixture";
 
 function task(id: string, conversationId: string, status: PublicTask["status"], second: number): PublicTask {
-  return {
-    id,
-    conversationId,
-    title: id,
-    driver: "research",
-    status,
-    createdAt: "2026-11-01T10:00:00.000Z",
-    updatedAt: new Date(Date.parse("2026-11-01T10:00:00.000Z") + second * 1000).toISOString(),
-    startedAt: null,
-    completedAt: null,
-    progress: null,
-    delivery: { mode: "none", dueAt: null, reportIfUnfinished: false, outcome: null },
-    cancelRequested: false,
-    cancel: { attempts: 0, lastError: null },
-    notification: { status: "none", attempts: 0, error: null },
-    error: null,
-    inputRequest: null,
-    latestPublicationId: null,
-  };
+  return taskFixture(id, status, second, { conversationId, title: id });
 }
 
 describe("patchTask (feed task.updated → caches)", () => {

@@ -11,34 +11,11 @@ import {
   statusChanges,
   taskRefetchInterval,
   type PublicTask,
-  type TaskStatus,
 } from "./tasks";
+import { taskFixture } from "./task-fixture";
 
-const T0 = Date.parse("2026-11-01T10:00:00.000Z");
 
-function task(id: string, status: TaskStatus, second: number, extra: Partial<PublicTask> = {}): PublicTask {
-  const at = new Date(T0 + second * 1000).toISOString();
-  return {
-    id,
-    conversationId: "c1",
-    title: `Task ${id}`,
-    driver: "research",
-    status,
-    createdAt: new Date(T0).toISOString(),
-    updatedAt: at,
-    startedAt: null,
-    completedAt: null,
-    progress: null,
-    delivery: { mode: "none", dueAt: null, reportIfUnfinished: false, outcome: null },
-    cancelRequested: false,
-    cancel: { attempts: 0, lastError: null },
-    notification: { status: "none", attempts: 0, error: null },
-    error: null,
-    inputRequest: null,
-    latestPublicationId: null,
-    ...extra,
-  };
-}
+const task = taskFixture;
 
 const ids = (list: readonly PublicTask[] | undefined) => list?.map((t) => t.id);
 
