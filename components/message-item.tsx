@@ -3,7 +3,7 @@
 import { useId, useState, type ReactNode } from "react";
 import type { PublicMessage } from "@/lib/api/shapes";
 import { useI18n } from "@/lib/i18n/client";
-import { dictionaries, type MessageKey } from "@/lib/i18n/dictionaries";
+import { localNoticeText } from "./notice-text";
 import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
 import { DeliverySummary } from "./delivery-summary";
 import { LocalTime } from "./local-time";
@@ -134,7 +134,7 @@ export function ProgressGroup({ messages, active }: { messages: PublicMessage[];
   const [open, setOpen] = useState(false);
   const historyId = useId();
   const latest = messages[messages.length - 1];
-  const title = metaString(latest, "title") ?? metaString(latest, "taskTitle");
+  const title = metaString(latest, "title");
 
   return (
     <div
@@ -189,9 +189,9 @@ export function ProgressGroup({ messages, active }: { messages: PublicMessage[];
 export function BodyCard({ message }: { message: PublicMessage }) {
   const { t } = useI18n();
   const version = metaValue(message, "version");
-  const partial = metaValue(message, "partial") === true || metaValue(message, "final") === false;
-  const title = metaString(message, "title") ?? metaString(message, "taskTitle");
-  const publicationId = message.publicationId ?? metaString(message, "publicationId");
+  const partial = metaValue(message, "partial") === true;
+  const title = metaString(message, "title");
+  const publicationId = message.publicationId;
 
   return (
     <article
@@ -261,26 +261,14 @@ export function TerminalLine({ message }: { message: PublicMessage }) {
   );
 }
 
-/**
- * The notice in the reader's language, rebuilt from its structured meta; the
- * stored English text stays the fallback (and the only text for failures and
- * input requests, whose details are data, not wording).
- */
-function noticeText(message: PublicMessage, t: ReturnType<typeof useI18n>["t"]): string | null {
-  const key = metaString(message, "noticeKey");
-  const outcome = metaString(message, "outcome");
-  const title = metaString(message, "title");
-  if (!key || !outcome || !title) return null;
-  const variant = key === "due" && outcome === "missed" ? (message.publicationId ? "_partial" : "_none") : "";
-  const id = `notice_${key}_${outcome}${variant}`;
-  return id in dictionaries.en ? t(id as MessageKey, { title }) : null;
-}
-
 /** Host facts: never model text, never a copy of a body — only a pointer to one. */
 export function NoticeBanner({ message }: { message: PublicMessage }) {
   const { t } = useI18n();
   const outcome = metaString(message, "outcome");
-  const publicationId = message.publicationId ?? metaString(message, "publicationId");
+  const publicationId = message.publicationId;
+  const key = metaString(message, "noticeKey");
+  const title = metaString(message, "title");
+  const text = key && outcome && title ? localNoticeText(t, { key, outcome, title, publicationId }) : null;
 
   return (
     <div
@@ -299,7 +287,7 @@ export function NoticeBanner({ message }: { message: PublicMessage }) {
           {outcome && <OutcomeBadge outcome={outcome} />}
           <LocalTime iso={message.createdAt} className="text-muted" />
         </div>
-        {message.content && <p className={`text-sm ${textClass}`}>{noticeText(message, t) ?? message.content}</p>}
+        {message.content && <p className={`text-sm ${textClass}`}>{text ?? message.content}</p>}
         {publicationId && (
           <a
             href={`#pub-${publicationId}`}

@@ -10,6 +10,7 @@ import { AlertIcon, DocIcon, SpinnerIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge } from "./task-badges";
 import { Markdown } from "./markdown";
+import { localNoticeText } from "./notice-text";
 
 const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
 
@@ -170,7 +171,9 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
                         </Link>
                       )}
                     </div>
-                    <p className={`text-xs ${textClass}`}>{notice.text}</p>
+                    <p className={`text-xs ${textClass}`}>
+                      {(notice.outcome && localNoticeText(t, { ...notice, outcome: notice.outcome, title: task.title })) ?? notice.text}
+                    </p>
                   </li>
                 ))}
               </ul>

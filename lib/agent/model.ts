@@ -18,6 +18,3 @@ export function getModel(): LanguageModelV3 {
   return provider.chatModel(process.env.HERALD_MODEL ?? "gpt-4o-mini");
 }
 
-export function modelLabel(): string {
-  return process.env.OPENAI_BASE_URL || process.env.OPENAI_API_KEY ? (process.env.HERALD_MODEL ?? "gpt-4o-mini") : "offline";
-}

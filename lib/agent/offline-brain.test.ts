@@ -11,8 +11,8 @@ import {
   planOfflineTurn,
   researchText,
   taskTitleFrom,
-  TOOLS,
 } from "./offline-brain";
+import { TOOLS } from "./tool-names";
 import { createOfflineModel } from "./offline-model";
 import { END_MARKER, BEGIN_MARKER, frameUntrusted } from "./frame";
 

@@ -81,7 +81,6 @@ export function researchText(text: string): string | null {
 
 // ------------------------------------------------------------------ intents ---
 
-export { TOOLS };
 
 export interface Intent {
   toolName: (typeof TOOLS)[keyof typeof TOOLS];

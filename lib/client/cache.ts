@@ -101,10 +101,6 @@ function newer(a: PublicConversation, b: PublicConversation): PublicConversation
 // A deletion seen on the feed must not be undone by a snapshot read before it.
 const deletedConversations = new Set<string>();
 
-export function wasDeleted(id: string): boolean {
-  return deletedConversations.has(id);
-}
-
 /**
  * Combines a fresh list snapshot with what the cache learned meanwhile: per id
  * the newer copy wins, and conversations created after the snapshot (newer
@@ -208,9 +204,6 @@ export function reconcileActiveRuns(
   });
 }
 
-export function runsOf(qc: QueryClient, conversationId: string): RunMap {
-  return qc.getQueryData<RunMap>(queryKeys.runs(conversationId)) ?? {};
-}
 
 // ---------- background tasks ----------
 

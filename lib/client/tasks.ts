@@ -3,23 +3,12 @@
 // a poll, a feed event, a replay after reconnect or a cancel response, in any
 // order: every function here is idempotent and lets the newest `updatedAt` win.
 
-import type { PublicTask, TaskStatus } from "@/lib/tasks/public";
+import { ACTIVE_STATUSES, type PublicTask, type TaskStatus } from "@/lib/tasks/public";
 
 export type { PublicTask, TaskStatus };
 
-export const TASK_STATUSES: readonly TaskStatus[] = [
-  "submitted",
-  "queued",
-  "running",
-  "updating",
-  "input_required",
-  "succeeded",
-  "failed",
-  "cancelled",
-];
-
-// Mirrors lib/tasks/public.ts; not imported from there so no server module is bundled.
-const ACTIVE: ReadonlySet<TaskStatus> = new Set<TaskStatus>(["submitted", "queued", "running", "updating", "input_required"]);
+// lib/tasks/public.ts has no runtime imports, so the server's definition is shared as is.
+const ACTIVE: ReadonlySet<TaskStatus> = new Set<TaskStatus>(ACTIVE_STATUSES);
 
 export function isTaskActive(status: TaskStatus): boolean {
   return ACTIVE.has(status);

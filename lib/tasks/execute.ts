@@ -188,7 +188,7 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
     }
     const base = { conversationId: row.conversationId, ownerId: row.ownerId, taskId: row.id };
     if (outcome.progress) {
-      await appendMessage(tx, { ...base, kind: "progress", content: outcome.progress, meta: { step: step?.index ?? null } });
+      await appendMessage(tx, { ...base, kind: "progress", content: outcome.progress, meta: { step: step?.index ?? null, title: row.title } });
       await tx.$executeRaw`UPDATE "task" SET "progressText" = ${outcome.progress}, "progressAt" = now() WHERE id = ${row.id}`;
     }
     if (outcome.publish) await publish(tx, row, outcome.publish);
