@@ -48,6 +48,7 @@ export default defineConfig({
       HERALD_OFFLINE_CHUNK_MS: "25",
       HERALD_POLL_MS: "1000",
       HERALD_RESEARCH_STEP_MS: "400",
+      HERALD_ALLOW_SIMULATE: "1",
       // Many sign-ups from one address in seconds is the suite, not an attack.
       HERALD_AUTH_RATE_LIMIT: "off",
     },

@@ -12,6 +12,7 @@ export default defineConfig({
     // Integration suites spawn worker processes and read the shared heartbeat
     // table (liveness decides 503s), so files run one at a time.
     fileParallelism: false,
-    env: { HERALD_OFFLINE_CHUNK_MS: "0" },
+    // options.simulate paces research in tests; a normal server refuses it.
+    env: { HERALD_OFFLINE_CHUNK_MS: "0", HERALD_ALLOW_SIMULATE: "1" },
   },
 });

@@ -6,6 +6,7 @@ export type ErrorCode =
   | "not_found"
   | "conflict"
   | "payload_too_large"
+  | "rate_limited"
   | "unavailable"
   | "internal";
 
@@ -16,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  rate_limited: 429,
   unavailable: 503,
   internal: 500,
 };
@@ -25,6 +27,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly field?: string,
+    /** Seconds until the request may succeed; sent as Retry-After (429, 503). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }

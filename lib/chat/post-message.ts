@@ -1,6 +1,8 @@
 import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb, type Tx } from "@/lib/db/client";
-import { parseDeliveryPhrase } from "@/lib/delivery/parse";
+import { parseDeliveryPhrase, type ParsedDelivery } from "@/lib/delivery/parse";
+import { dueAtFrom } from "@/lib/delivery/due-at";
+import { assertMessageQuota } from "@/lib/limits/quotas";
 import type { DeliveryContract } from "@/lib/api/schemas";
 import { ApiError } from "@/lib/api/errors";
 import { Prisma } from "@/lib/db/generated/client.ts";
@@ -22,14 +24,13 @@ export interface PostMessageInput {
  * The contract is fixed here, on the accepted message: dueAt = the message's
  * createdAt (now() is constant within the transaction, so it is exactly that
  * timestamp) + the duration. Nothing later — reloads, model turns — moves it.
+ * The phrase was parsed before the transaction opened (no text work under locks).
  */
-async function deliveryMeta(tx: Tx, input: PostMessageInput): Promise<Prisma.InputJsonValue | undefined> {
-  const parsed = input.delivery ? null : parseDeliveryPhrase(input.content);
+async function deliveryMeta(tx: Tx, input: PostMessageInput, parsed: ParsedDelivery | null): Promise<Prisma.InputJsonValue | undefined> {
   const d: DeliveryContract | null = input.delivery ?? parsed;
   if (!d) return undefined;
   const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
-  const dueAt = d.dueAt ? new Date(d.dueAt) : new Date(now.getTime() + (d.dueInSeconds ?? 0) * 1000);
-  if (dueAt.getTime() <= now.getTime()) throw new ApiError("bad_request", "delivery.dueAt: must be in the future", "delivery.dueAt");
+  const dueAt = dueAtFrom(d, now, now);
   return {
     delivery: {
       mode: d.mode,
@@ -66,6 +67,7 @@ export async function postMessage(
 ): Promise<{ message: PublicMessage; run: PublicRun; created: boolean }> {
   const existing = await findExisting(ownerId, conversationId, input.clientMessageId);
   if (existing) return { ...existing, created: false };
+  const parsed = input.delivery ? null : parseDeliveryPhrase(input.content);
   try {
     const result = await getDb().$transaction(async (tx) => {
       const message = await appendMessage(tx, {
@@ -74,8 +76,11 @@ export async function postMessage(
         kind: "user",
         content: input.content,
         clientMessageId: input.clientMessageId,
-        meta: await deliveryMeta(tx, input),
+        meta: await deliveryMeta(tx, input, parsed),
       });
+      // After the insert: appendMessage locked the conversation, then the account
+      // (writer order), so concurrent posts of one account are counted in turn.
+      await assertMessageQuota(tx, ownerId);
       const run = await tx.run.create({
         data: { ownerId, conversationId, kind: "chat", idempotencyKey: `chat:${message.id}`, triggerMessageId: message.id },
       });

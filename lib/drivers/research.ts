@@ -1,7 +1,7 @@
 import { generateText } from "ai";
 import type { Driver, StepContext, StepOutcome } from "./types";
 import { frameUntrusted, neutralizeUntrusted } from "@/lib/agent/frame";
-import { sleep } from "@/lib/agent/offline-model";
+import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS, simulateAllowed } from "@/lib/limits/config";
 
 /**
  * Native research: step 0 plans N sections, steps 1..N research one section
@@ -17,12 +17,17 @@ interface Simulate {
   stepMs?: number;
 }
 
+/** Pacing of native research; `options.simulate` counts only where the operator allows it. */
 export function researchSettings(options: unknown): { steps: number; stepMs: number } {
-  const sim = ((options as { simulate?: Simulate } | null)?.simulate ?? {}) as Simulate;
-  const steps = Math.max(1, Math.min(50, Math.round(sim.steps ?? Number(process.env.HERALD_RESEARCH_STEPS ?? 4))));
-  const stepMs = Math.max(0, Math.min(3_600_000, sim.stepMs ?? Number(process.env.HERALD_RESEARCH_STEP_MS ?? 1500)));
+  const given = simulateAllowed() ? (options as { simulate?: Simulate } | null)?.simulate : undefined;
+  const sim = (given ?? {}) as Simulate;
+  const steps = Math.max(1, Math.min(SIMULATE_MAX_STEPS, Math.round(sim.steps ?? Number(process.env.HERALD_RESEARCH_STEPS ?? 4))));
+  const stepMs = Math.max(0, Math.min(SIMULATE_MAX_STEP_MS, sim.stepMs ?? Number(process.env.HERALD_RESEARCH_STEP_MS ?? 1500)));
   return { steps, stepMs };
 }
+
+/** The section whose pacing wait is over (kept in driverData between claims). */
+const pacedFor = (task: StepContext["task"]) => (task.driverData as { pacedFor?: unknown } | null)?.pacedFor;
 
 function sectionsOf(plan: unknown): string[] {
   return Array.isArray((plan as { sections?: unknown })?.sections) ? ((plan as { sections: string[] }).sections) : [];
@@ -63,7 +68,8 @@ async function sectionStep(ctx: StepContext, index: number, sections: string[], 
   const total = sections.length;
   const sectionTitle = sections[index - 1];
   const updates = Array.isArray(ctx.task.pendingUpdates) ? (ctx.task.pendingUpdates as string[]) : [];
-  if (stepMs > 0) await sleep(stepMs, ctx.signal);
+  // Pacing is a wait, not work: the slot goes back to the pool meanwhile.
+  if (stepMs > 0 && pacedFor(ctx.task) !== index) return { defer: { ms: stepMs, driverState: { pacedFor: index } } };
   const { text } = await generateText({
     model: ctx.model,
     abortSignal: ctx.signal,

@@ -37,6 +37,12 @@ export interface StepOutcome {
   error?: string;
   /** Poll again after this long; finite and positive (remote drivers). Default: at once. */
   pollAfterMs?: number;
+  /**
+   * Nothing happened yet: come back after `ms` without holding a worker slot
+   * (native pacing). `driverState` is merged into task.driverData so the next
+   * claim knows the wait is over. Exclusive with every other field.
+   */
+  defer?: { ms: number; driverState: Record<string, unknown> };
 }
 
 export interface TerminalSnapshot {

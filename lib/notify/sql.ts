@@ -1,5 +1,6 @@
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Run, type Task } from "@/lib/db/generated/client.ts";
+import { fairPick } from "@/lib/workers/fair-claim";
 import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
 
 /**
@@ -39,6 +40,7 @@ export const fenceOf = (row: ClaimedNotification): Fence => ({
  * dispatched row, its narration run already finished: the run loop's wake-up
  * is then worth acting on), and no live lease. Status is left alone: the claim
  * transitions (T2–T6) are decided per row afterwards under the new token.
+ * Fair across accounts (lib/workers/fair-claim.ts).
  */
 export async function claimNotificationLeases(
   workerId: string,
@@ -48,25 +50,33 @@ export async function claimNotificationLeases(
 ): Promise<Fence[]> {
   if (limit <= 0) return [];
   const leaseSeconds = leaseMs / 1000;
-  const only = onlyTaskIds ? Prisma.sql`AND c.id = ANY(${onlyTaskIds}::text[])` : Prisma.empty;
+  const only = onlyTaskIds ?? null;
   // The notificationStatus predicate repeats task_notify_due_idx's WHERE so the planner can use it.
+  const due = (alias: string) => {
+    const c = Prisma.raw(alias);
+    return Prisma.sql`${c}."notificationStatus" IN ('pending','claimed','dispatched','retry')
+      AND ${c}."eventVersion" > ${c}."notifiedVersion"
+      AND (${c}."notifyLeaseExpiresAt" IS NULL OR ${c}."notifyLeaseExpiresAt" < now())
+      AND (${c}."nextNotificationAt" IS NULL OR ${c}."nextNotificationAt" <= now()
+           OR (${c}."notificationStatus" = 'dispatched' AND EXISTS (
+                 SELECT 1 FROM "run" r
+                 WHERE r.id = ${c}."notificationRunId" AND r.status IN ('succeeded','failed','cancelled'))))
+      AND (${only}::text[] IS NULL OR ${c}.id = ANY(${only}::text[]))`;
+  };
+  const pick = fairPick({
+    table: "task",
+    due: due("c"),
+    order: Prisma.sql`c."nextNotificationAt" NULLS FIRST, c.id`,
+    held: Prisma.sql`h."notifyLeaseToken" IS NOT NULL AND h."notifyLeaseExpiresAt" > now()`,
+    limit,
+  });
   const rows = await getDb().$queryRaw<{ id: string; token: string; dispatchVersion: number | null }[]>`
     UPDATE "task" t
     SET "notifyLeaseOwner" = ${workerId}, "notifyLeaseToken" = gen_random_uuid()::text,
         "notifyLeaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
     WHERE t.id IN (
-      SELECT c.id FROM "task" c
-      WHERE c."notificationStatus" IN ('pending','claimed','dispatched','retry')
-        AND c."eventVersion" > c."notifiedVersion"
-        AND (c."notifyLeaseExpiresAt" IS NULL OR c."notifyLeaseExpiresAt" < now())
-        AND (c."nextNotificationAt" IS NULL OR c."nextNotificationAt" <= now()
-             OR (c."notificationStatus" = 'dispatched' AND EXISTS (
-                   SELECT 1 FROM "run" r
-                   WHERE r.id = c."notificationRunId" AND r.status IN ('succeeded','failed','cancelled'))))
-        ${only}
-      ORDER BY c."nextNotificationAt" NULLS FIRST, c.id
-      LIMIT ${limit}
-      FOR UPDATE OF c SKIP LOCKED)
+      SELECT id FROM "task" d WHERE d.id IN (${pick}) AND ${due("d")}
+      FOR UPDATE SKIP LOCKED)
     RETURNING t.id, t."notifyLeaseToken" AS token, t."dispatchVersion"`;
   return rows.map((r) => ({ id: r.id, token: r.token, dispatchVersion: r.dispatchVersion }));
 }

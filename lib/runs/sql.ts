@@ -1,5 +1,6 @@
 import { getDb, type Tx } from "@/lib/db/client";
-import type { Run } from "@/lib/db/generated/client.ts";
+import { Prisma, type Run } from "@/lib/db/generated/client.ts";
+import { fairPick } from "@/lib/workers/fair-claim";
 
 /**
  * Every claim and guard statement of the run loop lives here.
@@ -17,6 +18,8 @@ import type { Run } from "@/lib/db/generated/client.ts";
  *
  * "Head of its conversation" = no older queued/running run in the same
  * conversation, which gives both FIFO order and one active run per conversation.
+ * Among accounts the claim is fair (lib/workers/fair-claim.ts): an account
+ * holding fewer running runs goes first, and none holds more than its slots.
  */
 
 export const RUN_LEASE_MS = Number(process.env.HERALD_RUN_LEASE_MS ?? 30_000);
@@ -24,29 +27,40 @@ export const RUN_MAX_ATTEMPTS = Number(process.env.HERALD_RUN_MAX_ATTEMPTS ?? 3)
 
 export type ClaimedRun = Run & { leaseToken: string };
 
+/** Claimable and head of its conversation; `a` is the table alias. */
+const runDue = (a: string) => {
+  const q = Prisma.raw(a);
+  return Prisma.sql`(${q}.status = 'queued' OR (${q}.status = 'running' AND ${q}."leaseExpiresAt" < now()))
+    AND NOT EXISTS (
+      SELECT 1 FROM "run" o
+      WHERE o."conversationId" = ${q}."conversationId" AND o.status IN ('queued', 'running')
+        AND (o."createdAt", o.id) < (${q}."createdAt", ${q}.id))
+    -- createdAt order is not commit order (a run can commit after a newer one was
+    -- claimed), so a live running run also blocks the conversation outright.
+    AND NOT EXISTS (
+      SELECT 1 FROM "run" b
+      WHERE b."conversationId" = ${q}."conversationId" AND b.id <> ${q}.id
+        AND b.status = 'running' AND b."leaseExpiresAt" >= now())`;
+};
+
+/** Claims up to `limit` runs, fairly across accounts (lib/workers/fair-claim.ts). */
 export async function claimRuns(workerId: string, limit: number): Promise<ClaimedRun[]> {
   if (limit <= 0) return [];
   const leaseSeconds = RUN_LEASE_MS / 1000;
+  const pick = fairPick({
+    table: "run",
+    due: runDue("c"),
+    order: Prisma.sql`c."createdAt", c.id`,
+    held: Prisma.sql`h.status = 'running' AND h."leaseExpiresAt" > now()`,
+    limit,
+  });
   return getDb().$queryRaw<ClaimedRun[]>`
     UPDATE "run" r
     SET status = 'running', "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
         "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds}), attempts = r.attempts + 1,
         "startedAt" = coalesce(r."startedAt", now()), "updatedAt" = now()
     WHERE r.id IN (
-      SELECT q.id FROM "run" q
-      WHERE (q.status = 'queued' OR (q.status = 'running' AND q."leaseExpiresAt" < now()))
-        AND NOT EXISTS (
-          SELECT 1 FROM "run" o
-          WHERE o."conversationId" = q."conversationId" AND o.status IN ('queued', 'running')
-            AND (o."createdAt", o.id) < (q."createdAt", q.id))
-        -- createdAt order is not commit order (a run can commit after a newer one was
-        -- claimed), so a live running run also blocks the conversation outright.
-        AND NOT EXISTS (
-          SELECT 1 FROM "run" b
-          WHERE b."conversationId" = q."conversationId" AND b.id <> q.id
-            AND b.status = 'running' AND b."leaseExpiresAt" >= now())
-      ORDER BY q."createdAt", q.id
-      LIMIT ${limit}
+      SELECT id FROM "run" d WHERE d.id IN (${pick}) AND ${runDue("d")}
       FOR UPDATE SKIP LOCKED)
     RETURNING r.*`;
 }

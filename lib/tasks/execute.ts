@@ -15,6 +15,7 @@ import { emitTaskById } from "./emit-task";
 import {
   backoffMs,
   countTaskModelRequest,
+  deferExecution,
   lockExecutionGuarded,
   releaseExecution,
   renewExecutionLease,
@@ -31,7 +32,7 @@ export function abortTaskStep(taskId: string): void {
   inFlight.get(taskId)?.abort(new LeaseLostError());
 }
 
-export type ExecOutcome = "submitted" | "stepped" | "finished" | "failed" | "retry" | "released" | "lost";
+export type ExecOutcome = "submitted" | "stepped" | "deferred" | "finished" | "failed" | "retry" | "released" | "lost";
 
 /**
  * One claim = one unit of work: submit the launch intent, or run the next
@@ -57,6 +58,10 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
     const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
     const model = countedModel(getModel(), () => countTaskModelRequest(task.id, token));
     const outcome = await driver.step({ task, steps, model, signal: abort.signal });
+    if (outcome.defer) {
+      const { ms, driverState } = outcome.defer;
+      return (await deferExecution(task.id, token, ms, driverState)) ? "deferred" : "lost";
+    }
     return await commitStep(task, token, outcome);
   } catch (err) {
     if (stopping.aborted && !(err instanceof LeaseLostError && !abort.signal.aborted)) {

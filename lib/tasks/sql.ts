@@ -1,5 +1,6 @@
 import { getDb, type Tx } from "@/lib/db/client";
-import type { Task } from "@/lib/db/generated/client.ts";
+import { Prisma, type Task } from "@/lib/db/generated/client.ts";
+import { fairPick } from "@/lib/workers/fair-claim";
 
 /**
  * Every claim and guard of the task execution and cancel loops lives here.
@@ -12,6 +13,7 @@ import type { Task } from "@/lib/db/generated/client.ts";
  *   submitted                 exec claim → driver.submit → handle     queued          exec token mine, lease alive, no cancel
  *   queued|running|updating   exec claim                              running         SKIP LOCKED, nextRunAt ≤ now(), lease free
  *   running                   step committed (checkpoint)             running         token mine, lease alive, no cancel, not terminal
+ *   running                   step deferred (pacing wait)             running         same; lease dropped, nextRunAt = now() + wait
  *   running                   last step committed (final body)        succeeded       same
  *   running                   5 consecutive step errors / protocol    failed          same
  *   running|queued            update(message)                         updating        not terminal; next step consumes it → running
@@ -24,7 +26,8 @@ import type { Task } from "@/lib/db/generated/client.ts";
  *   terminal                  anything                                (unchanged)     —
  *
  * Execution and cancel use separate lease tokens; a crash needs no recovery
- * code, the lease expires and the row is claimable again.
+ * code, the lease expires and the row is claimable again. Claims are fair
+ * across accounts (lib/workers/fair-claim.ts).
  */
 export const TASK_LEASE_MS = Number(process.env.HERALD_TASK_LEASE_MS ?? 15_000);
 export const TASK_RETRY_BASE_MS = Number(process.env.HERALD_TASK_RETRY_MS ?? 2_000);
@@ -38,22 +41,37 @@ export const backoffMs = (failures: number, base = TASK_RETRY_BASE_MS, cap = TAS
 export type LeasedTask = Task & { leaseToken: string };
 export type CancelLeasedTask = Task & { cancelLeaseToken: string };
 
-/** `onlyIds` narrows the claim to given rows (tests drive one task by hand). */
+const ACTIVE = Prisma.sql`('submitted', 'queued', 'running', 'updating', 'input_required')`;
+
+/** Due for execution; `a` is the table alias. Repeats task_exec_due_idx's WHERE so the index serves it. */
+const execDue = (a: string, only: string[] | null) => {
+  const c = Prisma.raw(a);
+  return Prisma.sql`${c}.status IN ${ACTIVE} AND ${c}."cancelRequestedAt" IS NULL
+    AND ${c}."nextRunAt" <= now() AND (${c}."leaseExpiresAt" IS NULL OR ${c}."leaseExpiresAt" < now())
+    AND (${only}::text[] IS NULL OR ${c}.id = ANY(${only}::text[]))`;
+};
+
+/**
+ * Claims up to `limit` due tasks, fairly across accounts (lib/workers/fair-claim.ts).
+ * `onlyIds` narrows the claim to given rows (tests drive one task by hand).
+ */
 export async function claimExecution(workerId: string, limit: number, onlyIds?: string[]): Promise<LeasedTask[]> {
   if (limit <= 0) return [];
   const only = onlyIds ?? null;
+  const pick = fairPick({
+    table: "task",
+    due: execDue("c", only),
+    order: Prisma.sql`c."nextRunAt", c.id`,
+    held: Prisma.sql`h."leaseToken" IS NOT NULL AND h."leaseExpiresAt" > now()`,
+    limit,
+  });
   return getDb().$queryRaw<LeasedTask[]>`
     UPDATE "task" t
     SET "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
         "leaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)}),
         attempts = t.attempts + 1
     WHERE t.id IN (
-      SELECT id FROM "task"
-      WHERE status IN ('submitted', 'queued', 'running', 'updating', 'input_required') AND "cancelRequestedAt" IS NULL
-        AND "nextRunAt" <= now() AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now())
-        AND (${only}::text[] IS NULL OR id = ANY(${only}::text[]))
-      ORDER BY "nextRunAt", id
-      LIMIT ${limit}
+      SELECT id FROM "task" d WHERE d.id IN (${pick}) AND ${execDue("d", only)}
       FOR UPDATE SKIP LOCKED)
     RETURNING t.*`;
 }
@@ -93,19 +111,42 @@ export async function releaseExecution(id: string, token: string, error: string 
     WHERE id = ${id} AND "leaseToken" = ${token}`;
 }
 
+const cancelDue = (a: string) => {
+  const c = Prisma.raw(a);
+  return Prisma.sql`${c}."cancelRequestedAt" IS NOT NULL AND ${c}.status NOT IN ('succeeded', 'failed', 'cancelled')
+    AND ${c}."nextCancelAt" <= now() AND (${c}."cancelLeaseExpiresAt" IS NULL OR ${c}."cancelLeaseExpiresAt" < now())`;
+};
+
+/**
+ * Ends the claim without work: the task waits `delayMs` holding no slot. Not an
+ * attempt and not an error; `driverState` is merged into driverData.
+ */
+export async function deferExecution(id: string, token: string, delayMs: number, driverState: Record<string, unknown>) {
+  const n = await getDb().$executeRaw`
+    UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+      "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),
+      attempts = attempts - 1, "consecutiveErrors" = 0,
+      "driverData" = coalesce("driverData", '{}'::jsonb) || ${JSON.stringify(driverState)}::jsonb
+    WHERE id = ${id} AND "leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL`;
+  return n === 1;
+}
+
 export async function claimCancels(workerId: string, limit: number): Promise<CancelLeasedTask[]> {
   if (limit <= 0) return [];
+  const pick = fairPick({
+    table: "task",
+    due: cancelDue("c"),
+    order: Prisma.sql`c."nextCancelAt", c.id`,
+    held: Prisma.sql`h."cancelLeaseToken" IS NOT NULL AND h."cancelLeaseExpiresAt" > now()`,
+    limit,
+  });
   return getDb().$queryRaw<CancelLeasedTask[]>`
     UPDATE "task" t
     SET "cancelLeaseOwner" = ${workerId}, "cancelLeaseToken" = gen_random_uuid()::text,
         "cancelLeaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)}),
         "cancelAttempts" = t."cancelAttempts" + 1
     WHERE t.id IN (
-      SELECT id FROM "task"
-      WHERE "cancelRequestedAt" IS NOT NULL AND status NOT IN ('succeeded', 'failed', 'cancelled')
-        AND "nextCancelAt" <= now() AND ("cancelLeaseExpiresAt" IS NULL OR "cancelLeaseExpiresAt" < now())
-      ORDER BY "nextCancelAt", id
-      LIMIT ${limit}
+      SELECT id FROM "task" d WHERE d.id IN (${pick}) AND ${cancelDue("d")}
       FOR UPDATE SKIP LOCKED)
     RETURNING t.*`;
 }

@@ -8,6 +8,9 @@ import { toPublicTask, type PublicTask } from "./public";
 import { driverFor } from "@/lib/drivers/registry";
 import type { DeliveryContract } from "@/lib/api/schemas";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
+import { assertTaskQuota, lockAccount } from "@/lib/limits/quotas";
+import { simulateAllowed } from "@/lib/limits/config";
+import { dueAtFrom } from "@/lib/delivery/due-at";
 
 
 export interface StartTaskInput {
@@ -37,6 +40,9 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
   const driver = input.driver ?? "research";
   registerConfiguredMcpDrivers();
   if (!driverFor(driver)) throw new ApiError("bad_request", `driver: unknown driver "${driver}"`, "driver");
+  if ((input.options as { simulate?: unknown } | undefined)?.simulate !== undefined && !simulateAllowed()) {
+    throw new ApiError("bad_request", "options.simulate: not enabled on this server (HERALD_ALLOW_SIMULATE=1)", "options.simulate");
+  }
   const db = getDb();
   const existing = await db.task.findUnique({
     where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },
@@ -48,12 +54,10 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
         SELECT id, now() AS now FROM "conversation"
         WHERE id = ${input.conversationId} AND "ownerId" = ${input.ownerId} AND "deletedAt" IS NULL FOR SHARE`;
       if (conv.length === 0) throw new ApiError("not_found", "Conversation not found");
-      const anchor = input.anchorAt ?? conv[0].now;
+      await lockAccount(tx, input.ownerId);
+      await assertTaskQuota(tx, input.ownerId);
       const d = input.delivery;
-      const dueAt = d ? (d.dueAt ? new Date(d.dueAt) : new Date(anchor.getTime() + (d.dueInSeconds ?? 0) * 1000)) : null;
-      if (dueAt && dueAt.getTime() <= conv[0].now.getTime()) {
-        throw new ApiError("bad_request", "delivery.dueAt: must be in the future", "delivery.dueAt");
-      }
+      const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;
       const title = input.title.trim().replace(/\s+/g, " ").slice(0, TITLE_MAX) || "Background task";
       const task = await tx.task.create({
         data: {

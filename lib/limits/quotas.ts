@@ -1,0 +1,76 @@
+import type { Tx } from "@/lib/db/client";
+import { ApiError } from "@/lib/api/errors";
+import { limits } from "./config";
+
+/**
+ * Quota checks run inside the transaction that creates the row, under the
+ * account's user row lock, so two concurrent requests cannot both take the
+ * last unit. Locks are taken in writer order (conversation, then account) to
+ * never deadlock with workers appending messages. Every count is served by a
+ * per-account index (see the quotas_fairness migration).
+ */
+
+/** Serialises an account's creating requests; emitEvent takes the same lock later anyway. */
+export async function lockAccount(tx: Tx, ownerId: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 FROM "user" WHERE id = ${ownerId} FOR UPDATE`;
+}
+
+/** Seconds until a rolling-minute window frees a unit: the oldest entry's 60th second. */
+function windowRetry(oldestAgeSeconds: number): number {
+  return Math.max(1, Math.ceil(60 - oldestAgeSeconds));
+}
+
+interface WindowCount {
+  n: number;
+  oldest_age: number | null;
+}
+
+/** Throws 429 when the account may not start another background task now. */
+export async function assertTaskQuota(tx: Tx, ownerId: string): Promise<void> {
+  const l = limits();
+  const [active] = await tx.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM "task"
+    WHERE "ownerId" = ${ownerId} AND status IN ('submitted','queued','running','updating','input_required')`;
+  if (active.n >= l.activeTasks) {
+    throw new ApiError(
+      "rate_limited",
+      `You already have ${l.activeTasks} background tasks running. Wait for one to finish or cancel one, then try again.`,
+      undefined,
+      30,
+    );
+  }
+  const [recent] = await tx.$queryRaw<WindowCount[]>`
+    SELECT count(*)::int AS n, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
+    FROM "task" WHERE "ownerId" = ${ownerId} AND "createdAt" > now() - interval '60 seconds'`;
+  if (recent.n >= l.taskStartsPerMinute) {
+    const retry = windowRetry(recent.oldest_age ?? 0);
+    throw new ApiError("rate_limited", `Too many tasks started in the last minute. Try again in ${retry} s.`, undefined, retry);
+  }
+}
+
+/**
+ * Throws 429 when the account may not post another chat message now. Called
+ * after the message row is inserted (and the account locked by its event), so
+ * the count includes it; its turn's run is not created yet.
+ */
+export async function assertMessageQuota(tx: Tx, ownerId: string): Promise<void> {
+  const l = limits();
+  const [recent] = await tx.$queryRaw<WindowCount[]>`
+    SELECT count(*)::int AS n, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
+    FROM "message" WHERE "ownerId" = ${ownerId} AND kind = 'user' AND NOT hidden AND "createdAt" > now() - interval '60 seconds'`;
+  if (recent.n > l.messagesPerMinute) {
+    const retry = windowRetry(recent.oldest_age ?? 0);
+    throw new ApiError("rate_limited", `Too many messages in the last minute. Try again in ${retry} s.`, undefined, retry);
+  }
+  const [turns] = await tx.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM "run"
+    WHERE "ownerId" = ${ownerId} AND kind = 'chat' AND status IN ('queued','running')`;
+  if (turns.n >= l.queuedTurns) {
+    throw new ApiError(
+      "rate_limited",
+      `${l.queuedTurns} of your messages are still waiting for an answer. Wait for them, then try again.`,
+      undefined,
+      10,
+    );
+  }
+}
