@@ -5,6 +5,8 @@ import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/api/shapes";
 import type { DeliveryRequest } from "@/lib/client/api";
+import { errorWords, failureWords } from "@/lib/client/error-words";
+import { errorCodeOf } from "@/lib/errors/categories";
 import { isRunActive, type RunEntry } from "@/lib/client/cache";
 import { discardOutgoing, retryOutgoing, sendOutgoing, useOutbox, type OutgoingMessage } from "@/lib/client/outbox";
 import { useConversation, useMessages, useRuns } from "@/lib/client/queries";
@@ -73,10 +75,7 @@ function buildItems(
 
 function errorText(t: (key: MessageKey, vars?: Record<string, string | number>) => string, entry: OutgoingMessage) {
   const error = entry.error;
-  if (!error) return t("sendFailed", { message: "?" });
-  if (error.status === 0) return t("sendFailed", { message: t("errNetwork") });
-  if (error.status === 503) return t("sendFailed", { message: t("errUnavailable") });
-  return t("sendFailed", { message: error.message });
+  return t("sendFailed", { message: error ? errorWords(t, error) : "?" });
 }
 
 function latestChatRun(runs: readonly RunEntry[]): RunEntry | null {
@@ -274,7 +273,7 @@ export function ConversationView({
             <p className="text-center text-xs text-muted">
               {lastRun.status === "cancelled"
                 ? t("runCancelled")
-                : t("runFailed", { detail: lastRun.error ? ` (${lastRun.error.slice(0, 200)})` : "" })}
+                : t("runFailed", { detail: lastRun.error ? ` (${failureWords(t, { error: lastRun.error.slice(0, 200), errorCode: errorCodeOf(lastRun.error) })})` : "" })}
             </p>
           )}
         </div>

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useId, useState, type ReactNode } from "react";
+import { errorWords, failureWords } from "@/lib/client/error-words";
 import { useAnswerInput, useTaskDetail } from "@/lib/client/queries";
 import type { PublicTask } from "@/lib/client/tasks";
 import { useI18n } from "@/lib/i18n/client";
@@ -64,7 +65,7 @@ function InputAnswer({ task }: { task: PublicTask }) {
           />
           {mutation.isError && (
             <p role="alert" className="text-xs text-danger">
-              {mutation.error instanceof Error ? mutation.error.message : String(mutation.error)}
+              {errorWords(t, mutation.error)}
             </p>
           )}
           <button
@@ -197,7 +198,7 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
 
       {current.error && (
         <Part title={t("errorLabel")}>
-          <p className={`text-xs text-danger ${textClass}`}>{current.error}</p>
+          <p className={`text-xs text-danger ${textClass}`}>{failureWords(t, current)}</p>
         </Part>
       )}
 

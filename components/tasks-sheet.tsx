@@ -16,6 +16,7 @@ import {
   type TaskScope,
   type TaskStatus,
 } from "@/lib/client/tasks";
+import { failureWords } from "@/lib/client/error-words";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { DeliverySummary } from "./delivery-summary";
@@ -359,7 +360,7 @@ function TaskRow({
 
       {task.status === "failed" && task.error && (
         <p className="mt-2 line-clamp-3 text-xs text-danger [overflow-wrap:anywhere]">
-          {t("errorLabel")}: {task.error}
+          {t("errorLabel")}: {failureWords(t, task)}
         </p>
       )}
 

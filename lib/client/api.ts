@@ -9,13 +9,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly field?: string;
+  /** Seconds from the server's Retry-After (429, 503). */
+  readonly retryAfter?: number;
 
-  constructor(status: number, code: string, message: string, field?: string) {
+  constructor(status: number, code: string, message: string, field?: string, retryAfter?: number) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.field = field;
+    this.retryAfter = retryAfter;
   }
 
   /** Worth retrying as-is: the request may never have reached the server, or the server was briefly unable. */
@@ -74,10 +77,12 @@ async function request<T>(path: string, init?: RequestInit & { json?: unknown })
 
   if (!response.ok) {
     if (response.status === 401) onUnauthorized();
+    const retry = Number(response.headers.get("retry-after"));
+    const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : undefined;
     if (isErrorBody(body)) {
-      throw new ApiError(response.status, body.error.code, body.error.message, body.error.field);
+      throw new ApiError(response.status, body.error.code, body.error.message, body.error.field, retryAfter);
     }
-    throw new ApiError(response.status, statusCode(response.status), response.statusText || `HTTP ${response.status}`);
+    throw new ApiError(response.status, statusCode(response.status), response.statusText || `HTTP ${response.status}`, undefined, retryAfter);
   }
   return body as T;
 }
@@ -87,6 +92,7 @@ function statusCode(status: number): string {
   if (status === 401) return "unauthorized";
   if (status === 404) return "not_found";
   if (status === 409) return "conflict";
+  if (status === 429) return "rate_limited";
   if (status === 503) return "unavailable";
   return "http_error";
 }

@@ -118,10 +118,11 @@ export function useTaskDetail(id: string, enabled: boolean) {
 const CANCEL_KEY = ["tasks", "cancel"] as const;
 
 /** A dictionary key where we have better words than the server's, else the server's message. */
-function cancelErrorReason(error: unknown): { reason?: string; reasonKey?: "cancelUnavailable" | "errNetwork" } {
+function cancelErrorReason(error: unknown): { reason?: string; reasonKey?: "cancelUnavailable" | "errNetwork" | "errRateLimited"; seconds?: number } {
   if (error instanceof ApiError) {
     if (error.code === "unavailable" || error.status === 503) return { reasonKey: "cancelUnavailable" };
     if (error.status === 0) return { reasonKey: "errNetwork" };
+    if (error.status === 429) return { reasonKey: "errRateLimited", seconds: error.retryAfter ?? 60 };
     return { reason: error.message };
   }
   return { reason: error instanceof Error ? error.message : String(error) };
@@ -143,8 +144,8 @@ export function useCancelTask() {
       patchTask(qc, task);
     },
     onError: (error, task) => {
-      const { reason, reasonKey } = cancelErrorReason(error);
-      pushToast({ tone: "error", key: "cancelFailed", vars: { title: task.title, reason: reason ?? "" }, reasonKey });
+      const { reason, reasonKey, seconds } = cancelErrorReason(error);
+      pushToast({ tone: "error", key: "cancelFailed", vars: { title: task.title, reason: reason ?? "", seconds: seconds ?? "" }, reasonKey });
       // Whatever the server thinks now is the truth; don't wait for the next poll.
       void qc.invalidateQueries({ queryKey: queryKeys.taskLists });
     },

@@ -19,6 +19,7 @@ export function taskFixture(id: string, status: TaskStatus, second: number, extr
     cancel: { attempts: 0, lastError: null },
     notification: { status: "none", attempts: 0, error: null },
     error: null,
+    errorCode: null,
     inputRequest: null,
     latestPublicationId: null,
     ...extra,

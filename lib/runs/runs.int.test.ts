@@ -18,6 +18,8 @@ async function runOf(runId: string) {
 
 describe("run loop with real worker processes", () => {
   it("N workers and M queued runs: every run done exactly once, in order per conversation", async () => {
+    // 18 turns queued at once is over an account's default quota; the loop is what is measured here.
+    process.env.HERALD_LIMIT_QUEUED_TURNS = "50";
     const user = await signUp("Many");
     const runs: { conversationId: string; runId: string }[] = [];
     for (let c = 0; c < 6; c++) {
@@ -52,6 +54,7 @@ describe("run loop with real worker processes", () => {
     const owners = new Set((await getDb().run.findMany({ where: { id: { in: runs.map((r) => r.runId) } } })).map((r) => r.leaseOwner));
     expect(owners).toEqual(new Set([null]));
     await stopWorkers(...ws);
+    delete process.env.HERALD_LIMIT_QUEUED_TURNS;
   });
 
   it("a SIGKILLed worker's run is finished by another worker exactly once", async () => {

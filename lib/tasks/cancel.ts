@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { driverFor } from "@/lib/drivers/registry";
+import { publicError } from "@/lib/errors/public";
 import { terminal } from "./execute";
 import { lockCancelGuarded, releaseCancel, type CancelLeasedTask } from "./sql";
 import { emitTaskById } from "./emit-task";
@@ -16,15 +17,15 @@ export async function executeCancel(task: CancelLeasedTask, stopping: AbortSigna
     if (!driver) throw new Error(`no driver registered as "${task.driver}"`);
     // Nothing was ever submitted: there is no remote work to stop.
     const snapshot = task.remoteRef ? await driver.cancel(task, stopping) : { status: "cancelled" as const };
+    const error = snapshot.error ? publicError(snapshot.error, `cancel ${task.id}`, "remote_failed") : null;
     const ok = await getDb().$transaction(async (tx) => {
       if (!(await lockCancelGuarded(tx, task.id, token))) return false;
-      await terminal(tx, task.id, snapshot.status, snapshot.error ?? null);
+      await terminal(tx, task.id, snapshot.status, error);
       return true;
     });
     return ok ? "cancelled" : "lost";
   } catch (err) {
-    const message = (err as Error)?.message ?? String(err);
-    await releaseCancel(task.id, token, message, task.cancelAttempts);
+    await releaseCancel(task.id, token, publicError(err, `cancel ${task.id}`), task.cancelAttempts);
     await getDb().$transaction((tx) => emitTaskById(tx, task.id)).catch(() => {});
     return "retry";
   }

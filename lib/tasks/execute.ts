@@ -7,6 +7,7 @@ import { appendMessage } from "@/lib/chat/append-message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { driverFor } from "@/lib/drivers/registry";
+import { publicError } from "@/lib/errors/public";
 import { DriverProtocolError, TRACKING_DEGRADED_AFTER, type StepOutcome } from "@/lib/drivers/types";
 import { recordEventIfChanged } from "@/lib/notify/event";
 import { STOPPED_IN_OVERTIME, syncNotices } from "@/lib/delivery/sync-notices";
@@ -68,7 +69,7 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
       return (await releaseExecution(task.id, token, null, 0, false)) ? "released" : "lost";
     }
     if (err instanceof LeaseLostError || (abort.signal.aborted && abort.signal.reason instanceof LeaseLostError)) return "lost";
-    const message = ((err as Error)?.message ?? String(err)).slice(0, MAX_ERROR_CHARS);
+    const message = publicError(err, `tasks ${task.id}`);
     const budget = driver?.maxConsecutiveErrors ?? TASK_MAX_CONSECUTIVE_ERRORS;
     if (err instanceof DriverProtocolError || task.consecutiveErrors + 1 >= budget) {
       return (await finish(task, token, "failed", message)) ? "failed" : "lost";
@@ -202,7 +203,8 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
       return "finished";
     }
     if (outcome.status === "failed" || outcome.status === "cancelled") {
-      await terminal(tx, row.id, outcome.status, outcome.error ?? null);
+      // A remote's own words can carry its hosts or body: they go to the log only.
+      await terminal(tx, row.id, outcome.status, outcome.error ? publicError(outcome.error, `tasks ${row.id}`, "remote_failed") : null);
       return outcome.status === "failed" ? "failed" : "finished";
     }
     const pending = Array.isArray(row.pendingUpdates) ? (row.pendingUpdates as string[]) : [];

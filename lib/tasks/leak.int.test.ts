@@ -83,15 +83,23 @@ describe("server-only task data never leaves the server", () => {
       clientRequestId: randomUUID(),
     });
     const projected = await taskProjection(u.id, conv);
-    expect(projected.split("<<<END UNTRUSTED DATA>>>")).toHaveLength(2);
+    // Only the frame's own end marker (with its nonce) remains; the forged one reads as text.
+    expect(projected.match(/<<<END UNTRUSTED DATA nonce=[0-9a-f]+>>>/g)).toHaveLength(1);
+    expect(projected).not.toContain("<<<END UNTRUSTED DATA>>>");
     expect(projected).not.toContain("<system>");
   });
 
   it("each run sees at most 20 tasks, 4 fields each", async () => {
     const u = await signUp("Projection");
     const conv = await createConversationFor(u);
-    for (let i = 0; i < 25; i++) {
-      await startTask({ ownerId: u.id, conversationId: conv, title: `t${i}`, prompt: "p", clientRequestId: randomUUID() });
+    // 25 active tasks is over an account's quota; the projection's own bound is tested here.
+    process.env.HERALD_LIMITS = "off";
+    try {
+      for (let i = 0; i < 25; i++) {
+        await startTask({ ownerId: u.id, conversationId: conv, title: `t${i}`, prompt: "p", clientRequestId: randomUUID() });
+      }
+    } finally {
+      delete process.env.HERALD_LIMITS;
     }
     const projected = await taskProjection(u.id, conv);
     const json = projected.slice(projected.indexOf("\n[") + 1, projected.lastIndexOf("]") + 1);

@@ -1,4 +1,5 @@
 import type { Task } from "@/lib/db/generated/client.ts";
+import { errorCodeOf, type ErrorCategory } from "@/lib/errors/categories";
 
 /**
  * The only shape of a task that leaves the server (API, feed, tools). A
@@ -36,6 +37,8 @@ export interface PublicTask {
   cancel: { attempts: number; lastError: string | null };
   notification: { status: string; attempts: number; error: string | null };
   error: string | null;
+  /** The failure's category (lib/errors/public.ts), for wording it in the reader's language. */
+  errorCode: ErrorCategory | null;
   inputRequest: unknown;
   latestPublicationId: string | null;
 }
@@ -65,6 +68,7 @@ export function toPublicTask(t: Task): PublicTask {
     cancel: { attempts: t.cancelAttempts, lastError: bound(t.lastCancelError) },
     notification: { status: t.notificationStatus, attempts: t.notificationAttempts, error: bound(t.notificationError) },
     error: bound(t.error),
+    errorCode: errorCodeOf(t.error),
     inputRequest: t.inputRequest ?? null,
     latestPublicationId: t.latestPublicationId,
   };

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Loop } from "./loop";
 
 describe("Loop", () => {
@@ -57,5 +57,41 @@ describe("Loop", () => {
     loop.wake();
     await running;
     expect(claims).toBe(2);
+  });
+
+  it("due work it could not claim (an account at its fair share) does not make it spin", async () => {
+    vi.useFakeTimers();
+    try {
+      const ac = new AbortController();
+      let claims = 0;
+      let asked = 0;
+      const loop = new Loop(
+        {
+          name: "t",
+          concurrency: 2,
+          pollMs: 1_000,
+          claim: async () => {
+            claims += 1;
+            return [];
+          },
+          nextWakeMs: async () => {
+            asked += 1;
+            return 0;
+          },
+          work: async () => {},
+        },
+        ac.signal,
+      );
+      const running = loop.start();
+      await vi.waitFor(() => expect(asked).toBe(1));
+      await vi.advanceTimersByTimeAsync(500);
+      expect(claims).toBe(1);
+      await vi.advanceTimersByTimeAsync(600);
+      expect(claims).toBe(2);
+      ac.abort();
+      await running;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -79,7 +79,11 @@ export class Loop<Row> {
       let waitMs = this.spec.pollMs * (failures > 0 ? Math.min(2 ** failures, 16) : 1);
       if (this.spec.nextWakeMs) {
         const next = await this.spec.nextWakeMs().catch(() => null);
-        if (next !== null) waitMs = Math.max(0, Math.min(waitMs, next));
+        // Work that is due but was not claimable (its account is at its fair share,
+        // or another worker holds it) must not turn the loop into a spin: a freed
+        // slot wakes us anyway.
+        const dueButNotOurs = next !== null && next <= 0 && claimed === 0;
+        if (next !== null && !dueButNotOurs) waitMs = Math.max(0, Math.min(waitMs, next));
       }
       if (!this.woken) await this.sleep(waitMs);
     }

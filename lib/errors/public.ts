@@ -1,0 +1,31 @@
+import { APICallError, RetryError } from "ai";
+import { DriverProtocolError } from "@/lib/drivers/types";
+import { ERROR_CATEGORIES, type ErrorCategory } from "./categories";
+
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
+
+export function classifyError(err: unknown): ErrorCategory {
+  if (err instanceof DriverProtocolError) return "protocol";
+  if (RetryError.isInstance(err)) return classifyError(err.lastError);
+  if (APICallError.isInstance(err)) {
+    const status = err.statusCode;
+    if (status === 429) return "model_rate_limited";
+    if (status !== undefined && status >= 400 && status < 500 && status !== 408) return "model_refused";
+    return "model_unavailable";
+  }
+  const e = err as { name?: string; code?: string; cause?: unknown; message?: string } | null;
+  if (e?.name === "TimeoutError") return "timeout";
+  const code = e?.code ?? (e?.cause as { code?: string } | undefined)?.code;
+  if (typeof code === "string" && (NETWORK_CODES.has(code) || code.startsWith("UND_ERR_CONNECT"))) return "unreachable";
+  if (e?.message === "fetch failed") return "unreachable";
+  return "internal";
+}
+
+/**
+ * Logs the raw error under `context` and returns the sentence that may be
+ * stored and shown.
+ */
+export function publicError(err: unknown, context: string, category: ErrorCategory = classifyError(err)): string {
+  console.error(`[${context}] ${category}:`, err);
+  return ERROR_CATEGORIES[category];
+}
