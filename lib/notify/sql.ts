@@ -49,8 +49,15 @@ export async function claimNotificationLeases(
   onlyTaskIds?: string[],
 ): Promise<Fence[]> {
   if (limit <= 0) return [];
+  const rows = await getDb().$queryRaw<{ id: string; token: string; dispatchVersion: number | null }[]>(
+    claimNotificationSql(workerId, limit, leaseMs, onlyTaskIds ?? null),
+  );
+  return rows.map((r) => ({ id: r.id, token: r.token, dispatchVersion: r.dispatchVersion }));
+}
+
+/** The statement itself, for EXPLAIN in the index test. */
+export function claimNotificationSql(workerId: string, limit: number, leaseMs: number, only: string[] | null): Prisma.Sql {
   const leaseSeconds = leaseMs / 1000;
-  const only = onlyTaskIds ?? null;
   // The notificationStatus predicate repeats task_notify_due_idx's WHERE so the planner can use it.
   const due = (alias: string) => {
     const c = Prisma.raw(alias);
@@ -58,9 +65,10 @@ export async function claimNotificationLeases(
       AND ${c}."eventVersion" > ${c}."notifiedVersion"
       AND (${c}."notifyLeaseExpiresAt" IS NULL OR ${c}."notifyLeaseExpiresAt" < now())
       AND (${c}."nextNotificationAt" IS NULL OR ${c}."nextNotificationAt" <= now()
-           OR (${c}."notificationStatus" = 'dispatched' AND EXISTS (
-                 SELECT 1 FROM "run" r
-                 WHERE r.id = ${c}."notificationRunId" AND r.status IN ('succeeded','failed','cancelled'))))
+           -- A scalar lookup by primary key, not EXISTS: under the OR the planner
+           -- would otherwise hash the whole run table.
+           OR (${c}."notificationStatus" = 'dispatched'
+               AND (SELECT r.status FROM "run" r WHERE r.id = ${c}."notificationRunId") IN ('succeeded','failed','cancelled')))
       AND (${only}::text[] IS NULL OR ${c}.id = ANY(${only}::text[]))`;
   };
   const pick = fairPick({
@@ -70,7 +78,7 @@ export async function claimNotificationLeases(
     held: Prisma.sql`h."notifyLeaseToken" IS NOT NULL AND h."notifyLeaseExpiresAt" > now()`,
     limit,
   });
-  const rows = await getDb().$queryRaw<{ id: string; token: string; dispatchVersion: number | null }[]>`
+  return Prisma.sql`
     UPDATE "task" t
     SET "notifyLeaseOwner" = ${workerId}, "notifyLeaseToken" = gen_random_uuid()::text,
         "notifyLeaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
@@ -78,7 +86,6 @@ export async function claimNotificationLeases(
       SELECT id FROM "task" d WHERE d.id IN (${pick}) AND ${due("d")}
       FOR UPDATE SKIP LOCKED)
     RETURNING t.id, t."notifyLeaseToken" AS token, t."dispatchVersion"`;
-  return rows.map((r) => ({ id: r.id, token: r.token, dispatchVersion: r.dispatchVersion }));
 }
 
 /**

@@ -46,6 +46,11 @@ const runDue = (a: string) => {
 /** Claims up to `limit` runs, fairly across accounts (lib/workers/fair-claim.ts). */
 export async function claimRuns(workerId: string, limit: number): Promise<ClaimedRun[]> {
   if (limit <= 0) return [];
+  return getDb().$queryRaw<ClaimedRun[]>(claimRunsSql(workerId, limit));
+}
+
+/** The statement itself, for EXPLAIN in the index test. */
+export function claimRunsSql(workerId: string, limit: number): Prisma.Sql {
   const leaseSeconds = RUN_LEASE_MS / 1000;
   const pick = fairPick({
     table: "run",
@@ -54,7 +59,7 @@ export async function claimRuns(workerId: string, limit: number): Promise<Claime
     held: Prisma.sql`h.status = 'running' AND h."leaseExpiresAt" > now()`,
     limit,
   });
-  return getDb().$queryRaw<ClaimedRun[]>`
+  return Prisma.sql`
     UPDATE "run" r
     SET status = 'running', "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
         "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds}), attempts = r.attempts + 1,

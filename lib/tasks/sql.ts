@@ -57,7 +57,11 @@ const execDue = (a: string, only: string[] | null) => {
  */
 export async function claimExecution(workerId: string, limit: number, onlyIds?: string[]): Promise<LeasedTask[]> {
   if (limit <= 0) return [];
-  const only = onlyIds ?? null;
+  return getDb().$queryRaw<LeasedTask[]>(claimExecutionSql(workerId, limit, onlyIds ?? null));
+}
+
+/** The statement itself, for EXPLAIN in the index test. */
+export function claimExecutionSql(workerId: string, limit: number, only: string[] | null): Prisma.Sql {
   const pick = fairPick({
     table: "task",
     due: execDue("c", only),
@@ -65,7 +69,7 @@ export async function claimExecution(workerId: string, limit: number, onlyIds?: 
     held: Prisma.sql`h."leaseToken" IS NOT NULL AND h."leaseExpiresAt" > now()`,
     limit,
   });
-  return getDb().$queryRaw<LeasedTask[]>`
+  return Prisma.sql`
     UPDATE "task" t
     SET "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
         "leaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)}),
@@ -133,6 +137,10 @@ export async function deferExecution(id: string, token: string, delayMs: number,
 
 export async function claimCancels(workerId: string, limit: number): Promise<CancelLeasedTask[]> {
   if (limit <= 0) return [];
+  return getDb().$queryRaw<CancelLeasedTask[]>(claimCancelsSql(workerId, limit));
+}
+
+export function claimCancelsSql(workerId: string, limit: number): Prisma.Sql {
   const pick = fairPick({
     table: "task",
     due: cancelDue("c"),
@@ -140,7 +148,7 @@ export async function claimCancels(workerId: string, limit: number): Promise<Can
     held: Prisma.sql`h."cancelLeaseToken" IS NOT NULL AND h."cancelLeaseExpiresAt" > now()`,
     limit,
   });
-  return getDb().$queryRaw<CancelLeasedTask[]>`
+  return Prisma.sql`
     UPDATE "task" t
     SET "cancelLeaseOwner" = ${workerId}, "cancelLeaseToken" = gen_random_uuid()::text,
         "cancelLeaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)}),
@@ -171,9 +179,11 @@ export async function releaseCancel(id: string, token: string, error: string, at
 
 /** The earliest time the execution loop has work (for sleeping instead of polling blindly). */
 export async function nextExecutionDueMs(): Promise<number | null> {
-  const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
+  const [row] = await getDb().$queryRaw<{ ms: number | null }[]>(nextExecutionDueSql);
+  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
+}
+
+export const nextExecutionDueSql = Prisma.sql`
     SELECT (extract(epoch FROM (min(greatest("nextRunAt", coalesce("leaseExpiresAt", "nextRunAt"))) - now())) * 1000)::float8 AS ms
     FROM "task"
     WHERE status IN ('submitted', 'queued', 'running', 'updating', 'input_required') AND "cancelRequestedAt" IS NULL`;
-  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
-}
