@@ -2,7 +2,7 @@ import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { TOOLS } from "./tool-names";
 import { createHash } from "node:crypto";
 import { stripDeliveryPhrases } from "@/lib/delivery/parse";
-import { BEGIN_MARKER, END_MARKER, neutralizeUntrusted } from "./frame";
+import { neutralizeUntrusted, readFrames } from "./frame";
 
 /**
  * The offline model's "thinking": pure functions from prompt to the next turn.
@@ -53,12 +53,12 @@ export function chatReply(userText: string): string {
   ].join(" ");
 }
 
-const TOPIC_RE = /<<<BEGIN UNTRUSTED DATA>>>[^\n]*\n([\s\S]*?)\n<<<END UNTRUSTED DATA>>>/;
-
 /** Research plans and sections: deterministic prose derived from the topic. */
 export function researchText(text: string): string | null {
   const plan = /^\[herald:research-plan\] sections=(\d+)/.exec(text);
-  const topic = (TOPIC_RE.exec(text)?.[1] ?? "the topic").trim().slice(0, 80);
+  if (!plan && !/^\[herald:research-step\]/.test(text)) return null;
+  const frames = readFrames(text);
+  const topic = (frames.find((f) => f.label === "research request") ?? frames[0])?.body.trim().slice(0, 80) || "the topic";
   if (plan) {
     const n = Number(plan[1]);
     const base = ["Background and scope", "Key facts and figures", "Risks and open questions", "Trends", "Options", "Recommendations"];
@@ -67,7 +67,7 @@ export function researchText(text: string): string | null {
   const step = /^\[herald:research-step\] section=(\d+)\/(\d+)/.exec(text);
   if (step) {
     const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? `Section ${step[1]}`;
-    const extra = /Additional instructions from the user:\n<<<BEGIN UNTRUSTED DATA>>>[^\n]*\n([\s\S]*?)\n<<<END/.exec(text)?.[1];
+    const extra = frames.find((f) => f.label === "user update")?.body;
     return [
       `${section} for "${topic}": this section summarises what is known, what is uncertain, and what it means for the question asked.`,
       `Finding ${step[1]} of ${step[2]} is stated with its source class and confidence so a reader can weigh it.`,
@@ -498,17 +498,14 @@ export function latestRealUserText(prompt: LanguageModelV3Prompt): string {
 }
 
 /**
- * The event inside a notification prompt. The payload is framed; a forged end
- * marker inside it has been made inert by frameUntrusted, and taking the last
- * real end marker keeps even an unframed forgery from truncating the JSON.
+ * The event inside a notification prompt: the body of its first frame. Only an
+ * end marker with the frame's nonce closes it, so a forged marker inside the
+ * payload (neutralised or not, with a guessed nonce or none) cannot truncate it.
  */
 export function parseNotificationEvent(text: string): Json | null {
-  const begin = text.indexOf(BEGIN_MARKER);
-  const end = text.lastIndexOf(END_MARKER);
-  if (begin < 0 || end <= begin) return null;
-  const afterBegin = text.indexOf("\n", begin);
-  if (afterBegin < 0 || afterBegin >= end) return null;
-  const body = text.slice(afterBegin + 1, end).trim();
+  const frame = readFrames(text)[0];
+  if (!frame) return null;
+  const body = frame.body.trim();
   try {
     const parsed = JSON.parse(body) as Json;
     if (!parsed || typeof parsed !== "object") return null;

@@ -1,14 +1,15 @@
 import { getDb } from "@/lib/db/client";
-import { frameUntrusted } from "./frame";
+import { createFrame, type Frame } from "./frame";
 
 export const PROJECTED_TASKS = 20;
 
 /**
  * The conversation's tasks as the agent sees them at the start of each run:
  * at most 20, four fields each (id, title, status, updatedAt). Titles are
- * user-derived, so the whole list is framed as untrusted data.
+ * user-derived, so the whole list is framed as untrusted data, by the
+ * prompt's frame so it carries the nonce the system prompt names.
  */
-export async function taskProjection(ownerId: string, conversationId: string): Promise<string> {
+export async function taskProjection(ownerId: string, conversationId: string, frame: Frame = createFrame()): Promise<string> {
   const tasks = await getDb().task.findMany({
     where: { ownerId, conversationId },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -17,5 +18,5 @@ export async function taskProjection(ownerId: string, conversationId: string): P
   });
   if (tasks.length === 0) return "Background tasks in this conversation: none.";
   const rows = tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, updatedAt: t.updatedAt.toISOString() }));
-  return `Background tasks in this conversation (newest first):\n${frameUntrusted(JSON.stringify(rows), "task list")}`;
+  return `Background tasks in this conversation (newest first):\n${frame.wrap(JSON.stringify(rows), "task list")}`;
 }

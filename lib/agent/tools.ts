@@ -8,15 +8,34 @@ import { listTasks, getTaskDetail, type PublicTaskDetail } from "@/lib/tasks/que
 import { requestCancel } from "@/lib/tasks/request-cancel";
 import { updateTask } from "@/lib/tasks/update-task";
 import { ACTIVE_STATUSES, type PublicTask } from "@/lib/tasks/public";
-import { frameUntrusted, neutralizeUntrusted } from "./frame";
+import { createFrame, neutralizeUntrusted, type Frame } from "./frame";
+import { TOOLS as TOOL_NAMES } from "./tool-names";
 
 export interface ToolContext {
   ownerId: string;
   conversationId: string;
   runId: string;
+  /** The prompt's frame, so excerpts in tool results carry the nonce its system prompt names. */
+  frame?: Frame;
 }
 
-import { TOOLS as TOOL_NAMES } from "./tool-names";
+/**
+ * What a run may do with tools. Only a turn the user wrote may change state
+ * (start, cancel, update); a narration run (the host telling the user about a
+ * task event, its prompt built from task data) may only look tasks up. The AI
+ * SDK executes only tools it was given: a call to any other is a tool error.
+ */
+export type ToolAccess = "user-turn" | "read-only";
+
+export const READ_ONLY_TOOLS: readonly string[] = [TOOL_NAMES.list, TOOL_NAMES.check];
+export const STATE_CHANGING_TOOLS: readonly string[] = [TOOL_NAMES.start, TOOL_NAMES.cancel, TOOL_NAMES.update];
+
+/** A chat run triggered by a visible message the user wrote; anything else is read-only. */
+export function toolAccessFor(run: { kind: string }, trigger: { kind: string; hidden: boolean } | null | undefined): ToolAccess {
+  return run.kind === "chat" && trigger?.kind === "user" && !trigger.hidden ? "user-turn" : "read-only";
+}
+
+const NOT_A_USER_TURN = "Only a request the user wrote can start, cancel or change background tasks; this turn can only look them up.";
 
 const LIST_LIMIT = 20;
 const MATCH_LIMIT = 50;
@@ -161,16 +180,22 @@ export function deliveryFromMessage(message: { meta: unknown }): DeliveryContrac
   return parsed.data;
 }
 
-async function triggerMessage(ctx: ToolContext) {
+/**
+ * The run's trigger message when the run is a turn the user wrote, else null.
+ * Checked again when a state-changing tool executes, so even a tool set built
+ * wrongly cannot let a narration run change a task.
+ */
+async function userTrigger(ctx: ToolContext) {
   const db = getDb();
   const run = await db.run.findFirst({
     where: { id: ctx.runId, ownerId: ctx.ownerId, conversationId: ctx.conversationId },
-    select: { triggerMessageId: true },
+    select: { kind: true, triggerMessageId: true },
   });
   if (!run?.triggerMessageId) return null;
-  return db.message.findFirst({
+  const trigger = await db.message.findFirst({
     where: { id: run.triggerMessageId, ownerId: ctx.ownerId, conversationId: ctx.conversationId },
   });
+  return trigger && toolAccessFor(run, trigger) === "user-turn" ? trigger : null;
 }
 
 const activeTasks = (ctx: ToolContext) => listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "active", limit: MATCH_LIMIT });
@@ -179,8 +204,10 @@ const optionalText = (max: number, description: string) => z.string().max(max).n
 
 // -------------------------------------------------------------------- tools ---
 
-export function agentTools(ctx: ToolContext): ToolSet {
-  return {
+/** The tools a run is offered; read-only unless the run is a turn the user wrote (`toolAccessFor`). */
+export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): ToolSet {
+  const frame = ctx.frame ?? createFrame();
+  const all: ToolSet = {
     [TOOL_NAMES.start]: tool({
       description:
         "Start long work (research, analysis, a report) as a durable background task in this conversation and return at once. " +
@@ -192,8 +219,9 @@ export function agentTools(ctx: ToolContext): ToolSet {
       }),
       execute: ({ title, prompt }) =>
         guarded(async () => {
-          const trigger = await triggerMessage(ctx);
-          const delivery = trigger ? deliveryFromMessage(trigger) : undefined;
+          const trigger = await userTrigger(ctx);
+          if (!trigger) return { error: NOT_A_USER_TURN };
+          const delivery = deliveryFromMessage(trigger);
           const key = title.trim().replace(/\s+/g, " ").toLowerCase();
           const { task } = await startTask({
             ownerId: ctx.ownerId,
@@ -204,9 +232,9 @@ export function agentTools(ctx: ToolContext): ToolSet {
             // A retried run (same run id) finds the task its first attempt created.
             clientRequestId: `run:${ctx.runId}:start:${key}`,
             originRunId: ctx.runId,
-            originMessageId: trigger?.id ?? null,
+            originMessageId: trigger.id,
             delivery,
-            anchorAt: delivery ? trigger!.createdAt : undefined,
+            anchorAt: delivery ? trigger.createdAt : undefined,
           });
           return {
             taskId: task.id,
@@ -243,6 +271,7 @@ export function agentTools(ctx: ToolContext): ToolSet {
       inputSchema: z.object({ task: optionalText(500, "Task title or id") }),
       execute: ({ task }) =>
         guarded(async () => {
+          if (!(await userTrigger(ctx))) return { cancelled: false, error: NOT_A_USER_TURN };
           const matches = matchTasks(await activeTasks(ctx), task);
           if (matches.length === 0) {
             return { cancelled: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
@@ -275,7 +304,7 @@ export function agentTools(ctx: ToolContext): ToolSet {
           }
           if (matches.length === 0 && task?.trim()) {
             const byId = await getTaskDetail(ctx.ownerId, task.trim());
-            if (byId && byId.conversationId === ctx.conversationId) return checkResult(byId);
+            if (byId && byId.conversationId === ctx.conversationId) return checkResult(byId, frame);
           }
           if (matches.length === 0) {
             return {
@@ -293,7 +322,7 @@ export function agentTools(ctx: ToolContext): ToolSet {
           }
           const detail = await getTaskDetail(ctx.ownerId, matches[0].id);
           if (!detail) return { found: false, message: "That task no longer exists" };
-          return checkResult(detail);
+          return checkResult(detail, frame);
         }),
     }),
 
@@ -307,6 +336,7 @@ export function agentTools(ctx: ToolContext): ToolSet {
       }),
       execute: ({ task, message }) =>
         guarded(async () => {
+          if (!(await userTrigger(ctx))) return { updated: false, error: NOT_A_USER_TURN };
           const matches = matchTasks(await activeTasks(ctx), task);
           if (matches.length === 0) {
             return { updated: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
@@ -328,9 +358,11 @@ export function agentTools(ctx: ToolContext): ToolSet {
         }),
     }),
   };
+  const allowed = access === "user-turn" ? Object.keys(all) : READ_ONLY_TOOLS;
+  return Object.fromEntries(Object.entries(all).filter(([name]) => allowed.includes(name)));
 }
 
-function checkResult(detail: PublicTaskDetail): ToolResult {
+function checkResult(detail: PublicTaskDetail, frame: Frame): ToolResult {
   const latest = detail.publications.find((p) => p.id === detail.latestPublicationId) ?? detail.publications.at(-1) ?? null;
   const progress = detail.progress;
   return {
@@ -350,13 +382,13 @@ function checkResult(detail: PublicTaskDetail): ToolResult {
           partial: latest.partial,
           createdAt: latest.createdAt,
           truncated: latest.content.length > EXCERPT_CHARS,
-          content: frameUntrusted(latest.content.slice(0, EXCERPT_CHARS), "published report excerpt"),
+          content: frame.wrap(latest.content.slice(0, EXCERPT_CHARS), "published report excerpt"),
         }
       : null,
     inputRequest:
       detail.inputRequest === null || detail.inputRequest === undefined
         ? null
-        : frameUntrusted(JSON.stringify(detail.inputRequest).slice(0, EXCERPT_CHARS), "input request"),
+        : frame.wrap(JSON.stringify(detail.inputRequest).slice(0, EXCERPT_CHARS), "input request"),
     notices: detail.notices.map((n) => ({ key: neutralizeUntrusted(n.key), outcome: n.outcome, createdAt: n.createdAt })),
   };
 }

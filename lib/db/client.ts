@@ -27,7 +27,12 @@ export function getPool(): pg.Pool {
 }
 
 export function getDb(): PrismaClient {
-  globalForDb.heraldDb ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
+  // Prisma's defaults (2 s to start, 5 s to finish) fail a chat turn whenever the
+  // machine is briefly saturated; waiting a little longer is always the better answer.
+  globalForDb.heraldDb ??= new PrismaClient({
+    adapter: new PrismaPg(getPool()),
+    transactionOptions: { maxWait: 10_000, timeout: 20_000 },
+  });
   return globalForDb.heraldDb;
 }
 

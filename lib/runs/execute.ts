@@ -1,4 +1,6 @@
 import { streamText, stepCountIs, type ModelMessage } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { publicError } from "@/lib/errors/public";
 import { getDb } from "@/lib/db/client";
 import { emitEvent, publishDelta, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
@@ -7,7 +9,10 @@ import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { systemPrompt } from "@/lib/agent/prompt";
 import { taskProjection } from "@/lib/agent/task-projection";
-import { agentTools } from "@/lib/agent/tools";
+import { agentTools, toolAccessFor } from "@/lib/agent/tools";
+import { createFrame, type Frame } from "@/lib/agent/frame";
+import { NARRATION_EVENT, narrationPrompt } from "@/lib/notify/deliver";
+import type { EventSnapshot } from "@/lib/notify/state";
 import {
   countRunModelRequest,
   finishRunGuarded,
@@ -22,11 +27,21 @@ const HISTORY_LIMIT = 40;
 const DELTA_FLUSH_MS = 40;
 const MAX_ERROR_CHARS = 4000;
 
-async function loadHistory(run: ClaimedRun): Promise<ModelMessage[]> {
+async function loadTrigger(run: ClaimedRun) {
+  if (!run.triggerMessageId) return null;
+  return getDb().message.findFirst({
+    where: { id: run.triggerMessageId, conversationId: run.conversationId },
+    select: { seq: true, kind: true, hidden: true },
+  });
+}
+
+/**
+ * The conversation as the model sees it. A narration prompt is rebuilt from
+ * its frozen event with this prompt's frame, so its data carries the nonce the
+ * system prompt names.
+ */
+async function loadHistory(run: ClaimedRun, trigger: { seq: number } | null, frame: Frame): Promise<ModelMessage[]> {
   const db = getDb();
-  const trigger = run.triggerMessageId
-    ? await db.message.findUnique({ where: { id: run.triggerMessageId }, select: { seq: true } })
-    : null;
   const rows = await db.message.findMany({
     where: {
       conversationId: run.conversationId,
@@ -38,7 +53,21 @@ async function loadHistory(run: ClaimedRun): Promise<ModelMessage[]> {
     orderBy: { seq: "desc" },
     take: HISTORY_LIMIT,
   });
-  return rows.reverse().map((m) => ({ role: m.kind === "assistant" ? "assistant" : "user", content: m.content }));
+  return rows.reverse().map((m) => {
+    if (m.kind === "assistant") return { role: "assistant", content: m.content };
+    const event = m.hidden ? narrationEventOf(m.meta) : null;
+    return { role: "user", content: event ? narrationPrompt(event, frame) : m.content };
+  });
+}
+
+function narrationEventOf(meta: unknown): EventSnapshot | null {
+  const event = meta && typeof meta === "object" ? (meta as Record<string, unknown>)[NARRATION_EVENT] : null;
+  return event && typeof event === "object" && !Array.isArray(event) ? (event as EventSnapshot) : null;
+}
+
+export interface ExecuteOptions {
+  /** The model to call instead of `getModel()` (tests capture what the model is sent). */
+  model?: LanguageModelV3;
 }
 
 export type RunOutcome = "succeeded" | "failed" | "released" | "lost";
@@ -48,7 +77,7 @@ export type RunOutcome = "succeeded" | "failed" | "released" | "lost";
  * feed), then store the reply and finish the run in one guarded transaction.
  * `stopping` aborts the work and gives the run back without counting a failure.
  */
-export async function executeRun(run: ClaimedRun, stopping: AbortSignal): Promise<RunOutcome> {
+export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: ExecuteOptions = {}): Promise<RunOutcome> {
   const token = run.leaseToken;
   const abort = new AbortController();
   const onStop = () => abort.abort(new Error("worker stopping"));
@@ -76,13 +105,18 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal): Promis
   try {
     if (run.attempts > RUN_MAX_ATTEMPTS) return await fail(run, `gave up after ${RUN_MAX_ATTEMPTS} attempts`);
     await emitRunUpdated(run);
-    const messages = await loadHistory(run);
-    const model = countedModel(getModel(), () => countRunModelRequest(run.id, token));
+    // One frame per prompt: every untrusted block below carries its nonce, and the system prompt names it.
+    const frame = createFrame();
+    const trigger = await loadTrigger(run);
+    // Only a turn the user wrote gets tools that change tasks; a narration run can only look them up.
+    const access = toolAccessFor(run, trigger);
+    const messages = await loadHistory(run, trigger, frame);
+    const model = countedModel(opts.model ?? getModel(), () => countRunModelRequest(run.id, token));
     const result = streamText({
       model,
-      system: `${systemPrompt(new Date())}\n\n${await taskProjection(run.ownerId, run.conversationId)}`,
+      system: `${systemPrompt(new Date(), frame, { readOnly: access === "read-only" })}\n\n${await taskProjection(run.ownerId, run.conversationId, frame)}`,
       messages,
-      tools: agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id }),
+      tools: agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access),
       stopWhen: stepCountIs(5),
       abortSignal: abort.signal,
       maxRetries: 1,
@@ -118,7 +152,7 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal): Promis
     if (flushTimer) clearTimeout(flushTimer);
     if (stopping.aborted && !lost) return (await releaseRun(run.id, token)) ? "released" : "lost";
     if (lost || err instanceof LeaseLostError) return "lost";
-    return await fail(run, (err as Error).message ?? String(err));
+    return await fail(run, publicError(err, `runs ${run.id}`));
   } finally {
     clearInterval(renew);
     stopping.removeEventListener("abort", onStop);
