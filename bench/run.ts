@@ -18,6 +18,9 @@ async function main() {
   const db = await startTestDatabase();
   process.env.DATABASE_URL = db.url;
   process.env.HERALD_OFFLINE_CHUNK_MS ??= "0";
+  // One account loads the system on purpose here; workers inherit both.
+  process.env.HERALD_LIMITS ??= "off";
+  process.env.HERALD_ALLOW_SIMULATE ??= "1";
   const { getDb, closeDb } = await import("../lib/db/client");
   const { emitEvent } = await import("../lib/events/emit");
   const { openFeed } = await import("../lib/events/feed");

@@ -7,7 +7,8 @@ import { useFeed } from "@/lib/client/feed";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useConversation } from "@/lib/client/queries";
 import { useI18n } from "@/lib/i18n/client";
-import { MenuIcon } from "./icons";
+import Link from "next/link";
+import { MenuIcon, SettingsIcon } from "./icons";
 import { LanguageSelect } from "./language-select";
 import { NewChatButton } from "./new-chat-button";
 import { SignOutButton } from "./sign-out-button";
@@ -29,11 +30,14 @@ export interface ShellUser {
 export function AppShell({
   user,
   conversation,
+  page,
   headerActions,
   children,
 }: {
   user: ShellUser;
   conversation?: PublicConversation;
+  /** A page of its own (not a conversation): its name is the header's title. */
+  page?: "settings";
   headerActions?: ReactNode;
   children: ReactNode;
 }) {
@@ -43,7 +47,11 @@ export function AppShell({
   useFeed();
 
   const conversationQuery = useConversation(conversation?.id ?? null, conversation);
-  const title = conversation ? (conversationQuery.data?.title ?? conversation.title).trim() || t("untitled") : null;
+  const title = conversation
+    ? (conversationQuery.data?.title ?? conversation.title).trim() || t("untitled")
+    : page
+      ? t(page)
+      : null;
 
   // The drawer is a modal on phones only; if the window grows past that, let go of it.
   useEffect(() => {
@@ -119,6 +127,14 @@ export function AppShell({
           >
             {user.name}
           </span>
+          <Link
+            href="/settings"
+            aria-label={t("settings")}
+            title={t("settings")}
+            className="flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle"
+          >
+            <SettingsIcon className="size-4.5" />
+          </Link>
           <SignOutButton />
         </header>
 

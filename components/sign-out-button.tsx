@@ -3,10 +3,15 @@
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { stopFeed } from "@/lib/client/feed";
+import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { SignOutIcon } from "./icons";
 
+const buttonClass =
+  "flex h-9 shrink-0 items-center gap-1.5 rounded-lg px-2 text-sm font-medium text-fg hover:bg-subtle disabled:opacity-60 sm:border sm:border-border sm:px-3";
+
+/** The header's "Sign out" (this browser only). */
 export function SignOutButton() {
   const { t } = useI18n();
   const [pending, setPending] = useState(false);
@@ -27,14 +32,75 @@ export function SignOutButton() {
   }
 
   return (
-    <button
-      type="button"
-      onClick={() => void signOut()}
-      disabled={pending || !hydrated}
-      className="flex h-9 shrink-0 items-center gap-1.5 rounded-lg px-2 text-sm font-medium text-fg hover:bg-subtle disabled:opacity-60 sm:border sm:border-border sm:px-3"
-    >
+    <button type="button" onClick={() => void signOut()} disabled={pending || !hydrated} className={buttonClass}>
       <SignOutIcon className="size-4.5 sm:hidden" />
       <span className="sr-only sm:not-sr-only">{t("signOut")}</span>
     </button>
+  );
+}
+
+/**
+ * "Sign out of all devices" lives on the Settings page, not beside "Sign out":
+ * two header buttons whose names share "Sign out" would be ambiguous by name.
+ */
+export function SignOutEverywhereButton() {
+  const { t } = useI18n();
+  const [pending, setPending] = useState(false);
+  const hydrated = useHydrated();
+
+  async function signOutEverywhere() {
+    setPending(true);
+    stopFeed();
+    let revoked = false;
+    try {
+      // Deletes every session of the account, this one included; their open feeds
+      // end with them (lib/events/feed.ts).
+      const { error } = await authClient.revokeSessions();
+      // 401: this session was already gone, so there is nothing left to revoke from here.
+      revoked = !error || error.status === 401;
+    } catch {
+      revoked = false;
+    }
+    if (!revoked) {
+      // The other devices are still signed in: say so instead of pretending.
+      setPending(false);
+      pushToast({ tone: "error", key: "signOutAllFailed" });
+      return;
+    }
+    // Clears this browser's (now dead) session cookie.
+    await authClient.signOut().catch(() => {});
+    window.location.assign("/sign-in");
+  }
+
+  return (
+    <button
+      type="button"
+      onClick={() => void signOutEverywhere()}
+      disabled={pending || !hydrated}
+      className="inline-flex h-9 items-center gap-2 rounded-lg border border-border px-3 text-sm font-medium text-fg hover:bg-subtle disabled:opacity-60"
+    >
+      <DevicesIcon className="size-4.5" />
+      {t("signOutAll")}
+    </button>
+  );
+}
+
+/** A screen and a phone: every device of the account. Decorative, like components/icons.tsx. */
+function DevicesIcon({ className }: { className?: string }) {
+  return (
+    <svg
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.8}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+      className={className}
+    >
+      <path d="M14 15H4a1.5 1.5 0 0 1-1.5-1.5v-8A1.5 1.5 0 0 1 4 4h12a1.5 1.5 0 0 1 1.5 1.5V8M7 19h7M10 15v4" />
+      <rect x="16" y="10" width="5.5" height="10" rx="1.2" />
+    </svg>
   );
 }

@@ -1,20 +1,26 @@
 // `npm start` / `npm run dev` (DESIGN §12): database (embedded unless DATABASE_URL),
 // migrations, auth secret, build when stale, then web + one worker. Ctrl-C/SIGTERM
 // stops the children first and the database last; any child dying stops everything.
+// The web process is scripts/server.ts (Next behind our own HTTP server, which decides
+// the client address), listening on HOST (default 127.0.0.1) and PORT.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, readdirSync, readFileSync, statSync, type WriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
+import { isIP } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveDataDir, resolvePgDataDir, within } from "../lib/db/embedded";
+import { parseTrustedProxies } from "../lib/auth/client-ip";
+import { resolveDataDir, resolvePgDataDir, secureDataDir, within } from "../lib/db/embedded";
 import { ensureDatabase, type DatabaseHandle } from "../lib/db/ensure";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEV = process.argv.includes("--dev");
 const PORT = Number(process.env.PORT ?? 3000);
+// Loopback unless told otherwise: a laptop's Herald is not for the café's network.
+const HOST = process.env.HOST || "127.0.0.1";
 // The worker finishes or releases its current step on SIGTERM; give it time before SIGKILL.
 const CHILD_GRACE_MS = 20_000;
 const KILL_WAIT_MS = 5_000;
@@ -197,7 +203,7 @@ async function recordChildren(dataDir: string): Promise<void> {
       .filter((c) => c.ownGroup && c.proc.pid)
       .map((c) => ({ pid: c.proc.pid!, name: c.name, marker: c.marker })),
   };
-  await fs.writeFile(pidFile(dataDir), JSON.stringify(record) + "\n");
+  await fs.writeFile(pidFile(dataDir), JSON.stringify(record) + "\n", { mode: 0o600 });
 }
 
 // ---- build ------------------------------------------------------------------------
@@ -253,17 +259,26 @@ async function waitForHttp(url: string): Promise<void> {
   }
 }
 
+/** Where our own health check connects: the listen address, or loopback for a wildcard one. */
+function connectHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
 async function main(): Promise<void> {
   if (!Number.isInteger(PORT) || PORT <= 0 || PORT > 65535) throw new Error(`invalid PORT: ${process.env.PORT}`);
+  // Fail before the database starts, not in the web process after it.
+  parseTrustedProxies(process.env.HERALD_TRUSTED_PROXIES);
   const dataDir = resolveDataDir();
-  await fs.mkdir(dataDir, { recursive: true });
+  await secureDataDir(dataDir, say);
   await reapLeftovers(dataDir);
 
   if (process.env.DATABASE_URL) {
     say("using DATABASE_URL");
   } else {
     say(`starting embedded PostgreSQL in ${path.relative(ROOT, resolvePgDataDir()) || resolvePgDataDir()} (log: ${path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log")})`);
-    pgLog = createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a" });
+    pgLog = createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a", mode: 0o600 });
   }
   const started = Date.now();
   dbStarting = ensureDatabase({
@@ -302,6 +317,7 @@ async function main(): Promise<void> {
     BETTER_AUTH_URL: authUrl,
     HERALD_DATA_DIR: dataDir,
     PORT: String(PORT),
+    HOST,
   };
 
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
@@ -316,13 +332,18 @@ async function main(): Promise<void> {
   }
   if (shuttingDown) return;
 
-  // next retitles its server process "next-server (vX)", which replaces its /proc cmdline.
-  run(DEV ? "next dev" : "next start", [nextBin, DEV ? "dev" : "start", "-p", String(PORT)], env, { ownGroup: true, marker: "next" });
+  // Not `next start`/`next dev`: route handlers cannot see the socket, and sign-in
+  // throttling needs the real client address (scripts/server.ts).
+  const webEnv = { ...env, NODE_ENV: DEV ? "development" : "production" } as NodeJS.ProcessEnv;
+  run(DEV ? "web (dev)" : "web", ["--import", "tsx", "scripts/server.ts", ...(DEV ? ["--dev"] : [])], webEnv, {
+    ownGroup: true,
+    marker: "scripts/server.ts",
+  });
   run("worker", ["--import", "tsx", "worker/index.ts"], env, { ownGroup: true, marker: "worker/index.ts" });
   dataDirForPids = dataDir;
   await recordChildren(dataDir);
 
-  await waitForHttp(`http://127.0.0.1:${PORT}/api/health`);
+  await waitForHttp(`http://${connectHost(HOST)}:${PORT}/api/health`);
   if (shuttingDown) return;
   ready = true;
   say(`Herald is running at ${authUrl} (Ctrl-C to stop)`);

@@ -98,7 +98,14 @@ function lead(text: string): string {
   return text.replace(EN_LEAD, "").replace(ZH_LEAD, "").trim();
 }
 
-const TRAILING_PUNCT = /[\s.,;:!?。，；：！？~…]+$/;
+// Intent rules run on whole messages (up to 16,000 characters) in the worker,
+// so each stays linear whatever the text (same rules as lib/delivery/parse.ts):
+// a pattern that could start at every character of a run (spaces, stops,
+// particles) may start only where the run starts, `\s*` never sits next to a
+// lazy group that can take the same spaces, and a `\s+` before `(.+)$` takes
+// its whole run. None of this changes what matches; tests/adversarial-text.ts
+// holds the inputs that would otherwise take seconds.
+const TRAILING_PUNCT = /(?<![\s.,;:!?。，；：！？~…])[\s.,;:!?。，；：！？~…]+$/;
 
 const EN_SMALL = new Set(["a", "an", "and", "as", "at", "but", "by", "for", "in", "of", "on", "or", "the", "to", "vs", "via", "with", "from", "into"]);
 
@@ -120,12 +127,12 @@ function titleCase(s: string): string {
 export function taskTitleFrom(topic: string): string {
   let t = stripDeliveryPhrases(topic).trim();
   // First clause: the rest is instructions, which stay in the prompt.
-  t = t.split(/(?:[.!?;](?:\s|$)|[。！？；\n]|，|,\s+(?=(?:and|then|please|tell|let|focus|focusing|include|including|especially|particularly|specifically|make|so|but|with|also|i\s+need|i\s+want)\b))/i)[0] ?? t;
+  t = t.split(/(?:[.!?;](?:\s|$)|[。！？；\n]|，|,\s+(?=(?:and|then|please|tell|let|focus|focusing|include|including|especially|particularly|specifically|make|so|but|with|also|i\s+need|i\s+want)\b))/i, 1)[0] ?? t;
   for (let i = 0; i < 4; i++) {
     t = t
       .replace(/^(?:the|my|our|a|an|some|about|on|into|regarding|me|for\s+me|a\s+bit\s+(?:on|about))\s+/i, "")
       .replace(/^(?:一下|下|一份|有关|关于|我的|我们的|这个|那个)/, "")
-      .replace(/\s+(?:for\s+me|please|in\s+detail|thoroughly|now|for\s+now|asap)$/i, "")
+      .replace(/(?<!\s)\s+(?:for\s+me|please|in\s+detail|thoroughly|now|for\s+now|asap)$/i, "")
       .replace(/(?:吧|呢|啊|的报告|的研究|的情况)$/, "")
       .replace(TRAILING_PUNCT, "")
       .trim();
@@ -147,10 +154,10 @@ export function cleanTarget(raw: string): string {
       .replace(/^what(?:'s|’s|\s+is|\s+about)\s+/i, "")
       .replace(/^(?:researching|investigating|analy[sz]ing|working\s+on|looking\s+into|on|about|with|for|of)\s+/i, "")
       .replace(/^(?:the|my|our|that|this|your|those|these|current|running|background|all(?:\s+my)?)\s+/i, "")
-      .replace(/\s+(?:please|now|right\s+now|for\s+now|already|yet|then|thanks?)$/i, "")
-      .replace(/\s*\b(?:research|report|task|job|analysis|investigation|study|work|background\s+task|one|thing|project)s?$/i, "")
+      .replace(/(?<!\s)\s+(?:please|now|right\s+now|for\s+now|already|yet|then|thanks?)$/i, "")
+      .replace(/(?<!\s)\s*\b(?:research|report|task|job|analysis|investigation|study|work|background\s+task|one|thing|project)s?$/i, "")
       .replace(/^(?:那个|这个|我的|关于|一下|掉|把|正在|在)+/, "")
-      .replace(/(?:的|吧|了|呢|吗|啊|掉|一下)+$/, "")
+      .replace(/(?<!的|吧|了|呢|吗|啊|掉|一下)(?:的|吧|了|呢|吗|啊|掉|一下)+$/, "")
       .replace(/(?:的)?(?:研究|调研|调查|分析|任务|报告|工作)$/, "")
       .replace(/^(?:研究|调研|调查|分析)(?=.)/, "")
       .trim();
@@ -174,6 +181,14 @@ function detectCancel(text: string): Intent | null {
   return null;
 }
 
+/** `/列出.*任务/`, without retrying from every 列出 to the end of its line. */
+function listsTasksOnOneLine(text: string): boolean {
+  return text.split(/[\n\r\u2028\u2029]/).some((line) => {
+    const i = line.indexOf("列出");
+    return i >= 0 && line.indexOf("任务", i + 2) >= 0;
+  });
+}
+
 function detectList(text: string): Intent | null {
   const t = text.toLowerCase();
   const en = [
@@ -187,8 +202,8 @@ function detectList(text: string): Intent | null {
     /\b(?:is\s+)?anything\s+(?:still\s+)?running\b/,
     /^(?:my\s+)?tasks\??$/,
   ];
-  const zh = /哪些任务|什么任务|在跑什么|跑着什么|正在运行|任务列表|后台任务|列出.*任务|有没有任务|在做什么|在忙什么|进行中的任务|所有任务|任务都/;
-  if (!en.some((re) => re.test(t)) && !zh.test(text)) return null;
+  const zh = /哪些任务|什么任务|在跑什么|跑着什么|正在运行|任务列表|后台任务|有没有任务|在做什么|在忙什么|进行中的任务|所有任务|任务都/;
+  if (!en.some((re) => re.test(t)) && !zh.test(text) && !listsTasksOnOneLine(text)) return null;
   const activeOnly = /\b(?:running|active|in\s+progress|pending|working\s+on|going\s+on|current|open)\b/.test(t) || /在跑|正在|进行中|运行|在做|在忙/.test(text);
   return { toolName: TOOLS.list, input: activeOnly ? { activeOnly: true } : {} };
 }
@@ -196,15 +211,15 @@ function detectList(text: string): Intent | null {
 function detectCheck(text: string): Intent | null {
   const t = lead(text).replace(TRAILING_PUNCT, "");
   const en: RegExp[] = [
-    /^(?:is|are|has|have)\s+(.*?)\s*\b(?:done|ready|finished|complete|completed|over|there\s+yet|back|through)\b/i,
-    /^(?:did|does|has)\s+(.*?)\s*\b(?:finish|finished|complete|completed|end|succeed|fail|failed)\b/i,
-    /^(?:what(?:'s|’s|\s+is)\s+)?(?:the\s+)?(?:status|progress|state)\s+(?:of|on|for|with)\s+(.+)$/i,
-    /^how(?:'s|’s|\s+is|\s+are)\s+(.+?)\s+(?:going|doing|coming\s+along|progressing|looking|getting\s+on)\b/i,
-    /^how\s+far\s+(?:along\s+)?is\s+(.+)$/i,
-    /^(?:any\s+)?(?:news|progress|updates?)\s+(?:on|about|for|from|with)\s+(.+)$/i,
-    /^check\s+(?:on\s+|up\s+on\s+)?(?:the\s+(?:status|progress)\s+of\s+)?(.+)$/i,
-    /^(?:where\s+are\s+we|where\s+is\s+it)\s+(?:on|with)\s+(.+)$/i,
-    /^(.+?)\s+(?:status|progress)$/i,
+    /^(?:is|are|has|have)\s+(.*?)(?:(?<!\s)\s+)?\b(?:done|ready|finished|complete|completed|over|there\s+yet|back|through)\b/i,
+    /^(?:did|does|has)\s+(.*?)(?:(?<!\s)\s+)?\b(?:finish|finished|complete|completed|end|succeed|fail|failed)\b/i,
+    /^(?:what(?:'s|’s|\s+is)\s+)?(?:the\s+)?(?:status|progress|state)\s+(?:of|on|for|with)\s+(?!\s)(.+)$/i,
+    /^how(?:'s|’s|\s+is|\s+are)\s+(?!\s)(.+?)(?<!\s)\s+(?:going|doing|coming\s+along|progressing|looking|getting\s+on)\b/i,
+    /^how\s+far\s+(?:along\s+)?is\s+(?!\s)(.+)$/i,
+    /^(?:any\s+)?(?:news|progress|updates?)\s+(?:on|about|for|from|with)\s+(?!\s)(.+)$/i,
+    /^check\s+(?!\s)(?:on\s+(?!\s)|up\s+on\s+(?!\s))?(?:the\s+(?:status|progress)\s+of\s+(?!\s))?(.+)$/i,
+    /^(?:where\s+are\s+we|where\s+is\s+it)\s+(?:on|with)\s+(?!\s)(.+)$/i,
+    /^(.+?)(?<!\s)\s+(?:status|progress)$/i,
   ];
   if (/^what(?:'s|’s|\s+is)\s+(?:the\s+)?(?:status|progress)$/i.test(t)) return { toolName: TOOLS.check, input: {} };
   for (const re of en) {

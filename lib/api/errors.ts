@@ -7,6 +7,7 @@ export type ErrorCode =
   | "conflict"
   | "payload_too_large"
   | "rate_limited"
+  | "quota_exceeded"
   | "unavailable"
   | "internal";
 
@@ -18,6 +19,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  quota_exceeded: 429,
   unavailable: 503,
   internal: 500,
 };

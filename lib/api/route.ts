@@ -1,7 +1,9 @@
 import { z } from "zod";
-import { ApiError } from "./errors";
+import { ApiError, notFound } from "./errors";
 import { userFromHeaders, trustedOrigins, type SessionUser } from "@/lib/auth/auth";
 import { Prisma } from "@/lib/db/generated/client.ts";
+import { randomUUID } from "node:crypto";
+import type { ApiErrorBody } from "./shapes";
 
 /** Whole-body cap; individual fields have their own zod limits. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -30,20 +32,83 @@ export function json(data: unknown, status = 200, headers?: HeadersInit): Respon
   });
 }
 
-export function errorResponse(err: ApiError): Response {
-  const error: { code: string; message: string; field?: string } = { code: err.code, message: err.message };
+export function errorResponse(err: ApiError, ref?: string): Response {
+  const error: ApiErrorBody["error"] = { code: err.code, message: err.message };
   if (err.field) error.field = err.field;
-  return json({ error }, err.status);
+  if (ref) error.ref = ref;
+  const headers = err.retryAfter !== undefined ? { "retry-after": String(Math.max(1, Math.ceil(err.retryAfter))) } : undefined;
+  return json({ error }, err.status, headers);
 }
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  // An unknown key is reported on its parent; name the key itself.
-  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
-  const field = path.length ? path.join(".") : where;
-  throw new ApiError("bad_request", `${field}: ${issue.message}`, field);
+  // zod reports an unknown key on its parent; name the key itself, unless it is
+  // no plausible field name (we would echo up to a body's worth of junk back).
+  const unknownKey = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
+  const junkKey = unknownKey !== undefined && !/^[\w.-]{1,64}$/.test(unknownKey);
+  const path = unknownKey !== undefined && !junkKey ? [...issue.path, unknownKey] : issue.path;
+  // An empty key ({"": 1}, "?=x") would name no field at all.
+  const field = path.join(".") || where;
+  throw new ApiError("bad_request", `${field}: ${junkKey ? "has a field it does not take" : issue.message}`, field);
+}
+
+function parseParams<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw notFound();
+  return result.data;
+}
+
+/** A NUL, or a UTF-16 surrogate without its partner. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what it looks for
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The path of the first string (value or key) Postgres cannot hold, or null.
+ * `text` and `jsonb` refuse NUL outright and `jsonb` refuses a lone surrogate
+ * escape; in `text` the driver would quietly turn the surrogate into U+FFFD.
+ * We refuse rather than strip or replace: normalising would change what the user
+ * wrote without telling them, and could make two different idempotency keys
+ * (clientMessageId, clientRequestId) the same. Iterative, so a deeply nested
+ * body cannot overflow the stack.
+ */
+export function findUnstorable(value: unknown): (string | number)[] | null {
+  interface Node {
+    v: unknown;
+    key: string | number | null;
+    parent: Node | null;
+  }
+  // Paths are rebuilt from parent links only on a hit: copying them per node is quadratic in depth.
+  const pathOf = (n: Node | null): (string | number)[] => {
+    const path: (string | number)[] = [];
+    for (let at = n; at && at.key !== null; at = at.parent) path.push(at.key);
+    return path.reverse();
+  };
+  const stack: Node[] = [{ v: value, key: null, parent: null }];
+  while (stack.length) {
+    const node = stack.pop()!;
+    const v = node.v;
+    if (typeof v === "string") {
+      if (UNSTORABLE.test(v)) return pathOf(node);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: node });
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, child] of Object.entries(v)) {
+        // A bad key is named by its parent: echoing it back would carry the bad text.
+        if (UNSTORABLE.test(k)) return pathOf(node);
+        stack.push({ v: child, key: k, parent: node });
+      }
+    }
+  }
+  return null;
+}
+
+function assertStorable(value: unknown, where: string): void {
+  const path = findUnstorable(value);
+  if (path === null) return;
+  const field = path.join(".") || where;
+  throw new ApiError("bad_request", `${field}: must not contain NUL characters or unpaired surrogates`, field);
 }
 
 /**
@@ -66,28 +131,81 @@ function checkOrigin(req: Request): void {
   if (!ok) throw new ApiError("forbidden", "Cross-site request refused");
 }
 
-async function readJson(req: Request): Promise<unknown> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new ApiError("payload_too_large", `body: larger than ${MAX_BODY_BYTES} bytes`, "body");
-  const text = await req.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new ApiError("payload_too_large", `body: larger than ${MAX_BODY_BYTES} bytes`, "body");
+function tooLarge(): ApiError {
+  return new ApiError("payload_too_large", `body: larger than ${MAX_BODY_BYTES} bytes`, "body");
+}
+
+/** Reads at most MAX_BODY_BYTES, whatever Content-Length claims (it may be absent or chunked). */
+async function readBodyBytes(req: Request): Promise<Uint8Array> {
+  if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  if (!req.body) return new Uint8Array();
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** `application/json` or a `+json` type; parameters (charset) are not ours to judge. */
+function isJsonType(contentType: string | null): boolean {
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
+}
+
+/**
+ * The body as a JSON object. An empty body is `{}` (POST /api/conversations
+ * takes no fields); anything else must say it is JSON — a form or text/plain
+ * body is also what a cross-site page can send without a preflight.
+ */
+async function readJson(req: Request): Promise<Record<string, unknown>> {
+  const bytes = await readBodyBytes(req);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiError("bad_request", "body: not valid UTF-8", "body");
   }
   if (text.trim() === "") return {};
+  if (!isJsonType(req.headers.get("content-type"))) {
+    throw new ApiError("bad_request", "body: send JSON with Content-Type: application/json", "body");
+  }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new ApiError("bad_request", "body: malformed JSON", "body");
   }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("bad_request", "body: must be a JSON object", "body");
+  }
+  return value as Record<string, unknown>;
 }
 
-function mapError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
+/** Known failures become their error; anything else is a 500 that names a ref the logs can be searched for. */
+function mapError(err: unknown, req: Request): { error: ApiError; ref?: string } {
+  if (err instanceof ApiError) return { error: err };
   if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2025") {
-    return new ApiError("not_found", "Resource not found");
+    return { error: new ApiError("not_found", "Resource not found") };
   }
-  console.error("[api] unhandled error", err);
-  return new ApiError("internal", "Something went wrong on our side; try again in a moment");
+  const ref = randomUUID();
+  let path = "?";
+  try {
+    path = new URL(req.url).pathname;
+  } catch {
+    // the ref and the stack are what matter
+  }
+  console.error(`[api] unhandled error ref=${ref} ${req.method} ${path}`, err);
+  // Never the error's own text: database and SDK messages name tables, values and hosts.
+  return { error: new ApiError("internal", `Something went wrong on our side; try again in a moment (ref ${ref})`), ref };
 }
 
 /**
@@ -106,16 +224,27 @@ export function route<B extends Schema = undefined, Q extends Schema = undefined
       const user = await userFromHeaders(req.headers);
       if (!user) throw new ApiError("unauthorized", "Sign in to continue");
       const rawParams = (await segment?.params) ?? {};
-      const params = (opts.params ? parse(opts.params, rawParams, "params") : undefined) as Out<P>;
-      const url = new URL(req.url);
-      const query = (opts.query ? parse(opts.query, Object.fromEntries(url.searchParams), "query") : undefined) as Out<Q>;
-      const body = (opts.body ? parse(opts.body, await readJson(req), "body") : undefined) as Out<B>;
+      // Path segments name resources: one that does not fit (not an id, a NUL…) names nothing, so 404.
+      const params = (opts.params ? parseParams(opts.params, rawParams) : undefined) as Out<P>;
+      let query = undefined as Out<Q>;
+      if (opts.query) {
+        const raw = Object.fromEntries(new URL(req.url).searchParams);
+        assertStorable(raw, "query");
+        query = parse(opts.query, raw, "query") as Out<Q>;
+      }
+      let body = undefined as Out<B>;
+      if (opts.body) {
+        const raw = await readJson(req);
+        assertStorable(raw, "body");
+        body = parse(opts.body, raw, "body") as Out<B>;
+      }
       const result = await handler({ req, user, body, query, params });
       if (result instanceof Response) return result;
       if (result === undefined) return new Response(null, { status: 204 });
       return json(result);
     } catch (err) {
-      return errorResponse(mapError(err));
+      const { error, ref } = mapError(err, req);
+      return errorResponse(error, ref);
     }
   };
 }

@@ -5,22 +5,66 @@ import { z } from "zod";
 export const MAX_MESSAGE_CHARS = 16_000;
 export const MAX_TITLE_CHARS = 200;
 
-export const idParams = z.object({ id: z.string().min(1).max(100) });
+/**
+ * Every row id is Postgres' `gen_random_uuid()::text` (prisma/schema.prisma), so
+ * anything else cannot name a row: the wrapper answers such a path 404 without
+ * asking the database (route.ts treats every params failure as not_found).
+ */
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const isId = (v: string): boolean => ID.test(v);
+
+export const idParams = z.object({ id: z.string().regex(ID, "not an id") });
+
+/** Postgres `integer` (message.seq and friends). */
+export const PG_INT_MAX = 2_147_483_647;
+
+/**
+ * A query-string integer in [min, max]. Plain decimal digits only: z.coerce
+ * would let " 1", "0x10", "1e3" and "" through and turn 1e30 into a value the
+ * column cannot hold. An empty value (`?after=`) means "not given".
+ */
+function queryInt(min: number, max: number) {
+  const message = `must be an integer from ${min} to ${max}`;
+  return z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^[0-9]{1,10}$/, message)
+      .transform(Number)
+      .refine((n) => n >= min && n <= max, message)
+      .optional(),
+  );
+}
 
 export const createConversationBody = z.strictObject({
   title: z.string().max(MAX_TITLE_CHARS).optional(),
 });
 
 export const listMessagesQuery = z.object({
-  after: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(500).optional(),
+  after: queryInt(0, PG_INT_MAX),
+  limit: queryInt(1, 500),
 });
+
+const MAX_DUE_SECONDS = 7 * 24 * 3600;
+const EARLIEST_DUE_AT = Date.parse("2000-01-01T00:00:00Z");
+
+/**
+ * A coarse guard on this process's clock (a day of slack for clock skew), so a
+ * year 9999 or a date the database cannot compare never reaches a command. The
+ * exact rule — after now() and at most MAX_DUE_SECONDS past it — is checked
+ * against the database clock where the contract is fixed (post-message.ts,
+ * start-task.ts).
+ */
+const dueAtInput = z.iso.datetime({ offset: true }).refine((v) => {
+  const t = Date.parse(v);
+  return Number.isFinite(t) && t >= EARLIEST_DUE_AT && t <= Date.now() + (MAX_DUE_SECONDS + 24 * 3600) * 1000;
+}, "must be in the future and at most 7 days ahead");
 
 export const deliveryInput = z
   .strictObject({
     mode: z.enum(["at", "by"]),
-    dueInSeconds: z.number().positive().max(7 * 24 * 3600).optional(),
-    dueAt: z.iso.datetime({ offset: true }).optional(),
+    dueInSeconds: z.number().positive().max(MAX_DUE_SECONDS).optional(),
+    dueAt: dueAtInput.optional(),
     reportIfUnfinished: z.boolean().optional(),
     allowOvertime: z.boolean().optional(),
     /** Overtime budget: past a missed dueAt the research stops once either is spent. */
@@ -48,7 +92,7 @@ export const postMessageBody = z.strictObject({
 export const listTasksQuery = z.object({
   conversationId: z.string().max(100).optional(),
   scope: z.enum(["active", "recent", "all"]).optional(),
-  limit: z.coerce.number().int().min(1).max(100).optional(),
+  limit: queryInt(1, 100),
 });
 
 export const startTaskBody = z.strictObject({

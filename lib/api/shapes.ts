@@ -55,5 +55,6 @@ export interface RunDelta {
 }
 
 export interface ApiErrorBody {
-  error: { code: string; message: string; field?: string };
+  /** `ref` only on 500s: the id the server logged the failure under. */
+  error: { code: string; message: string; field?: string; ref?: string };
 }

@@ -1,7 +1,11 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { getDb } from "@/lib/db/client";
+import { CLIENT_IP_HEADER } from "./client-ip";
+import { notifySessionEnded } from "./session-liveness";
+import { clear, consume, EMAIL_SIGN_IN_RULE, emailKey } from "./throttle";
 
 function baseUrl(): string {
   return process.env.BETTER_AUTH_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
@@ -20,6 +24,39 @@ export function trustedOrigins(): string[] {
   return [...new Set([url.origin, alt.origin, ...extra])];
 }
 
+/** HERALD_AUTH_RATE_LIMIT=off lifts every sign-in/sign-up limit (test suites). */
+export function authRateLimitEnabled(): boolean {
+  return process.env.HERALD_AUTH_RATE_LIMIT !== "off";
+}
+
+const SIGN_IN_PATH = "/sign-in/email";
+
+/**
+ * Per-email throttle around password sign-in (lib/auth/throttle.ts). The attempt is
+ * counted before the password is checked, so parallel guesses cannot all slip past
+ * the limit; a successful sign-in clears the count.
+ */
+const beforeHook = createAuthMiddleware(async (ctx) => {
+  if (ctx.path !== SIGN_IN_PATH || !authRateLimitEnabled()) return;
+  const email = (ctx.body as { email?: unknown } | undefined)?.email;
+  if (typeof email !== "string" || !email.trim()) return;
+  const { allowed, retryAfter } = await consume(emailKey(email), EMAIL_SIGN_IN_RULE);
+  if (!allowed) {
+    throw new APIError(
+      "TOO_MANY_REQUESTS",
+      { message: "Too many sign-in attempts for this account. Try again later.", code: "TOO_MANY_ATTEMPTS" },
+      { "Retry-After": String(retryAfter ?? EMAIL_SIGN_IN_RULE.window) },
+    );
+  }
+});
+
+const afterHook = createAuthMiddleware(async (ctx) => {
+  if (ctx.path !== SIGN_IN_PATH || !authRateLimitEnabled()) return;
+  if (isAPIError(ctx.context.returned)) return;
+  const email = (ctx.body as { email?: unknown } | undefined)?.email;
+  if (typeof email === "string") await clear(emailKey(email));
+});
+
 function createAuth() {
   return betterAuth({
     baseURL: baseUrl(),
@@ -28,12 +65,27 @@ function createAuth() {
     database: prismaAdapter(getDb(), { provider: "postgresql" }),
     emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },
     session: { cookieCache: { enabled: false } },
-    // Throttles password guessing per address; HERALD_AUTH_RATE_LIMIT=off for test suites.
+    // Throttles password guessing per client address: the address scripts/server.ts
+    // derived from the socket (client-supplied address headers are dropped there).
+    // Per process and in memory, as before; the per-email limit below is the one
+    // that holds across processes and restarts.
     rateLimit: {
-      enabled: process.env.HERALD_AUTH_RATE_LIMIT !== "off",
+      enabled: authRateLimitEnabled(),
       window: 60,
       max: 100,
       customRules: { "/sign-in/email": { window: 60, max: 20 }, "/sign-up/email": { window: 60, max: 20 } },
+    },
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
+    hooks: { before: beforeHook, after: afterHook },
+    databaseHooks: {
+      session: {
+        delete: {
+          // Open feeds of the account re-check their session now, not at their next heartbeat.
+          after: async (session) => {
+            await notifySessionEnded(session.userId).catch((err) => console.warn("[auth] session-ended notify failed", err));
+          },
+        },
+      },
     },
     plugins: [nextCookies()],
   });
@@ -52,11 +104,13 @@ export interface SessionUser {
   id: string;
   name: string;
   email: string;
+  /** The session that authenticated this request; long-lived responses (the feed) re-check it. */
+  sessionId: string;
 }
 
 export async function userFromHeaders(headers: Headers): Promise<SessionUser | null> {
   const session = await getAuth().api.getSession({ headers });
   if (!session) return null;
   const { id, name, email } = session.user;
-  return { id, name, email };
+  return { id, name, email, sessionId: session.session.id };
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded";
+import { secureDataDir, startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const EMBEDDED_TS = path.join(ROOT, "lib", "db", "embedded.ts");
@@ -146,5 +146,86 @@ describe("startEmbeddedPostgres", () => {
     expect(await query(server.url, "SELECT v FROM survived")).toEqual([{ v: 7 }]);
     expect(Date.now() - t0).toBeLessThan(20_000);
     await server.stop();
+  });
+});
+
+describe("embedded cluster hygiene", () => {
+  let tmp: string;
+
+  beforeAll(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), "herald-embedded-hygiene-"));
+  });
+
+  afterAll(async () => {
+    await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  async function refuses(url: string): Promise<string | undefined> {
+    return query(url, "SELECT 1").then(
+      () => undefined,
+      (err: { code?: string }) => err.code,
+    );
+  }
+
+  it("a cluster still on initdb's well-known password gets a generated one, with a log line", async () => {
+    const dataDir = path.join(tmp, "legacy");
+    const first = await startEmbeddedPostgres({ dataDir, ephemeral: true });
+    // What a cluster from before herald-password existed looks like.
+    await query(first.url, "ALTER ROLE postgres PASSWORD 'password'");
+    await first.stop();
+    await fs.rm(path.join(dataDir, "herald-password"));
+
+    const lines: string[] = [];
+    const again = await startEmbeddedPostgres({ dataDir, ephemeral: true, log: (l) => lines.push(l) });
+    try {
+      const password = decodeURIComponent(new URL(again.url).password);
+      expect(password).not.toBe("password");
+      expect(password).toMatch(/^[0-9a-f]{36}$/);
+      expect(lines.some((l) => /well-known password; replaced it/.test(l))).toBe(true);
+      const file = path.join(dataDir, "herald-password");
+      expect(readFileSync(file, "utf8").trim()).toBe(password);
+      expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+      const legacy = new URL(again.url);
+      legacy.password = "password";
+      expect(await refuses(legacy.toString())).toBe("28P01");
+      expect(await query(again.url, "SELECT 1 AS ok")).toEqual([{ ok: 1 }]);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it("a replacement cut short after the role changed is finished on the next start", async () => {
+    const dataDir = path.join(tmp, "half-rotated");
+    const first = await startEmbeddedPostgres({ dataDir, ephemeral: true });
+    // The crash window: new password written aside and already set on the role, not yet renamed into place.
+    await query(first.url, "ALTER ROLE postgres PASSWORD 'abc123pending'");
+    await first.stop();
+    await fs.rm(path.join(dataDir, "herald-password"));
+    await fs.writeFile(path.join(dataDir, "herald-password.new"), "abc123pending\n", { mode: 0o600 });
+
+    const again = await startEmbeddedPostgres({ dataDir, ephemeral: true });
+    try {
+      expect(decodeURIComponent(new URL(again.url).password)).toBe("abc123pending");
+      expect(readFileSync(path.join(dataDir, "herald-password"), "utf8").trim()).toBe("abc123pending");
+      await expect(fs.stat(path.join(dataDir, "herald-password.new"))).rejects.toThrow();
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it("secureDataDir makes the data dir owner-only and tightens what is already there", async () => {
+    const dir = path.join(tmp, "data");
+    await fs.mkdir(dir, { mode: 0o755 });
+    await fs.chmod(dir, 0o755);
+    await fs.writeFile(path.join(dir, "postgres.log"), "x", { mode: 0o644 });
+    await fs.chmod(path.join(dir, "postgres.log"), 0o644);
+    await secureDataDir(dir);
+    const allowed = process.getuid?.() === 0 ? 0o701 : 0o700;
+    expect((await fs.stat(dir)).mode & 0o777 & ~allowed).toBe(0);
+    expect((await fs.stat(path.join(dir, "postgres.log"))).mode & 0o777).toBe(0o600);
+
+    const fresh = path.join(tmp, "fresh", "data");
+    await secureDataDir(fresh);
+    expect((await fs.stat(fresh)).mode & 0o777).toBe(0o700);
   });
 });

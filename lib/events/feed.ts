@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import type { RunDelta } from "@/lib/api/shapes";
+import { liveSessionIds, SESSIONS_CHANNEL } from "@/lib/auth/session-liveness";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL } from "./channels";
 import { PgListener } from "./listener";
 
@@ -12,12 +13,16 @@ import { PgListener } from "./listener";
 interface Subscriber {
   wake(): void;
   delta(d: RunDelta): void;
+  /** A session of the account ended somewhere: check ours now. */
+  recheck(): void;
+  /** Pushed out by a newer feed of the same account (the per-account cap). */
+  evict(): void;
 }
 
 class FeedHub {
   private subs = new Map<string, Set<Subscriber>>();
   private listener = new PgListener(
-    [EVENTS_CHANNEL, DELTAS_CHANNEL],
+    [EVENTS_CHANNEL, DELTAS_CHANNEL, SESSIONS_CHANNEL],
     (channel, payload) => this.dispatch(channel, payload),
     () => this.wakeAll(),
     (m) => console.warn(`[feed] ${m}`),
@@ -25,12 +30,19 @@ class FeedHub {
 
   async subscribe(ownerId: string, sub: Subscriber): Promise<() => void> {
     await this.listener.start();
-    let set = this.subs.get(ownerId);
-    if (!set) this.subs.set(ownerId, (set = new Set()));
+    const set = this.subs.get(ownerId) ?? new Set<Subscriber>();
+    // Sets iterate in insertion order: the first one is the account's oldest feed.
+    const max = maxFeedsPerAccount();
+    for (const oldest of set) {
+      if (set.size < max) break;
+      set.delete(oldest);
+      oldest.evict();
+    }
     set.add(sub);
+    this.subs.set(ownerId, set);
     return () => {
       set.delete(sub);
-      if (set.size === 0) this.subs.delete(ownerId);
+      if (set.size === 0 && this.subs.get(ownerId) === set) this.subs.delete(ownerId);
     };
   }
 
@@ -44,6 +56,7 @@ class FeedHub {
     const set = msg.o ? this.subs.get(msg.o) : undefined;
     if (!set) return;
     if (channel === EVENTS_CHANNEL) for (const s of set) s.wake();
+    else if (channel === SESSIONS_CHANNEL) for (const s of set) s.recheck();
     else if (channel === DELTAS_CHANNEL) {
       const { runId, conversationId, delta, offset } = msg;
       if (typeof runId !== "string" || typeof delta !== "string" || typeof offset !== "number") return;
@@ -51,6 +64,10 @@ class FeedHub {
     }
   }
 
+  /**
+   * After a LISTEN reconnect: events and session ends may have been missed. A wake
+   * re-reads the log, and every read re-checks the session too.
+   */
   private wakeAll(): void {
     for (const set of this.subs.values()) for (const s of set) s.wake();
   }
@@ -59,10 +76,33 @@ class FeedHub {
 const g = globalThis as unknown as { heraldFeedHub?: FeedHub };
 const hub = () => (g.heraldFeedHub ??= new FeedHub());
 
+/** DESIGN §8: a `:` heartbeat every 15 s; each one also re-checks the feed's session. */
 export const FEED_HEARTBEAT_MS = 15_000;
 const REPLAY_PAGE = 500;
 /** Bytes a slow client may have queued before we drop it; it resumes by cursor. */
 export const FEED_BUFFER_BYTES = Number(process.env.HERALD_FEED_BUFFER_BYTES ?? 1_000_000);
+/**
+ * How long a feed pushed out by the per-account cap waits before its EventSource
+ * reconnects (the SSE `retry:` it is sent last). Without it the oldest tab would
+ * come straight back and push out the next oldest, round and round. A tab the user
+ * returns to after 30 s reconnects at once anyway (lib/client/feed.ts).
+ */
+export const FEED_EVICTED_RETRY_MS = 60_000;
+
+function envInt(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** HERALD_FEED_HEARTBEAT_MS (tests shorten it). */
+export function feedHeartbeatMs(): number {
+  return envInt("HERALD_FEED_HEARTBEAT_MS", FEED_HEARTBEAT_MS);
+}
+
+/** HERALD_MAX_FEEDS_PER_ACCOUNT: open feeds per account in one web process; a new one pushes out the oldest. */
+export function maxFeedsPerAccount(): number {
+  return envInt("HERALD_MAX_FEEDS_PER_ACCOUNT", 20);
+}
 
 function frame(fields: { id?: string; event?: string; data?: string; retry?: number; comment?: string }): string {
   let out = "";
@@ -87,7 +127,44 @@ async function resolveCursor(ownerId: string, after: bigint | null): Promise<{ c
   return { cursor: after, reset: false };
 }
 
-export function openFeed(ownerId: string, after: bigint | null, signal: AbortSignal): ReadableStream<Uint8Array> {
+interface FeedRow {
+  live: boolean;
+  seq: bigint | null;
+  type: string | null;
+  payload: unknown;
+}
+
+/**
+ * The next page of the account's log, read in the same statement (one snapshot) as
+ * the session check: an event committed after the session was deleted is never
+ * returned with `live` still true. Without a session id nothing is checked.
+ */
+function readPage(ownerId: string, sessionId: string | null, cursor: bigint): Promise<FeedRow[]> {
+  return getDb().$queryRaw<FeedRow[]>`
+    SELECT s.live, e.seq, e.type, e.payload
+    FROM (SELECT ${sessionId}::text IS NULL
+            OR EXISTS (SELECT 1 FROM "session" WHERE id = ${sessionId}::text AND "expiresAt" > now()) AS live) s
+    LEFT JOIN LATERAL (
+      SELECT seq, type, payload FROM "event"
+      WHERE s.live AND "ownerId" = ${ownerId} AND seq > ${cursor}
+      ORDER BY seq
+      LIMIT ${REPLAY_PAGE}::int
+    ) e ON true
+    ORDER BY e.seq`;
+}
+
+/**
+ * The account's live feed. With `sessionId` (every browser feed) the stream lives
+ * only as long as that session: it is re-checked at every heartbeat, whenever a
+ * session of the account ends (SESSIONS_CHANNEL), and atomically with every log
+ * read, and the stream closes once it is gone — sign-out, revocation, expiry.
+ */
+export function openFeed(
+  ownerId: string,
+  after: bigint | null,
+  signal: AbortSignal,
+  sessionId?: string,
+): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   let cursor = after ?? 0n;
   let pumping = false;
@@ -97,6 +174,8 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
   let ready = false;
   let unsubscribe: (() => void) | null = null;
   let heartbeat: NodeJS.Timeout | null = null;
+  let checking: Promise<void> | null = null;
+  const heartbeatMs = feedHeartbeatMs();
 
   return new ReadableStream<Uint8Array>(
     {
@@ -117,6 +196,21 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
           controller.enqueue(enc.encode(text));
           if ((controller.desiredSize ?? 0) < -FEED_BUFFER_BYTES) close();
         };
+        // Coalesced: a burst of session-ended notifications costs one lookup.
+        const checkSession = (): Promise<void> => {
+          if (!sessionId || closed) return Promise.resolve();
+          checking ??= liveSessionIds([sessionId])
+            .then((live) => {
+              if (!live.has(sessionId)) close();
+            })
+            .catch((err) => {
+              // Unverifiable is not valid: the client reconnects through the session check.
+              console.error("[feed] session check failed", err);
+              close();
+            })
+            .finally(() => (checking = null));
+          return checking;
+        };
         const pump = async () => {
           if (!ready) return;
           if (pumping) {
@@ -128,18 +222,17 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
             do {
               again = false;
               for (;;) {
-                const rows = await getDb().event.findMany({
-                  where: { ownerId, seq: { gt: cursor } },
-                  orderBy: { seq: "asc" },
-                  take: REPLAY_PAGE,
-                  select: { seq: true, type: true, payload: true },
-                });
+                const rows = await readPage(ownerId, sessionId ?? null, cursor);
+                if (!rows[0]?.live) return close();
+                let sent = 0;
                 for (const r of rows) {
                   if (closed) return;
-                  send(frame({ id: r.seq.toString(), event: r.type, data: JSON.stringify(r.payload) }));
+                  if (r.seq === null) continue;
+                  send(frame({ id: r.seq.toString(), event: r.type!, data: JSON.stringify(r.payload) }));
                   cursor = r.seq;
+                  sent += 1;
                 }
-                if (rows.length < REPLAY_PAGE) break;
+                if (sent < REPLAY_PAGE) break;
               }
             } while (again && !closed);
           } catch (err) {
@@ -157,6 +250,11 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
           const unsub = await hub().subscribe(ownerId, {
             wake: () => void pump(),
             delta: (d) => send(frame({ event: "run.delta", data: JSON.stringify(d) })),
+            recheck: () => void checkSession(),
+            evict: () => {
+              send(frame({ retry: FEED_EVICTED_RETRY_MS, comment: "replaced by a newer feed of this account" }));
+              close();
+            },
           });
           // The client may have gone while we awaited: undo instead of leaking a subscriber or timer.
           if (closed) return unsub();
@@ -168,7 +266,9 @@ export function openFeed(ownerId: string, after: bigint | null, signal: AbortSig
           // the first event still resumes from here instead of "live from now".
           send(frame({ retry: 3000, comment: "herald feed", id: cursor.toString() }));
           if (resolved.reset) send(frame({ id: cursor.toString(), event: "reset", data: "{}" }));
-          heartbeat = setInterval(() => send(frame({ comment: "hb" })), FEED_HEARTBEAT_MS);
+          heartbeat = setInterval(() => {
+            void checkSession().then(() => send(frame({ comment: "hb" })));
+          }, heartbeatMs);
           heartbeat.unref?.();
           ready = true;
           await pump();

@@ -36,7 +36,7 @@ describe("per-account quotas", () => {
     const over = await call(tasksRoute.POST, { user: a, body: startBody(convA) });
     expect(over.status).toBe(429);
     expect(Number(over.res.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(over.json.error.code).toBe("rate_limited");
+    expect(over.json.error.code).toBe("quota_exceeded");
     expect(over.json.error.message).toMatch(/background tasks/);
     expect(await getDb().task.count({ where: { ownerId: a.id } })).toBe(10);
     expect((await call(tasksRoute.POST, { user: b, body: startBody(convB) })).status).toBe(202);

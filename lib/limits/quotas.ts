@@ -33,7 +33,7 @@ export async function assertTaskQuota(tx: Tx, ownerId: string): Promise<void> {
     WHERE "ownerId" = ${ownerId} AND status IN ('submitted','queued','running','updating','input_required')`;
   if (active.n >= l.activeTasks) {
     throw new ApiError(
-      "rate_limited",
+      "quota_exceeded",
       `You already have ${l.activeTasks} background tasks running. Wait for one to finish or cancel one, then try again.`,
       undefined,
       30,
@@ -67,7 +67,7 @@ export async function assertMessageQuota(tx: Tx, ownerId: string): Promise<void>
     WHERE "ownerId" = ${ownerId} AND kind = 'chat' AND status IN ('queued','running')`;
   if (turns.n >= l.queuedTurns) {
     throw new ApiError(
-      "rate_limited",
+      "quota_exceeded",
       `${l.queuedTurns} of your messages are still waiting for an answer. Wait for them, then try again.`,
       undefined,
       10,

@@ -1,43 +1,91 @@
 import { getDb } from "@/lib/db/client";
 import { HEARTBEAT_STALE_MS } from "@/lib/workers/heartbeat";
+import { singleFlight } from "./cache";
 
 /**
  * Operator metrics in Prometheus text format, computed from the database (the
  * only shared state), so any web process answers for the whole deployment.
  * Aggregates only: no ids, titles or account data.
+ *
+ * Metric names and labels are scraped by dashboards outside this repo: add new
+ * ones, never rename or drop one.
  */
-interface Row {
-  [k: string]: number | bigint | string | null;
+
+/** Scrapes within this long after a collection reuse its text (see `singleFlight`). */
+export const METRICS_CACHE_MS = 5_000;
+
+interface Figures {
+  runs: { kind: string; status: string; n: number }[];
+  tasks: { status: string; n: number }[];
+  notifications: { status: string; n: number }[];
+  run_wait_p50: number | null;
+  run_wait_p99: number | null;
+  task_start_p50: number | null;
+  task_start_p99: number | null;
+  workers_alive: number;
+  leased_runs: number;
+  leased_tasks: number;
+}
+
+/**
+ * Every figure in one statement:
+ * - active runs (and their leases) come from the partial index `run_due_idx`
+ *   (status IN ('queued','running')), never from finished history;
+ * - the run queue wait is a 15-minute window on "createdAt"; nothing indexes
+ *   that column alone, so Postgres 18 skip-scans (ownerId, createdAt) and older
+ *   servers scan the table;
+ * - task and notification counts cover every task ever started, so the task
+ *   table is read exactly once, grouped by (status, notificationStatus), and the
+ *   lease count and the last hour's start delays ride along in that same pass;
+ * - live workers come from the small heartbeat table.
+ */
+async function queryFigures(): Promise<Figures> {
+  const stale = HEARTBEAT_STALE_MS / 1000;
+  const [row] = await getDb().$queryRaw<Figures[]>`
+    WITH active_runs AS (
+      SELECT kind, status, count(*)::int AS n,
+             count(*) FILTER (WHERE status = 'running' AND "leaseExpiresAt" > now())::int AS leased
+      FROM "run" WHERE status IN ('queued', 'running')
+      GROUP BY kind, status
+    ), run_waits AS (
+      SELECT extract(epoch FROM ("startedAt" - "createdAt"))::float8 AS s
+      FROM "run" WHERE "startedAt" IS NOT NULL AND "createdAt" > now() - interval '15 minutes'
+    ), task_groups AS (
+      SELECT status, "notificationStatus" AS notification, count(*)::int AS n,
+             count(*) FILTER (WHERE "leaseExpiresAt" > now())::int AS leased,
+             array_agg(extract(epoch FROM ("startedAt" - "createdAt"))::float8)
+               FILTER (WHERE "startedAt" IS NOT NULL AND "createdAt" > now() - interval '1 hour') AS delays
+      FROM "task"
+      GROUP BY status, "notificationStatus"
+    )
+    SELECT
+      (SELECT coalesce(json_agg(json_build_object('kind', kind, 'status', status, 'n', n) ORDER BY kind, status), '[]'::json)
+         FROM active_runs) AS runs,
+      (SELECT coalesce(json_agg(json_build_object('status', status, 'n', n) ORDER BY status), '[]'::json)
+         FROM (SELECT status, sum(n)::int AS n FROM task_groups GROUP BY status) t) AS tasks,
+      (SELECT coalesce(json_agg(json_build_object('status', notification, 'n', n) ORDER BY notification), '[]'::json)
+         FROM (SELECT notification, sum(n)::int AS n FROM task_groups GROUP BY notification) t) AS notifications,
+      rw.p50 AS run_wait_p50, rw.p99 AS run_wait_p99,
+      ts.p50 AS task_start_p50, ts.p99 AS task_start_p99,
+      (SELECT count(*)::int FROM "worker_heartbeat"
+         WHERE "stoppedAt" IS NULL AND "lastBeatAt" > now() - make_interval(secs => ${stale})) AS workers_alive,
+      (SELECT coalesce(sum(leased), 0)::int FROM active_runs) AS leased_runs,
+      (SELECT coalesce(sum(leased), 0)::int FROM task_groups) AS leased_tasks
+    FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50,
+                 percentile_cont(0.99) WITHIN GROUP (ORDER BY s) AS p99
+            FROM run_waits) rw,
+         (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50,
+                 percentile_cont(0.99) WITHIN GROUP (ORDER BY s) AS p99
+            FROM task_groups, unnest(delays) AS s) ts`;
+  return row;
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
-export async function collectMetrics(): Promise<string> {
-  const db = getDb();
-  const stale = HEARTBEAT_STALE_MS / 1000;
-  const [runs, waits, tasks, starts, notify, workers, leased] = await Promise.all([
-    db.$queryRaw<Row[]>`SELECT kind, status, count(*)::int AS n FROM "run" WHERE status IN ('queued', 'running') GROUP BY kind, status`,
-    db.$queryRaw<Row[]>`
-      SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM ("startedAt" - "createdAt"))) AS p50,
-             percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM ("startedAt" - "createdAt"))) AS p99,
-             count(*)::int AS n
-      FROM "run" WHERE "startedAt" IS NOT NULL AND "createdAt" > now() - interval '15 minutes'`,
-    db.$queryRaw<Row[]>`SELECT status, count(*)::int AS n FROM "task" GROUP BY status`,
-    db.$queryRaw<Row[]>`
-      SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM ("startedAt" - "createdAt"))) AS p50,
-             percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM ("startedAt" - "createdAt"))) AS p99
-      FROM "task" WHERE "startedAt" IS NOT NULL AND "createdAt" > now() - interval '1 hour'`,
-    db.$queryRaw<Row[]>`SELECT "notificationStatus" AS status, count(*)::int AS n FROM "task" GROUP BY "notificationStatus"`,
-    db.$queryRaw<Row[]>`
-      SELECT count(*)::int AS alive, coalesce(sum(jsonb_array_length(loops)), 0)::int AS loops
-      FROM "worker_heartbeat" WHERE "stoppedAt" IS NULL AND "lastBeatAt" > now() - make_interval(secs => ${stale})`,
-    db.$queryRaw<Row[]>`
-      SELECT (SELECT count(*) FROM "run" WHERE status = 'running' AND "leaseExpiresAt" > now())::int AS runs,
-             (SELECT count(*) FROM "task" WHERE "leaseExpiresAt" > now())::int AS tasks`,
-  ]);
+function render(f: Figures): string {
   const concurrency = Number(process.env.HERALD_WORKER_CONCURRENCY ?? 4);
-  const alive = num(workers[0]?.alive);
-  const busy = num(leased[0]?.runs) + num(leased[0]?.tasks);
+  const alive = num(f.workers_alive);
+  const busy = num(f.leased_runs) + num(f.leased_tasks);
   const out: string[] = [];
   const metric = (name: string, type: string, help: string, samples: [Record<string, string>, number][]) => {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -47,19 +95,20 @@ export async function collectMetrics(): Promise<string> {
     }
   };
   metric("herald_runs", "gauge", "Agent runs waiting or in progress (queue depth and concurrent runs).",
-    runs.map((r) => [{ kind: String(r.kind), status: String(r.status) }, num(r.n)]));
+    f.runs.map((r) => [{ kind: String(r.kind), status: String(r.status) }, num(r.n)]));
   metric("herald_run_queue_wait_seconds", "gauge", "Time from a run being queued to a worker claiming it, last 15 minutes.", [
-    [{ quantile: "0.5" }, num(waits[0]?.p50)],
-    [{ quantile: "0.99" }, num(waits[0]?.p99)],
+    [{ quantile: "0.5" }, num(f.run_wait_p50)],
+    [{ quantile: "0.99" }, num(f.run_wait_p99)],
   ]);
-  metric("herald_tasks", "gauge", "Background tasks by status.", tasks.map((r) => [{ status: String(r.status) }, num(r.n)]));
+  metric("herald_tasks", "gauge", "Background tasks by status.", f.tasks.map((r) => [{ status: String(r.status) }, num(r.n)]));
   metric("herald_task_start_delay_seconds", "gauge", "Time from a task being started to its first execution, last hour.", [
-    [{ quantile: "0.5" }, num(starts[0]?.p50)],
-    [{ quantile: "0.99" }, num(starts[0]?.p99)],
+    [{ quantile: "0.5" }, num(f.task_start_p50)],
+    [{ quantile: "0.99" }, num(f.task_start_p99)],
   ]);
-  metric("herald_notifications", "gauge", "Task notification outbox rows by status.", notify.map((r) => [{ status: String(r.status) }, num(r.n)]));
+  metric("herald_notifications", "gauge", "Task notification outbox rows by status.",
+    f.notifications.map((r) => [{ status: String(r.status) }, num(r.n)]));
   metric("herald_notification_dead_letters", "gauge", "Notifications that stopped after their retry budget or a deleted conversation.", [
-    [{}, num(notify.find((r) => r.status === "dead_letter")?.n)],
+    [{}, num(f.notifications.find((r) => r.status === "dead_letter")?.n)],
   ]);
   metric("herald_workers_alive", "gauge", "Workers with a fresh heartbeat.", [[{}, alive]]);
   metric("herald_worker_utilisation", "gauge", "Leased runs and task steps over the run and task capacity of live workers.", [
@@ -67,3 +116,15 @@ export async function collectMetrics(): Promise<string> {
   ]);
   return `${out.join("\n")}\n`;
 }
+
+/** One uncached collection: one SQL statement. */
+export async function collectMetrics(): Promise<string> {
+  return render(await queryFigures());
+}
+
+/**
+ * What `/api/metrics` serves: scrapes arriving together share one collection,
+ * and its text is reused for METRICS_CACHE_MS, so scrape rate never becomes
+ * query rate on the shared pool.
+ */
+export const scrapeMetrics = singleFlight(collectMetrics, METRICS_CACHE_MS);

@@ -1,17 +1,11 @@
 import { json } from "@/lib/api/route";
-import { getDb } from "@/lib/db/client";
-import { liveWorkers } from "@/lib/workers/heartbeat";
+import { checkHealth } from "@/lib/metrics/health";
 
 export const dynamic = "force-dynamic";
 
 // Public on purpose: load balancers and `npm start` probe it without a session.
+// 200 while the database answers (workers may still be starting), else 503.
 export async function GET(): Promise<Response> {
-  try {
-    await getDb().$queryRaw`SELECT 1`;
-    const workers = await liveWorkers();
-    return json({ db: "ok", workers });
-  } catch (err) {
-    console.error("[health] database check failed", err);
-    return json({ db: "down", workers: { alive: 0, lastBeatAt: null } }, 503);
-  }
+  const health = await checkHealth();
+  return json(health, health.db === "ok" ? 200 : 503);
 }

@@ -1,17 +1,34 @@
-import { collectMetrics } from "@/lib/metrics/collect";
-import { errorResponse } from "@/lib/api/route";
+import { scrapeMetrics } from "@/lib/metrics/collect";
+import { scrapeAccess } from "@/lib/metrics/token";
+import { errorResponse, json } from "@/lib/api/route";
 import { ApiError } from "@/lib/api/errors";
 
 export const dynamic = "force-dynamic";
 
-// Aggregates only, so open by default like /api/health; HERALD_METRICS_TOKEN
-// restricts it to scrapers that send it as a bearer token.
+// Off unless HERALD_METRICS_TOKEN is set, then only for scrapers that send it as
+// a bearer token. Not behind route(): scrapers have no session.
 export async function GET(req: Request): Promise<Response> {
-  const token = process.env.HERALD_METRICS_TOKEN;
-  if (token && req.headers.get("authorization") !== `Bearer ${token}`) {
-    return errorResponse(new ApiError("unauthorized", "Send the metrics token as a bearer token"));
+  const access = scrapeAccess(req.headers.get("authorization"));
+  if (access === "off") {
+    return errorResponse(
+      new ApiError("not_found", "Metrics are off; set HERALD_METRICS_TOKEN and scrape with Authorization: Bearer <token>"),
+    );
   }
-  return new Response(await collectMetrics(), {
+  if (access === "denied") {
+    return json(
+      { error: { code: "unauthorized", message: "Send the metrics token as a bearer token" } },
+      401,
+      { "www-authenticate": 'Bearer realm="metrics"' },
+    );
+  }
+  let text: string;
+  try {
+    text = await scrapeMetrics();
+  } catch (err) {
+    console.error("[metrics] collection failed", err);
+    return errorResponse(new ApiError("unavailable", "Metrics are unavailable right now; try again shortly"));
+  }
+  return new Response(text, {
     headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" },
   });
 }

@@ -1,5 +1,5 @@
 import { route, json } from "@/lib/api/route";
-import { listTasksQuery, startTaskBody } from "@/lib/api/schemas";
+import { isId, listTasksQuery, startTaskBody } from "@/lib/api/schemas";
 import { listTasks } from "@/lib/tasks/queries";
 import { startTask } from "@/lib/tasks/start-task";
 import { findConversation } from "@/lib/chat/queries";
@@ -8,7 +8,10 @@ import { notFound } from "@/lib/api/errors";
 export const dynamic = "force-dynamic";
 
 export const GET = route({ query: listTasksQuery }, async ({ user, query }) => {
-  if (query.conversationId && !(await findConversation(user.id, query.conversationId))) throw notFound("Conversation");
+  if (query.conversationId) {
+    // Not an id → no such conversation, without asking the database.
+    if (!isId(query.conversationId) || !(await findConversation(user.id, query.conversationId))) throw notFound("Conversation");
+  }
   return { tasks: await listTasks(user.id, query) };
 });
 

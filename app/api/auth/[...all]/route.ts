@@ -1,7 +1,6 @@
-import { toNextJsHandler } from "better-auth/next-js";
-import { getAuth } from "@/lib/auth/auth";
+import { handleAuthRequest } from "@/lib/auth/handler";
 
 export const dynamic = "force-dynamic";
 
-export const GET = (req: Request) => toNextJsHandler(getAuth()).GET(req);
-export const POST = (req: Request) => toNextJsHandler(getAuth()).POST(req);
+export const GET = (req: Request) => handleAuthRequest(req);
+export const POST = (req: Request) => handleAuthRequest(req);

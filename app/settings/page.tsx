@@ -1,0 +1,14 @@
+import { redirect } from "next/navigation";
+import { AppShell } from "@/components/app-shell";
+import { SettingsView } from "@/components/settings-view";
+import { getSessionUser } from "@/lib/auth/session";
+
+export default async function SettingsPage() {
+  const user = await getSessionUser();
+  if (!user) redirect("/sign-in");
+  return (
+    <AppShell user={{ name: user.name }} page="settings">
+      <SettingsView />
+    </AppShell>
+  );
+}

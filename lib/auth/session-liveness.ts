@@ -1,0 +1,24 @@
+// Whether sessions still exist, for things that outlive the request that
+// authenticated them (the SSE feed). Kept apart from auth.ts so readers do not
+// pull in better-auth.
+
+import { getDb } from "@/lib/db/client";
+
+/**
+ * NOTIFY channel: "a session of account o ended" (sign-out, revocation, expiry
+ * clean-up), payload {"o": userId}. Feeds of that account re-check at once instead
+ * of waiting for their next heartbeat.
+ */
+export const SESSIONS_CHANNEL = "herald_sessions";
+
+/** The ids among `ids` whose session row exists and has not expired (one primary-key lookup). */
+export async function liveSessionIds(ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await getDb().$queryRaw<{ id: string }[]>`
+    SELECT id FROM "session" WHERE id = ANY(${[...ids]}::text[]) AND "expiresAt" > now()`;
+  return new Set(rows.map((r) => r.id));
+}
+
+export async function notifySessionEnded(userId: string): Promise<void> {
+  await getDb().$executeRaw`SELECT pg_notify(${SESSIONS_CHANNEL}, ${JSON.stringify({ o: userId })})`;
+}

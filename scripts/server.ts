@@ -1,0 +1,109 @@
+// The web process (started by scripts/start.ts; `--dev` for `npm run dev`): Next.js
+// behind a plain Node HTTP server. App Router handlers never see the socket and
+// Next trusts a client's own X-Forwarded-For, so this is where the client address
+// is decided (lib/auth/client-ip.ts): from the socket, or through the proxies
+// listed in HERALD_TRUSTED_PROXIES. Listens on HOST (default 127.0.0.1) and PORT.
+//
+// SIGTERM/SIGINT: stop accepting, end the SSE feeds at once (they never finish on
+// their own; browsers resume them by cursor), give other requests a grace period.
+
+import http from "node:http";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { applyClientAddress, parseTrustedProxies } from "../lib/auth/client-ip";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const DEV = process.argv.includes("--dev");
+const HOST = process.env.HOST || "127.0.0.1";
+const PORT = Number(process.env.PORT ?? 3000);
+// Below start.ts's grace for its children, so we exit on our own terms.
+const SHUTDOWN_GRACE_MS = 10_000;
+const FEED_PATH = "/api/events";
+
+const say = (s: string) => console.log(`[web] ${s}`);
+
+function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    void p.then(() => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  if (!Number.isInteger(PORT) || PORT <= 0 || PORT > 65535) throw new Error(`invalid PORT: ${process.env.PORT}`);
+  const trusted = parseTrustedProxies(process.env.HERALD_TRUSTED_PROXIES);
+  if (trusted) say(`trusting X-Forwarded-For from ${process.env.HERALD_TRUSTED_PROXIES}`);
+
+  // `next start`/`next dev` set it; React and Next choose their builds by it when loaded.
+  (process.env as Record<string, string | undefined>).NODE_ENV ??= DEV ? "development" : "production";
+  const { default: next } = await import("next");
+
+  const server = http.createServer();
+  // Upgraded sockets (the dev HMR websocket) are no longer the HTTP server's to
+  // close, but server.close() still waits for them: we end them ourselves.
+  const upgraded = new Set<Duplex>();
+  // Registered before Next attaches its own upgrade listener on the first request,
+  // so that one sees the cleaned headers too.
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex) => {
+    applyClientAddress(req, trusted);
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
+  });
+
+  const app = next({ dev: DEV, dir: ROOT, hostname: HOST, port: PORT, httpServer: server });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+
+  const feeds = new Set<http.ServerResponse>();
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    applyClientAddress(req, trusted);
+    if (req.url?.split("?")[0] === FEED_PATH) {
+      feeds.add(res);
+      res.once("close", () => feeds.delete(res));
+    }
+    handle(req, res).catch((err: unknown) => {
+      console.error(`[web] ${req.method} ${req.url} failed`, err);
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.end("Internal Server Error");
+      } else res.destroy();
+    });
+  });
+
+  let stopping = false;
+  const stop = async (sig: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    for (const res of feeds) res.destroy();
+    for (const socket of upgraded) socket.destroy();
+    // Like `next dev`: nothing in flight in development is worth waiting for.
+    if (DEV) server.closeAllConnections();
+    if (!(await settlesWithin(closed, SHUTDOWN_GRACE_MS))) {
+      say(`requests still open after ${SHUTDOWN_GRACE_MS / 1000} s: closing them`);
+      server.closeAllConnections();
+    }
+    await settlesWithin(app.close(), 5_000);
+    process.exit(sig === "SIGINT" ? 130 : 0);
+  };
+  for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => void stop(sig));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(PORT, HOST, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  say(`listening on http://${HOST.includes(":") ? `[${HOST}]` : HOST}:${PORT}${DEV ? " (dev)" : ""}`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+/**
+ * Messages built to make text patterns backtrack: every entry is as long as a
+ * chat message may be (MAX_MESSAGE_CHARS). Shared by the adversarial tests of
+ * the phrase parser and the offline brain, and by `bench/text.ts`.
+ *
+ * Each family repeats the tokens that some pattern's quantifiers can split in
+ * many ways ("in in in", runs of digits or spaces, "and a half and a half",
+ * Chinese numerals…), with and without the command prefix that lets an
+ * anchored intent pattern reach them, and with a tail that makes the final
+ * match fail, which is what forces the engine to try every split.
+ */
+import { MAX_MESSAGE_CHARS } from "@/lib/api/schemas";
+
+export interface AdversarialInput {
+  name: string;
+  text: string;
+}
+
+/** `unit` repeated to `max` characters (cut to fit), between `head` and `tail`. */
+export function fill(unit: string, max = MAX_MESSAGE_CHARS, head = "", tail = ""): string {
+  const room = Math.max(0, max - head.length - tail.length);
+  return head + unit.repeat(Math.ceil(room / unit.length)).slice(0, room) + tail;
+}
+
+const SPACES = " ";
+const FAMILIES: [string, string, string?][] = [
+  // [name, repeated unit, tail]
+  ["in-in", "in ", "x"],
+  ["within-1", "within 1 ", "x"],
+  ["in-1", "in 1 ", "x"],
+  ["in-spaces", `in${SPACES.repeat(40)}`, "x"],
+  ["digits", "1", " x"],
+  ["digits-dots", "1.", "x"],
+  ["digits-spaced", "1 ", "x"],
+  ["spaces", SPACES, "x"],
+  ["newlines", "\n", "x"],
+  ["and-a-half", "and a half ", "x"],
+  ["1-and-a-half", "1 and a half ", "x"],
+  ["a-couple-of", "a couple of ", "x"],
+  ["the-next", "the next ", "x"],
+  ["from-now", "minutes from now ", "x"],
+  ["1-minute", "1 minute ", "x"],
+  ["in-10-minutes", "tell me in 10 minutes, ", "x"],
+  ["within-10-minutes", "within 10 minutes and in 5 minutes ", "x"],
+  ["even-if", "even if ", "x"],
+  ["whatever-you", `whatever you${SPACES.repeat(30)}`, "x"],
+  ["tell-me", "tell me ", "x"],
+  ["tell-me-spaces", `tell me${SPACES.repeat(30)}`, "x"],
+  ["and-tell-me", ", and please tell me the results ", "x"],
+  ["punct", "!", "x"],
+  ["tilde", "~", "x"],
+  ["comma-space", ", ", "x"],
+  ["zh-numerals", "一二三四五六七八九十百", "x"],
+  ["zh-ten", "十", "x"],
+  ["zh-digits-spaces", `1${SPACES.repeat(20)}`, "x"],
+  ["zh-minutes", "十分钟", "x"],
+  ["zh-minutes-spaces", `十${SPACES.repeat(10)}个${SPACES.repeat(10)}`, "x"],
+  ["zh-half", "半 个 ", "x"],
+  ["zh-after", `十分钟后${SPACES.repeat(10)}，${SPACES.repeat(10)}`, "x"],
+  ["zh-within", "在 十 分钟 内 ", "x"],
+  ["zh-unfinished", `做不完${SPACES.repeat(20)}`, "x"],
+  ["zh-commas", "，", "x"],
+  ["zh-particles", "的了吧", "x"],
+  ["zh-list", "列出", "x"],
+  ["zh-stop", "停", "x"],
+  ["mixed", "in 1 一 十 and a half 分钟 even if tell me ， ", "x"],
+];
+
+/** Command openings that let the anchored intent rules of the offline brain run on the rest. */
+const PREFIXES = ["", "research ", "stop ", "is ", "how is ", "add x to ", "also cover ", "check ", "what's the status of ", "研究", "把", "列出"];
+
+/** The corpus: every family bare, and behind each command prefix. */
+export function adversarialCorpus(max = MAX_MESSAGE_CHARS): AdversarialInput[] {
+  const out: AdversarialInput[] = [];
+  for (const [name, unit, tail = ""] of FAMILIES) {
+    for (const head of PREFIXES) out.push({ name: head ? `${head.trim()}+${name}` : name, text: fill(unit, max, head, tail) });
+  }
+  return out;
+}
+
+/** A typical message, for throughput. */
+export const TYPICAL_MESSAGE = "Please research the EU battery supply chain, focusing on cobalt and lithium, and tell me in 10 minutes even if it isn't done.";
