@@ -3,6 +3,7 @@
 //   - due-notice lateness: notice.createdAt − task.dueAt (both database clock)
 //   - event → feed latency: commit of an event → its frame read from /api/events' stream
 //   - chat run throughput and queue wait with 2 workers
+//   - text patterns (delivery phrases, offline brain) on adversarial max-length messages (bench/text.ts)
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -28,6 +29,7 @@ async function main() {
   const { postMessage } = await import("../lib/chat/post-message");
   const { signUp, createConversationFor, startWorkerProcess, stopWorkers, waitFor } = await import("../tests/helpers");
   const results: Record<string, unknown> = { at: new Date().toISOString(), node: process.version };
+  let textSummary = "";
   const workers = [startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }), startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" })];
   try {
     const user = await signUp("Bench");
@@ -114,6 +116,12 @@ async function main() {
     const waits = await getDb().$queryRaw<{ ms: number }[]>`
       SELECT (extract(epoch FROM ("startedAt" - "createdAt")) * 1000)::float8 AS ms FROM "run" WHERE id = ANY(${runIds})`;
     results.chatRuns = { n: M, seconds: Number(secs.toFixed(2)), runsPerSecond: Number((M / secs).toFixed(1)), queueWaitMs: summary(waits.map((w) => w.ms)) };
+
+    // 4. Text patterns: CPU only, the worst messages a user can post.
+    const { textBench, formatTextBench } = await import("./text");
+    const text = textBench();
+    results.textPatterns = text;
+    textSummary = formatTextBench(text);
   } finally {
     await stopWorkers(...workers);
     await closeDb();
@@ -126,6 +134,7 @@ async function main() {
   console.log(JSON.stringify(results, null, 2));
   const due = results.dueNoticeLatenessMs as { p99: number };
   console.log(`\ndue-notice lateness p99 ${due.p99.toFixed(1)} ms (target < 200 ms: ${due.p99 < 200 ? "met" : "MISSED"})`);
+  console.log(textSummary);
   console.log(`written ${path.relative(process.cwd(), file)}`);
   process.exit(0);
 }

@@ -25,7 +25,7 @@ const HOST = process.env.HOST || "127.0.0.1";
 const CHILD_GRACE_MS = 20_000;
 const KILL_WAIT_MS = 5_000;
 // Inputs of `next build`; test files never end up in the bundle.
-const BUILD_INPUTS = ["app", "components", "lib", "public", "package-lock.json", "next.config.ts", "postcss.config.mjs", "tsconfig.json"];
+const BUILD_INPUTS = ["app", "components", "lib", "public", "package-lock.json", "next.config.ts", "proxy.ts", "postcss.config.mjs", "tsconfig.json"];
 const NOT_BUILD_INPUT = /\.(int\.)?test\.[cm]?[jt]sx?$/;
 
 const say = (s: string) => console.log(`[herald] ${s}`);

@@ -52,6 +52,10 @@ const FAMILIES: [string, string, string?][] = [
   ["comma-space", ", ", "x"],
   ["zh-numerals", "一二三四五六七八九十百", "x"],
   ["zh-ten", "十", "x"],
+  // A unit elsewhere in the text, so no shortcut skips the Chinese patterns.
+  ["zh-numerals-unit", "一二三四五六七八九十百", "x 分钟"],
+  ["zh-ten-unit", "十", "x分钟"],
+  ["zh-digits-unit", "1", "x 秒"],
   ["zh-digits-spaces", `1${SPACES.repeat(20)}`, "x"],
   ["zh-minutes", "十分钟", "x"],
   ["zh-minutes-spaces", `十${SPACES.repeat(10)}个${SPACES.repeat(10)}`, "x"],

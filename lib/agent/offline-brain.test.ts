@@ -4,6 +4,7 @@ import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
 import {
   chatReply,
+  cleanTarget,
   detectIntent,
   lastUserText,
   notificationNarration,
@@ -13,6 +14,7 @@ import {
   taskTitleFrom,
 } from "./offline-brain";
 import { TOOLS } from "./tool-names";
+import { adversarialCorpus, fill } from "@/tests/adversarial-text";
 import { createOfflineModel } from "./offline-model";
 import { createFrame, frameUntrusted } from "./frame";
 
@@ -416,5 +418,41 @@ describe("through the AI SDK", () => {
     expect(calls).toEqual([{ task: "battery" }]);
     expect(result.steps).toHaveLength(2);
     expect(result.text).toBe(`Stopping "EU battery supply chain"; anything already published stays available.`);
+  });
+});
+
+describe("adversarial inputs", () => {
+  // The worker runs these on whole messages; before they were made linear,
+  // inputs like "is" + 16,000 spaces took minutes. Generous bound, not a timing test.
+  const BOUND_MS = 500;
+
+  it.each([
+    ["planOfflineTurn", (text: string) => planOfflineTurn([user(text)], ALL_TOOLS)],
+    ["taskTitleFrom", taskTitleFrom],
+    ["cleanTarget", cleanTarget],
+  ] as const)("%s handles every max-length input in linear time", (_name, f) => {
+    const slow: string[] = [];
+    for (const { name, text } of adversarialCorpus()) {
+      const t0 = performance.now();
+      f(text);
+      const ms = performance.now() - t0;
+      if (ms > BOUND_MS) slow.push(`${name}: ${ms.toFixed(0)} ms`);
+    }
+    expect(slow).toEqual([]);
+  });
+
+  it("reads the same intents out of max-length messages", () => {
+    const filler = fill("in in to to ", 15_000);
+    expect(detectIntent(`add cobalt prices to ${filler} the battery research`)).toEqual({
+      toolName: TOOLS.update,
+      input: { task: `${filler} the battery`.trim(), message: "cobalt prices" },
+    });
+    expect(detectIntent(`is ${" ".repeat(15_000)}the battery report done?`)).toEqual({ toolName: TOOLS.check, input: { task: "battery" } });
+    expect(detectIntent(`research heat pumps${" ".repeat(15_000)}and tell me in 10 minutes`)).toEqual({
+      toolName: TOOLS.start,
+      input: { title: "Heat Pumps", prompt: `research heat pumps${" ".repeat(15_000)}and tell me in 10 minutes` },
+    });
+    expect(detectIntent(`列出${"的".repeat(15_000)}任务`)?.toolName).toBe(TOOLS.list);
+    expect(detectIntent(`列出${"的".repeat(15_000)}\n任务`)).toBeNull();
   });
 });

@@ -103,8 +103,10 @@ function lead(text: string): string {
 // a pattern that could start at every character of a run (spaces, stops,
 // particles) may start only where the run starts, `\s*` never sits next to a
 // lazy group that can take the same spaces, and a `\s+` before `(.+)$` takes
-// its whole run. None of this changes what matches; tests/adversarial-text.ts
-// holds the inputs that would otherwise take seconds.
+// its whole run. None of this changes what matches, except that a verb and its
+// keyword with only spaces between ("how is   going", "add   to the research")
+// no longer read as a request about a task named " ". tests/adversarial-text.ts
+// holds the inputs that took seconds to minutes before.
 const TRAILING_PUNCT = /(?<![\s.,;:!?。，；：！？~…])[\s.,;:!?。，；：！？~…]+$/;
 
 const EN_SMALL = new Set(["a", "an", "and", "as", "at", "but", "by", "for", "in", "of", "on", "or", "the", "to", "vs", "via", "with", "from", "into"]);
@@ -211,8 +213,8 @@ function detectList(text: string): Intent | null {
 function detectCheck(text: string): Intent | null {
   const t = lead(text).replace(TRAILING_PUNCT, "");
   const en: RegExp[] = [
-    /^(?:is|are|has|have)\s+(.*?)(?:(?<!\s)\s+)?\b(?:done|ready|finished|complete|completed|over|there\s+yet|back|through)\b/i,
-    /^(?:did|does|has)\s+(.*?)(?:(?<!\s)\s+)?\b(?:finish|finished|complete|completed|end|succeed|fail|failed)\b/i,
+    /^(?:is|are|has|have)\s+(?!\s)(.*?)(?:(?<!\s)\s+)?\b(?:done|ready|finished|complete|completed|over|there\s+yet|back|through)\b/i,
+    /^(?:did|does|has)\s+(?!\s)(.*?)(?:(?<!\s)\s+)?\b(?:finish|finished|complete|completed|end|succeed|fail|failed)\b/i,
     /^(?:what(?:'s|’s|\s+is)\s+)?(?:the\s+)?(?:status|progress|state)\s+(?:of|on|for|with)\s+(?!\s)(.+)$/i,
     /^how(?:'s|’s|\s+is|\s+are)\s+(?!\s)(.+?)(?<!\s)\s+(?:going|doing|coming\s+along|progressing|looking|getting\s+on)\b/i,
     /^how\s+far\s+(?:along\s+)?is\s+(?!\s)(.+)$/i,
@@ -239,16 +241,82 @@ function detectCheck(text: string): Intent | null {
   return null;
 }
 
+const ADD_HEAD = /^(?:please\s+)?(?:also\s+)?(?:add|include)\s+/i;
+const ADD_TO = /\s+(?:to|in|into)\s+/iy;
+const ADD_ARTICLE = /(?:the|my|that|this|our)\s+/iy;
+const TASK_NOUN = /\b(?:research|report|task|analysis|study|investigation)\b/gi;
+const LINE_BREAK = /[\n\r\u2028\u2029]/g;
+const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
+
+/** Index of the first element of the ascending `xs` that is ≥ `x` (xs.length when none). */
+function firstAtOrAfter(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * "add cobalt prices to the battery research" → what to add and which task:
+ * what `^(?:please\s+)?(?:also\s+)?(?:add|include)\s+(.+?)\s+(?:to|in|into)\s+
+ * (?:the\s+|my\s+|that\s+|this\s+|our\s+)?(.*?)\s*\b(?:research|report|task|
+ * analysis|study|investigation)\b` (flag i) finds. As a pattern it searched the
+ * rest of the line again after every "to"/"in" (quadratic); here each candidate
+ * split is checked against indexes of the task nouns and line breaks.
+ */
+function addToTask(t: string): { message: string; target: string } | null {
+  const head = ADD_HEAD.exec(t);
+  if (!head) return null;
+  const nouns: number[] = [];
+  /** Where the spaces before each noun start: the task name ends there. */
+  const nameEnds: number[] = [];
+  for (const m of t.matchAll(TASK_NOUN)) {
+    let j = m.index!;
+    while (j > 0 && isSpace(t[j - 1])) j--;
+    nouns.push(m.index!);
+    nameEnds.push(j);
+  }
+  if (nouns.length === 0) return null;
+  const breaks = Array.from(t.matchAll(LINE_BREAK), (m) => m.index!);
+  const lineEnd = (i: number) => breaks[firstAtOrAfter(breaks, i)] ?? t.length;
+  // The name runs from q to the next noun (less the spaces before it), on one line.
+  const nameEnd = (q: number) => {
+    const k = firstAtOrAfter(nouns, q);
+    if (k === nouns.length) return -1;
+    const end = Math.max(q, nameEnds[k]);
+    return end <= lineEnd(q) ? end : -1;
+  };
+  const from = head[0].length;
+  // What to add is one line, and ends where a run of spaces before "to"/"in"/"into" starts.
+  for (let e = from + 1, last = Math.min(lineEnd(from), t.length - 1); e <= last; e++) {
+    if (!isSpace(t[e]) || isSpace(t[e - 1])) continue;
+    ADD_TO.lastIndex = e;
+    if (!ADD_TO.test(t)) continue;
+    const bare = ADD_TO.lastIndex;
+    ADD_ARTICLE.lastIndex = bare;
+    for (const q of ADD_ARTICLE.test(t) ? [ADD_ARTICLE.lastIndex, bare] : [bare]) {
+      const end = nameEnd(q);
+      if (end >= 0) return { message: t.slice(from, e), target: t.slice(q, end) };
+    }
+  }
+  return null;
+}
+
 function detectUpdate(text: string): Intent | null {
   const t = lead(text).replace(TRAILING_PUNCT, "");
-  const addTo = /^(?:please\s+)?(?:also\s+)?(?:add|include)\s+(.+?)\s+(?:to|in|into)\s+(?:the\s+|my\s+|that\s+|this\s+|our\s+)?(.*?)\s*\b(?:research|report|task|analysis|study|investigation)\b/i.exec(t);
-  if (addTo) return { toolName: TOOLS.update, input: { ...withTask(cleanTarget(addTo[2])), message: addTo[1].trim() } };
-  const also = /^(?:please\s+)?(?:and\s+)?also\s+(?:please\s+)?(cover|include|add|consider|mention|address|look\s+(?:at|into)|research|analy[sz]e|investigate|compare|check|explore|focus\s+on)\s+(.+)$/i.exec(t);
+  const addTo = addToTask(t);
+  if (addTo) return { toolName: TOOLS.update, input: { ...withTask(cleanTarget(addTo.target)), message: addTo.message.trim() } };
+  const also = /^(?:please\s+)?(?:and\s+)?also\s+(?:please\s+)?(cover|include|add|consider|mention|address|look\s+(?:at|into)|research|analy[sz]e|investigate|compare|check|explore|focus\s+on)\s+(?!\s)(.+)$/i.exec(t);
   if (also) {
     const objectOnly = /^(?:cover|include|add|consider|mention|address|look)/i.test(also[1]);
     return { toolName: TOOLS.update, input: { message: objectOnly ? also[2].trim() : `${also[1]} ${also[2]}`.trim() } };
   }
-  const plain = /^(?:include|cover|make\s+sure\s+(?:to|you)\s+(?:cover|include|mention|look\s+at)|don'?t\s+forget\s+(?:to\s+(?:cover|include|mention)\s+|about\s+)?|tell\s+the\s+(?:research|task)\s+to)\s+(.+)$/i.exec(t);
+  // "don't forget" then two spaces, as `forget\s+(?:…\s+)?\s+` always asked, without splitting a run of them every way.
+  const plain = /^(?:include|cover|make\s+sure\s+(?:to|you)\s+(?:cover|include|mention|look\s+at)|don'?t\s+forget(?:\s+(?:to\s+(?:cover|include|mention)|about))?\s|tell\s+the\s+(?:research|task)\s+to)\s+(?!\s)(.+)$/i.exec(t);
   if (plain) return { toolName: TOOLS.update, input: { message: plain[1].trim() } };
   const zh = /^(?:另外|此外|还有|补充(?:一下|一点)?|也要|还要|再加上|加上|顺便|也请|请也)\s*[，,：:]?\s*(.+)$/s.exec(t);
   if (zh) {

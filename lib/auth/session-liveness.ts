@@ -3,13 +3,8 @@
 // pull in better-auth.
 
 import { getDb } from "@/lib/db/client";
+import { SESSIONS_CHANNEL } from "@/lib/events/channels";
 
-/**
- * NOTIFY channel: "a session of account o ended" (sign-out, revocation, expiry
- * clean-up), payload {"o": userId}. Feeds of that account re-check at once instead
- * of waiting for their next heartbeat.
- */
-export const SESSIONS_CHANNEL = "herald_sessions";
 
 /** The ids among `ids` whose session row exists and has not expired (one primary-key lookup). */
 export async function liveSessionIds(ids: readonly string[]): Promise<Set<string>> {
@@ -19,6 +14,7 @@ export async function liveSessionIds(ids: readonly string[]): Promise<Set<string
   return new Set(rows.map((r) => r.id));
 }
 
+/** Feeds of that account re-check at once instead of waiting for their next heartbeat. */
 export async function notifySessionEnded(userId: string): Promise<void> {
   await getDb().$executeRaw`SELECT pg_notify(${SESSIONS_CHANNEL}, ${JSON.stringify({ o: userId })})`;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chineseNumber, parseDeliveryPhrase, stripDeliveryPhrases } from "./parse";
+import { MAX_MESSAGE_CHARS } from "@/lib/api/schemas";
+import { adversarialCorpus, fill } from "@/tests/adversarial-text";
 
 type Expected = [mode: "at" | "by", seconds: number, reportIfUnfinished?: boolean] | null;
 
@@ -99,5 +101,38 @@ describe("stripDeliveryPhrases", () => {
     ["research what changed in 2 hours of trading", "research what changed in 2 hours of trading"],
   ])("%s", (text, expected) => {
     expect(stripDeliveryPhrases(text)).toBe(expected);
+  });
+});
+
+describe("adversarial inputs", () => {
+  // Each of these took seconds (up to ~18 s) before the patterns were made
+  // linear; now each takes a few milliseconds. The bound only catches a
+  // pattern that backtracks again, it is not a timing test.
+  const BOUND_MS = 500;
+
+  it.each([
+    ["parseDeliveryPhrase", parseDeliveryPhrase],
+    ["stripDeliveryPhrases", stripDeliveryPhrases],
+  ] as const)("%s handles every max-length input in linear time", (_name, f) => {
+    const slow: string[] = [];
+    for (const { name, text } of adversarialCorpus()) {
+      expect(text.length).toBe(MAX_MESSAGE_CHARS);
+      const t0 = performance.now();
+      f(text);
+      const ms = performance.now() - t0;
+      if (ms > BOUND_MS) slow.push(`${name}: ${ms.toFixed(0)} ms`);
+    }
+    expect(slow).toEqual([]);
+  });
+
+  it("still finds a phrase at the end of a max-length message, past thousands of near misses", () => {
+    const phrase = " tell me in 10 minutes, even if it isn't done";
+    for (const unit of ["in in ", "within 1 ", "1 and a half ", "even if ", "   ", "十 个 "]) {
+      const text = fill(unit, MAX_MESSAGE_CHARS, "research x ", phrase);
+      expect(parseDeliveryPhrase(text)).toEqual({ mode: "at", dueInSeconds: 600, reportIfUnfinished: true });
+      expect(stripDeliveryPhrases(text)).not.toMatch(/10 minutes|isn't done/);
+    }
+    const zh = fill("一二三", MAX_MESSAGE_CHARS, "研究", "，十分钟内告诉我");
+    expect(parseDeliveryPhrase(zh)).toEqual({ mode: "by", dueInSeconds: 600, reportIfUnfinished: false });
   });
 });

@@ -70,8 +70,13 @@ interface Question {
 export function boundBody(content: string): string {
   if (Buffer.byteLength(content) <= MAX_BODY_BYTES) return content;
   const note = "\n\n_(truncated: the remote result exceeded 256 KiB; this is a preview)_";
-  const preview = Buffer.from(content).subarray(0, MAX_BODY_BYTES - Buffer.byteLength(note)).toString("utf8").replace(/\uFFFD+$/, "");
-  return preview + note;
+  const preview = Buffer.from(content).subarray(0, MAX_BODY_BYTES - Buffer.byteLength(note)).toString("utf8");
+  // Drops the replacement characters a cut through a character leaves. Not
+  // /\uFFFD+$/: the remote chooses the text, and a long run of U+FFFD that does
+  // not end the preview makes that pattern retry from each one (quadratic).
+  let end = preview.length;
+  while (end > 0 && preview.charCodeAt(end - 1) === 0xfffd) end--;
+  return preview.slice(0, end) + note;
 }
 
 function resultText(result: CallToolResult): string {

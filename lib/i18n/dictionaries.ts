@@ -33,7 +33,7 @@ const en = {
   errNameRequired: "Enter your name.",
   errEmailRequired: "Enter your email address.",
   errPasswordRequired: "Enter your password.",
-  errTooMany: "Too many attempts. Wait a minute, then try again.",
+  errTooMany: "Too many attempts. Wait a few minutes, then try again.",
   errNetwork: "Couldn't reach Herald. Check your connection and try again.",
   errAuthGeneric: "Something went wrong ({message}). Try again in a moment.",
 
@@ -240,7 +240,7 @@ const zh: Dictionary = {
   errNameRequired: "请输入你的姓名。",
   errEmailRequired: "请输入你的邮箱地址。",
   errPasswordRequired: "请输入你的密码。",
-  errTooMany: "尝试次数过多，请稍等一分钟再试。",
+  errTooMany: "尝试次数过多，请稍等几分钟再试。",
   errNetwork: "无法连接到 Herald，请检查网络后重试。",
   errAuthGeneric: "出了点问题（{message}），请稍后重试。",
 
