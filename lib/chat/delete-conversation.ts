@@ -1,4 +1,5 @@
 import { getDb } from "@/lib/db/client";
+import { cancelConversationRuns } from "@/lib/runs/sql";
 import { emitEvent } from "@/lib/events/emit";
 import { notFound } from "@/lib/api/errors";
 import { toPublicConversation } from "./public";
@@ -20,10 +21,7 @@ export async function deleteConversation(ownerId: string, id: string): Promise<v
       UPDATE "conversation" SET "deletedAt" = now(), "updatedAt" = now()
       WHERE id = ${id} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL RETURNING id`;
     if (rows.length === 0) throw notFound("Conversation");
-    await tx.$executeRaw`
-      UPDATE "run" SET status = 'cancelled', "finishedAt" = now(), "updatedAt" = now(),
-        error = 'conversation deleted', "leaseToken" = NULL, "leaseExpiresAt" = NULL
-      WHERE "conversationId" = ${id} AND status IN ('queued', 'running')`;
+    await cancelConversationRuns(tx, id);
     await onConversationDeleted(tx, ownerId, id);
     const c = await tx.conversation.findUniqueOrThrow({ where: { id } });
     await emitEvent(

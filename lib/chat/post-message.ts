@@ -3,6 +3,7 @@ import { getDb, type Tx } from "@/lib/db/client";
 import { parseDeliveryPhrase, type ParsedDelivery } from "@/lib/delivery/parse";
 import { dueAtFrom } from "@/lib/delivery/due-at";
 import { assertMessageQuota } from "@/lib/limits/quotas";
+import { insertChatRun } from "@/lib/runs/sql";
 import type { DeliveryContract } from "@/lib/api/schemas";
 import { ApiError } from "@/lib/api/errors";
 import { Prisma } from "@/lib/db/generated/client.ts";
@@ -81,9 +82,7 @@ export async function postMessage(
       // After the insert: appendMessage locked the conversation, then the account
       // (writer order), so concurrent posts of one account are counted in turn.
       await assertMessageQuota(tx, ownerId);
-      const run = await tx.run.create({
-        data: { ownerId, conversationId, kind: "chat", idempotencyKey: `chat:${message.id}`, triggerMessageId: message.id },
-      });
+      const run = await insertChatRun(tx, { ownerId, conversationId, triggerMessageId: message.id });
       await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run) } }, { conversationId });
       const conv = await tx.conversation.findUniqueOrThrow({ where: { id: conversationId } });
       if (conv.title === DEFAULT_TITLE) {

@@ -4,6 +4,8 @@ import type { LoopSpec } from "@/lib/workers/loop";
 import { recordEventIfChanged } from "@/lib/notify/event";
 import { emitTaskById } from "@/lib/tasks/emit-task";
 import { fenceCancel } from "@/lib/tasks/request-cancel";
+import { setStopReason } from "@/lib/tasks/sql";
+import { findDue, lockDue, markDueEvaluated, nextDueMs } from "./sql";
 import { evaluateDue } from "./contract";
 import { factsOf, STOPPED_AT_DEADLINE, syncNotices, writeNotice } from "./sync-notices";
 
@@ -27,23 +29,17 @@ export function budgetExceeded(task: Pick<Task, "budget" | "modelRequests" | "st
 
 /** Stops the research through the ordinary cancel fence; partials stay. The reason picks the notice. */
 export async function stopAtDeadline(tx: Tx, task: Task, reason = STOPPED_AT_DEADLINE): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET error = ${reason} WHERE id = ${task.id} AND error IS NULL`;
+  await setStopReason(tx, task.id, reason);
   await fenceCancel(tx, task.ownerId, task.id);
 }
 
 export async function evaluateDueTask(id: string): Promise<"evaluated" | "skipped"> {
   return getDb().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
-      SELECT *, now() AS "dbNow" FROM "task"
-      WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now()
-      FOR UPDATE SKIP LOCKED`;
-    const task = rows[0];
+    const task = await lockDue(tx, id);
     if (!task) return "skipped";
     const facts = await factsOf(tx, task);
     const ev = evaluateDue(facts, { allowOvertime: task.allowOvertime, budgetExceeded: budgetExceeded(task, task.dbNow) });
-    const [evaluated] = await tx.$queryRaw<Task[]>`
-      UPDATE "task" SET "dueEvaluatedAt" = now(), "deliveryOutcome" = coalesce("deliveryOutcome", ${ev.outcome}), "updatedAt" = now()
-      WHERE id = ${id} RETURNING *`;
+    const evaluated = await markDueEvaluated(tx, id, ev.outcome);
     if (ev.notice) await writeNotice(tx, evaluated, ev.notice);
     if (ev.stop) await stopAtDeadline(tx, evaluated);
     // A result that landed after dueAt but before this evaluation gets its late notice now.
@@ -52,14 +48,6 @@ export async function evaluateDueTask(id: string): Promise<"evaluated" | "skippe
     await emitTaskById(tx, id);
     return "evaluated";
   });
-}
-
-/** Milliseconds until the earliest unevaluated dueAt, ignoring rows this worker is evaluating. */
-export async function nextDueMs(busy: string[] = []): Promise<number | null> {
-  const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
-    SELECT (extract(epoch FROM (min("dueAt") - now())) * 1000)::float8 AS ms
-    FROM "task" WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND NOT (id = ANY(${busy}))`;
-  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }
 
 export function dueLoop(): LoopSpec<string> {
@@ -72,12 +60,9 @@ export function dueLoop(): LoopSpec<string> {
     // The fallback only; the loop normally sleeps exactly until the next dueAt.
     pollMs: Number(process.env.HERALD_DUE_POLL_MS ?? 30_000),
     claim: async (limit) => {
-      const rows = await getDb().$queryRaw<{ id: string }[]>`
-        SELECT id FROM "task"
-        WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now() AND NOT (id = ANY(${[...busy]}))
-        ORDER BY "dueAt" LIMIT ${limit}`;
-      for (const r of rows) busy.add(r.id);
-      return rows.map((r) => r.id);
+      const ids = await findDue(limit, [...busy]);
+      for (const id of ids) busy.add(id);
+      return ids;
     },
     work: (id) => evaluateDueTask(id).finally(() => busy.delete(id)),
     nextWakeMs: () => nextDueMs([...busy]),

@@ -3,6 +3,7 @@ import type { Notice, Task } from "@/lib/db/generated/client.ts";
 import { appendMessage } from "@/lib/chat/append-message";
 import { emitEvent } from "@/lib/events/emit";
 import { byOutcome, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
+import { insertNotice, setDeliveryOutcomeOnce } from "./sql";
 
 export interface PublicNotice {
   id: string;
@@ -85,12 +86,7 @@ export const STOPPED_IN_OVERTIME = "stopped after the deadline: overtime budget 
  * message and feed event. Returns null when the key already existed.
  */
 export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = noticeText(task, spec)): Promise<Notice | null> {
-  const rows = await tx.$queryRaw<Notice[]>`
-    INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
-    VALUES (gen_random_uuid()::text, ${task.id}, ${task.conversationId}, ${task.ownerId}, ${spec.key}, ${spec.outcome}, ${spec.publicationId}, ${text})
-    ON CONFLICT ("taskId", key) DO NOTHING
-    RETURNING *`;
-  const notice = rows[0];
+  const notice = await insertNotice(tx, task, spec, text);
   if (!notice) return null;
   await appendMessage(tx, {
     skipIfGone: true,
@@ -122,7 +118,7 @@ export async function syncNotices(tx: Tx, taskId: string): Promise<Notice[]> {
   if (task.deliveryMode === "by" && task.status === "succeeded" && !task.deliveryOutcome && task.dueAt && task.completedAt) {
     const outcome = byOutcome(task.completedAt, task.createdAt, task.dueAt);
     if (outcome !== "late") {
-      await tx.$executeRaw`UPDATE "task" SET "deliveryOutcome" = ${outcome} WHERE id = ${task.id} AND "deliveryOutcome" IS NULL`;
+      await setDeliveryOutcomeOnce(tx, task.id, outcome);
     }
   }
   return written;

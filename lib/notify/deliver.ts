@@ -9,18 +9,15 @@ import { toPublicRun } from "@/lib/chat/public";
 import { createFrame, type Frame } from "@/lib/agent/frame";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { syncNotices, writeNotice } from "@/lib/delivery/sync-notices";
+import { findRun, findRunByKey, insertNotificationRun, setRunTrigger } from "@/lib/runs/sql";
 import { canonicalJson, currentSnapshot } from "./event";
 import {
   applyOutboxPatch,
   claimNotificationLeases,
   conversationBusy,
   fenceOf,
-  findRun,
-  findRunByKey,
-  insertNotificationRun,
   liveConversation,
   lockClaimed,
-  setRunTrigger,
   type ClaimedNotification,
   type Fence,
 } from "./sql";

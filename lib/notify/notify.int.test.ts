@@ -7,7 +7,7 @@ import { createTestDatabaseOn, type TestDatabase } from "@/tests/db";
 import { recordEventIfChanged } from "./event";
 import { claimNotifications, narrationKey, NARRATION_MARKER, notifyOne, type ClaimedNotification } from "./deliver";
 import { notifyLoop } from "./loop";
-import { insertNotificationRun } from "./sql";
+import { insertNotificationRun } from "@/lib/runs/sql";
 import { Loop } from "@/lib/workers/loop";
 import { MAX_NOTIFICATION_ATTEMPTS } from "./state";
 

@@ -1,5 +1,5 @@
 import { getDb, type Tx } from "@/lib/db/client";
-import { Prisma, type Run, type Task } from "@/lib/db/generated/client.ts";
+import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/workers/fair-claim";
 import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
 
@@ -162,6 +162,15 @@ export async function applyOutboxPatch(
   });
 }
 
+/** The conversation is being deleted: its pending notifications stop for good (no retry into nothing). */
+export async function deadLetterConversation(tx: Tx, ownerId: string, conversationId: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "task" SET "notificationStatus" = 'dead_letter', "notificationError" = 'conversation deleted',
+      "nextNotificationAt" = NULL, "notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL
+    WHERE "conversationId" = ${conversationId} AND "ownerId" = ${ownerId}
+      AND "notificationStatus" IN ('pending', 'claimed', 'dispatched', 'retry')`;
+}
+
 /** The conversation a notification goes to, if it still exists for that owner. */
 export async function liveConversation(tx: Tx, conversationId: string, ownerId: string): Promise<boolean> {
   const rows = await tx.$queryRaw<{ id: string }[]>`
@@ -179,37 +188,4 @@ export async function conversationBusy(tx: Tx, conversationId: string): Promise<
 export async function publicationPartial(tx: Tx, publicationId: string): Promise<boolean | null> {
   const rows = await tx.$queryRaw<{ partial: boolean }[]>`SELECT partial FROM "publication" WHERE id = ${publicationId}`;
   return rows[0]?.partial ?? null;
-}
-
-export async function findRunByKey(tx: Tx, idempotencyKey: string): Promise<Run | null> {
-  return tx.run.findUnique({ where: { idempotencyKey } });
-}
-
-export async function findRun(tx: Tx, id: string): Promise<Run | null> {
-  return tx.run.findUnique({ where: { id } });
-}
-
-/**
- * Creates the queued narration run unless a run with the key exists (UNIQUE).
- * Returns the run and whether this call created it; a concurrent creator of the
- * same key is waited for by the unique index, so the loser sees the winner's row.
- */
-export async function insertNotificationRun(
-  tx: Tx,
-  r: { id: string; ownerId: string; conversationId: string; taskId: string; idempotencyKey: string },
-): Promise<{ run: Run; created: boolean }> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    INSERT INTO "run" (id, "ownerId", "conversationId", kind, status, "idempotencyKey", "taskId")
-    VALUES (${r.id}, ${r.ownerId}, ${r.conversationId}, 'notification', 'queued', ${r.idempotencyKey}, ${r.taskId})
-    ON CONFLICT ("idempotencyKey") DO NOTHING
-    RETURNING id`;
-  if (rows.length === 1) return { run: await tx.run.findUniqueOrThrow({ where: { id: r.id } }), created: true };
-  const existing = await findRunByKey(tx, r.idempotencyKey);
-  if (!existing) throw new Error(`notification run ${r.idempotencyKey} neither inserted nor found`);
-  return { run: existing, created: false };
-}
-
-/** Points the run at its hidden prompt so its history stops there. */
-export async function setRunTrigger(tx: Tx, runId: string, messageId: string): Promise<Run> {
-  return tx.run.update({ where: { id: runId }, data: { triggerMessageId: messageId } });
 }

@@ -114,3 +114,53 @@ export async function releaseRun(id: string, token: string): Promise<boolean> {
     WHERE id = ${id} AND "leaseToken" = ${token} AND status = 'running'`;
   return n === 1;
 }
+
+// ---- creating and closing runs ----
+
+/** A user turn's run, queued with its message (same transaction). */
+export async function insertChatRun(tx: Tx, r: { ownerId: string; conversationId: string; triggerMessageId: string }): Promise<Run> {
+  return tx.run.create({
+    data: { ownerId: r.ownerId, conversationId: r.conversationId, kind: "chat", idempotencyKey: `chat:${r.triggerMessageId}`, triggerMessageId: r.triggerMessageId },
+  });
+}
+
+/** queued|running → cancelled for every run of a conversation being deleted. */
+export async function cancelConversationRuns(tx: Tx, conversationId: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "run" SET status = 'cancelled', "finishedAt" = now(), "updatedAt" = now(),
+      error = 'conversation deleted', "leaseToken" = NULL, "leaseExpiresAt" = NULL
+    WHERE "conversationId" = ${conversationId} AND status IN ('queued', 'running')`;
+}
+
+export async function findRunByKey(tx: Tx, idempotencyKey: string): Promise<Run | null> {
+  return tx.run.findUnique({ where: { idempotencyKey } });
+}
+
+export async function findRun(tx: Tx, id: string): Promise<Run | null> {
+  return tx.run.findUnique({ where: { id } });
+}
+
+/**
+ * Creates the queued narration run unless a run with the key exists (UNIQUE).
+ * Returns the run and whether this call created it; a concurrent creator of the
+ * same key is waited for by the unique index, so the loser sees the winner's row.
+ */
+export async function insertNotificationRun(
+  tx: Tx,
+  r: { id: string; ownerId: string; conversationId: string; taskId: string; idempotencyKey: string },
+): Promise<{ run: Run; created: boolean }> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO "run" (id, "ownerId", "conversationId", kind, status, "idempotencyKey", "taskId")
+    VALUES (${r.id}, ${r.ownerId}, ${r.conversationId}, 'notification', 'queued', ${r.idempotencyKey}, ${r.taskId})
+    ON CONFLICT ("idempotencyKey") DO NOTHING
+    RETURNING id`;
+  if (rows.length === 1) return { run: await tx.run.findUniqueOrThrow({ where: { id: r.id } }), created: true };
+  const existing = await findRunByKey(tx, r.idempotencyKey);
+  if (!existing) throw new Error(`notification run ${r.idempotencyKey} neither inserted nor found`);
+  return { run: existing, created: false };
+}
+
+/** Points the run at its hidden prompt so its history stops there. */
+export async function setRunTrigger(tx: Tx, runId: string, messageId: string): Promise<Run> {
+  return tx.run.update({ where: { id: runId }, data: { triggerMessageId: messageId } });
+}

@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/client";
-import type { Task } from "@/lib/db/generated/client.ts";
 import { ApiError, notFound } from "@/lib/api/errors";
 import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
+import { lockOwnedTask, storeInputResponse } from "./sql";
 import { toPublicTask, type PublicTask } from "./public";
 
 /**
@@ -12,16 +12,13 @@ import { toPublicTask, type PublicTask } from "./public";
  */
 export async function answerInput(ownerId: string, id: string, response: string): Promise<PublicTask> {
   return getDb().$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${id} AND "ownerId" = ${ownerId} FOR UPDATE`;
-    const task = rows[0];
+    const task = await lockOwnedTask(tx, ownerId, id);
     if (!task) throw notFound("Task");
     if (task.status !== "input_required" || task.cancelRequestedAt) {
       throw new ApiError("conflict", `The task is ${task.cancelRequestedAt ? "being cancelled" : task.status}, not waiting for input`);
     }
     if (task.inputResponse !== null) throw new ApiError("conflict", "An answer is already on its way to the task");
-    const [updated] = await tx.$queryRaw<Task[]>`
-      UPDATE "task" SET "inputResponse" = ${JSON.stringify({ response })}::jsonb, "nextRunAt" = now(), "updatedAt" = now()
-      WHERE id = ${id} RETURNING *`;
+    const updated = await storeInputResponse(tx, id, response);
     await emitTaskUpdated(tx, updated);
     await wakeWorkers(tx, "tasks");
     return toPublicTask(updated);

@@ -15,9 +15,16 @@ import { budgetExceeded, stopAtDeadline } from "@/lib/delivery/due";
 import { emitTaskById } from "./emit-task";
 import {
   backoffMs,
+  commitPoll,
   countTaskModelRequest,
   deferExecution,
   lockExecutionGuarded,
+  markStarted,
+  markTerminal,
+  resumeAfterAnswer,
+  setLatestPublication,
+  setProgress,
+  storeHandle,
   releaseExecution,
   renewExecutionLease,
   TASK_LEASE_MS,
@@ -97,11 +104,7 @@ async function submit(task: LeasedTask, token: string, signal: AbortSignal): Pro
   try {
     const ok = await getDb().$transaction(async (tx) => {
       if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
-      await tx.$executeRaw`
-        UPDATE "task" SET "remoteRef" = ${handle.remoteRef}, "driverData" = ${JSON.stringify(handle.driverData ?? {})}::jsonb,
-          status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
-          "nextRunAt" = now(), "updatedAt" = now()
-        WHERE id = ${task.id}`;
+      await storeHandle(tx, task.id, handle.remoteRef, handle.driverData ?? {});
       await emitTaskById(tx, task.id);
       return true;
     });
@@ -140,9 +143,7 @@ async function markRunning(task: LeasedTask, token: string): Promise<void> {
   if (task.status === "running") return;
   await getDb().$transaction(async (tx) => {
     if (!(await lockExecutionGuarded(tx, task.id, token))) return;
-    await tx.$executeRaw`
-      UPDATE "task" SET status = 'running', "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
-      WHERE id = ${task.id} AND status IN ('queued')`;
+    await markStarted(tx, task.id);
     await emitTaskById(tx, task.id);
   });
 }
@@ -195,7 +196,7 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
     const base = { conversationId: row.conversationId, ownerId: row.ownerId, taskId: row.id };
     if (outcome.progress) {
       await appendMessage(tx, { ...base, kind: "progress", content: outcome.progress, meta: { step: step?.index ?? null, title: row.title } });
-      await tx.$executeRaw`UPDATE "task" SET "progressText" = ${outcome.progress}, "progressAt" = now() WHERE id = ${row.id}`;
+      await setProgress(tx, row.id, outcome.progress);
     }
     if (outcome.publish) await publish(tx, row, outcome.publish);
     if (outcome.finished) {
@@ -208,24 +209,12 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
       return outcome.status === "failed" ? "failed" : "finished";
     }
     const pending = Array.isArray(row.pendingUpdates) ? (row.pendingUpdates as string[]) : [];
-    const remaining = pending.slice(outcome.consumedUpdates ?? 0);
-    const waiting = outcome.status === "input_required";
-    const delaySecs = (outcome.pollAfterMs ?? 0) / 1000;
-    await tx.$executeRaw`
-      UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
-        "consecutiveErrors" = 0, "updatedAt" = now(),
-        -- An answer stored while this poll ran is handed over at once; once the remote
-        -- stops waiting, a stored answer belongs to no question and is dropped.
-        "nextRunAt" = CASE WHEN ${waiting} AND "inputResponse" IS NOT NULL THEN now() ELSE now() + make_interval(secs => ${delaySecs}) END,
-        "inputResponse" = CASE WHEN ${waiting} THEN "inputResponse" ELSE NULL END,
-        "pendingUpdates" = ${JSON.stringify(remaining)}::jsonb,
-        "inputRequest" = CASE WHEN ${waiting} THEN ${JSON.stringify(outcome.inputRequest ?? null)}::jsonb ELSE NULL END,
-        status = CASE
-          WHEN ${waiting} THEN 'input_required'
-          WHEN status = 'input_required' THEN 'running'
-          WHEN status = 'updating' AND ${remaining.length} = 0 THEN 'running'
-          ELSE status END
-      WHERE id = ${row.id}`;
+    await commitPoll(tx, row.id, {
+      waiting: outcome.status === "input_required",
+      inputRequest: outcome.inputRequest ?? null,
+      delayMs: outcome.pollAfterMs ?? 0,
+      remainingUpdates: pending.slice(outcome.consumedUpdates ?? 0),
+    });
     // input_required is an event; so is recovering from degraded tracking (the event goes away).
     await recordEventIfChanged(tx, row.id);
     await emitTaskById(tx, row.id);
@@ -240,10 +229,7 @@ async function answer(task: LeasedTask, token: string, signal: AbortSignal): Pro
   await driver.answer(task, String((task.inputResponse as { response?: unknown })?.response ?? ""), signal);
   return getDb().$transaction(async (tx) => {
     if (!(await lockExecutionGuarded(tx, task.id, token))) return "lost";
-    await tx.$executeRaw`
-      UPDATE "task" SET "inputResponse" = NULL, "inputRequest" = NULL, status = 'running', "nextRunAt" = now(), "updatedAt" = now(),
-        "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
-      WHERE id = ${task.id}`;
+    await resumeAfterAnswer(tx, task.id);
     await recordEventIfChanged(tx, task.id);
     await emitTaskById(tx, task.id);
     return "stepped";
@@ -273,7 +259,7 @@ async function publish(tx: Tx, task: Task, body: { partial: boolean; content: st
     content: body.content,
     meta: { partial: body.partial, version: v, title: task.title },
   });
-  await tx.$executeRaw`UPDATE "task" SET "latestPublicationId" = ${pub.id} WHERE id = ${task.id}`;
+  await setLatestPublication(tx, task.id, pub.id);
 }
 
 /**
@@ -281,13 +267,7 @@ async function publish(tx: Tx, task: Task, body: { partial: boolean; content: st
  * the caller's transaction (row already locked by the caller's guard).
  */
 export async function terminal(tx: Tx, taskId: string, status: "succeeded" | "failed" | "cancelled", error: string | null) {
-  const rows = await tx.$queryRaw<Task[]>`
-    UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
-      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
-      "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
-    WHERE id = ${taskId} AND status NOT IN ('succeeded', 'failed', 'cancelled')
-    RETURNING *`;
-  const task = rows[0];
+  const task = await markTerminal(tx, taskId, status, error);
   if (!task) return null;
   const text =
     status === "succeeded"

@@ -1,4 +1,5 @@
 import type { Tx } from "@/lib/db/client";
+import { deadLetterConversation } from "@/lib/notify/sql";
 import { fenceCancel } from "./request-cancel";
 
 /**
@@ -13,9 +14,5 @@ export async function onConversationDeleted(tx: Tx, ownerId: string, conversatio
     select: { id: true },
   });
   for (const t of tasks) await fenceCancel(tx, ownerId, t.id);
-  await tx.$executeRaw`
-    UPDATE "task" SET "notificationStatus" = 'dead_letter', "notificationError" = 'conversation deleted',
-      "nextNotificationAt" = NULL, "notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL
-    WHERE "conversationId" = ${conversationId} AND "ownerId" = ${ownerId}
-      AND "notificationStatus" IN ('pending', 'claimed', 'dispatched', 'retry')`;
+  await deadLetterConversation(tx, ownerId, conversationId);
 }

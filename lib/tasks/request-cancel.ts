@@ -4,6 +4,7 @@ import { ApiError, notFound } from "@/lib/api/errors";
 import { wakeWorkers } from "@/lib/events/emit";
 import { liveWorkers } from "@/lib/workers/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
+import { lockOwnedTask, setCancelFence } from "./sql";
 import { toPublicTask, type PublicTask } from "./public";
 
 /**
@@ -14,14 +15,10 @@ import { toPublicTask, type PublicTask } from "./public";
  * Terminal tasks are returned unchanged.
  */
 export async function fenceCancel(tx: Tx, ownerId: string, id: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${id} AND "ownerId" = ${ownerId} FOR UPDATE`;
-  const task = rows[0];
+  const task = await lockOwnedTask(tx, ownerId, id);
   if (!task) return null;
   if (["succeeded", "failed", "cancelled"].includes(task.status) || task.cancelRequestedAt) return task;
-  const [fenced] = await tx.$queryRaw<Task[]>`
-    UPDATE "task" SET "cancelRequestedAt" = now(), "nextCancelAt" = coalesce("nextCancelAt", now()), "updatedAt" = now(),
-      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
-    WHERE id = ${id} RETURNING *`;
+  const fenced = await setCancelFence(tx, id);
   await emitTaskUpdated(tx, fenced);
   await wakeWorkers(tx, "cancel");
   await wakeWorkers(tx, `task-cancel:${id}`);

@@ -104,6 +104,129 @@ export async function countTaskModelRequest(id: string, token: string): Promise<
   return n === 1;
 }
 
+/**
+ * (none) → submitted: the launch intent. `now` is the database clock the caller
+ * read in its transaction; claims compare nextRunAt with now(), never this process's clock.
+ */
+export async function insertTask(tx: Tx, now: Date, data: Omit<Prisma.TaskUncheckedCreateInput, "status" | "createdAt" | "updatedAt" | "nextRunAt">): Promise<Task> {
+  return tx.task.create({ data: { ...data, status: "submitted", createdAt: now, updatedAt: now, nextRunAt: now } });
+}
+
+// ---- writes after work, in the caller's transaction (row locked by a guard above) ----
+
+/** submitted → queued: the driver's handle is stored before the task counts as queued. */
+export async function storeHandle(tx: Tx, id: string, remoteRef: string, driverData: Record<string, unknown>): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "task" SET "remoteRef" = ${remoteRef}, "driverData" = ${JSON.stringify(driverData)}::jsonb,
+      status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+      "nextRunAt" = now(), "updatedAt" = now()
+    WHERE id = ${id}`;
+}
+
+/** queued → running on the first step. */
+export async function markStarted(tx: Tx, id: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "task" SET status = 'running', "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
+    WHERE id = ${id} AND status IN ('queued')`;
+}
+
+export async function setProgress(tx: Tx, id: string, text: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id}`;
+}
+
+export async function setLatestPublication(tx: Tx, id: string, publicationId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET "latestPublicationId" = ${publicationId} WHERE id = ${id}`;
+}
+
+export interface PollResult {
+  /** The remote asks for input (input_required); otherwise it is working. */
+  waiting: boolean;
+  inputRequest: unknown;
+  delayMs: number;
+  remainingUpdates: string[];
+}
+
+/**
+ * A step or poll committed without finishing: lease dropped, next run scheduled.
+ * This is the only place input_required is entered, and — with resumeAfterAnswer —
+ * left: running|updating ⇄ input_required, updating → running once its updates are consumed.
+ */
+export async function commitPoll(tx: Tx, id: string, r: PollResult): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+      "consecutiveErrors" = 0, "updatedAt" = now(),
+      -- An answer stored while this poll ran is handed over at once; once the remote
+      -- stops waiting, a stored answer belongs to no question and is dropped.
+      "nextRunAt" = CASE WHEN ${r.waiting} AND "inputResponse" IS NOT NULL THEN now() ELSE now() + make_interval(secs => ${secs(r.delayMs)}) END,
+      "inputResponse" = CASE WHEN ${r.waiting} THEN "inputResponse" ELSE NULL END,
+      "pendingUpdates" = ${JSON.stringify(r.remainingUpdates)}::jsonb,
+      "inputRequest" = CASE WHEN ${r.waiting} THEN ${JSON.stringify(r.inputRequest ?? null)}::jsonb ELSE NULL END,
+      status = CASE
+        WHEN ${r.waiting} THEN 'input_required'
+        WHEN status = 'input_required' THEN 'running'
+        WHEN status = 'updating' AND ${r.remainingUpdates.length} = 0 THEN 'running'
+        ELSE status END
+    WHERE id = ${id}`;
+}
+
+/** input_required → running: the driver took the stored answer; poll again at once. */
+export async function resumeAfterAnswer(tx: Tx, id: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "task" SET "inputResponse" = NULL, "inputRequest" = NULL, status = 'running', "nextRunAt" = now(), "updatedAt" = now(),
+      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
+    WHERE id = ${id}`;
+}
+
+/** Any active → terminal, once: every lease and schedule is cleared. Null if it already was terminal. */
+export async function markTerminal(tx: Tx, id: string, status: "succeeded" | "failed" | "cancelled", error: string | null): Promise<Task | null> {
+  const rows = await tx.$queryRaw<Task[]>`
+    UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
+      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
+      "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
+    WHERE id = ${id} AND status NOT IN ('succeeded', 'failed', 'cancelled')
+    RETURNING *`;
+  return rows[0] ?? null;
+}
+
+// ---- user commands (the row locked by lockOwnedTask) ----
+
+/** The owner's task, locked for a command; null for a foreign or missing id. */
+export async function lockOwnedTask(tx: Tx, ownerId: string, id: string): Promise<Task | null> {
+  const rows = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${id} AND "ownerId" = ${ownerId} FOR UPDATE`;
+  return rows[0] ?? null;
+}
+
+/** Any active → (same) + cancel fence: no further step may commit; the cancel loop takes over. */
+export async function setCancelFence(tx: Tx, id: string): Promise<Task> {
+  const [fenced] = await tx.$queryRaw<Task[]>`
+    UPDATE "task" SET "cancelRequestedAt" = now(), "nextCancelAt" = coalesce("nextCancelAt", now()), "updatedAt" = now(),
+      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
+    WHERE id = ${id} RETURNING *`;
+  return fenced;
+}
+
+/** Stores the user's answer for the next claim to hand over (input_required stays until then). */
+export async function storeInputResponse(tx: Tx, id: string, response: string): Promise<Task> {
+  const [updated] = await tx.$queryRaw<Task[]>`
+    UPDATE "task" SET "inputResponse" = ${JSON.stringify({ response })}::jsonb, "nextRunAt" = now(), "updatedAt" = now()
+    WHERE id = ${id} RETURNING *`;
+  return updated;
+}
+
+/** queued|running → updating with one more instruction for the next step. */
+export async function appendPendingUpdate(tx: Tx, id: string, pending: string[]): Promise<Task> {
+  const [updated] = await tx.$queryRaw<Task[]>`
+    UPDATE "task" SET "pendingUpdates" = ${JSON.stringify(pending)}::jsonb, "updatedAt" = now(),
+      status = CASE WHEN status IN ('queued', 'running') THEN 'updating' ELSE status END
+    WHERE id = ${id} RETURNING *`;
+  return updated;
+}
+
+/** Marks why the research stopped (the reason picks the notice); the first reason wins. */
+export async function setStopReason(tx: Tx, id: string, reason: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET error = ${reason} WHERE id = ${id} AND error IS NULL`;
+}
+
 /** Gives the row back (shutdown: not counted; transient error: counted, with backoff from now). */
 export async function releaseExecution(id: string, token: string, error: string | null, delayMs: number, counted: boolean) {
   return getDb().$executeRaw`

@@ -4,6 +4,7 @@ import { ApiError } from "@/lib/api/errors";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
+import { insertTask } from "./sql";
 import { toPublicTask, type PublicTask } from "./public";
 import { driverFor } from "@/lib/drivers/registry";
 import type { DeliveryContract } from "@/lib/api/schemas";
@@ -59,8 +60,7 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       const d = input.delivery;
       const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;
       const title = input.title.trim().replace(/\s+/g, " ").slice(0, TITLE_MAX) || "Background task";
-      const task = await tx.task.create({
-        data: {
+      const task = await insertTask(tx, conv[0].now, {
           ownerId: input.ownerId,
           conversationId: input.conversationId,
           originMessageId: input.originMessageId ?? null,
@@ -70,17 +70,11 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
           prompt: input.prompt,
           driver,
           options: input.options,
-          status: "submitted",
           deliveryMode: d?.mode ?? "none",
           dueAt,
           reportIfUnfinished: d?.reportIfUnfinished ?? false,
           allowOvertime: d?.allowOvertime ?? true,
           budget: d?.budget,
-          // The database clock, not this process's: claims compare nextRunAt with now().
-          createdAt: conv[0].now,
-          updatedAt: conv[0].now,
-          nextRunAt: conv[0].now,
-        },
       });
       await emitTaskUpdated(tx, task);
       await wakeWorkers(tx, "tasks");

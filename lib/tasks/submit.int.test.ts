@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { registerDriver } from "@/lib/drivers/registry";
@@ -6,6 +6,7 @@ import type { Driver, SubmitResult } from "@/lib/drivers/types";
 import { startTask } from "./start-task";
 import { claimExecution } from "./sql";
 import { executeTask } from "./execute";
+import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { createConversationFor, signUp } from "@/tests/helpers";
 
 // A driver double: the tests are about Herald's submit rules, not about a remote peer.
@@ -28,7 +29,18 @@ const double: Driver = {
 };
 registerDriver("double", double);
 
+// publicError logs the raw error with "[tasks <id>]"; the row only gets the category's sentence.
+const errorLog = vi.spyOn(console, "error").mockImplementation(() => {});
+const logged = () => errorLog.mock.calls.flat().map(String).join("\n");
+const taskLog = (id: string) =>
+  errorLog.mock.calls
+    .filter((c) => String(c[0]).startsWith(`[tasks ${id}]`))
+    .flat()
+    .map(String)
+    .join("\n");
+
 afterEach(() => {
+  errorLog.mockClear();
   calls.submit = 0;
   calls.cancel = 0;
   cancelFails = false;
@@ -86,7 +98,7 @@ describe("submit rules (DESIGN §4)", () => {
     expect(calls.cancel).toBe(0);
     const row = await getDb().task.findUniqueOrThrow({ where: { id } });
     expect(row.remoteRef).toBeNull();
-    expect(row.error ?? "").toMatch(/unique|duplicate|constraint/i);
+    expect(logged()).toMatch(/unique|duplicate|constraint/i);
     expect((await getDb().task.findUniqueOrThrow({ where: { id: owner } })).status).toBe("queued");
   });
 
@@ -98,8 +110,10 @@ describe("submit rules (DESIGN §4)", () => {
     expect(await claimAndRun(id)).toBe("retry");
     expect(calls.cancel).toBe(1);
     const row = await getDb().task.findUniqueOrThrow({ where: { id } });
-    expect(row.error).toMatch(/BigInt/);
-    expect(row.error).not.toMatch(/compensation failed/);
+    // The original error is what the operator's log records for the task, not the compensation's.
+    expect(taskLog(id)).toMatch(/BigInt/);
+    expect(taskLog(id)).not.toMatch(/compensation failed/);
+    expect(row.error).toBe(ERROR_CATEGORIES.internal);
     expect(row.consecutiveErrors).toBe(1);
   });
 });

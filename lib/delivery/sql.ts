@@ -1,0 +1,62 @@
+import { getDb, type Tx } from "@/lib/db/client";
+import type { Notice, Task } from "@/lib/db/generated/client.ts";
+import type { NoticeSpec } from "./contract";
+
+/**
+ * Every statement of timed delivery (the due loop and the notice writer). The
+ * decisions are pure (./contract.ts, with the table of which notice a moment
+ * gets); this file only finds due rows and stores what was decided:
+ *
+ *   task.dueEvaluatedAt   NULL → now()     once, when the due moment is evaluated (markDueEvaluated)
+ *   task.deliveryOutcome  NULL → outcome   once: at due evaluation, or at completion of a by-contract (setDeliveryOutcomeOnce)
+ *   notice (taskId, key)  —   → row        once per key (insertNotice; ON CONFLICT DO NOTHING)
+ *
+ * Stopping a task at its deadline goes through the task's own writes (lib/tasks/sql.ts).
+ */
+
+/** Due and not yet evaluated, oldest due first; `busy` are rows this worker is evaluating. */
+export async function findDue(limit: number, busy: string[]): Promise<string[]> {
+  const rows = await getDb().$queryRaw<{ id: string }[]>`
+    SELECT id FROM "task"
+    WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now() AND NOT (id = ANY(${busy}))
+    ORDER BY "dueAt" LIMIT ${limit}`;
+  return rows.map((r) => r.id);
+}
+
+/** Milliseconds until the earliest unevaluated dueAt, ignoring `busy` rows. */
+export async function nextDueMs(busy: string[] = []): Promise<number | null> {
+  const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
+    SELECT (extract(epoch FROM (min("dueAt") - now())) * 1000)::float8 AS ms
+    FROM "task" WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND NOT (id = ANY(${busy}))`;
+  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
+}
+
+/** Locks a due, unevaluated row (SKIP LOCKED: another worker evaluating it wins). */
+export async function lockDue(tx: Tx, id: string): Promise<(Task & { dbNow: Date }) | null> {
+  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
+    SELECT *, now() AS "dbNow" FROM "task"
+    WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now()
+    FOR UPDATE SKIP LOCKED`;
+  return rows[0] ?? null;
+}
+
+export async function markDueEvaluated(tx: Tx, id: string, outcome: string | null): Promise<Task> {
+  const [evaluated] = await tx.$queryRaw<Task[]>`
+    UPDATE "task" SET "dueEvaluatedAt" = now(), "deliveryOutcome" = coalesce("deliveryOutcome", ${outcome}), "updatedAt" = now()
+    WHERE id = ${id} RETURNING *`;
+  return evaluated;
+}
+
+export async function setDeliveryOutcomeOnce(tx: Tx, id: string, outcome: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET "deliveryOutcome" = ${outcome} WHERE id = ${id} AND "deliveryOutcome" IS NULL`;
+}
+
+/** The notice row, once per (task, key); null when it already existed. */
+export async function insertNotice(tx: Tx, task: Task, spec: NoticeSpec, text: string): Promise<Notice | null> {
+  const rows = await tx.$queryRaw<Notice[]>`
+    INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
+    VALUES (gen_random_uuid()::text, ${task.id}, ${task.conversationId}, ${task.ownerId}, ${spec.key}, ${spec.outcome}, ${spec.publicationId}, ${text})
+    ON CONFLICT ("taskId", key) DO NOTHING
+    RETURNING *`;
+  return rows[0] ?? null;
+}
