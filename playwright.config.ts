@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-// No browser downloads on these machines: use Debian's chromium (DESIGN §13).
+// No browser downloads on these machines: use Debian's chromium (docs/development.md#tests).
 const executablePath =
   process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
 

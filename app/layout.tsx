@@ -7,6 +7,7 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "Herald", template: "%s · Herald" },
   description: "Chat with background tasks that keep their promises.",
+  manifest: "/manifest.webmanifest",
 };
 
 export const viewport: Viewport = {

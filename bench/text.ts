@@ -6,7 +6,8 @@ import { pathToFileURL } from "node:url";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { MAX_MESSAGE_CHARS } from "../lib/api/schemas";
 import { parseDeliveryPhrase, stripDeliveryPhrases } from "../lib/delivery/parse";
-import { cleanTarget, detectIntent, planOfflineTurn, taskTitleFrom } from "../lib/agent/offline-brain";
+import { planOfflineTurn } from "../lib/agent/offline/brain";
+import { cleanTarget, detectIntent, taskTitleFrom } from "../lib/agent/offline/intent";
 import { TOOLS } from "../lib/agent/tool-names";
 import { adversarialCorpus, TYPICAL_MESSAGE } from "../tests/adversarial-text";
 

@@ -102,7 +102,7 @@ export function Composer({
           maxLength={16_000}
           className="block max-h-[200px] w-full resize-none bg-transparent px-4 pt-3 pb-1.5 text-base leading-6 text-fg placeholder:text-muted focus:outline-none disabled:cursor-not-allowed disabled:opacity-60 sm:text-[0.95rem]"
         />
-        {/* The delivery picker (DESIGN §9): after the text in tab order, before Send. */}
+        {/* The delivery picker (docs/state-machines.md#delivery-contracts): after the text in tab order, before Send. */}
         <fieldset
           disabled={disabled || !hydrated}
           data-testid="delivery-picker"

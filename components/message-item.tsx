@@ -10,7 +10,7 @@ import { LocalTime } from "./local-time";
 import { Markdown } from "./markdown";
 import { OutcomeBadge } from "./task-badges";
 
-// Every element carries data-kind (DESIGN §7): the kinds are different things
+// Every element carries data-kind (docs/contract.md#message-kinds): the kinds are different things
 // and tests tell them apart by it, not by styling.
 
 function metaValue(message: PublicMessage, key: string): unknown {

@@ -1,4 +1,4 @@
-// Offline replacement for `prisma migrate deploy|dev --create-only|diff` (DESIGN §13).
+// Offline replacement for `prisma migrate deploy|dev --create-only|diff` (docs/development.md#migrations).
 //
 //   tsx scripts/migrate.ts apply           npm run db:migrate
 //   tsx scripts/migrate.ts create <name>   npm run db:migration -- <name>
@@ -11,6 +11,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { env } from "../lib/config/env";
 import { resolvePgDataDir, startEmbeddedPostgres } from "../lib/db/embedded";
 import { applyMigrations, createMigration, schemaDrift } from "../lib/db/migrate";
 
@@ -23,7 +24,8 @@ async function cleanup(): Promise<void> {
 }
 
 async function databaseUrl(kind: "project" | "throwaway"): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const url = env("DATABASE_URL");
+  if (url) return url;
   if (kind === "project") {
     const server = await startEmbeddedPostgres({ dataDir: resolvePgDataDir() });
     cleanups.push(server.stop);

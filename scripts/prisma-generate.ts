@@ -2,7 +2,7 @@
 //
 // Prisma 7's CLI downloads a native schema engine before every command unless
 // PRISMA_SCHEMA_ENGINE_BINARY names an existing file; `generate` never runs that
-// engine, so any file will do — this script's own path (DESIGN §13).
+// engine, so any file will do — this script's own path (docs/development.md#offline-toolchain).
 
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -12,11 +12,12 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { applyClientAddress, parseTrustedProxies } from "../lib/auth/client-ip";
+import { env } from "../lib/config/env";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEV = process.argv.includes("--dev");
-const HOST = process.env.HOST || "127.0.0.1";
-const PORT = Number(process.env.PORT ?? 3000);
+const HOST = env("HOST");
+const PORT = env("PORT");
 // Below start.ts's grace for its children, so we exit on our own terms.
 const SHUTDOWN_GRACE_MS = 10_000;
 const FEED_PATH = "/api/events";
@@ -34,9 +35,8 @@ function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  if (!Number.isInteger(PORT) || PORT <= 0 || PORT > 65535) throw new Error(`invalid PORT: ${process.env.PORT}`);
-  const trusted = parseTrustedProxies(process.env.HERALD_TRUSTED_PROXIES);
-  if (trusted) say(`trusting X-Forwarded-For from ${process.env.HERALD_TRUSTED_PROXIES}`);
+  const trusted = parseTrustedProxies(env("HERALD_TRUSTED_PROXIES"));
+  if (trusted) say(`trusting X-Forwarded-For from ${env("HERALD_TRUSTED_PROXIES")}`);
 
   // `next start`/`next dev` set it; React and Next choose their builds by it when loaded.
   (process.env as Record<string, string | undefined>).NODE_ENV ??= DEV ? "development" : "production";

@@ -1,4 +1,4 @@
-// `npm start` / `npm run dev` (DESIGN §12): database (embedded unless DATABASE_URL),
+// `npm start` / `npm run dev` (docs/operations.md#running-herald): database (embedded unless DATABASE_URL),
 // migrations, auth secret, build when stale, then web + one worker. Ctrl-C/SIGTERM
 // stops the children first and the database last; any child dying stops everything.
 // The web process is scripts/server.ts (Next behind our own HTTP server, which decides
@@ -13,14 +13,24 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseTrustedProxies } from "../lib/auth/client-ip";
+import { checkEnv, env, EnvError } from "../lib/config/env";
 import { resolveDataDir, resolvePgDataDir, secureDataDir, within } from "../lib/db/embedded";
 import { ensureDatabase, type DatabaseHandle } from "../lib/db/ensure";
 
+// A bad setting fails here, in one line naming it, before anything starts.
+try {
+  checkEnv();
+} catch (err) {
+  if (!(err instanceof EnvError)) throw err;
+  console.error(`[herald] ${err.message}`);
+  process.exit(1);
+}
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEV = process.argv.includes("--dev");
-const PORT = Number(process.env.PORT ?? 3000);
+const PORT = env("PORT");
 // Loopback unless told otherwise: a laptop's Herald is not for the café's network.
-const HOST = process.env.HOST || "127.0.0.1";
+const HOST = env("HOST");
 // The worker finishes or releases its current step on SIGTERM; give it time before SIGKILL.
 const CHILD_GRACE_MS = 20_000;
 const KILL_WAIT_MS = 5_000;
@@ -267,14 +277,13 @@ function connectHost(host: string): string {
 }
 
 async function main(): Promise<void> {
-  if (!Number.isInteger(PORT) || PORT <= 0 || PORT > 65535) throw new Error(`invalid PORT: ${process.env.PORT}`);
   // Fail before the database starts, not in the web process after it.
-  parseTrustedProxies(process.env.HERALD_TRUSTED_PROXIES);
+  parseTrustedProxies(env("HERALD_TRUSTED_PROXIES"));
   const dataDir = resolveDataDir();
   await secureDataDir(dataDir, say);
   await reapLeftovers(dataDir);
 
-  if (process.env.DATABASE_URL) {
+  if (env("DATABASE_URL")) {
     say("using DATABASE_URL");
   } else {
     say(`starting embedded PostgreSQL in ${path.relative(ROOT, resolvePgDataDir()) || resolvePgDataDir()} (log: ${path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log")})`);
@@ -308,9 +317,9 @@ async function main(): Promise<void> {
     });
   }
 
-  const authSecret = process.env.BETTER_AUTH_SECRET || (await ensureAuthSecret(dataDir));
-  const authUrl = process.env.BETTER_AUTH_URL ?? `http://localhost:${PORT}`;
-  const env: NodeJS.ProcessEnv = {
+  const authSecret = env("BETTER_AUTH_SECRET") ?? (await ensureAuthSecret(dataDir));
+  const authUrl = env("BETTER_AUTH_URL") ?? `http://localhost:${PORT}`;
+  const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: db.url,
     BETTER_AUTH_SECRET: authSecret,
@@ -324,7 +333,7 @@ async function main(): Promise<void> {
   if (!DEV && buildIsStale()) {
     say("build is missing or older than the sources: running next build");
     // Same group as us: a Ctrl-C during the build stops it right away.
-    const build = run("next build", [nextBin, "build"], env, { ownGroup: false, oneShot: true });
+    const build = run("next build", [nextBin, "build"], childEnv, { ownGroup: false, oneShot: true });
     const code = await build.exited;
     if (shuttingDown) return;
     children.splice(children.indexOf(build), 1);
@@ -334,12 +343,12 @@ async function main(): Promise<void> {
 
   // Not `next start`/`next dev`: route handlers cannot see the socket, and sign-in
   // throttling needs the real client address (scripts/server.ts).
-  const webEnv = { ...env, NODE_ENV: DEV ? "development" : "production" } as NodeJS.ProcessEnv;
+  const webEnv = { ...childEnv, NODE_ENV: DEV ? "development" : "production" } as NodeJS.ProcessEnv;
   run(DEV ? "web (dev)" : "web", ["--import", "tsx", "scripts/server.ts", ...(DEV ? ["--dev"] : [])], webEnv, {
     ownGroup: true,
     marker: "scripts/server.ts",
   });
-  run("worker", ["--import", "tsx", "worker/index.ts"], env, { ownGroup: true, marker: "worker/index.ts" });
+  run("worker", ["--import", "tsx", "worker/index.ts"], childEnv, { ownGroup: true, marker: "worker/index.ts" });
   dataDirForPids = dataDir;
   await recordChildren(dataDir);
 

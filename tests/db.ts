@@ -1,4 +1,4 @@
-// Real PostgreSQL for integration tests (DESIGN §12): a throwaway embedded cluster per
+// Real PostgreSQL for integration tests (docs/development.md#tests): a throwaway embedded cluster per
 // call, or a throwaway database on an external server when DATABASE_URL is given.
 
 import { randomBytes } from "node:crypto";

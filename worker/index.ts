@@ -1,10 +1,12 @@
+import { checkEnv, env } from "@/lib/config/env";
 import { ensureDatabase, type DatabaseHandle } from "@/lib/db/ensure";
 import { startWorker } from "@/lib/workers/worker";
 
 // `npm run worker` beside `npm start`: without DATABASE_URL it attaches to the
 // embedded cluster that npm start owns (same HERALD_DATA_DIR), never a second one.
+checkEnv();
 let db: DatabaseHandle | null = null;
-if (!process.env.DATABASE_URL) {
+if (!env("DATABASE_URL")) {
   db = await ensureDatabase({ migrate: false, log: (s) => console.log(`[worker] ${s}`) });
   process.env.DATABASE_URL = db.url;
 }

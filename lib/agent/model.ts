@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createOfflineModel } from "./offline-model";
@@ -7,14 +8,14 @@ import { createOfflineModel } from "./offline-model";
  * (OpenAI, Ollama, vLLM, llama.cpp server all speak it).
  */
 export function getModel(): LanguageModelV3 {
-  const baseURL = process.env.OPENAI_BASE_URL;
-  const apiKey = process.env.OPENAI_API_KEY;
+  const baseURL = env("OPENAI_BASE_URL");
+  const apiKey = env("OPENAI_API_KEY");
   if (!baseURL && !apiKey) return createOfflineModel();
   const provider = createOpenAICompatible({
     name: "openai-compatible",
     baseURL: baseURL ?? "https://api.openai.com/v1",
     apiKey,
   });
-  return provider.chatModel(process.env.HERALD_MODEL ?? "gpt-4o-mini");
+  return provider.chatModel(env("HERALD_MODEL"));
 }
 

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -5,7 +6,8 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
-import { planOfflineTurn } from "./offline-brain";
+import { sleep } from "@/lib/util/sleep";
+import { planOfflineTurn } from "./offline/brain";
 
 /**
  * Herald's built-in model: deterministic, no network, the same provider
@@ -22,29 +24,13 @@ const usage = (input: number, output: number): LanguageModelV3Usage => ({
   outputTokens: { total: output, text: output, reasoning: 0 },
 });
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
-    // The listener must go when the timer fires, or one piles up per streamed word.
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason ?? new Error("aborted"));
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Word-sized chunks, whitespace kept, so the concatenation is exactly the text. */
 export function chunkText(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
 export function createOfflineModel(opts: OfflineModelOptions = {}): LanguageModelV3 {
-  const delay = opts.chunkDelayMs ?? Number(process.env.HERALD_OFFLINE_CHUNK_MS ?? 12);
+  const delay = opts.chunkDelayMs ?? env("HERALD_OFFLINE_CHUNK_MS");
 
   function contentFor(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; size: number } {
     const turn = planOfflineTurn(options.prompt, (options.tools ?? []).map((t) => t.name));

@@ -1,3 +1,4 @@
+import { MAX_DUE_SECONDS } from "@/lib/delivery/due-at";
 import { tool, type ToolSet } from "ai";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
@@ -160,7 +161,7 @@ async function guarded(fn: () => Promise<ToolResult>): Promise<ToolResult> {
 
 const deliverySchema = z.object({
   mode: z.enum(["at", "by"]),
-  dueInSeconds: z.number().positive().max(7 * 24 * 3600).optional(),
+  dueInSeconds: z.number().positive().max(MAX_DUE_SECONDS).optional(),
   dueAt: z.string().refine((s) => !Number.isNaN(Date.parse(s))).optional(),
   reportIfUnfinished: z.boolean().optional(),
   allowOvertime: z.boolean().optional(),

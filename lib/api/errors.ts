@@ -1,4 +1,4 @@
-// Typed errors that the route wrapper maps to the JSON error contract (DESIGN §10).
+// Typed errors that the route wrapper maps to the JSON error contract (docs/api.md#errors).
 export type ErrorCode =
   | "bad_request"
   | "unauthorized"

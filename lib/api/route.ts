@@ -211,7 +211,7 @@ function mapError(err: unknown, req: Request): { error: ApiError; ref?: string }
 /**
  * The one wrapper every route handler goes through: session auth, Origin check
  * on mutations, zod parsing of params/query/body and mapping of typed errors to
- * the JSON error contract (DESIGN §10). Handlers return data (200) or a Response.
+ * the JSON error contract (docs/api.md#errors). Handlers return data (200) or a Response.
  */
 export function route<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
   opts: RouteOptions<B, Q, P>,

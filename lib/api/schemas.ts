@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { MAX_DUE_SECONDS } from "@/lib/delivery/due-at";
+import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS } from "@/lib/limits/config";
 
 // Request schemas for every route. Limits here are the product's limits.
 
@@ -45,7 +47,6 @@ export const listMessagesQuery = z.object({
   limit: queryInt(1, 500),
 });
 
-const MAX_DUE_SECONDS = 7 * 24 * 3600;
 const EARLIEST_DUE_AT = Date.parse("2000-01-01T00:00:00Z");
 
 /**
@@ -80,7 +81,7 @@ export const deliveryInput = z
     path: ["dueInSeconds"],
   });
 
-/** A timed-delivery contract as the API and the composer give it (DESIGN §9). */
+/** A timed-delivery contract as the API and the composer give it (docs/api.md#messages). */
 export type DeliveryContract = z.infer<typeof deliveryInput>;
 
 export const postMessageBody = z.strictObject({
@@ -107,8 +108,8 @@ export const startTaskBody = z.strictObject({
     .strictObject({
       simulate: z
         .strictObject({
-          steps: z.number().int().min(1).max(50).optional(),
-          stepMs: z.number().int().min(0).max(3_600_000).optional(),
+          steps: z.number().int().min(1).max(SIMULATE_MAX_STEPS).optional(),
+          stepMs: z.number().int().min(0).max(SIMULATE_MAX_STEP_MS).optional(),
         })
         .optional(),
     })

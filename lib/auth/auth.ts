@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
@@ -8,7 +9,7 @@ import { notifySessionEnded } from "./session-liveness";
 import { clear, consume, EMAIL_SIGN_IN_RULE, emailKey } from "./throttle";
 
 function baseUrl(): string {
-  return process.env.BETTER_AUTH_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+  return env("BETTER_AUTH_URL") ?? `http://localhost:${env("PORT")}`;
 }
 
 /**
@@ -20,13 +21,13 @@ export function trustedOrigins(): string[] {
   const alt = new URL(url);
   if (url.hostname === "localhost") alt.hostname = "127.0.0.1";
   else if (url.hostname === "127.0.0.1") alt.hostname = "localhost";
-  const extra = (process.env.HERALD_TRUSTED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const extra = env("HERALD_TRUSTED_ORIGINS").split(",").map((s) => s.trim()).filter(Boolean);
   return [...new Set([url.origin, alt.origin, ...extra])];
 }
 
 /** HERALD_AUTH_RATE_LIMIT=off lifts every sign-in/sign-up limit (test suites). */
 export function authRateLimitEnabled(): boolean {
-  return process.env.HERALD_AUTH_RATE_LIMIT !== "off";
+  return env("HERALD_AUTH_RATE_LIMIT") !== "off";
 }
 
 const SIGN_IN_PATH = "/sign-in/email";
@@ -60,7 +61,7 @@ const afterHook = createAuthMiddleware(async (ctx) => {
 function createAuth() {
   return betterAuth({
     baseURL: baseUrl(),
-    secret: process.env.BETTER_AUTH_SECRET,
+    secret: env("BETTER_AUTH_SECRET"),
     trustedOrigins: trustedOrigins(),
     database: prismaAdapter(getDb(), { provider: "postgresql" }),
     emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },

@@ -3,7 +3,7 @@ import { getAuth } from "./auth";
 /**
  * Every /api/auth/* request. better-auth's own 429s say when to come back only in
  * X-Retry-After and carry no error code; they get the standard Retry-After and the
- * API's error shape (DESIGN §14) beside better-auth's `message`/`code`, which its
+ * API's error shape (docs/api.md#auth) beside better-auth's `message`/`code`, which its
  * browser client reads.
  */
 export async function handleAuthRequest(req: Request): Promise<Response> {

@@ -1,4 +1,4 @@
-// Browser-side wrappers over Herald's JSON API (DESIGN §10). Every failure
+// Browser-side wrappers over Herald's JSON API (docs/api.md). Every failure
 // becomes an ApiError so callers can branch on status/code instead of parsing.
 
 import type { ApiErrorBody, PublicConversation, PublicMessage, PublicRun } from "@/lib/api/shapes";
@@ -158,7 +158,7 @@ export async function listAllMessages(conversationId: string, signal?: AbortSign
   return all;
 }
 
-/** The composer's delivery picker (DESIGN §9); the server anchors dueAt on the accepted message. */
+/** The composer's delivery picker (docs/state-machines.md#delivery-contracts); the server anchors dueAt on the accepted message. */
 export interface DeliveryRequest {
   mode: "at" | "by";
   dueInSeconds: number;

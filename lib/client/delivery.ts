@@ -1,4 +1,4 @@
-// The composer's delivery picker (DESIGN §9), DOM-free so it can be unit-tested.
+// The composer's delivery picker (docs/state-machines.md#delivery-contracts), DOM-free so it can be unit-tested.
 
 export type DeliveryMode = "none" | "at" | "by";
 

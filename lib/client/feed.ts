@@ -1,4 +1,4 @@
-// The account's event feed (DESIGN §8): one EventSource per tab, shared by
+// The account's event feed (docs/api.md#event-feed): one EventSource per tab, shared by
 // every component that needs live data, patching React Query caches.
 
 import { useEffect } from "react";

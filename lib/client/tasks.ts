@@ -14,7 +14,7 @@ export function isTaskActive(status: TaskStatus): boolean {
   return ACTIVE.has(status);
 }
 
-/** Poll fast while something can change on its own, slowly otherwise (DESIGN §8). */
+/** Poll fast while something can change on its own, slowly otherwise (docs/architecture.md#planes). */
 export const ACTIVE_POLL_MS = 3000;
 export const IDLE_POLL_MS = 15_000;
 

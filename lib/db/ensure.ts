@@ -2,6 +2,7 @@
 // otherwise the embedded cluster under the project's data dir. Used by `npm start`,
 // `npm run db:migrate` and e2e setup.
 
+import { env } from "@/lib/config/env";
 import { resolvePgDataDir, startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded";
 import { applyMigrations } from "./migrate";
 
@@ -27,7 +28,7 @@ export interface DatabaseHandle {
 
 export async function ensureDatabase(opts: EnsureDatabaseOptions = {}): Promise<DatabaseHandle> {
   const migrate = opts.migrate ?? true;
-  const external = process.env.DATABASE_URL;
+  const external = env("DATABASE_URL");
   if (external) {
     const applied = migrate ? await applyMigrations(external) : [];
     return { url: external, embedded: null, applied, stop: async () => {} };

@@ -1,4 +1,4 @@
-// Prisma-format migrations without the Prisma CLI (DESIGN §13): the CLI downloads a
+// Prisma-format migrations without the Prisma CLI (docs/development.md#migrations): the CLI downloads a
 // native schema engine before every command and fails offline, so this drives the
 // WASM build of the same engine through a `pg` driver adapter.
 //
@@ -10,6 +10,7 @@
 // against the current schema instead. Hand-written SQL appended to a migration.sql
 // (partial indexes) is simply executed with the rest; it never shows up in a diff.
 
+import { env } from "@/lib/config/env";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -226,7 +227,7 @@ function loadEngineModule(): Promise<EngineModule> {
 
 async function withEngine<T>(databaseUrl: string, opts: MigrateOptions | undefined, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
   const { SchemaEngine } = await loadEngineModule();
-  const log = opts?.log ?? (process.env.HERALD_DEBUG_MIGRATE ? (s: string) => console.error(`[schema-engine] ${s}`) : null);
+  const log = opts?.log ?? (env("HERALD_DEBUG_MIGRATE") ? (s: string) => console.error(`[schema-engine] ${s}`) : null);
   // Our own pool, because free() does not dispose the adapter's connections: they
   // would idle for 10 s, and one of them still holds the engine's advisory lock, so
   // the next engine (e.g. a second applyMigrations) would stall until it times out.

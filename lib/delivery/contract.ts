@@ -1,5 +1,5 @@
 /**
- * Timed delivery contracts (DESIGN §9, seed 003) as one pure function: given
+ * Timed delivery contracts (docs/state-machines.md#delivery-contracts) as one pure function: given
  * the committed facts of a task and the database time, which host notices must
  * exist. Completion, publication and the promised moment are separate facts;
  * notices only ever get added (unique key per task), never rewritten.

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import type { LoopSpec } from "@/lib/workers/loop";
@@ -58,7 +59,7 @@ export function dueLoop(): LoopSpec<string> {
     name: "due",
     concurrency: 4,
     // The fallback only; the loop normally sleeps exactly until the next dueAt.
-    pollMs: Number(process.env.HERALD_DUE_POLL_MS ?? 30_000),
+    pollMs: env("HERALD_DUE_POLL_MS"),
     claim: async (limit) => {
       const ids = await findDue(limit, [...busy]);
       for (const id of ids) busy.add(id);

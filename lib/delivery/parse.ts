@@ -1,5 +1,5 @@
 /**
- * Timed-delivery phrases in a user's own words (DESIGN §9, seed 003).
+ * Timed-delivery phrases in a user's own words (docs/state-machines.md#delivery-contracts).
  *
  * The host, not the model, turns "tell me in 10 minutes" into a contract, so
  * the due time is anchored on the accepted message and no later model turn can

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { z } from "zod";
 import { registerDriver } from "./registry";
 import { createMcpDriver } from "./mcp";
@@ -56,7 +57,7 @@ let registered: { raw: string | undefined; names: string[] } | null = null;
  * names. Idempotent per configuration: calling it again (worker start-up and
  * API module both) keeps the existing driver instances and their connections.
  */
-export function registerConfiguredMcpDrivers(raw: string | undefined = process.env.HERALD_MCP_SERVERS): string[] {
+export function registerConfiguredMcpDrivers(raw: string | undefined = env("HERALD_MCP_SERVERS")): string[] {
   if (registered && registered.raw === raw) return registered.names;
   const names = parseMcpServers(raw).map((s) => {
     const name = `mcp:${s.name}`;

@@ -88,7 +88,7 @@ function resultText(result: CallToolResult): string {
 }
 
 /**
- * Remote ids are server-only (DESIGN: whitelist); errors, progress and bodies
+ * Remote ids are server-only (public shapes are whitelists); errors, progress and bodies
  * are shown to users, so any echo of the id by the server is masked.
  */
 function hide<T>(value: T, remoteId: string): T {

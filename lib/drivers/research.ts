@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { generateText } from "ai";
 import type { Driver, StepContext, StepOutcome } from "./types";
 import { frameUntrusted, neutralizeUntrusted } from "@/lib/agent/frame";
@@ -21,8 +22,8 @@ interface Simulate {
 export function researchSettings(options: unknown): { steps: number; stepMs: number } {
   const given = simulateAllowed() ? (options as { simulate?: Simulate } | null)?.simulate : undefined;
   const sim = (given ?? {}) as Simulate;
-  const steps = Math.max(1, Math.min(SIMULATE_MAX_STEPS, Math.round(sim.steps ?? Number(process.env.HERALD_RESEARCH_STEPS ?? 4))));
-  const stepMs = Math.max(0, Math.min(SIMULATE_MAX_STEP_MS, sim.stepMs ?? Number(process.env.HERALD_RESEARCH_STEP_MS ?? 1500)));
+  const steps = Math.max(1, Math.min(SIMULATE_MAX_STEPS, Math.round(sim.steps ?? env("HERALD_RESEARCH_STEPS"))));
+  const stepMs = Math.max(0, Math.min(SIMULATE_MAX_STEP_MS, sim.stepMs ?? env("HERALD_RESEARCH_STEP_MS")));
   return { steps, stepMs };
 }
 

@@ -2,7 +2,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { Task, TaskStep } from "@/lib/db/generated/client.ts";
 
 /**
- * A driver turns one task into work (DESIGN §4). Drivers never write to the
+ * A driver turns one task into work (docs/architecture.md#drivers). Drivers never write to the
  * database: they return what happened and lib/tasks commits it under the
  * task's lease guard, so a late result from a fenced worker is simply dropped.
  */

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
 import type { RunDelta } from "@/lib/api/shapes";
 import { liveSessionIds } from "@/lib/auth/session-liveness";
@@ -5,7 +6,7 @@ import { DELTAS_CHANNEL, EVENTS_CHANNEL, SESSIONS_CHANNEL } from "./channels";
 import { PgListener } from "./listener";
 
 /**
- * Per-process fan-out for the SSE feed (DESIGN §8). A notification only says
+ * Per-process fan-out for the SSE feed (docs/api.md#event-feed). A notification only says
  * "account X has new events"; each stream then reads its own cursor range from
  * the log, so ordering and gap-freedom come from the database, never from the
  * order notifications arrive in.
@@ -76,11 +77,11 @@ class FeedHub {
 const g = globalThis as unknown as { heraldFeedHub?: FeedHub };
 const hub = () => (g.heraldFeedHub ??= new FeedHub());
 
-/** DESIGN §8: a `:` heartbeat every 15 s; each one also re-checks the feed's session. */
+/** A `:` heartbeat every 15 s; each one also re-checks the feed's session (docs/api.md#event-feed). */
 export const FEED_HEARTBEAT_MS = 15_000;
 const REPLAY_PAGE = 500;
 /** Bytes a slow client may have queued before we drop it; it resumes by cursor. */
-export const FEED_BUFFER_BYTES = Number(process.env.HERALD_FEED_BUFFER_BYTES ?? 1_000_000);
+export const FEED_BUFFER_BYTES = env("HERALD_FEED_BUFFER_BYTES");
 /**
  * How long a feed pushed out by the per-account cap waits before its EventSource
  * reconnects (the SSE `retry:` it is sent last). Without it the oldest tab would
@@ -89,19 +90,14 @@ export const FEED_BUFFER_BYTES = Number(process.env.HERALD_FEED_BUFFER_BYTES ?? 
  */
 export const FEED_EVICTED_RETRY_MS = 60_000;
 
-function envInt(name: string, fallback: number): number {
-  const n = Number(process.env[name]);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
 /** HERALD_FEED_HEARTBEAT_MS (tests shorten it). */
 export function feedHeartbeatMs(): number {
-  return envInt("HERALD_FEED_HEARTBEAT_MS", FEED_HEARTBEAT_MS);
+  return env("HERALD_FEED_HEARTBEAT_MS");
 }
 
 /** HERALD_MAX_FEEDS_PER_ACCOUNT: open feeds per account in one web process; a new one pushes out the oldest. */
 export function maxFeedsPerAccount(): number {
-  return envInt("HERALD_MAX_FEEDS_PER_ACCOUNT", 20);
+  return env("HERALD_MAX_FEEDS_PER_ACCOUNT");
 }
 
 function frame(fields: { id?: string; event?: string; data?: string; retry?: number; comment?: string }): string {

@@ -1,5 +1,5 @@
 // UI strings. English names marked "contract" are used verbatim by the external
-// Playwright suite (DESIGN.md); the Chinese equivalents are what the Chinese
+// Playwright suite (docs/contract.md#ui-accessible-names); the Chinese equivalents are what the Chinese
 // tests look for, so change either side only together with those tests.
 
 export const LANGS = ["en", "zh"] as const;
@@ -41,7 +41,7 @@ const en = {
   newChat: "New chat",
   conversations: "Conversations",
   signOut: "Sign out",
-  // contract (DESIGN §14)
+  // contract (docs/contract.md#ui-accessible-names)
   signOutAll: "Sign out of all devices",
   settings: "Settings",
   sessionsTitle: "Sessions",

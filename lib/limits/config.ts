@@ -1,5 +1,7 @@
+import { env } from "@/lib/config/env";
+
 /**
- * Per-account limits (DESIGN: every account may be hostile). Anyone can sign
+ * Per-account limits (every account may be hostile: docs/operations.md#limits-and-abuse-resistance). Anyone can sign
  * up, so no single account may take more than its share of workers, database
  * or money. Each limit is an env var; `HERALD_LIMITS=off` lifts them all (for
  * benchmarks that load one account on purpose).
@@ -17,42 +19,27 @@ export interface Limits {
   slotsPerLoop: number;
 }
 
-const DEFAULTS: Limits = {
-  activeTasks: 10,
-  taskStartsPerMinute: 30,
-  messagesPerMinute: 60,
-  queuedTurns: 10,
-  slotsPerLoop: 3,
-};
-
-const ENV: Record<keyof Limits, string> = {
-  activeTasks: "HERALD_LIMIT_ACTIVE_TASKS",
-  taskStartsPerMinute: "HERALD_LIMIT_TASK_STARTS_PER_MINUTE",
-  messagesPerMinute: "HERALD_LIMIT_MESSAGES_PER_MINUTE",
-  queuedTurns: "HERALD_LIMIT_QUEUED_TURNS",
-  slotsPerLoop: "HERALD_LIMIT_SLOTS_PER_LOOP",
-};
-
-export const limitsOff = () => process.env.HERALD_LIMITS === "off";
+export const limitsOff = () => env("HERALD_LIMITS") === "off";
 
 /** Read on every call: tests and operators change env without a restart of the module graph. */
 export function limits(): Limits {
-  const out = { ...DEFAULTS };
-  for (const key of Object.keys(ENV) as (keyof Limits)[]) {
-    const raw = process.env[ENV[key]];
-    if (raw === undefined || raw === "") continue;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${ENV[key]} must be a positive integer, got "${raw}"`);
-    out[key] = n;
+  if (limitsOff()) {
+    const n = Number.MAX_SAFE_INTEGER;
+    return { activeTasks: n, taskStartsPerMinute: n, messagesPerMinute: n, queuedTurns: n, slotsPerLoop: n };
   }
-  if (limitsOff()) for (const key of Object.keys(out) as (keyof Limits)[]) out[key] = Number.MAX_SAFE_INTEGER;
-  return out;
+  return {
+    activeTasks: env("HERALD_LIMIT_ACTIVE_TASKS"),
+    taskStartsPerMinute: env("HERALD_LIMIT_TASK_STARTS_PER_MINUTE"),
+    messagesPerMinute: env("HERALD_LIMIT_MESSAGES_PER_MINUTE"),
+    queuedTurns: env("HERALD_LIMIT_QUEUED_TURNS"),
+    slotsPerLoop: env("HERALD_LIMIT_SLOTS_PER_LOOP"),
+  };
 }
 
 /**
  * `options.simulate` (research pacing) is a test and benchmark lever; on a
  * public server it would let an account hold slots for hours.
  */
-export const simulateAllowed = () => process.env.HERALD_ALLOW_SIMULATE === "1";
+export const simulateAllowed = () => env("HERALD_ALLOW_SIMULATE") === "1";
 export const SIMULATE_MAX_STEPS = 50;
 export const SIMULATE_MAX_STEP_MS = 60_000;

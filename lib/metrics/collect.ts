@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
 import { HEARTBEAT_STALE_MS } from "@/lib/workers/heartbeat";
 import { singleFlight } from "./cache";
@@ -83,7 +84,7 @@ async function queryFigures(): Promise<Figures> {
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
 function render(f: Figures): string {
-  const concurrency = Number(process.env.HERALD_WORKER_CONCURRENCY ?? 4);
+  const concurrency = env("HERALD_WORKER_CONCURRENCY");
   const alive = num(f.workers_alive);
   const busy = num(f.leased_runs) + num(f.leased_tasks);
   const out: string[] = [];

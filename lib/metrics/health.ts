@@ -3,7 +3,7 @@ import { singleFlight } from "./cache";
 
 /**
  * `/api/health` is public (load balancers, `npm start`, the e2e suite probe it
- * without a session), so its body is a fixed whitelist: the DESIGN contract's
+ * without a session), so its body is a fixed whitelist: the contract's (docs/api.md#operator-endpoints)
  * `{db, workers: {alive, lastBeatAt}}` and nothing else. No versions, hosts,
  * ports or error text: failures are logged here, never sent.
  */

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { createHash, timingSafeEqual } from "node:crypto";
 
 /**
@@ -13,7 +14,7 @@ const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
  * Both sides are hashed first so the constant-time comparison always sees equal
  * lengths: neither a prefix nor the token's length shows in the timing.
  */
-export function scrapeAccess(authorization: string | null, configured = process.env.HERALD_METRICS_TOKEN): ScrapeAccess {
+export function scrapeAccess(authorization: string | null, configured = env("HERALD_METRICS_TOKEN")): ScrapeAccess {
   // Secrets mounted from files often end in a newline that no scraper sends.
   const expected = configured?.trim();
   if (!expected) return "off";

@@ -25,7 +25,7 @@ export function buildEventSnapshot(task: Task, latestPublicationPartial?: boolea
   // A cancel is underway: the question or due report it would repeat is moot,
   // and the cancelled (or actual terminal) event follows.
   if (!terminal && task.cancelRequestedAt !== null) return null;
-  // "Tell me at T": a result that is ready early waits for the due moment (DESIGN §9).
+  // "Tell me at T": a result that is ready early waits for the due moment (docs/state-machines.md#delivery-contracts).
   if (task.status === "succeeded" && task.deliveryMode === "at" && task.dueAt !== null && task.dueEvaluatedAt === null) {
     return null;
   }

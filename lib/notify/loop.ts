@@ -1,8 +1,9 @@
+import { env } from "@/lib/config/env";
 import type { LoopSpec } from "@/lib/workers/loop";
 import { claimNotifications, notifyOne, type ClaimedNotification } from "./deliver";
 
-const POLL_MS = Number(process.env.HERALD_POLL_MS ?? 2_000);
-const CONCURRENCY = Number(process.env.HERALD_NOTIFY_CONCURRENCY ?? 4);
+const POLL_MS = env("HERALD_POLL_MS");
+const CONCURRENCY = env("HERALD_NOTIFY_CONCURRENCY");
 
 /**
  * The notification outbox loop. Work per row is a few short transactions (the

@@ -1,7 +1,8 @@
+import { env } from "@/lib/config/env";
 import type { Task } from "@/lib/db/generated/client.ts";
 
 /**
- * The notification outbox state machine (DESIGN §6), as pure decisions.
+ * The notification outbox state machine (docs/state-machines.md#notification-outbox), as pure decisions.
  *
  * Every function here reads the *locked, current* task row and returns a patch;
  * lib/notify/sql.ts applies it under the lease guard and lib/notify/deliver.ts
@@ -68,16 +69,11 @@ export const MAX_NOTIFICATION_ATTEMPTS = 5;
 /** Stored error text; the public projection bounds it further. */
 export const MAX_NOTIFICATION_ERROR_CHARS = 4000;
 
-function envMs(name: string, fallback: number): number {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-}
-
 // Read at call time so a test or an operator can change them without a reload.
-export const notifyIntervalMs = () => envMs("HERALD_NOTIFY_INTERVAL_MS", 2_000);
-export const notifyMaxBackoffMs = () => envMs("HERALD_NOTIFY_MAX_BACKOFF_MS", 300_000);
-export const notifyLeaseMs = () => envMs("HERALD_NOTIFY_LEASE_MS", 60_000);
-export const narrationEnabled = () => (process.env.HERALD_NARRATION ?? "").trim().toLowerCase() !== "off";
+export const notifyIntervalMs = () => env("HERALD_NOTIFY_INTERVAL_MS");
+export const notifyMaxBackoffMs = () => env("HERALD_NOTIFY_MAX_BACKOFF_MS");
+export const notifyLeaseMs = () => env("HERALD_NOTIFY_LEASE_MS");
+export const narrationEnabled = () => env("HERALD_NARRATION") !== "off";
 
 export function backoffMs(failures: number, interval = notifyIntervalMs(), cap = notifyMaxBackoffMs()): number {
   return Math.min(interval * 2 ** Math.min(Math.max(failures, 0), 16), cap);

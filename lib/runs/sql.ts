@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Run } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/workers/fair-claim";
@@ -22,8 +23,8 @@ import { fairPick } from "@/lib/workers/fair-claim";
  * holding fewer running runs goes first, and none holds more than its slots.
  */
 
-export const RUN_LEASE_MS = Number(process.env.HERALD_RUN_LEASE_MS ?? 30_000);
-export const RUN_MAX_ATTEMPTS = Number(process.env.HERALD_RUN_MAX_ATTEMPTS ?? 3);
+export const RUN_LEASE_MS = env("HERALD_RUN_LEASE_MS");
+export const RUN_MAX_ATTEMPTS = env("HERALD_RUN_MAX_ATTEMPTS");
 
 export type ClaimedRun = Run & { leaseToken: string };
 

@@ -97,7 +97,7 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
   }
 }
 
-/** Launch intent → driver handle, persisted before the task counts as queued (DESIGN §4). */
+/** Launch intent → driver handle, persisted before the task counts as queued (docs/architecture.md#drivers). */
 async function submit(task: LeasedTask, token: string, signal: AbortSignal): Promise<ExecOutcome> {
   const driver = driverFor(task.driver)!;
   const handle = await driver.submit(task, signal);
@@ -148,7 +148,7 @@ async function markRunning(task: LeasedTask, token: string): Promise<void> {
   });
 }
 
-/** Bounds what a driver may say about the remote (DESIGN §4: one normalisation boundary). */
+/** Bounds what a driver may say about the remote (one normalisation boundary: docs/architecture.md#drivers). */
 export function normalizeOutcome(o: StepOutcome): StepOutcome {
   const pollAfterMs = o.pollAfterMs === undefined ? undefined : Number(o.pollAfterMs);
   if (pollAfterMs !== undefined && !(Number.isFinite(pollAfterMs) && pollAfterMs > 0)) {

@@ -50,7 +50,7 @@ export function toPublicTask(t: Task): PublicTask {
     id: t.id,
     conversationId: t.conversationId,
     title: t.title,
-    // The kind only ("research", "mcp"): server names stay on the server (DESIGN §10).
+    // The kind only ("research", "mcp"): server names stay on the server (docs/api.md#shapes).
     driver: t.driver.split(":")[0],
     status: t.status as TaskStatus,
     createdAt: t.createdAt.toISOString(),

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/workers/fair-claim";
@@ -29,9 +30,9 @@ import { fairPick } from "@/lib/workers/fair-claim";
  * code, the lease expires and the row is claimable again. Claims are fair
  * across accounts (lib/workers/fair-claim.ts).
  */
-export const TASK_LEASE_MS = Number(process.env.HERALD_TASK_LEASE_MS ?? 15_000);
-export const TASK_RETRY_BASE_MS = Number(process.env.HERALD_TASK_RETRY_MS ?? 2_000);
-export const TASK_RETRY_CAP_MS = Number(process.env.HERALD_TASK_RETRY_CAP_MS ?? 300_000);
+export const TASK_LEASE_MS = env("HERALD_TASK_LEASE_MS");
+export const TASK_RETRY_BASE_MS = env("HERALD_TASK_RETRY_MS");
+export const TASK_RETRY_CAP_MS = env("HERALD_TASK_RETRY_CAP_MS");
 export const TASK_MAX_CONSECUTIVE_ERRORS = 5;
 
 const secs = (ms: number) => ms / 1000;

@@ -60,7 +60,7 @@ async function claimAndRun(id: string) {
   return executeTask(row, new AbortController().signal);
 }
 
-describe("submit rules (DESIGN §4)", () => {
+describe("submit rules (docs/architecture.md#drivers)", () => {
   it("the launch intent is persisted before the driver is called, the handle before the task counts as queued", async () => {
     const id = await newTask();
     const intent = await getDb().task.findUniqueOrThrow({ where: { id } });

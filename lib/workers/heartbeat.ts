@@ -1,8 +1,9 @@
+import { env } from "@/lib/config/env";
 import os from "node:os";
 import { getDb } from "@/lib/db/client";
 
 /** A worker that has not beaten for this long is considered dead. */
-export const HEARTBEAT_STALE_MS = Number(process.env.HERALD_HEARTBEAT_STALE_MS ?? 15_000);
+export const HEARTBEAT_STALE_MS = env("HERALD_HEARTBEAT_STALE_MS");
 
 export async function beat(workerId: string, loops: string[], startedAt: Date): Promise<void> {
   await getDb().$executeRaw`

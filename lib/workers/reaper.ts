@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
 
 /**
@@ -6,7 +7,7 @@ import { getDb } from "@/lib/db/client";
  * reloads snapshots). One worker at a time, through a transaction-scoped
  * advisory lock; work is in bounded batches so it never holds locks for long.
  */
-export const EVENT_RETENTION_DAYS = Number(process.env.HERALD_EVENT_RETENTION_DAYS ?? 30);
+export const EVENT_RETENTION_DAYS = env("HERALD_EVENT_RETENTION_DAYS");
 const REAPER_LOCK = 0x68726c64; // "hrld"
 const BATCH = 5000;
 

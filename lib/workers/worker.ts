@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import os from "node:os";
 import { setMaxListeners } from "node:events";
 import { randomUUID } from "node:crypto";
@@ -16,8 +17,8 @@ import { beat, markStopped } from "./heartbeat";
 import { reapOnce } from "./reaper";
 import { Loop } from "./loop";
 
-export const HEARTBEAT_MS = Number(process.env.HERALD_HEARTBEAT_MS ?? 5_000);
-const POLL_MS = Number(process.env.HERALD_POLL_MS ?? 2_000);
+export const HEARTBEAT_MS = env("HERALD_HEARTBEAT_MS");
+const POLL_MS = env("HERALD_POLL_MS");
 const REAPER_MS = 10 * 60_000;
 
 export interface RunningWorker {
@@ -38,7 +39,7 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   setMaxListeners(1000, stopping);
   const mcp = registerConfiguredMcpDrivers();
   if (mcp.length) console.log(`[worker] MCP drivers: ${mcp.join(", ")}`);
-  const concurrency = opts.concurrency ?? Number(process.env.HERALD_WORKER_CONCURRENCY ?? 4);
+  const concurrency = opts.concurrency ?? env("HERALD_WORKER_CONCURRENCY");
 
   const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [
     new Loop({ name: "runs", concurrency, pollMs: POLL_MS, claim: (n) => claimRuns(id, n), work: executeRun }, stopping),

@@ -56,7 +56,7 @@ const delta = (before: Counts, after: Counts) => ({
 });
 const NONE = { messages: 0, runs: 0, tasks: 0, conversations: 0 };
 
-/** The error contract (DESIGN §10): JSON `{error:{code,message,field?}}` (+ `ref` on a 500); a 400 names its field. */
+/** The error contract (docs/api.md#errors): JSON `{error:{code,message,field?}}` (+ `ref` on a 500); a 400 names its field. */
 function expectErrorContract(r: Res, what: string): void {
   expect(r.res.headers.get("content-type"), what).toMatch(/^application\/json/);
   expect(r.json, what).toBeTypeOf("object");
@@ -463,7 +463,7 @@ function specs(): Spec[] {
     },
     { name: "POST /api/tasks", handler: tasks.POST, method: "POST", path: () => "/api/tasks", body: BODIES.startTask, ok: [202], writes: taskWrites },
     { name: "GET /api/tasks/:id", handler: task.GET, method: "GET", path: (id) => `/api/tasks/${id}`, id: "task", ok: [200] },
-    // 503 while no worker is alive is the documented answer (DESIGN §10).
+    // 503 while no worker is alive is the documented answer (docs/api.md#tasks).
     { name: "POST /api/tasks/:id/cancel", handler: cancel.POST, method: "POST", path: (id) => `/api/tasks/${id}/cancel`, id: "task", ok: [200, 503] },
     // 409 once the task has 20 pending updates.
     { name: "POST /api/tasks/:id/update", handler: update.POST, method: "POST", path: (id) => `/api/tasks/${id}/update`, id: "task", body: BODIES.updateTask, ok: [200, 409] },

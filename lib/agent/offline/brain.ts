@@ -1,0 +1,38 @@
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { createHash } from "node:crypto";
+import { detectIntent } from "./intent";
+import { notificationNarration } from "./narration";
+import { lastUserText, readerLang } from "./prompt-text";
+import { chatReply, researchText, toolResultReply } from "./replies";
+
+/**
+ * The offline model's "thinking": a pure function from prompt to the next
+ * turn, composed from the intent rules, the replies and the narration. Kept
+ * apart from the provider plumbing (../offline-model.ts) so it is unit-testable.
+ */
+export type OfflineTurn =
+  | { type: "text"; text: string }
+  | { type: "tool-call"; toolCallId: string; toolName: string; input: Record<string, unknown> };
+
+const NOTIFICATION_MARK = "[herald:task-notification]";
+
+export function toolCallIdFor(prompt: LanguageModelV3Prompt, text: string): string {
+  return `call-${createHash("sha256").update(`${prompt.length}:${text}`).digest("hex").slice(0, 16)}`;
+}
+
+export function planOfflineTurn(prompt: LanguageModelV3Prompt, toolNames: string[]): OfflineTurn {
+  const last = prompt[prompt.length - 1];
+  // After a tool ran, always answer in words: another call here would loop.
+  if (last?.role === "tool") return { type: "text", text: toolResultReply(prompt) };
+  const text = lastUserText(prompt);
+  const research = researchText(text);
+  if (research !== null) return { type: "text", text: research };
+  if (text.startsWith(NOTIFICATION_MARK)) return { type: "text", text: notificationNarration(text, readerLang(prompt)) };
+  if (last?.role === "user" && toolNames.length > 0) {
+    const intent = detectIntent(text);
+    if (intent && toolNames.includes(intent.toolName)) {
+      return { type: "tool-call", toolCallId: toolCallIdFor(prompt, text), toolName: intent.toolName, input: intent.input };
+    }
+  }
+  return { type: "text", text: chatReply(text) };
+}

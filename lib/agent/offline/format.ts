@@ -1,0 +1,47 @@
+import type { Lang } from "@/lib/i18n/dictionaries";
+import { offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
+import { neutralizeUntrusted } from "../frame";
+
+// Task results and events are JSON the tools and the host wrote; fields are read defensively.
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Untrusted text made safe and short enough to quote in a reply. */
+export const short = (s: unknown, n = 200): string => {
+  const text = neutralizeUntrusted(String(s ?? "")).replace(/\s+/g, " ").trim();
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+};
+
+export const quote = (lang: Lang, s: unknown): string => offlineText(lang, "quote", { text: short(s, 120) });
+
+const STATUS: Record<string, OfflineMessageId> = {
+  submitted: "statusSubmitted",
+  queued: "statusQueued",
+  running: "statusRunning",
+  updating: "statusUpdating",
+  input_required: "statusInputRequired",
+  succeeded: "statusSucceeded",
+  failed: "statusFailed",
+  cancelled: "statusCancelled",
+};
+
+/** Words for a task status; undefined for one this table doesn't know. */
+export function statusText(lang: Lang, status: string): string | undefined {
+  return Object.hasOwn(STATUS, status) ? offlineText(lang, STATUS[status]) : undefined;
+}
+
+export const isTerminal = (status: string): boolean => ["succeeded", "failed", "cancelled"].includes(status);
+
+/** How a task record's state reads to the user: a cancel that has not landed yet is "stopping". */
+export function statusWords(t: Json, lang: Lang): string {
+  if (t.cancelRequested && !isTerminal(String(t.status))) return offlineText(lang, "statusStopping");
+  const s = String(t.status ?? "");
+  return statusText(lang, s) ?? s;
+}
+
+/** A clock time for a due date; UTC so the text is the same on every machine. */
+export function formatDue(iso: string | null | undefined): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 19)} UTC`;
+}

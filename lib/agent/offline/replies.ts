@@ -1,0 +1,219 @@
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { createHash } from "node:crypto";
+import type { Lang } from "@/lib/i18n/dictionaries";
+import { joinSentences, offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
+import { readFrames } from "../frame";
+import { TOOLS } from "../tool-names";
+import { formatDue, quote, short, statusWords, type Json } from "./format";
+import { TRAILING_PUNCT } from "./intent";
+import { isChinese, readerLang } from "./prompt-text";
+
+/**
+ * What the offline model says in words: to ordinary chat, in research reports,
+ * and after a tool ran. Deterministic, so the same prompt always reads the same.
+ */
+
+function pick<T>(seed: string, options: readonly T[]): T {
+  const n = createHash("sha256").update(seed).digest().readUInt32BE(0);
+  return options[n % options.length];
+}
+
+const CHAT_OPENERS: readonly OfflineMessageId[] = ["chatOpenerGotIt", "chatOpenerUnderstood", "chatOpenerThanks"];
+
+export function chatReply(userText: string): string {
+  const lang: Lang = isChinese(userText) ? "zh" : "en";
+  const quoted = userText.length > 120 ? `${userText.slice(0, 117)}…` : userText;
+  return offlineText(lang, "chatReply", { opener: offlineText(lang, pick(userText, CHAT_OPENERS)), quoted });
+}
+
+const SECTIONS: readonly OfflineMessageId[] = [
+  "researchSectionBackground",
+  "researchSectionFacts",
+  "researchSectionRisks",
+  "researchSectionTrends",
+  "researchSectionOptions",
+  "researchSectionRecommendations",
+];
+
+/**
+ * Research plans and sections: deterministic prose derived from the topic.
+ * Reports are written in English whatever the topic's language.
+ */
+export function researchText(text: string): string | null {
+  const lang: Lang = "en";
+  const plan = /^\[herald:research-plan\] sections=(\d+)/.exec(text);
+  if (!plan && !/^\[herald:research-step\]/.test(text)) return null;
+  const frames = readFrames(text);
+  const topic =
+    (frames.find((f) => f.label === "research request") ?? frames[0])?.body.trim().slice(0, 80) || offlineText(lang, "researchTopicFallback");
+  if (plan) {
+    const n = Number(plan[1]);
+    return Array.from({ length: n }, (_, i) => {
+      const section = offlineText(lang, SECTIONS[i % SECTIONS.length]);
+      const round = Math.floor(i / SECTIONS.length) + 1;
+      return `${i + 1}. ${round > 1 ? offlineText(lang, "researchSectionRepeat", { section, round }) : section}`;
+    }).join("\n");
+  }
+  const step = /^\[herald:research-step\] section=(\d+)\/(\d+)/.exec(text);
+  if (step) {
+    const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
+    const extra = frames.find((f) => f.label === "user update")?.body;
+    return joinSentences(
+      lang,
+      [
+        offlineText(lang, "researchStepSummary", { section, topic }),
+        offlineText(lang, "researchStepFinding", { index: step[1], total: step[2] }),
+        extra ? offlineText(lang, "researchStepExtra", { extra: extra.trim().slice(0, 200) }) : "",
+      ].filter(Boolean),
+    );
+  }
+  return null;
+}
+
+// ------------------------------------------------------- replies to results ---
+
+function candidatesText(cands: Json[], lang: Lang, verb: OfflineMessageId): string {
+  const lines = cands.map((c) => offlineText(lang, "candidateLine", { title: quote(lang, c.title), id: short(c.id, 60) }));
+  return [offlineText(lang, "candidatesHead", { verb: offlineText(lang, verb) }), ...lines].join("\n");
+}
+
+function noMatch(input: Json, lang: Lang, activeOnly: boolean): string {
+  const named = typeof input.task === "string" && input.task.trim();
+  if (named) return offlineText(lang, activeOnly ? "noMatchNamedActive" : "noMatchNamed", { task: quote(lang, input.task) });
+  return offlineText(lang, activeOnly ? "noMatchActive" : "noMatch");
+}
+
+function replyStart(r: Json, lang: Lang): string {
+  if (r.error) return offlineText(lang, "startError", { error: short(r.error) });
+  const d = r.delivery as Json | undefined;
+  const parts = [offlineText(lang, "startAck", { title: quote(lang, r.title) })];
+  if (d?.dueAt) {
+    parts.push(offlineText(lang, d.mode === "at" ? "startDueAt" : "startDueBy", { due: formatDue(d.dueAt) }));
+    if (d.reportIfUnfinished) parts.push(offlineText(lang, "startReportUnfinished"));
+  }
+  return joinSentences(lang, parts);
+}
+
+function replyList(r: Json, input: Json, lang: Lang): string {
+  if (r.error) return offlineText(lang, "listError", { error: short(r.error) });
+  const tasks = (Array.isArray(r.tasks) ? r.tasks : []) as Json[];
+  if (tasks.length === 0) return offlineText(lang, input.activeOnly ? "listEmptyActive" : "listEmpty");
+  // Ids only help when titles collide and the user has to pick one.
+  const seen = new Map<string, number>();
+  for (const t of tasks) seen.set(String(t.title).toLowerCase(), (seen.get(String(t.title).toLowerCase()) ?? 0) + 1);
+  const lines = tasks.map((t) => {
+    const vars = { title: quote(lang, t.title), status: statusWords(t, lang) };
+    if ((seen.get(String(t.title).toLowerCase()) ?? 0) > 1) return offlineText(lang, "listLineWithId", { ...vars, id: short(t.id, 60) });
+    return offlineText(lang, "listLine", vars);
+  });
+  return [offlineText(lang, "listHead", { count: tasks.length }), ...lines].join("\n");
+}
+
+function replyCancel(r: Json, input: Json, lang: Lang): string {
+  if (r.error) return offlineText(lang, "cancelError", { error: short(r.error) });
+  if (Array.isArray(r.candidates) && r.candidates.length > 0) return candidatesText(r.candidates, lang, "verbStop");
+  if (r.cancelled && r.task) return offlineText(lang, "cancelOk", { title: quote(lang, r.task.title) });
+  return noMatch(input, lang, true);
+}
+
+function replyCheck(r: Json, input: Json, lang: Lang): string {
+  if (r.error) return offlineText(lang, "checkError", { error: short(r.error) });
+  if (Array.isArray(r.candidates) && r.candidates.length > 0) return candidatesText(r.candidates, lang, "verbCheck");
+  if (!r.found || !r.task) {
+    const others = (Array.isArray(r.tasks) ? r.tasks : []) as Json[];
+    const base = noMatch(input, lang, false);
+    if (others.length === 0) return base;
+    const titles = others.map((t) => quote(lang, t.title)).join(offlineText(lang, "listSeparator"));
+    return offlineText(lang, "checkOthers", { noMatch: base, titles });
+  }
+  const t = r.task as Json;
+  const pub = r.latestPublication as Json | null;
+  const notices = (Array.isArray(r.notices) ? r.notices : []) as Json[];
+  const d = r.delivery as Json | null;
+  const parts = [offlineText(lang, "checkStatus", { title: quote(lang, t.title), status: statusWords(t, lang) })];
+  if (t.error) parts.push(offlineText(lang, "checkReason", { error: short(t.error) }));
+  if (r.progress?.text) parts.push(offlineText(lang, "checkProgress", { text: short(r.progress.text) }));
+  parts.push(
+    pub ? (pub.partial ? offlineText(lang, "checkPartial", { version: String(pub.version) }) : offlineText(lang, "checkFinal")) : offlineText(lang, "checkUnpublished"),
+  );
+  if (d?.dueAt) {
+    const vars = { due: formatDue(d.dueAt), mode: String(d.mode) };
+    parts.push(d.outcome ? offlineText(lang, "checkDueOutcome", { ...vars, outcome: String(d.outcome) }) : offlineText(lang, "checkDue", vars));
+  }
+  if (r.inputRequest) parts.push(offlineText(lang, "checkInput"));
+  if (notices.length) {
+    const list = notices.map((n) => {
+      const key = short(n.key, 40);
+      return n.outcome ? offlineText(lang, "checkNoticeOutcome", { key, outcome: String(n.outcome) }) : key;
+    });
+    parts.push(offlineText(lang, "checkNotices", { notices: list.join(offlineText(lang, "listSeparator")) }));
+  }
+  return joinSentences(lang, parts);
+}
+
+function replyUpdate(r: Json, input: Json, lang: Lang): string {
+  if (r.error) return offlineText(lang, "updateError", { error: short(r.error) });
+  if (Array.isArray(r.candidates) && r.candidates.length > 0) return candidatesText(r.candidates, lang, "verbUpdate");
+  if (r.updated) {
+    const instruction = short(r.instruction ?? input.message, 300).replace(TRAILING_PUNCT, "");
+    return offlineText(lang, "updateOk", { instruction });
+  }
+  return noMatch(input, lang, true);
+}
+
+function toolOutputValue(output: unknown): Json {
+  const o = output as { type?: string; value?: unknown; reason?: string } | undefined;
+  if (!o || typeof o !== "object") return {};
+  if (o.type === "json" && o.value && typeof o.value === "object") return o.value as Json;
+  if (o.type === "text" && typeof o.value === "string") {
+    try {
+      return JSON.parse(o.value) as Json;
+    } catch {
+      return { message: o.value };
+    }
+  }
+  if (o.type === "error-text") return { error: String(o.value ?? "error") };
+  if (o.type === "error-json") return { error: JSON.stringify(o.value) };
+  if (o.type === "execution-denied") return { error: o.reason ?? "denied" };
+  return {};
+}
+
+function parseInput(input: unknown): Json {
+  if (typeof input === "string") {
+    try {
+      return JSON.parse(input) as Json;
+    } catch {
+      return {};
+    }
+  }
+  return input && typeof input === "object" ? (input as Json) : {};
+}
+
+/** A short reply summarising the last tool result, in the language the user last wrote. */
+export function toolResultReply(prompt: LanguageModelV3Prompt): string {
+  const last = prompt[prompt.length - 1];
+  const results = last.role === "tool" ? last.content.filter((p) => p.type === "tool-result") : [];
+  const lang = readerLang(prompt);
+  if (results.length === 0) return offlineText(lang, "done");
+  const result = results[results.length - 1];
+  let input: Json = {};
+  for (const m of prompt) {
+    if (m.role !== "assistant") continue;
+    for (const p of m.content) if (p.type === "tool-call" && p.toolCallId === result.toolCallId) input = parseInput(p.input);
+  }
+  const r = toolOutputValue(result.output);
+  switch (result.toolName) {
+    case TOOLS.start:
+      return replyStart(r, lang);
+    case TOOLS.list:
+      return replyList(r, input, lang);
+    case TOOLS.cancel:
+      return replyCancel(r, input, lang);
+    case TOOLS.check:
+      return replyCheck(r, input, lang);
+    case TOOLS.update:
+      return replyUpdate(r, input, lang);
+    default:
+      return r.error ? short(r.error) : offlineText(lang, "done");
+  }
+}

@@ -1,0 +1,107 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable Herald reads, parsed and checked here and nowhere
+ * else. Values are read at call time (tests and `HERALD_LIMITS=off` benches
+ * change them without reloading modules); `checkEnv()` validates them all once
+ * at process start so a typo fails loudly, naming the variable, instead of
+ * becoming NaN deep inside a loop. docs/operations.md lists the same names (a
+ * test keeps the two in step).
+ */
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const positiveMs = (fallback: number) => z.coerce.number().positive().max(7 * 24 * 3600 * 1000).default(fallback);
+const nonNegativeMs = (fallback: number) => z.coerce.number().min(0).max(24 * 3600 * 1000).default(fallback);
+const onOff = z.preprocess((v) => (typeof v === "string" ? v.toLowerCase() : v), z.enum(["on", "off"]).default("on"));
+
+export const ENV_SCHEMA = z.object({
+  // ---- where things are
+  DATABASE_URL: z.url().optional().describe("External PostgreSQL; unset = the embedded cluster in HERALD_DATA_DIR"),
+  HERALD_DATA_DIR: z.string().min(1).optional().describe("Embedded database, auth secret and logs; default ./.data"),
+  HOST: z.string().min(1).default("127.0.0.1").describe("Listen address of the web server"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000).describe("Listen port of the web server"),
+  BETTER_AUTH_URL: z.url().optional().describe("Public origin of the app; default http://localhost:PORT"),
+  BETTER_AUTH_SECRET: z.string().min(1).optional().describe("Session signing secret; npm start generates one into the data dir"),
+  HERALD_TRUSTED_ORIGINS: z.string().default("").describe("Extra origins allowed to post (comma-separated)"),
+  HERALD_TRUSTED_PROXIES: z.string().default("").describe("Proxies whose X-Forwarded-For is believed (IPs/CIDRs, comma-separated)"),
+  HERALD_DB_POOL_SIZE: positiveInt(10).describe("Connections per process"),
+
+  // ---- models and remote agents
+  OPENAI_BASE_URL: z.url().optional().describe("OpenAI-compatible endpoint; unset = the built-in offline model"),
+  OPENAI_API_KEY: z.string().optional().describe("Key for OPENAI_BASE_URL"),
+  HERALD_MODEL: z.string().min(1).default("gpt-4o-mini").describe("Model id at OPENAI_BASE_URL"),
+  HERALD_MCP_SERVERS: z.string().optional().describe("MCP Tasks servers (JSON, see docs/operations.md)"),
+  HERALD_OFFLINE_CHUNK_MS: nonNegativeMs(12).describe("Offline model: delay between streamed chunks"),
+
+  // ---- workers and loops
+  HERALD_WORKER_CONCURRENCY: positiveInt(4).describe("Slots per loop per worker process"),
+  HERALD_NOTIFY_CONCURRENCY: positiveInt(4).describe("Slots of the notification loop per worker"),
+  HERALD_POLL_MS: positiveMs(2_000).describe("Fallback poll of every loop (NOTIFY wakes them sooner)"),
+  HERALD_DUE_POLL_MS: positiveMs(30_000).describe("Fallback poll of the due loop"),
+  HERALD_HEARTBEAT_MS: positiveMs(5_000).describe("Worker heartbeat interval"),
+  HERALD_HEARTBEAT_STALE_MS: positiveMs(15_000).describe("A worker silent this long counts as dead"),
+  HERALD_TASK_LEASE_MS: positiveMs(15_000).describe("Task execution and cancel lease"),
+  HERALD_TASK_RETRY_MS: positiveMs(2_000).describe("First retry delay of a failed step (doubles)"),
+  HERALD_TASK_RETRY_CAP_MS: positiveMs(300_000).describe("Longest retry delay of a failed step"),
+  HERALD_RUN_LEASE_MS: positiveMs(30_000).describe("Chat and narration run lease"),
+  HERALD_RUN_MAX_ATTEMPTS: positiveInt(3).describe("Attempts of a run before it fails"),
+  HERALD_NOTIFY_INTERVAL_MS: positiveMs(2_000).describe("Re-check interval of a dispatched notification"),
+  HERALD_NOTIFY_MAX_BACKOFF_MS: positiveMs(300_000).describe("Longest notification retry delay"),
+  HERALD_NOTIFY_LEASE_MS: positiveMs(60_000).describe("Notification lease"),
+  HERALD_NARRATION: onOff.describe("off = notices only, no narration turn"),
+  HERALD_RESEARCH_STEPS: z.coerce.number().int().min(1).max(50).default(4).describe("Sections of a native research task"),
+  HERALD_RESEARCH_STEP_MS: z.coerce.number().min(0).max(60_000).default(1_500).describe("Pacing between research sections (holds no worker slot)"),
+  HERALD_EVENT_RETENTION_DAYS: positiveInt(30).describe("Feed events older than this are reaped"),
+
+  // ---- feed
+  HERALD_FEED_BUFFER_BYTES: positiveInt(1_000_000).describe("A slower feed client is dropped past this much unsent data"),
+  HERALD_FEED_HEARTBEAT_MS: positiveMs(15_000).describe("Feed heartbeat; sessions are re-checked at least this often"),
+  HERALD_MAX_FEEDS_PER_ACCOUNT: positiveInt(20).describe("Open feeds per account per web process (the oldest is closed)"),
+
+  // ---- limits and abuse resistance
+  HERALD_LIMITS: onOff.describe("off lifts every per-account limit (benchmarks)"),
+  HERALD_LIMIT_ACTIVE_TASKS: positiveInt(10).describe("Background tasks not yet finished, per account"),
+  HERALD_LIMIT_TASK_STARTS_PER_MINUTE: positiveInt(30).describe("Task starts per rolling minute, per account"),
+  HERALD_LIMIT_MESSAGES_PER_MINUTE: positiveInt(60).describe("Chat messages per rolling minute, per account"),
+  HERALD_LIMIT_QUEUED_TURNS: positiveInt(10).describe("Chat turns waiting or running, per account"),
+  HERALD_LIMIT_SLOTS_PER_LOOP: positiveInt(3).describe("Leases one account may hold at once in each loop"),
+  HERALD_ALLOW_SIMULATE: z.enum(["0", "1"]).default("0").describe("1 accepts options.simulate (tests and benchmarks)"),
+  HERALD_AUTH_RATE_LIMIT: onOff.describe("off lifts sign-in/sign-up throttling (test suites)"),
+  HERALD_METRICS_TOKEN: z.string().min(1).optional().describe("Bearer token for /api/metrics; unset = endpoint off"),
+
+  // ---- tooling
+  HERALD_DEBUG_MIGRATE: z.string().optional().describe("Set: print the schema engine's diagnostics"),
+});
+
+export type Env = z.output<typeof ENV_SCHEMA>;
+export type EnvName = keyof Env;
+
+/** "" counts as unset: `FOO= npm start` should mean the default, not an error. */
+function raw(name: string): string | undefined {
+  const v = process.env[name];
+  return v === undefined || v.trim() === "" ? undefined : v.trim();
+}
+
+export class EnvError extends Error {}
+
+/** One variable, parsed; throws EnvError naming it on a bad value. */
+export function env<K extends EnvName>(name: K): Env[K] {
+  const result = ENV_SCHEMA.shape[name].safeParse(raw(name));
+  if (!result.success) {
+    throw new EnvError(`${name}=${JSON.stringify(process.env[name])}: ${result.error.issues[0]?.message ?? "invalid"}`);
+  }
+  return result.data as Env[K];
+}
+
+/** Every variable at once, for process start; lists every bad one. */
+export function checkEnv(): void {
+  const bad: string[] = [];
+  for (const name of Object.keys(ENV_SCHEMA.shape) as EnvName[]) {
+    try {
+      env(name);
+    } catch (err) {
+      bad.push((err as Error).message);
+    }
+  }
+  if (bad.length) throw new EnvError(`invalid configuration:\n  ${bad.join("\n  ")}`);
+}
