@@ -152,6 +152,25 @@ describe("input the database cannot hold", () => {
     expect((await start({ mode: "by", dueAt: soon })).status).toBe(202);
   });
 
+  it("long titles are cut by code points, never through an emoji", async () => {
+    const user = await signUp("Emoji");
+    const conversationId = (await call(conversations.POST, { user, body: {} })).json.id as string;
+    const posted = await call(messages.POST, {
+      user,
+      params: { id: conversationId },
+      body: { content: `${"a".repeat(56)}😀😀😀 and more`, clientMessageId: randomUUID() },
+    });
+    expect(posted.status).toBe(202);
+    const conv = await getDb().conversation.findUniqueOrThrow({ where: { id: conversationId } });
+    expect(conv.title).not.toContain("\ufffd");
+    expect(conv.title).toBe(`${"a".repeat(56)}😀…`);
+    const started = await call(tasks.POST, {
+      user,
+      body: { conversationId, title: `${"b".repeat(119)}😀tail`, prompt: "p", clientRequestId: randomUUID() },
+    });
+    expect(started.json.task.title).toBe(`${"b".repeat(119)}😀`);
+  });
+
   it("a JSON body route wants a JSON object", async () => {
     const { user, conversationId } = await setup("Body");
     const before = await counts(user.id);

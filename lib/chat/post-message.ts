@@ -108,5 +108,7 @@ export async function postMessage(
 
 function titleFrom(content: string): string {
   const line = content.trim().split("\n")[0].replace(/\s+/g, " ");
-  return line.length > 60 ? `${line.slice(0, 57)}…` : line || DEFAULT_TITLE;
+  // By code points: cutting UTF-16 units could split an emoji into a lone surrogate.
+  const chars = Array.from(line);
+  return chars.length > 60 ? `${chars.slice(0, 57).join("")}…` : line || DEFAULT_TITLE;
 }

@@ -59,7 +59,8 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       await assertTaskQuota(tx, input.ownerId);
       const d = input.delivery;
       const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;
-      const title = input.title.trim().replace(/\s+/g, " ").slice(0, TITLE_MAX) || "Background task";
+      // By code points, so a cut never leaves half an emoji behind.
+      const title = Array.from(input.title.trim().replace(/\s+/g, " ")).slice(0, TITLE_MAX).join("") || "Background task";
       const task = await insertTask(tx, conv[0].now, {
           ownerId: input.ownerId,
           conversationId: input.conversationId,
