@@ -15,6 +15,11 @@ import { createMcpDriver, elicitContent, type McpDriver } from "./mcp";
 import { parseMcpServers, registerConfiguredMcpDrivers } from "./mcp-config";
 import { startMcpPeer, type McpPeer, type PeerOptions } from "@/tests/mcp-peer";
 import { call, createConversationFor, signUp, waitFor, type TestUser } from "@/tests/helpers";
+import { ERROR_CATEGORIES } from "@/lib/errors/categories";
+
+// Raw driver and remote text is logged by publicError, never stored: read it from the log.
+const errorLog = vi.spyOn(console, "error").mockImplementation(() => {});
+const logged = () => errorLog.mock.calls.flat().map(String).join("\n");
 
 /**
  * The mcp driver against a real MCP server (SDK McpServer + registerToolTask
@@ -38,6 +43,7 @@ afterAll(async () => {
   await peer?.stop();
 });
 beforeEach(async () => {
+  errorLog.mockClear();
   Object.assign(peer.options, defaults, { resultText: undefined });
   peer.failNext(0);
   u = await signUp("Mcp");
@@ -154,7 +160,9 @@ describe("mcp driver against a real MCP Tasks server", () => {
     await getDb().$executeRaw`UPDATE "task" SET "remoteRef" = ${lost} WHERE id = ${id}`;
     expect(await tick(id)).toBe("failed");
     const r = await row(id);
-    expect(r.error).toMatch(/no longer knows this task/);
+    // The driver's explanation goes to the log; users see the category's sentence.
+    expect(r.error).toBe(ERROR_CATEGORIES.remote_failed);
+    expect(logged()).toMatch(/no longer knows this task/);
     expect(r.error).not.toContain(lost);
   });
 
@@ -164,7 +172,8 @@ describe("mcp driver against a real MCP Tasks server", () => {
     const remoteId = await submitted(id);
     await remoteStatus(remoteId, "failed");
     expect(await tick(id)).toBe("failed");
-    expect(await row(id)).toMatchObject({ status: "failed", error: "The research source is unavailable." });
+    expect(await row(id)).toMatchObject({ status: "failed", error: ERROR_CATEGORIES.remote_failed });
+    expect(logged()).toContain("The research source is unavailable.");
   });
 
   it("cancel calls tasks/cancel once and stores the remote's terminal status", async () => {
@@ -275,8 +284,8 @@ describe("mcp driver against a real MCP Tasks server", () => {
       const r = await row(id);
       expect(r.status).toBe("input_required");
       expect(r.inputResponse).toEqual({ response: "Asia" });
-      expect(r.error).toMatch(/delivered its question over another connection/);
-      expect(r.error).not.toContain(remoteId);
+      expect(r.error).toBe(ERROR_CATEGORIES.internal);
+      expect(logged()).toMatch(/delivered its question over another connection/);
     } finally {
       registerDriver("mcp:peer", driver);
       await other.close();
@@ -301,14 +310,16 @@ describe("mcp driver against a real MCP Tasks server", () => {
     peer.failNext(1, { methods: ["tasks/get"], kind: "reply", reply: reply("paused") });
     expect(await tick(a.id)).toBe("failed");
     const aRow = await row(a.id);
-    expect(aRow.error).toMatch(/malformed tasks\/get/);
+    expect(aRow.error).toBe(ERROR_CATEGORIES.protocol);
+    expect(logged()).toMatch(/malformed tasks\/get/);
     expect(aRow.error).not.toContain(aRemote);
 
     const b = await newTask();
     await submitted(b.id);
     peer.failNext(1, { methods: ["tasks/get"], kind: "reply", reply: reply("working", true) });
     expect(await tick(b.id)).toBe("failed");
-    expect((await row(b.id)).error).toMatch(/another task/);
+    expect((await row(b.id)).error).toBe(ERROR_CATEGORIES.protocol);
+    expect(logged()).toMatch(/another task/);
   });
 
   it("a failed hand-off cancels the remote task it created (compensation uses the id the driver remembers)", async () => {

@@ -50,6 +50,7 @@ export class Loop<Row> {
 
   private async run(): Promise<void> {
     let failures = 0;
+    let unclaimableDue = 0;
     while (!this.stopping.aborted) {
       this.woken = false;
       const free = this.spec.concurrency - this.inFlight.size;
@@ -79,11 +80,15 @@ export class Loop<Row> {
       let waitMs = this.spec.pollMs * (failures > 0 ? Math.min(2 ** failures, 16) : 1);
       if (this.spec.nextWakeMs) {
         const next = await this.spec.nextWakeMs().catch(() => null);
-        // Work that is due but was not claimable (its account is at its fair share,
-        // or another worker holds it) must not turn the loop into a spin: a freed
-        // slot wakes us anyway.
-        const dueButNotOurs = next !== null && next <= 0 && claimed === 0;
-        if (next !== null && !dueButNotOurs) waitMs = Math.max(0, Math.min(waitMs, next));
+        if (next !== null) waitMs = Math.max(0, Math.min(waitMs, next));
+        // "Due now" yet nothing claimed: either it became due just after the claim
+        // (claim again at once), or it is not ours to take (its account is at its
+        // fair share, another worker holds it) — then back off instead of spinning;
+        // a freed slot wakes us anyway.
+        if (next !== null && next <= 0 && claimed === 0) {
+          waitMs = Math.min(this.spec.pollMs, unclaimableDue === 0 ? 0 : 25 * 2 ** unclaimableDue);
+          unclaimableDue += 1;
+        } else unclaimableDue = 0;
       }
       if (!this.woken) await this.sleep(waitMs);
     }
