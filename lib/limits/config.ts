@@ -42,4 +42,5 @@ export function limits(): Limits {
  */
 export const simulateAllowed = () => env("HERALD_ALLOW_SIMULATE") === "1";
 export const SIMULATE_MAX_STEPS = 50;
-export const SIMULATE_MAX_STEP_MS = 60_000;
+// Pacing holds no worker slot (a deferred step), so a long one costs nothing but a row.
+export const SIMULATE_MAX_STEP_MS = 3_600_000;

@@ -120,7 +120,7 @@ describe("no starvation with a real worker", () => {
     for (const conv of hogConvs) {
       const r = await call(tasksRoute.POST, {
         user: hog,
-        body: { conversationId: conv, title: "slow", prompt: "p", clientRequestId: randomUUID(), options: { simulate: { steps: 50, stepMs: 60_000 } } },
+        body: { conversationId: conv, title: "slow", prompt: "p", clientRequestId: randomUUID(), options: { simulate: { steps: 50, stepMs: 3_600_000 } } },
       });
       expect(r.status).toBe(202);
     }
