@@ -15,6 +15,7 @@ import { SignOutButton } from "./sign-out-button";
 import { CloseButton } from "./close-button";
 import { Sidebar } from "./sidebar";
 import { Toaster } from "./toaster";
+import { Button, buttonClass } from "./ui/button";
 
 const DESKTOP_QUERY = "(min-width: 768px)";
 
@@ -80,14 +81,10 @@ export function AppShell({
         <header className="flex h-14 shrink-0 items-center gap-1.5 border-b border-border bg-surface px-2 sm:gap-2 sm:px-4">
           <Dialog.Root open={drawerOpen} onOpenChange={setDrawerOpen}>
             <Dialog.Trigger asChild>
-              <button
-                type="button"
-                disabled={!hydrated}
-                className="flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle md:hidden"
-              >
+              <Button variant="ghost" size="icon" disabled={!hydrated} className="md:hidden">
                 <MenuIcon />
                 <span className="sr-only">{t("conversations")}</span>
-              </button>
+              </Button>
             </Dialog.Trigger>
             <Dialog.Portal>
               <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40 md:hidden" />
@@ -131,7 +128,7 @@ export function AppShell({
             href="/settings"
             aria-label={t("settings")}
             title={t("settings")}
-            className="flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle"
+            className={buttonClass({ variant: "ghost", size: "icon" })}
           >
             <SettingsIcon className="size-4.5" />
           </Link>

@@ -8,6 +8,8 @@ import { useI18n } from "@/lib/i18n/client";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { HeraldMark } from "./icons";
 import { LanguageSelect } from "./language-select";
+import { Button } from "./ui/button";
+import { InlineAlert } from "./ui/inline-alert";
 
 type Mode = "sign-in" | "sign-up";
 type Field = "name" | "email" | "password";
@@ -131,13 +133,9 @@ export function AuthForm({ mode }: { mode: Mode }) {
             aria-busy={pending}
           >
             {error && (
-              <div
-                id={ids.error}
-                role="alert"
-                className="rounded-lg border border-danger/30 bg-danger-soft px-3 py-2.5 text-sm text-danger"
-              >
+              <InlineAlert id={ids.error} icon={false}>
                 {t(error.key, error.vars)}
-              </div>
+              </InlineAlert>
             )}
 
             {isSignUp && (
@@ -206,13 +204,16 @@ export function AuthForm({ mode }: { mode: Mode }) {
               )}
             </div>
 
-            <button
+            <Button
               type="submit"
+              variant="primary"
+              size="xl"
+              block
               disabled={pending || !hydrated}
-              className="flex w-full items-center justify-center rounded-lg bg-accent px-4 py-2.5 text-sm font-medium text-accent-fg hover:bg-accent-hover disabled:cursor-wait disabled:opacity-70"
+              className="disabled:cursor-wait disabled:opacity-70"
             >
               {isSignUp ? t("signUp") : t("signIn")}
-            </button>
+            </Button>
             {pending && (
               <p className="text-center text-xs text-muted" aria-live="polite">
                 {isSignUp ? t("signingUp") : t("signingIn")}

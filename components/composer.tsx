@@ -6,6 +6,8 @@ import { MAX_DUE_MINUTES, parseDueMinutes, type DeliveryMode } from "@/lib/clien
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { SendIcon, TimerIcon } from "./icons";
+import { Button } from "./ui/button";
+import { cn } from "./ui/cn";
 
 const MAX_HEIGHT_PX = 200;
 const DEFAULT_MINUTES = "10";
@@ -139,7 +141,7 @@ export function Composer({
                   onBlur={() => setShowMinutesError(true)}
                   aria-invalid={(showMinutesError && minutesInvalid) || undefined}
                   aria-describedby={showMinutesError && minutesInvalid ? minutesErrorId : undefined}
-                  className={`${fieldClass} w-20 ${showMinutesError && minutesInvalid ? "border-danger" : ""}`}
+                  className={cn(fieldClass, "w-20", showMinutesError && minutesInvalid && "border-danger")}
                 />
               </span>
               <span className="flex items-center gap-1.5">
@@ -161,14 +163,16 @@ export function Composer({
           )}
         </fieldset>
       </div>
-      <button
+      <Button
         type="submit"
+        variant="primary"
+        size="none"
         disabled={!canSend}
-        className="flex h-12 shrink-0 items-center gap-2 rounded-2xl bg-accent px-4 text-sm font-medium text-accent-fg hover:bg-accent-hover disabled:cursor-not-allowed disabled:opacity-45"
+        className="h-12 shrink-0 gap-2 rounded-2xl px-4 text-sm disabled:cursor-not-allowed disabled:opacity-45"
       >
         <SendIcon className="size-4" />
         <span>{t("send")}</span>
-      </button>
+      </Button>
       <p id={hintId} className="sr-only">
         {t("composerHint")}
       </p>

@@ -4,6 +4,9 @@ import Link from "next/link";
 import { useConversations } from "@/lib/client/queries";
 import { useI18n } from "@/lib/i18n/client";
 import { LocalTime } from "./local-time";
+import { Button } from "./ui/button";
+import { cn } from "./ui/cn";
+import { InlineAlert } from "./ui/inline-alert";
 
 export function ConversationList({ activeId, onNavigate }: { activeId?: string; onNavigate?: () => void }) {
   const { t } = useI18n();
@@ -17,16 +20,19 @@ export function ConversationList({ activeId, onNavigate }: { activeId?: string; 
         </p>
       )}
       {isError && !data && (
-        <div className="space-y-2 px-3 py-2 text-sm">
-          <p className="text-danger">{t("conversationsFailed")}</p>
-          <button
-            type="button"
-            onClick={() => void refetch()}
-            className="rounded-md border border-border px-2 py-1 hover:bg-subtle"
-          >
-            {t("reload")}
-          </button>
-        </div>
+        <InlineAlert
+          framed={false}
+          stacked
+          icon={false}
+          className="px-3 py-2"
+          actions={
+            <Button variant="secondary" size="sm" onClick={() => void refetch()}>
+              {t("reload")}
+            </Button>
+          }
+        >
+          {t("conversationsFailed")}
+        </InlineAlert>
       )}
       {data && data.length === 0 && <p className="px-3 py-2 text-sm text-muted">{t("noConversations")}</p>}
       {data && data.length > 0 && (
@@ -39,11 +45,12 @@ export function ConversationList({ activeId, onNavigate }: { activeId?: string; 
                   href={`/c/${conversation.id}`}
                   onClick={onNavigate}
                   aria-current={active ? "page" : undefined}
-                  className={`group flex flex-col gap-0.5 rounded-lg px-3 py-2 text-sm ${
-                    active ? "bg-accent-soft text-accent-text" : "text-fg hover:bg-subtle"
-                  }`}
+                  className={cn(
+                    "group flex flex-col gap-0.5 rounded-lg px-3 py-2 text-sm",
+                    active ? "bg-accent-soft text-accent-text" : "text-fg hover:bg-subtle",
+                  )}
                 >
-                  <span className={`truncate ${active ? "font-semibold" : "font-medium"}`}>
+                  <span className={cn("truncate", active ? "font-semibold" : "font-medium")}>
                     {conversation.title.trim() || t("untitled")}
                   </span>
                   <LocalTime iso={conversation.updatedAt} className="text-xs text-muted" />

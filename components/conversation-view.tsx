@@ -14,7 +14,9 @@ import { useStreams, type StreamingText } from "@/lib/client/streams";
 import { useI18n } from "@/lib/i18n/client";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { Composer } from "./composer";
-import { AssistantBubble, InlineAlert, MessageItem, ProgressGroup, UserBubble } from "./message-item";
+import { AssistantBubble, MessageItem, ProgressGroup, UserBubble } from "./message-item";
+import { Button } from "./ui/button";
+import { InlineAlert } from "./ui/inline-alert";
 
 type Item =
   | { type: "message"; key: string; message: PublicMessage }
@@ -202,16 +204,17 @@ export function ConversationView({
             </div>
           )}
           {messagesQuery.isError && !messages && (
-            <div className="flex items-center gap-3 text-sm text-danger">
-              <span>{t("messagesFailed")}</span>
-              <button
-                type="button"
-                onClick={() => void messagesQuery.refetch()}
-                className="rounded-md border border-border px-2 py-1 text-fg hover:bg-subtle"
-              >
-                {t("reload")}
-              </button>
-            </div>
+            <InlineAlert
+              framed={false}
+              icon={false}
+              actions={
+                <Button variant="secondary" size="sm" onClick={() => void messagesQuery.refetch()}>
+                  {t("reload")}
+                </Button>
+              }
+            >
+              {t("messagesFailed")}
+            </InlineAlert>
           )}
           {messages && items.length === 0 && (
             <p className="py-16 text-center text-sm text-muted">{t("emptyConversation")}</p>
@@ -242,23 +245,16 @@ export function ConversationView({
                   >
                     {item.entry.status === "failed" && (
                       <InlineAlert
+                        className="max-w-[85%] sm:max-w-[75%]"
                         actions={
-                          <span className="flex gap-2">
-                            <button
-                              type="button"
-                              onClick={() => retryOutgoing(qc, item.entry.clientMessageId)}
-                              className="rounded-md bg-danger px-2.5 py-1 text-xs font-medium text-white dark:text-black"
-                            >
+                          <>
+                            <Button variant="danger" size="sm" onClick={() => retryOutgoing(qc, item.entry.clientMessageId)}>
                               {t("tryAgain")}
-                            </button>
-                            <button
-                              type="button"
-                              onClick={() => discardOutgoing(item.entry.clientMessageId)}
-                              className="rounded-md border border-danger/40 px-2.5 py-1 text-xs font-medium"
-                            >
+                            </Button>
+                            <Button variant="danger-outline" size="sm" onClick={() => discardOutgoing(item.entry.clientMessageId)}>
                               {t("discard")}
-                            </button>
-                          </span>
+                            </Button>
+                          </>
                         }
                       >
                         {errorText(t, item.entry)}

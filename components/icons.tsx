@@ -1,6 +1,7 @@
 // Inline icons: decorative only (aria-hidden); the control around them carries the name.
 
 import type { SVGProps } from "react";
+import { cn } from "./ui/cn";
 
 function Icon({ children, className = "size-5", ...props }: SVGProps<SVGSVGElement>) {
   return (
@@ -165,7 +166,7 @@ export function DashedCircleIcon(props: SVGProps<SVGSVGElement>) {
 
 export function SpinnerIcon({ className = "size-5", ...props }: SVGProps<SVGSVGElement>) {
   return (
-    <Icon className={`${className} animate-spin motion-reduce:animate-none`} {...props}>
+    <Icon className={cn(className, "animate-spin motion-reduce:animate-none")} {...props}>
       <circle cx="12" cy="12" r="9" opacity="0.25" />
       <path d="M21 12a9 9 0 0 0-9-9" />
     </Icon>

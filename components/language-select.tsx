@@ -5,6 +5,7 @@ import { LANGS, LANG_NAMES, isLang } from "@/lib/i18n/dictionaries";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { GlobeIcon } from "./icons";
+import { cn } from "./ui/cn";
 
 /** `compact` shrinks to the globe icon on phones; the native picker still lists the languages. */
 export function LanguageSelect({ compact = false }: { compact?: boolean }) {
@@ -24,9 +25,10 @@ export function LanguageSelect({ compact = false }: { compact?: boolean }) {
         onChange={(event) => {
           if (isLang(event.target.value)) setLang(event.target.value);
         }}
-        className={`h-9 appearance-none rounded-lg border border-border bg-surface pr-2 pl-7 text-sm text-fg hover:border-border-strong ${
-          compact ? "w-9 text-transparent sm:w-auto sm:pr-3 sm:text-fg" : "pr-3"
-        }`}
+        className={cn(
+          "h-9 appearance-none rounded-lg border border-border bg-surface pr-2 pl-7 text-sm text-fg hover:border-border-strong",
+          compact ? "w-9 text-transparent sm:w-auto sm:pr-3 sm:text-fg" : "pr-3",
+        )}
       >
         {LANGS.map((value) => (
           <option key={value} value={value} lang={value === "zh" ? "zh-CN" : "en"} className="text-fg bg-surface">

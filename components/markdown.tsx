@@ -1,4 +1,5 @@
 import ReactMarkdown, { type Components } from "react-markdown";
+import { cn } from "./ui/cn";
 
 const REL = "noopener noreferrer nofollow";
 
@@ -50,9 +51,9 @@ const components: Components = {
  * ignores raw HTML, so a body (model or remote text) cannot inject markup; the
  * component map above keeps it from loading anything by itself either.
  */
-export function Markdown({ text, className = "" }: { text: string; className?: string }) {
+export function Markdown({ text, className }: { text: string; className?: string }) {
   return (
-    <div className={`markdown [overflow-wrap:anywhere] ${className}`}>
+    <div className={cn("markdown [overflow-wrap:anywhere]", className)}>
       <ReactMarkdown components={components}>{text}</ReactMarkdown>
     </div>
   );

@@ -9,12 +9,15 @@ import { queryKeys, upsertConversation } from "@/lib/client/cache";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { PlusIcon } from "./icons";
+import { Button } from "./ui/button";
+import { cn } from "./ui/cn";
+import { InlineAlert } from "./ui/inline-alert";
 
 /** `full` lives in the sidebar; `icon` in the phone header, where the sidebar is tucked away. */
 export function NewChatButton({
   variant,
   onCreated,
-  className = "",
+  className,
 }: {
   variant: "full" | "icon";
   onCreated?: () => void;
@@ -38,32 +41,33 @@ export function NewChatButton({
   const busy = create.isPending || navigating;
   const hydrated = useHydrated();
 
-  const error = create.isError && (
-    <p
-      role="alert"
-      className={
-        variant === "icon"
-          ? "fixed top-16 right-3 left-3 z-40 rounded-lg border border-danger/30 bg-danger-soft px-3 py-2 text-sm text-danger shadow-lg"
-          : "mt-2 text-xs text-danger"
-      }
-    >
-      {t("createFailed")}
-    </p>
-  );
+  // On phones the button sits in the header: the message floats below it.
+  const error =
+    create.isError &&
+    (variant === "icon" ? (
+      <InlineAlert icon={false} className="fixed top-16 right-3 left-3 z-40 shadow-lg">
+        {t("createFailed")}
+      </InlineAlert>
+    ) : (
+      <InlineAlert framed={false} size="xs" icon={false} className="mt-2">
+        {t("createFailed")}
+      </InlineAlert>
+    ));
 
   if (variant === "icon") {
     return (
       <>
-        <button
-          type="button"
+        <Button
+          variant="ghost"
+          size="icon"
           onClick={() => create.mutate()}
           disabled={busy || !hydrated}
           aria-busy={busy || undefined}
-          className={`flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle disabled:opacity-60 ${className}`}
+          className={cn("disabled:opacity-60", className)}
         >
           <PlusIcon />
           <span className="sr-only">{t("newChat")}</span>
-        </button>
+        </Button>
         {error}
       </>
     );
@@ -71,16 +75,18 @@ export function NewChatButton({
 
   return (
     <div className={className}>
-      <button
-        type="button"
+      <Button
+        variant="primary"
+        size="xl"
+        block
         onClick={() => create.mutate()}
         disabled={busy || !hydrated}
         aria-busy={busy || undefined}
-        className="flex h-10 w-full items-center justify-center gap-2 rounded-lg bg-accent px-3 text-sm font-medium text-accent-fg shadow-sm hover:bg-accent-hover disabled:opacity-70"
+        className="gap-2 shadow-sm disabled:opacity-70"
       >
         <PlusIcon className="size-4.5" />
         {t("newChat")}
-      </button>
+      </Button>
       {error}
     </div>
   );

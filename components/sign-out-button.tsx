@@ -7,9 +7,7 @@ import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
 import { SignOutIcon } from "./icons";
-
-const buttonClass =
-  "flex h-9 shrink-0 items-center gap-1.5 rounded-lg px-2 text-sm font-medium text-fg hover:bg-subtle disabled:opacity-60 sm:border sm:border-border sm:px-3";
+import { Button } from "./ui/button";
 
 /** The header's "Sign out" (this browser only). */
 export function SignOutButton() {
@@ -32,10 +30,17 @@ export function SignOutButton() {
   }
 
   return (
-    <button type="button" onClick={() => void signOut()} disabled={pending || !hydrated} className={buttonClass}>
+    // An icon on phones, an outlined label from `sm` up.
+    <Button
+      variant="ghost"
+      size="none"
+      onClick={() => void signOut()}
+      disabled={pending || !hydrated}
+      className="h-9 shrink-0 gap-1.5 rounded-lg px-2 text-sm disabled:opacity-60 sm:border sm:border-border sm:px-3"
+    >
       <SignOutIcon className="size-4.5 sm:hidden" />
       <span className="sr-only sm:not-sr-only">{t("signOut")}</span>
-    </button>
+    </Button>
   );
 }
 
@@ -73,15 +78,16 @@ export function SignOutEverywhereButton() {
   }
 
   return (
-    <button
-      type="button"
+    <Button
+      variant="secondary"
+      size="lg"
       onClick={() => void signOutEverywhere()}
       disabled={pending || !hydrated}
-      className="inline-flex h-9 items-center gap-2 rounded-lg border border-border px-3 text-sm font-medium text-fg hover:bg-subtle disabled:opacity-60"
+      className="gap-2 disabled:opacity-60"
     >
       <DevicesIcon className="size-4.5" />
       {t("signOutAll")}
-    </button>
+    </Button>
   );
 }
 

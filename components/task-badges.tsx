@@ -14,6 +14,7 @@ import {
   SpinnerIcon,
   XCircleIcon,
 } from "./icons";
+import { cn } from "./ui/cn";
 
 // Each status has its own icon and colour, and always its word: colour is never the only signal.
 const STATUS_LOOK: Record<TaskStatus, { icon: (props: SVGProps<SVGSVGElement>) => React.JSX.Element; tone: string }> = {
@@ -38,7 +39,7 @@ export function StatusBadge({ status }: { status: TaskStatus }) {
   return (
     <span
       data-status={status}
-      className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ${look.tone}`}
+      className={cn("inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium", look.tone)}
     >
       <Icon className="size-3.5" />
       {t(statusKey(status))}
@@ -77,9 +78,10 @@ export function OutcomeBadge({ outcome }: { outcome: string }) {
   return (
     <span
       data-outcome={outcome}
-      className={`inline-flex shrink-0 items-center rounded-full border px-2 py-0.5 text-xs font-medium ${
-        OUTCOME_TONE[outcome] ?? "border-border text-muted"
-      }`}
+      className={cn(
+        "inline-flex shrink-0 items-center rounded-full border px-2 py-0.5 text-xs font-medium",
+        OUTCOME_TONE[outcome] ?? "border-border text-muted",
+      )}
     >
       {key ? t(key) : outcome.replace(/_/g, " ")}
     </span>

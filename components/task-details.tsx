@@ -7,11 +7,14 @@ import { useAnswerInput, useTaskDetail } from "@/lib/client/queries";
 import type { PublicTask } from "@/lib/client/tasks";
 import { useI18n } from "@/lib/i18n/client";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
-import { AlertIcon, DocIcon, SpinnerIcon } from "./icons";
+import { DocIcon, SpinnerIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge } from "./task-badges";
 import { Markdown } from "./markdown";
 import { localNoticeText } from "./notice-text";
+import { Button } from "./ui/button";
+import { cn } from "./ui/cn";
+import { InlineAlert } from "./ui/inline-alert";
 
 const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
 
@@ -40,7 +43,7 @@ function InputAnswer({ task }: { task: PublicTask }) {
   const sent = mutation.isSuccess;
   return (
     <Part title={t("inputRequested")}>
-      <p className={`text-sm ${textClass}`}>{questionOf(task.inputRequest)}</p>
+      <p className={cn("text-sm", textClass)}>{questionOf(task.inputRequest)}</p>
       {sent ? (
         <p className="text-xs text-muted">{t("answerSent")}</p>
       ) : (
@@ -64,17 +67,13 @@ function InputAnswer({ task }: { task: PublicTask }) {
             className="w-full rounded-md border border-border bg-bg px-2 py-1.5 text-sm"
           />
           {mutation.isError && (
-            <p role="alert" className="text-xs text-danger">
+            <InlineAlert framed={false} size="xs" icon={false}>
               {errorWords(t, mutation.error)}
-            </p>
+            </InlineAlert>
           )}
-          <button
-            type="submit"
-            disabled={!answer.trim() || mutation.isPending}
-            className="rounded-md bg-accent px-3 py-1 text-sm font-medium text-accent-fg disabled:opacity-50"
-          >
+          <Button type="submit" variant="primary" size="md" disabled={!answer.trim() || mutation.isPending} className="disabled:opacity-50">
             {t("sendAnswer")}
-          </button>
+          </Button>
         </form>
       )}
     </Part>
@@ -100,17 +99,17 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
         </p>
       )}
       {!data && detail.isError && (
-        <p className="flex flex-wrap items-center gap-2 text-xs text-danger">
-          <AlertIcon className="size-3.5 shrink-0" />
+        <InlineAlert
+          framed={false}
+          size="xs"
+          actions={
+            <Button variant="danger-outline" size="xs" onClick={() => void detail.refetch()}>
+              {t("tryAgain")}
+            </Button>
+          }
+        >
           {t("detailsFailed")}
-          <button
-            type="button"
-            onClick={() => void detail.refetch()}
-            className="rounded-md border border-danger/40 px-2 py-0.5 font-medium"
-          >
-            {t("tryAgain")}
-          </button>
-        </p>
+        </InlineAlert>
       )}
 
       {current.status === "input_required" && <InputAnswer task={current} />}
@@ -127,9 +126,7 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
                     <div className="flex flex-wrap items-center gap-2 border-b border-border px-2.5 py-1.5 text-xs">
                       <DocIcon className="size-3.5 text-muted" />
                       <span
-                        className={`rounded-full px-2 py-px font-medium ${
-                          pub.partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok"
-                        }`}
+                        className={cn("rounded-full px-2 py-px font-medium", pub.partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok")}
                       >
                         {pub.partial ? t("partial") : t("final")}
                       </span>
@@ -172,7 +169,7 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
                         </Link>
                       )}
                     </div>
-                    <p className={`text-xs ${textClass}`}>
+                    <p className={cn("text-xs", textClass)}>
                       {(notice.outcome && localNoticeText(t, { ...notice, outcome: notice.outcome, title: task.title })) ?? notice.text}
                     </p>
                   </li>
@@ -198,7 +195,7 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
 
       {current.error && (
         <Part title={t("errorLabel")}>
-          <p className={`text-xs text-danger ${textClass}`}>{failureWords(t, current)}</p>
+          <p className={cn("text-xs text-danger", textClass)}>{failureWords(t, current)}</p>
         </Part>
       )}
 
@@ -208,7 +205,7 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
             <span data-testid="cancel-attempts">{current.cancel.attempts}</span>
           </p>
           {current.cancel.lastError && (
-            <p className={`text-xs text-danger ${textClass}`}>
+            <p className={cn("text-xs text-danger", textClass)}>
               {t("lastCancelError")}: {current.cancel.lastError}
             </p>
           )}
@@ -218,9 +215,11 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
       <Part title={t("notification")}>
         <p
           data-notification={notification.status}
-          className={`text-xs ${
-            notification.status === "dead_letter" ? "text-danger" : notification.status === "retry" ? "text-warn" : ""
-          } ${textClass}`}
+          className={cn(
+            "text-xs",
+            notification.status === "dead_letter" ? "text-danger" : notification.status === "retry" && "text-warn",
+            textClass,
+          )}
         >
           {notification.status === "retry"
             ? t("notifRetrying", { count: notification.attempts })

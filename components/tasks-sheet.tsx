@@ -26,6 +26,9 @@ import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
 import { TaskDetails } from "./task-details";
 import { CloseButton } from "./close-button";
 import { Toaster } from "./toaster";
+import { Button } from "./ui/button";
+import { cn } from "./ui/cn";
+import { InlineAlert } from "./ui/inline-alert";
 
 /**
  * The header's "Background tasks" button (badge: active count) and the sheet
@@ -46,12 +49,13 @@ export function TasksSheet({ conversationId = null }: { conversationId?: TaskSco
     <>
       <Dialog.Root open={open} onOpenChange={setOpen}>
         <Dialog.Trigger asChild>
-          <button
-            type="button"
+          <Button
+            variant="ghost"
+            size="icon"
             disabled={!hydrated}
             aria-describedby={descriptionId}
             data-testid="tasks-trigger"
-            className="relative flex size-9 shrink-0 items-center justify-center rounded-lg text-fg hover:bg-subtle"
+            className="relative"
           >
             <TasksIcon />
             <span className="sr-only">{t("backgroundTasks")}</span>
@@ -64,7 +68,7 @@ export function TasksSheet({ conversationId = null }: { conversationId?: TaskSco
                 {active > 99 ? "99+" : active}
               </span>
             )}
-          </button>
+          </Button>
         </Dialog.Trigger>
         <span id={descriptionId} className="sr-only">
           {active > 0 ? t("activeCount", { count: active }) : t("noActiveTasks")}
@@ -161,20 +165,16 @@ function SheetBody({
   if (!tasks) {
     if (list.isError) {
       return (
-        <div className="flex flex-col items-start gap-3 rounded-xl border border-danger/30 bg-danger-soft p-4 text-sm text-danger">
-          <p className="flex items-center gap-2">
-            <AlertIcon className="size-4 shrink-0" />
-            {t("tasksFailed")}
-          </p>
-          <button
-            type="button"
-            onClick={() => void list.refetch()}
-            disabled={list.isFetching}
-            className="rounded-lg bg-danger px-3 py-1.5 text-sm font-medium text-white disabled:opacity-60 dark:text-black"
-          >
-            {t("tryAgain")}
-          </button>
-        </div>
+        <InlineAlert
+          stacked
+          actions={
+            <Button variant="danger" size="lg" onClick={() => void list.refetch()} disabled={list.isFetching} className="disabled:opacity-60">
+              {t("tryAgain")}
+            </Button>
+          }
+        >
+          {t("tasksFailed")}
+        </InlineAlert>
       );
     }
     return (
@@ -204,17 +204,17 @@ function SheetBody({
   return (
     <div className="space-y-6">
       {list.isRefetchError && (
-        <p className="flex items-center gap-2 rounded-lg border border-warn/30 bg-warn-soft px-3 py-2 text-xs text-warn">
-          <AlertIcon className="size-4 shrink-0" />
-          <span className="min-w-0 flex-1">{t("tasksStale")}</span>
-          <button
-            type="button"
-            onClick={() => void list.refetch()}
-            className="shrink-0 rounded-md border border-warn/40 px-2 py-0.5 font-medium"
-          >
-            {t("tryAgain")}
-          </button>
-        </p>
+        <InlineAlert
+          tone="warn"
+          size="xs"
+          actions={
+            <Button variant="warn-outline" size="xs" onClick={() => void list.refetch()}>
+              {t("tryAgain")}
+            </Button>
+          }
+        >
+          {t("tasksStale")}
+        </InlineAlert>
       )}
       <TaskSection
         title={t("tasksActive")}
@@ -367,9 +367,10 @@ function TaskRow({
       {(notification.status === "retry" || notification.status === "dead_letter") && (
         <p
           data-notification={notification.status}
-          className={`mt-2 flex items-start gap-1.5 text-xs [overflow-wrap:anywhere] ${
-            notification.status === "dead_letter" ? "text-danger" : "text-warn"
-          }`}
+          className={cn(
+            "mt-2 flex items-start gap-1.5 text-xs [overflow-wrap:anywhere]",
+            notification.status === "dead_letter" ? "text-danger" : "text-warn",
+          )}
         >
           <AlertIcon className="mt-px size-3.5 shrink-0" />
           <span>
@@ -382,32 +383,30 @@ function TaskRow({
       )}
 
       <div className="mt-3 flex flex-wrap items-center gap-2">
-        <button
-          type="button"
+        <Button
+          variant="secondary"
+          size="md"
           aria-expanded={open}
           aria-controls={detailsId}
           onClick={() => setOpen((v) => !v)}
-          className="inline-flex h-8 items-center gap-1 rounded-lg border border-border px-2.5 text-xs font-medium hover:bg-subtle"
+          className="gap-1"
         >
           {t("viewDetails")}
-          <ChevronIcon className={`size-3.5 transition-transform motion-reduce:transition-none ${open ? "rotate-180" : ""}`} />
-        </button>
+          <ChevronIcon className={cn("size-3.5 transition-transform motion-reduce:transition-none", open && "rotate-180")} />
+        </Button>
         {active && (
-          <button
-            type="button"
+          <Button
+            variant={cancelling ? "pending" : "danger-outline"}
+            size="md"
             aria-disabled={cancelling || undefined}
             onClick={() => {
               if (!cancelling) cancel.mutate(task);
             }}
-            className={`inline-flex h-8 items-center gap-1.5 rounded-lg px-2.5 text-xs font-medium ${
-              cancelling
-                ? "cursor-default border border-border text-muted"
-                : "border border-danger/40 text-danger hover:bg-danger-soft"
-            }`}
+            className="gap-1.5"
           >
             {cancelling && <SpinnerIcon className="size-3.5" />}
             {cancelling ? t("cancelling") : t("cancelTask")}
-          </button>
+          </Button>
         )}
       </div>
 

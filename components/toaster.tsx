@@ -4,6 +4,8 @@ import { useEffect, useState } from "react";
 import { dismissToast, registerToastHost, useToasts, useTopToastHost } from "@/lib/client/toasts";
 import { useI18n } from "@/lib/i18n/client";
 import { AlertIcon, CloseIcon } from "./icons";
+import { Button } from "./ui/button";
+import { cn } from "./ui/cn";
 
 /**
  * Renders the toasts when it is the topmost host: the shell has one, and the
@@ -26,20 +28,17 @@ export function Toaster() {
             key={toast.id}
             role={toast.tone === "error" ? "alert" : "status"}
             data-testid="toast"
-            className={`pointer-events-auto flex w-full max-w-sm items-start gap-2 rounded-xl border px-3 py-2.5 text-sm shadow-lg ${
-              toast.tone === "error" ? "border-danger/30 bg-danger-soft text-danger" : "border-border bg-surface text-fg"
-            }`}
+            className={cn(
+              "pointer-events-auto flex w-full max-w-sm items-start gap-2 rounded-xl border px-3 py-2.5 text-sm shadow-lg",
+              toast.tone === "error" ? "border-danger/30 bg-danger-soft text-danger" : "border-border bg-surface text-fg",
+            )}
           >
             {toast.tone === "error" && <AlertIcon className="mt-0.5 size-4 shrink-0" />}
             <p className="min-w-0 flex-1 [overflow-wrap:anywhere]">{text}</p>
-            <button
-              type="button"
-              onClick={() => dismissToast(toast.id)}
-              className="-m-1 flex size-7 shrink-0 items-center justify-center rounded-md hover:bg-black/5 dark:hover:bg-white/10"
-            >
+            <Button variant="overlay" size="icon-sm" onClick={() => dismissToast(toast.id)} className="-m-1">
               <CloseIcon className="size-4" />
               <span className="sr-only">{t("dismiss")}</span>
-            </button>
+            </Button>
           </div>
         );
       })}

@@ -2,10 +2,10 @@
 // optimistic user bubbles until the stored message with the same
 // clientMessageId is in the history, whichever way it arrives first.
 
-import { useSyncExternalStore } from "react";
 import type { QueryClient } from "@tanstack/react-query";
 import { ApiError, newClientId, sendMessage, type DeliveryRequest } from "./api";
 import { mergeRun, touchConversation, upsertMessages } from "./cache";
+import { createStore } from "./store";
 
 export interface OutgoingMessage {
   clientMessageId: string;
@@ -21,22 +21,15 @@ export interface OutgoingMessage {
 
 type Snapshot = readonly OutgoingMessage[];
 
-const EMPTY: Snapshot = Object.freeze([]) as Snapshot;
-let snapshot: Snapshot = EMPTY;
-const listeners = new Set<() => void>();
-
-function emit(next: Snapshot): void {
-  snapshot = next;
-  for (const listener of listeners) listener();
-}
+const outbox = createStore<Snapshot>(Object.freeze([]) as Snapshot);
 
 function patch(clientMessageId: string, update: Partial<OutgoingMessage> | null): void {
-  if (!snapshot.some((m) => m.clientMessageId === clientMessageId)) return;
-  emit(
-    update === null
+  outbox.update((snapshot) => {
+    if (!snapshot.some((m) => m.clientMessageId === clientMessageId)) return snapshot;
+    return update === null
       ? snapshot.filter((m) => m.clientMessageId !== clientMessageId)
-      : snapshot.map((m) => (m.clientMessageId === clientMessageId ? { ...m, ...update } : m)),
-  );
+      : snapshot.map((m) => (m.clientMessageId === clientMessageId ? { ...m, ...update } : m));
+  });
 }
 
 async function deliver(qc: QueryClient, entry: OutgoingMessage): Promise<void> {
@@ -75,13 +68,13 @@ export function sendOutgoing(
     error: null,
     createdAt: new Date().toISOString(),
   };
-  emit([...snapshot, entry]);
+  outbox.update((snapshot) => [...snapshot, entry]);
   void deliver(qc, entry);
 }
 
 /** Re-sends with the same clientMessageId, so a send that did reach the server isn't stored twice. */
 export function retryOutgoing(qc: QueryClient, clientMessageId: string): void {
-  const entry = snapshot.find((m) => m.clientMessageId === clientMessageId);
+  const entry = outbox.get().find((m) => m.clientMessageId === clientMessageId);
   if (!entry || entry.status === "sending") return;
   patch(clientMessageId, { status: "sending", error: null });
   void deliver(qc, { ...entry, status: "sending", error: null });
@@ -96,15 +89,11 @@ export function discardOutgoing(clientMessageId: string): void {
   patch(clientMessageId, null);
 }
 
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/** Every conversation's unconfirmed sends, oldest first. */
+export function getOutbox(): Snapshot {
+  return outbox.get();
 }
 
 export function useOutbox(): Snapshot {
-  return useSyncExternalStore(
-    subscribe,
-    () => snapshot,
-    () => EMPTY,
-  );
+  return outbox.useStore();
 }

@@ -1,8 +1,8 @@
 // In-progress assistant text from ephemeral `run.delta` events, keyed by run
 // id. It is a preview only: the stored assistant message replaces it.
 
-import { useSyncExternalStore } from "react";
 import type { RunDelta } from "@/lib/api/shapes";
+import { createStore } from "./store";
 
 export interface StreamingText {
   runId: string;
@@ -14,9 +14,7 @@ export interface StreamingText {
 
 type Snapshot = Readonly<Record<string, StreamingText>>;
 
-const EMPTY: Snapshot = Object.freeze({});
-let snapshot: Snapshot = EMPTY;
-const listeners = new Set<() => void>();
+const streams = createStore<Snapshot>(Object.freeze({}));
 
 // Runs whose stored message arrived (or that ended without one): late or
 // replayed deltas must not bring the preview back.
@@ -31,13 +29,9 @@ const REMOVE_DELAY_MS = 1500;
 // would otherwise leave its preview forever.
 const ORPHAN_DELAY_MS = 10_000;
 
-function emit(next: Snapshot): void {
-  snapshot = next;
-  for (const listener of listeners) listener();
-}
-
 export function applyDelta(delta: RunDelta): void {
   if (finished.has(delta.runId) || typeof delta.delta !== "string" || typeof delta.offset !== "number") return;
+  const snapshot = streams.get();
   const current = snapshot[delta.runId];
   let next: StreamingText;
   if (!current) {
@@ -52,7 +46,7 @@ export function applyDelta(delta: RunDelta): void {
       next = { ...current, start: delta.offset, text: delta.delta };
     }
   }
-  emit({ ...snapshot, [delta.runId]: next });
+  streams.set({ ...snapshot, [delta.runId]: next });
 }
 
 function markFinished(runId: string): void {
@@ -65,22 +59,24 @@ function markFinished(runId: string): void {
 
 function removeLater(runId: string, delayMs: number): void {
   setTimeout(() => {
-    if (!(runId in snapshot)) return;
-    const rest = { ...snapshot };
-    delete rest[runId];
-    emit(rest);
+    streams.update((snapshot) => {
+      if (!(runId in snapshot)) return snapshot;
+      const rest = { ...snapshot };
+      delete rest[runId];
+      return rest;
+    });
   }, delayMs);
 }
 
 /** The stored assistant message for this run exists now. */
 export function finishStream(runId: string): void {
   markFinished(runId);
-  if (runId in snapshot) removeLater(runId, REMOVE_DELAY_MS);
+  if (runId in streams.get()) removeLater(runId, REMOVE_DELAY_MS);
 }
 
 /** The run reached a terminal status. */
 export function endStream(runId: string, succeeded: boolean): void {
-  if (!(runId in snapshot)) {
+  if (!(runId in streams.get())) {
     if (!succeeded) markFinished(runId);
     return;
   }
@@ -93,16 +89,12 @@ export function endStream(runId: string, succeeded: boolean): void {
   }
 }
 
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/** All previews, keyed by run id. */
+export function getStreams(): Snapshot {
+  return streams.get();
 }
 
 /** All previews; filter by conversation at the call site (the snapshot is shared and stable). */
 export function useStreams(): Snapshot {
-  return useSyncExternalStore(
-    subscribe,
-    () => snapshot,
-    () => EMPTY,
-  );
+  return streams.useStore();
 }

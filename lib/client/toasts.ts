@@ -1,8 +1,8 @@
 // Short-lived messages (e.g. a cancel that failed) that outlive the control
 // that caused them. Stored as dictionary keys so they follow a language switch.
 
-import { useSyncExternalStore } from "react";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { createStore } from "./store";
 
 export interface Toast {
   id: number;
@@ -15,66 +15,45 @@ export interface Toast {
 
 type Snapshot = readonly Toast[];
 
-const EMPTY: Snapshot = Object.freeze([]) as Snapshot;
 const TOAST_MS = 8000;
 const MAX_TOASTS = 3;
 
-let snapshot: Snapshot = EMPTY;
+const toasts = createStore<Snapshot>(Object.freeze([]) as Snapshot);
 let nextId = 1;
-const listeners = new Set<() => void>();
-
-function emit(next: Snapshot): void {
-  snapshot = next;
-  for (const listener of listeners) listener();
-}
 
 export function dismissToast(id: number): void {
-  if (snapshot.some((t) => t.id === id)) emit(snapshot.filter((t) => t.id !== id));
+  toasts.update((snapshot) => (snapshot.some((t) => t.id === id) ? snapshot.filter((t) => t.id !== id) : snapshot));
 }
 
 export function pushToast(toast: Omit<Toast, "id">): number {
   const id = nextId++;
-  emit([...snapshot, { ...toast, id }].slice(-MAX_TOASTS));
+  toasts.update((snapshot) => [...snapshot, { ...toast, id }].slice(-MAX_TOASTS));
   setTimeout(() => dismissToast(id), TOAST_MS);
   return id;
 }
 
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/** The toasts on screen, oldest first. */
+export function getToasts(): Snapshot {
+  return toasts.get();
 }
 
 export function useToasts(): Snapshot {
-  return useSyncExternalStore(
-    subscribe,
-    () => snapshot,
-    () => EMPTY,
-  );
+  return toasts.useStore();
 }
 
 // Where toasts render. A modal (the tasks sheet) hides everything outside it
 // from assistive technology, so while one is open its own host takes over.
-let hosts: readonly symbol[] = [];
-const hostListeners = new Set<() => void>();
+const hosts = createStore<readonly symbol[]>([]);
 
 export function registerToastHost(host: symbol): () => void {
-  hosts = [...hosts, host];
-  for (const l of hostListeners) l();
-  return () => {
-    hosts = hosts.filter((h) => h !== host);
-    for (const l of hostListeners) l();
-  };
+  hosts.update((list) => [...list, host]);
+  return () => hosts.update((list) => list.filter((h) => h !== host));
 }
 
-function subscribeHosts(listener: () => void): () => void {
-  hostListeners.add(listener);
-  return () => hostListeners.delete(listener);
+function topHost(list: readonly symbol[]): symbol | undefined {
+  return list[list.length - 1];
 }
 
 export function useTopToastHost(): symbol | undefined {
-  return useSyncExternalStore(
-    subscribeHosts,
-    () => hosts[hosts.length - 1],
-    () => undefined,
-  );
+  return hosts.useStore(topHost);
 }
