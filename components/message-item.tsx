@@ -1,7 +1,8 @@
 "use client";
 
 import { useId, useState, type ReactNode } from "react";
-import type { PublicMessage } from "@/lib/api/shapes";
+import type { PublicMessage, PublicMessageOf, UserMessageMeta } from "@/lib/api/shapes";
+import { failureWords } from "@/lib/client/error-words";
 import { useI18n } from "@/lib/i18n/client";
 import { localNoticeText } from "./notice-text";
 import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
@@ -13,27 +14,7 @@ import { OutcomeBadge } from "./task-badges";
 // Every element carries data-kind (docs/contract.md#message-kinds): the kinds are different things
 // and tests tell them apart by it, not by styling.
 
-function metaValue(message: PublicMessage, key: string): unknown {
-  return message.meta && typeof message.meta === "object" ? message.meta[key] : undefined;
-}
-
-function metaString(message: PublicMessage, key: string): string | null {
-  const value = metaValue(message, key);
-  return typeof value === "string" && value ? value : null;
-}
-
 const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
-
-/** The delivery contract the server accepted with a user message (meta.delivery), if any. */
-function acceptedDelivery(
-  meta: PublicMessage["meta"] | undefined,
-): { mode: "at" | "by"; dueAt: string | null; reportIfUnfinished: boolean } | null {
-  const d = meta && typeof meta === "object" ? (meta as Record<string, unknown>).delivery : undefined;
-  if (!d || typeof d !== "object") return null;
-  const { mode, dueAt, reportIfUnfinished } = d as Record<string, unknown>;
-  if (mode !== "at" && mode !== "by") return null;
-  return { mode, dueAt: typeof dueAt === "string" ? dueAt : null, reportIfUnfinished: reportIfUnfinished === true };
-}
 
 export function UserBubble({
   message,
@@ -41,13 +22,14 @@ export function UserBubble({
   failed,
   children,
 }: {
-  message: Pick<PublicMessage, "content" | "createdAt"> & { id?: string; seq?: number; meta?: PublicMessage["meta"] };
+  message: Pick<PublicMessage, "content" | "createdAt"> & { id?: string; seq?: number; meta?: UserMessageMeta | null };
   pending?: boolean;
   failed?: boolean;
   children?: ReactNode;
 }) {
   const { t } = useI18n();
-  const delivery = acceptedDelivery(message.meta);
+  // The delivery contract the server accepted with the message, if any.
+  const delivery = message.meta?.delivery;
   return (
     <div
       data-kind="user"
@@ -134,7 +116,7 @@ export function ProgressGroup({ messages, active }: { messages: PublicMessage[];
   const [open, setOpen] = useState(false);
   const historyId = useId();
   const latest = messages[messages.length - 1];
-  const title = metaString(latest, "title");
+  const title = (latest.kind === "progress" && latest.meta?.title) || null;
 
   return (
     <div
@@ -186,11 +168,11 @@ export function ProgressGroup({ messages, active }: { messages: PublicMessage[];
   );
 }
 
-export function BodyCard({ message }: { message: PublicMessage }) {
+export function BodyCard({ message }: { message: PublicMessageOf<"body"> }) {
   const { t } = useI18n();
-  const version = metaValue(message, "version");
-  const partial = metaValue(message, "partial") === true;
-  const title = metaString(message, "title");
+  const version = message.meta?.version;
+  const partial = message.meta?.partial === true;
+  const title = message.meta?.title || null;
   const publicationId = message.publicationId;
 
   return (
@@ -214,7 +196,7 @@ export function BodyCard({ message }: { message: PublicMessage }) {
         >
           {partial ? t("partial") : t("final")}
         </span>
-        {(typeof version === "number" || typeof version === "string") && (
+        {version !== undefined && (
           <span className="rounded-full border border-border px-2 py-0.5 font-mono text-xs text-muted">v{version}</span>
         )}
         <LocalTime iso={message.createdAt} className="ml-auto text-xs text-muted" />
@@ -225,11 +207,12 @@ export function BodyCard({ message }: { message: PublicMessage }) {
 }
 
 /** How a task's execution ended, from the message's facts (meta), in the reader's language and time zone. */
-export function TerminalLine({ message }: { message: PublicMessage }) {
+export function TerminalLine({ message }: { message: PublicMessageOf<"terminal"> }) {
   const { t } = useI18n();
-  const status = metaString(message, "status");
-  const title = metaString(message, "title");
-  const completedAt = metaString(message, "completedAt") ?? message.createdAt;
+  const meta = message.meta;
+  const status = meta?.status ?? null;
+  const title = meta?.title || null;
+  const completedAt = meta?.completedAt || message.createdAt;
   const tone =
     status === "succeeded"
       ? "bg-ok"
@@ -239,10 +222,10 @@ export function TerminalLine({ message }: { message: PublicMessage }) {
           ? "bg-warn"
           : "bg-border-strong";
   let text = message.content;
-  if (title && (status === "succeeded" || status === "failed" || status === "cancelled")) {
-    text = t(`terminal_${status}`, { title });
-    // The stored text carries the error after "Failed at <time>: ".
-    const detail = status === "failed" ? /^[^:]*\d{2}:\d{2}:\d{2}[^:]*:\s*([\s\S]+)$/.exec(message.content)?.[1] : undefined;
+  if (meta && title) {
+    text = t(`terminal_${meta.status}`, { title });
+    // The failure's category in the reader's words, else Herald's stored sentence.
+    const detail = meta.status === "failed" ? failureWords(t, { error: meta.error ?? null, errorCode: meta.errorCode ?? null }) : null;
     if (detail) text += `: ${detail}`;
   }
   return (
@@ -262,12 +245,12 @@ export function TerminalLine({ message }: { message: PublicMessage }) {
 }
 
 /** Host facts: never model text, never a copy of a body — only a pointer to one. */
-export function NoticeBanner({ message }: { message: PublicMessage }) {
+export function NoticeBanner({ message }: { message: PublicMessageOf<"notice"> }) {
   const { t } = useI18n();
-  const outcome = metaString(message, "outcome");
+  const outcome = message.meta?.outcome || null;
   const publicationId = message.publicationId;
-  const key = metaString(message, "noticeKey");
-  const title = metaString(message, "title");
+  const key = message.meta?.noticeKey || null;
+  const title = message.meta?.title || null;
   const text = key && outcome && title ? localNoticeText(t, { key, outcome, title, publicationId }) : null;
 
   return (

@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 const steps: [string, string[]][] = [
   ["type check", ["npx", "tsc", "--noEmit"]],
   ["lint", ["npx", "eslint", ".", "--max-warnings", "0"]],
+  ["dependency rules", ["npx", "depcruise", "lib", "app", "components", "worker", "scripts", "--config", ".dependency-cruiser.cjs"]],
   ["migrations match schema.prisma", ["npx", "tsx", "scripts/migrate.ts", "check"]],
   ["unit + integration (vitest)", ["npx", "vitest", "run"]],
   ["production build", ["npx", "next", "build"]],

@@ -1,4 +1,4 @@
-import { MAX_DUE_SECONDS } from "@/lib/delivery/due-at";
+import { MAX_DUE_SECONDS } from "@/lib/api/schemas";
 import { tool, type ToolSet } from "ai";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
@@ -8,7 +8,7 @@ import type { DeliveryContract } from "@/lib/api/schemas";
 import { listTasks, getTaskDetail, type PublicTaskDetail } from "@/lib/tasks/queries";
 import { requestCancel } from "@/lib/tasks/request-cancel";
 import { updateTask } from "@/lib/tasks/update-task";
-import { ACTIVE_STATUSES, type PublicTask } from "@/lib/tasks/public";
+import { ACTIVE_STATUSES, type PublicTask, type TaskStatus } from "@/lib/tasks/public";
 import { createFrame, neutralizeUntrusted, type Frame } from "./frame";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
 
@@ -49,7 +49,7 @@ const PROGRESS_CHARS = 500;
 export interface ToolTaskRecord {
   id: string;
   title: string;
-  status: string;
+  status: TaskStatus;
   createdAt: string;
   updatedAt: string;
   error: string | null;
@@ -68,7 +68,85 @@ export function toolRecord(t: PublicTask): ToolTaskRecord {
   };
 }
 
-const candidate = (t: { id: string; title: string }) => ({ id: t.id, title: neutralizeUntrusted(t.title) });
+const candidate = (t: { id: string; title: string }): ToolCandidate => ({ id: t.id, title: neutralizeUntrusted(t.title) });
+
+// ------------------------------------------------------------- tool results ---
+// What each tool hands back to the model, and what the offline model reads
+// back (offline/replies.ts). Which variant a result is shows in its fields, in
+// the order a reader checks them: `error`, then `candidates`, then the tool's
+// own flag (`cancelled`, `found`, `updated`).
+
+/** An expected refusal (not found, conflict, no worker, not a user turn), relayed as data; any tool may return it. */
+export interface ToolError {
+  error: string;
+}
+
+/** A task the user may have meant, when more than one matches (ids tell equal titles apart). */
+export interface ToolCandidate {
+  id: string;
+  title: string;
+}
+
+/** A task's timed-delivery contract as a tool shows it. */
+export interface ToolDelivery {
+  mode: "at" | "by";
+  dueAt: string | null;
+  reportIfUnfinished: boolean;
+}
+
+export interface StartTaskStarted {
+  taskId: string;
+  title: string;
+  status: TaskStatus;
+  message: string;
+  /** Only when the user's message fixed one. */
+  delivery?: ToolDelivery;
+}
+export type StartTaskResult = ToolError | StartTaskStarted;
+
+export type ListTasksResult = ToolError | { tasks: ToolTaskRecord[]; count: number };
+
+export type CancelTaskResult =
+  | ToolError
+  | { cancelled: false; error: string }
+  | { cancelled: false; message: string }
+  | { cancelled: false; candidates: ToolCandidate[]; message: string }
+  | { cancelled: true; task: ToolTaskRecord; message: string };
+
+export interface CheckTaskFound {
+  found: true;
+  task: ToolTaskRecord;
+  status: TaskStatus;
+  progress: { text: string; at: string } | null;
+  delivery: (ToolDelivery & { outcome: string | null }) | null;
+  /** `content` is an excerpt framed as untrusted data. */
+  latestPublication: { version: number; partial: boolean; createdAt: string; truncated: boolean; content: string } | null;
+  /** The remote's question, framed as untrusted data. */
+  inputRequest: string | null;
+  notices: { key: string; outcome: string | null; createdAt: string }[];
+}
+export type CheckTaskResult =
+  | ToolError
+  /** Nothing matches (`tasks`: what the conversation has instead), or the task vanished. */
+  | { found: false; message: string; tasks?: ToolCandidate[] }
+  | { found: false; candidates: ToolCandidate[]; message: string }
+  | CheckTaskFound;
+
+export type UpdateTaskResult =
+  | ToolError
+  | { updated: false; error: string }
+  | { updated: false; message: string }
+  | { updated: false; candidates: ToolCandidate[]; message: string }
+  | { updated: true; task: ToolTaskRecord; instruction: string; message: string };
+
+/** Each tool's result by tool name. */
+export interface ToolResults {
+  [TOOL_NAMES.start]: StartTaskResult;
+  [TOOL_NAMES.list]: ListTasksResult;
+  [TOOL_NAMES.cancel]: CancelTaskResult;
+  [TOOL_NAMES.check]: CheckTaskResult;
+  [TOOL_NAMES.update]: UpdateTaskResult;
+}
 
 // ----------------------------------------------------------------- matching ---
 
@@ -147,10 +225,8 @@ export function matchTasks<T extends { id: string; title: string }>(tasks: T[], 
 
 // ------------------------------------------------------------------ helpers ---
 
-type ToolResult = Record<string, unknown>;
-
 /** Expected refusals (not found, conflict, no worker) go back to the model as data; anything else fails the run. */
-async function guarded(fn: () => Promise<ToolResult>): Promise<ToolResult> {
+async function guarded<T>(fn: () => Promise<T>): Promise<T | ToolError> {
   try {
     return await fn();
   } catch (err) {
@@ -203,6 +279,29 @@ const activeTasks = (ctx: ToolContext) => listTasks(ctx.ownerId, { conversationI
 
 const optionalText = (max: number, description: string) => z.string().max(max).nullish().describe(description);
 
+const startInput = z.object({
+  title: z.string().trim().min(1).max(200).describe("Short human title, e.g. 'EU battery supply chain'"),
+  prompt: z.string().trim().min(1).max(16_000).describe("What to research, in the user's words"),
+});
+const listInput = z.object({
+  activeOnly: z.boolean().nullish().describe("Only tasks that are still running or waiting"),
+});
+const cancelInput = z.object({ task: optionalText(500, "Task title or id") });
+const checkInput = z.object({ task: optionalText(500, "Task title or id") });
+const updateInput = z.object({
+  task: optionalText(500, "Task title or id"),
+  message: z.string().trim().min(1).max(4000).describe("The additional instruction"),
+});
+
+/** Each tool's arguments by tool name, as its schema accepts them. */
+export interface ToolInputs {
+  [TOOL_NAMES.start]: z.infer<typeof startInput>;
+  [TOOL_NAMES.list]: z.infer<typeof listInput>;
+  [TOOL_NAMES.cancel]: z.infer<typeof cancelInput>;
+  [TOOL_NAMES.check]: z.infer<typeof checkInput>;
+  [TOOL_NAMES.update]: z.infer<typeof updateInput>;
+}
+
 // -------------------------------------------------------------------- tools ---
 
 /** The tools a run is offered; read-only unless the run is a turn the user wrote (`toolAccessFor`). */
@@ -214,12 +313,9 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
         "Start long work (research, analysis, a report) as a durable background task in this conversation and return at once. " +
         "The user is told here when it finishes, fails, needs input or reaches the time they asked for; any delivery time is taken " +
         "from the user's message by Herald, so do not pass one. After calling, reply with one short acknowledgement.",
-      inputSchema: z.object({
-        title: z.string().trim().min(1).max(200).describe("Short human title, e.g. 'EU battery supply chain'"),
-        prompt: z.string().trim().min(1).max(16_000).describe("What to research, in the user's words"),
-      }),
+      inputSchema: startInput,
       execute: ({ title, prompt }) =>
-        guarded(async () => {
+        guarded<StartTaskResult>(async () => {
           const trigger = await userTrigger(ctx);
           if (!trigger) return { error: NOT_A_USER_TURN };
           const delivery = deliveryFromMessage(trigger);
@@ -251,11 +347,9 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
 
     [TOOL_NAMES.list]: tool({
       description: "List this conversation's background tasks (newest activity first, at most 20).",
-      inputSchema: z.object({
-        activeOnly: z.boolean().nullish().describe("Only tasks that are still running or waiting"),
-      }),
+      inputSchema: listInput,
       execute: ({ activeOnly }) =>
-        guarded(async () => {
+        guarded<ListTasksResult>(async () => {
           const tasks = await listTasks(ctx.ownerId, {
             conversationId: ctx.conversationId,
             scope: activeOnly ? "active" : "all",
@@ -269,9 +363,9 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
       description:
         "Stop an active background task of this conversation. Pass its exact title or id (a distinctive part of the title also works); " +
         "omit only when exactly one task is active. If several match, nothing is cancelled and the candidates are returned: ask the user which one.",
-      inputSchema: z.object({ task: optionalText(500, "Task title or id") }),
+      inputSchema: cancelInput,
       execute: ({ task }) =>
-        guarded(async () => {
+        guarded<CancelTaskResult>(async () => {
           if (!(await userTrigger(ctx))) return { cancelled: false, error: NOT_A_USER_TURN };
           const matches = matchTasks(await activeTasks(ctx), task);
           if (matches.length === 0) {
@@ -293,9 +387,9 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
       description:
         "Status of one background task of this conversation (any state): progress, delivery time and outcome, the latest published " +
         "report excerpt and host notices. Pass its title or id; omit when there is only one task.",
-      inputSchema: z.object({ task: optionalText(500, "Task title or id") }),
+      inputSchema: checkInput,
       execute: ({ task }) =>
-        guarded(async () => {
+        guarded<CheckTaskResult>(async () => {
           const all = await listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "all", limit: CHECK_LIMIT });
           let matches = matchTasks(all, task);
           if (!task?.trim() && matches.length > 1) {
@@ -331,12 +425,9 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
       description:
         "Give an active background task new instructions (e.g. also cover a subtopic); the next research step honours them. " +
         "Pass the task's title or id; omit when exactly one task is active.",
-      inputSchema: z.object({
-        task: optionalText(500, "Task title or id"),
-        message: z.string().trim().min(1).max(4000).describe("The additional instruction"),
-      }),
+      inputSchema: updateInput,
       execute: ({ task, message }) =>
-        guarded(async () => {
+        guarded<UpdateTaskResult>(async () => {
           if (!(await userTrigger(ctx))) return { updated: false, error: NOT_A_USER_TURN };
           const matches = matchTasks(await activeTasks(ctx), task);
           if (matches.length === 0) {
@@ -363,7 +454,7 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
   return Object.fromEntries(Object.entries(all).filter(([name]) => allowed.includes(name)));
 }
 
-function checkResult(detail: PublicTaskDetail, frame: Frame): ToolResult {
+function checkResult(detail: PublicTaskDetail, frame: Frame): CheckTaskFound {
   const latest = detail.publications.find((p) => p.id === detail.latestPublicationId) ?? detail.publications.at(-1) ?? null;
   const progress = detail.progress;
   return {

@@ -1,5 +1,12 @@
 // Wire shapes shared by route handlers, the feed and the browser. Everything a
 // client can see is listed here; anything not listed never leaves the server.
+// The browser imports this file for its types only; the zod schemas are what
+// the server parses stored JSON (message meta) back through.
+
+import { z } from "zod";
+import type { NoticeOutcome } from "@/lib/delivery/contract";
+import { ERROR_CATEGORIES, type ErrorCategory } from "@/lib/errors/categories";
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, type PublicTask, type TaskStatus } from "@/lib/tasks/public";
 
 export type MessageKind = "user" | "assistant" | "progress" | "body" | "terminal" | "notice";
 
@@ -10,19 +17,96 @@ export interface PublicConversation {
   updatedAt: string;
 }
 
-export interface PublicMessage {
+// ---------------------------------------------------------------- message meta ---
+
+const TASK_STATUSES = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as [TaskStatus, ...TaskStatus[]];
+const ERROR_CODES = Object.keys(ERROR_CATEGORIES) as [ErrorCategory, ...ErrorCategory[]];
+export const NOTICE_OUTCOMES = [
+  "done",
+  "on_time",
+  "early",
+  "missed",
+  "late",
+  "stopped",
+  "failed",
+  "cancelled",
+  "input",
+] as const satisfies readonly NoticeOutcome[];
+
+/** The timed-delivery contract fixed when a user message was accepted (docs/api.md#messages). */
+export const deliveryMetaSchema = z.object({
+  mode: z.enum(["at", "by"]),
+  dueAt: z.string(),
+  dueInSeconds: z.number(),
+  reportIfUnfinished: z.boolean(),
+  allowOvertime: z.boolean(),
+  budget: z.object({ maxModelRequests: z.number().optional(), maxWallSeconds: z.number().optional() }).optional(),
+  source: z.enum(["picker", "phrase"]),
+});
+export type DeliveryMeta = z.infer<typeof deliveryMetaSchema>;
+
+/**
+ * `meta` of each message kind, as written by its one writer (docs/api.md#shapes).
+ * Unknown keys are dropped on the way out: meta is a whitelist like every shape.
+ */
+export const messageMetaSchemas = {
+  /** lib/chat/post-message.ts; null without a delivery contract. */
+  user: z.object({ delivery: deliveryMetaSchema.optional() }),
+  assistant: z.null(),
+  /** lib/tasks/execute.ts: the research step that reported it (null for a remote's progress). */
+  progress: z.object({ step: z.number().nullable(), title: z.string() }),
+  /** lib/tasks/execute.ts: the publication this body is. */
+  body: z.object({ partial: z.boolean(), version: z.number(), title: z.string() }),
+  /**
+   * lib/tasks/execute.ts `terminal()`. A failure carries its stored sentence
+   * (`error`, at most 500 characters) and category (`errorCode`, lib/errors/categories.ts)
+   * so readers word it in their language instead of reading `content`.
+   */
+  terminal: z.object({
+    status: z.enum(["succeeded", "failed", "cancelled"]),
+    completedAt: z.string(),
+    title: z.string(),
+    errorCode: z.enum(ERROR_CODES).nullable().optional(),
+    error: z.string().nullable().optional(),
+  }),
+  /** lib/delivery/sync-notices.ts `writeNotice()`. */
+  notice: z.object({
+    noticeId: z.string(),
+    noticeKey: z.string(),
+    outcome: z.enum(NOTICE_OUTCOMES),
+    taskStatus: z.enum(TASK_STATUSES),
+    title: z.string(),
+    dueAt: z.string().nullable(),
+  }),
+} as const satisfies Record<MessageKind, z.ZodType>;
+
+export type UserMessageMeta = z.infer<typeof messageMetaSchemas.user>;
+export type ProgressMessageMeta = z.infer<typeof messageMetaSchemas.progress>;
+export type BodyMessageMeta = z.infer<typeof messageMetaSchemas.body>;
+export type TerminalMessageMeta = z.infer<typeof messageMetaSchemas.terminal>;
+export type NoticeMessageMeta = z.infer<typeof messageMetaSchemas.notice>;
+/** `meta` of a message of kind K (null: none was written, or a stored one no longer fits). */
+export type MessageMeta<K extends MessageKind> = z.infer<(typeof messageMetaSchemas)[K]> | null;
+
+// -------------------------------------------------------------------- messages ---
+
+interface PublicMessageBase {
   id: string;
   conversationId: string;
   seq: number;
-  kind: MessageKind;
   content: string;
   taskId: string | null;
   runId: string | null;
   publicationId: string | null;
-  meta: Record<string, unknown> | null;
   clientMessageId: string | null;
   createdAt: string;
 }
+
+/** A visible message of kind K; its `meta` is that kind's. */
+export type PublicMessageOf<K extends MessageKind> = PublicMessageBase & { kind: K; meta: MessageMeta<K> };
+
+/** A visible message: a union discriminated on `kind`, so `meta` narrows with it. */
+export type PublicMessage = { [K in MessageKind]: PublicMessageOf<K> }[MessageKind];
 
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 
@@ -37,13 +121,7 @@ export interface PublicRun {
   finishedAt: string | null;
 }
 
-/** Durable feed events carry `id: <seq>`; run.delta is ephemeral. */
-export type FeedEvent =
-  | { type: "message.created"; data: { message: PublicMessage } }
-  | { type: "run.updated"; data: { run: PublicRun } }
-  | { type: "conversation.updated"; data: { conversation: PublicConversation; deleted?: boolean } }
-  | { type: "task.updated"; data: { task: Record<string, unknown> } }
-  | { type: "notice.created"; data: { notice: Record<string, unknown> } };
+// ------------------------------------------------------------------------ feed ---
 
 export interface RunDelta {
   runId: string;
@@ -54,7 +132,48 @@ export interface RunDelta {
   offset: number;
 }
 
+/** Each feed event's `data:` by its `event:` name (docs/api.md#event-feed). */
+export interface FeedPayloads {
+  "message.created": { message: PublicMessage };
+  "run.updated": { run: PublicRun };
+  "conversation.updated": { conversation: PublicConversation; deleted?: true };
+  /** The full public shape; the newer `updatedAt` wins. */
+  "task.updated": { task: PublicTask };
+  "notice.created": { notice: PublicNotice };
+  /** The cursor is older than the log (or ahead of it): refetch snapshots, then continue. */
+  reset: Record<string, never>;
+  /** Streamed reply text: no id, may be dropped; the stored `assistant` message is the truth. */
+  "run.delta": RunDelta;
+}
+
+export type FeedEventType = keyof FeedPayloads;
+export type FeedPayload<T extends FeedEventType> = FeedPayloads[T];
+
+/** Every event the feed sends, as a union discriminated on `type` (the SSE `event:` name). */
+export type FeedEvent = { [T in FeedEventType]: { type: T; data: FeedPayloads[T] } }[FeedEventType];
+
+/** Events that carry `id: <seq>`: all but `run.delta`. */
+export type DurableFeedType = Exclude<FeedEventType, "run.delta">;
+
+/**
+ * What a transaction appends to the account's log (lib/events/emit.ts): `reset`
+ * is made up by the feed for a stale cursor and `run.delta` never touches the log.
+ */
+export type LoggedFeedEvent = Exclude<FeedEvent, { type: "reset" | "run.delta" }>;
+
 export interface ApiErrorBody {
   /** `ref` only on 500s: the id the server logged the failure under. */
   error: { code: string; message: string; field?: string; ref?: string };
+}
+
+/** A host notice as clients see it (lib/delivery/sync-notices.ts `toPublicNotice`). */
+export interface PublicNotice {
+  id: string;
+  taskId: string;
+  conversationId: string;
+  key: string;
+  outcome: string | null;
+  publicationId: string | null;
+  text: string;
+  createdAt: string;
 }

@@ -1,5 +1,13 @@
 import type { Conversation, Message, Run } from "@/lib/db/generated/client.ts";
-import type { MessageKind, PublicConversation, PublicMessage, PublicRun, RunStatus } from "@/lib/api/shapes";
+import {
+  messageMetaSchemas,
+  type MessageKind,
+  type MessageMeta,
+  type PublicConversation,
+  type PublicMessage,
+  type PublicRun,
+  type RunStatus,
+} from "@/lib/api/shapes";
 
 // Whitelist projections: a field reaches a client only if it is copied here.
 
@@ -7,20 +15,33 @@ export function toPublicConversation(c: Conversation): PublicConversation {
   return { id: c.id, title: c.title, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString() };
 }
 
+/**
+ * A stored message's meta read back through its kind's schema: only the fields
+ * that kind's contract names, or null when nothing fits (written by an older
+ * version, or none at all).
+ */
+export function messageMetaOf<K extends MessageKind>(kind: K, meta: unknown): MessageMeta<K> {
+  if (meta === null || meta === undefined) return null;
+  const parsed = messageMetaSchemas[kind].safeParse(meta);
+  return parsed.success ? (parsed.data as MessageMeta<K>) : null;
+}
+
 export function toPublicMessage(m: Message): PublicMessage {
+  const kind = m.kind as MessageKind;
+  // One cast: TypeScript cannot tie a runtime kind to its meta type, messageMetaOf does.
   return {
     id: m.id,
     conversationId: m.conversationId,
     seq: m.seq,
-    kind: m.kind as MessageKind,
+    kind,
     content: m.content,
     taskId: m.taskId,
     runId: m.runId,
     publicationId: m.publicationId,
-    meta: (m.meta as Record<string, unknown> | null) ?? null,
+    meta: messageMetaOf(kind, m.meta),
     clientMessageId: m.clientMessageId,
     createdAt: m.createdAt.toISOString(),
-  };
+  } as PublicMessage;
 }
 
 export function toPublicRun(r: Run): PublicRun {

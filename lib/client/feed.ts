@@ -3,7 +3,7 @@
 
 import { useEffect } from "react";
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
-import type { FeedEvent, PublicConversation, PublicMessage, PublicRun, RunDelta } from "@/lib/api/shapes";
+import type { DurableFeedType, FeedPayload } from "@/lib/api/shapes";
 import {
   isRunActive,
   mergeRun,
@@ -17,10 +17,8 @@ import {
 } from "./cache";
 import { confirmOutgoing } from "./outbox";
 import { applyDelta, endStream, finishStream } from "./streams";
-import type { PublicTask } from "./tasks";
 
-type DurableType = FeedEvent["type"] | "reset";
-const DURABLE_TYPES: readonly DurableType[] = [
+const DURABLE_TYPES: readonly DurableFeedType[] = [
   "message.created",
   "run.updated",
   "conversation.updated",
@@ -64,6 +62,9 @@ const state: FeedState = {
   hiddenAt: null,
 };
 
+/** An event's data as the server sent it; fields are still checked, since a frame may be cut or foreign. */
+type Received<T extends DurableFeedType> = Partial<FeedPayload<T>> | null;
+
 function parse<T>(event: MessageEvent): T | null {
   try {
     return JSON.parse(event.data as string) as T;
@@ -72,7 +73,7 @@ function parse<T>(event: MessageEvent): T | null {
   }
 }
 
-function onMessageCreated(qc: QueryClient, data: { message?: PublicMessage } | null): void {
+function onMessageCreated(qc: QueryClient, data: Received<"message.created">): void {
   const message = data?.message;
   if (!message) return;
   rememberFeedMessage(message);
@@ -82,17 +83,14 @@ function onMessageCreated(qc: QueryClient, data: { message?: PublicMessage } | n
   if (message.kind === "user" && message.clientMessageId) confirmOutgoing(message.clientMessageId);
 }
 
-function onRunUpdated(qc: QueryClient, data: { run?: PublicRun } | null): void {
+function onRunUpdated(qc: QueryClient, data: Received<"run.updated">): void {
   const run = data?.run;
   if (!run) return;
   mergeRun(qc, run);
   if (!isRunActive(run.status)) endStream(run.id, run.status === "succeeded");
 }
 
-function onConversationUpdated(
-  qc: QueryClient,
-  data: { conversation?: PublicConversation; deleted?: boolean } | null,
-): void {
+function onConversationUpdated(qc: QueryClient, data: Received<"conversation.updated">): void {
   const conversation = data?.conversation;
   if (!conversation) return;
   if (data.deleted) {
@@ -108,7 +106,7 @@ function refetchTypeNow(): "active" | "none" {
   return document.visibilityState === "visible" ? "active" : "none";
 }
 
-function onTaskUpdated(qc: QueryClient, data: { task?: PublicTask } | null): void {
+function onTaskUpdated(qc: QueryClient, data: Received<"task.updated">): void {
   const task = data?.task;
   if (!task || typeof task.id !== "string") return;
   // The detail was older: its publications, notices or progress may have moved on too.
@@ -120,7 +118,7 @@ function onTaskUpdated(qc: QueryClient, data: { task?: PublicTask } | null): voi
   }
 }
 
-function onNoticeCreated(qc: QueryClient, data: { notice?: { taskId?: unknown } } | null): void {
+function onNoticeCreated(qc: QueryClient, data: Received<"notice.created">): void {
   const taskId = data?.notice?.taskId;
   if (typeof taskId !== "string") return;
   void qc.invalidateQueries(
@@ -129,7 +127,7 @@ function onNoticeCreated(qc: QueryClient, data: { notice?: { taskId?: unknown } 
   );
 }
 
-function handleDurable(type: DurableType, event: MessageEvent): void {
+function handleDurable(type: DurableFeedType, event: MessageEvent): void {
   const qc = state.qc;
   if (!qc) return;
   const id = event.lastEventId ? Number(event.lastEventId) : NaN;
@@ -166,7 +164,7 @@ function handleDurable(type: DurableType, event: MessageEvent): void {
 }
 
 function handleDelta(event: MessageEvent): void {
-  const delta = parse<RunDelta>(event);
+  const delta = parse<FeedPayload<"run.delta">>(event);
   if (delta && typeof delta.runId === "string") applyDelta(delta);
 }
 

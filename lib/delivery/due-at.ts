@@ -1,8 +1,5 @@
 import { ApiError } from "@/lib/api/errors";
-import type { DeliveryContract } from "@/lib/api/schemas";
-
-/** The furthest a promise may reach; the same bound for dueInSeconds and dueAt. */
-export const MAX_DUE_SECONDS = 7 * 24 * 3600;
+import { MAX_DUE_SECONDS, type DeliveryContract } from "@/lib/api/schemas";
 
 /**
  * The promised moment of a contract. `anchor` is the accepted message's time

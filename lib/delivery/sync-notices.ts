@@ -1,20 +1,13 @@
+import type { PublicNotice } from "@/lib/api/shapes";
 import type { Tx } from "@/lib/db/client";
 import type { Notice, Task } from "@/lib/db/generated/client.ts";
+import type { NoticeMessageMeta } from "@/lib/api/shapes";
 import { appendMessage } from "@/lib/chat/append-message";
+import type { TaskStatus } from "@/lib/tasks/public";
 import { emitEvent } from "@/lib/events/emit";
 import { byOutcome, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
 import { insertNotice, setDeliveryOutcomeOnce } from "./sql";
 
-export interface PublicNotice {
-  id: string;
-  taskId: string;
-  conversationId: string;
-  key: string;
-  outcome: string | null;
-  publicationId: string | null;
-  text: string;
-  createdAt: string;
-}
 
 export function toPublicNotice(n: Notice): PublicNotice {
   return {
@@ -96,7 +89,14 @@ export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = n
     publicationId: spec.publicationId,
     kind: "notice",
     content: text,
-    meta: { noticeId: notice.id, noticeKey: spec.key, outcome: spec.outcome, taskStatus: task.status, title: task.title, dueAt: task.dueAt?.toISOString() ?? null },
+    meta: {
+      noticeId: notice.id,
+      noticeKey: spec.key,
+      outcome: spec.outcome,
+      taskStatus: task.status as TaskStatus,
+      title: task.title,
+      dueAt: task.dueAt?.toISOString() ?? null,
+    } satisfies NoticeMessageMeta,
   });
   await emitEvent(tx, task.ownerId, { type: "notice.created", data: { notice: { ...toPublicNotice(notice) } } }, {
     conversationId: task.conversationId,

@@ -1,5 +1,5 @@
 import type { Tx } from "@/lib/db/client";
-import type { FeedEvent, RunDelta } from "@/lib/api/shapes";
+import type { LoggedFeedEvent, RunDelta } from "@/lib/api/shapes";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
 import { getDb } from "@/lib/db/client";
 
@@ -13,7 +13,7 @@ import { getDb } from "@/lib/db/client";
 export async function emitEvent(
   tx: Tx,
   ownerId: string,
-  event: FeedEvent,
+  event: LoggedFeedEvent,
   refs: { conversationId?: string | null; taskId?: string | null } = {},
 ): Promise<bigint> {
   const [{ eventSeq }] = await tx.$queryRaw<{ eventSeq: bigint }[]>`

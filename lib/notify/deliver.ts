@@ -37,6 +37,7 @@ import {
   onRunOutcome,
   onShutdown,
   onUnexpectedError,
+  parseEventSnapshot,
   planNotice,
   rebuildOnClaim,
   type Decision,
@@ -175,7 +176,7 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
     ["claimed", "retry"],
     async (task, tx) => {
       if (!(await liveConversation(tx, task.conversationId, task.ownerId))) return onConversationGone(task);
-      const event = (task.dispatchEvent ?? null) as EventSnapshot | null;
+      const event = parseEventSnapshot(task.dispatchEvent);
       if (!event) throw new Error("claimed notification has no frozen event");
       const version = task.dispatchVersion!;
       await writeNotices(tx, task, event, version);
@@ -208,14 +209,13 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
  * unique (taskId, key).
  */
 async function writeNotices(tx: Tx, task: Task, event: EventSnapshot, version: number): Promise<void> {
-  if (TERMINAL.has(String(event.status))) {
+  if (TERMINAL.has(event.status)) {
     await syncNotices(tx, task.id);
     return;
   }
   const plan = planNotice(event, version);
   if (!plan) return;
-  const publicationId = (event.latestPublicationId as string | null | undefined) ?? null;
-  await writeNotice(tx, task, { key: plan.key, outcome: "input", publicationId }, inputNoticeText(event));
+  await writeNotice(tx, task, { key: plan.key, outcome: "input", publicationId: event.latestPublicationId }, inputNoticeText(event));
 }
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -226,8 +226,8 @@ const clip = (s: string, n = NOTICE_DETAIL_CHARS) => {
 };
 
 /** Host wording only: the title and the question are quoted data, never model prose. */
-export function inputNoticeText(event: EventSnapshot): string {
-  const title = `"${clip(String(event.title ?? "Background task"), 120)}"`;
+export function inputNoticeText(event: Pick<EventSnapshot, "title" | "inputRequest">): string {
+  const title = `"${clip(event.title, 120)}"`;
   const q = questionOf(event.inputRequest);
   return q ? `${title} needs your input: ${clip(q)}` : `${title} needs your input.`;
 }

@@ -35,14 +35,14 @@ export function buildEventSnapshot(task: Task, latestPublicationPartial?: boolea
   return {
     taskId: task.id,
     title: task.title,
-    status: task.status,
+    status: task.status as EventSnapshot["status"],
     error,
-    inputRequest: task.status === "input_required" ? (task.inputRequest ?? null) : null,
+    inputRequest: task.status === "input_required" ? ((task.inputRequest ?? null) as EventSnapshot["inputRequest"]) : null,
     latestPublicationId: task.latestPublicationId,
     latestPublicationPartial: task.latestPublicationId === null ? null : (latestPublicationPartial ?? null),
-    deliveryMode: task.deliveryMode,
+    deliveryMode: task.deliveryMode as EventSnapshot["deliveryMode"],
     dueAt: task.dueAt?.toISOString() ?? null,
-    deliveryOutcome: task.deliveryOutcome,
+    deliveryOutcome: task.deliveryOutcome as EventSnapshot["deliveryOutcome"],
     cancelRequested: task.cancelRequestedAt !== null,
     trackingDegraded: degraded,
   };

@@ -1,5 +1,7 @@
+import { z } from "zod";
 import { env } from "@/lib/config/env";
 import type { Task } from "@/lib/db/generated/client.ts";
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TaskStatus } from "@/lib/tasks/public";
 
 /**
  * The notification outbox state machine (docs/state-machines.md#notification-outbox), as pure decisions.
@@ -61,7 +63,40 @@ import type { Task } from "@/lib/db/generated/client.ts";
  */
 
 export type NotificationStatus = "none" | "pending" | "claimed" | "dispatched" | "retry" | "delivered" | "dead_letter";
-export type EventSnapshot = Record<string, unknown>;
+
+/**
+ * The facts a notification may tell (lib/notify/event.ts `buildEventSnapshot`).
+ * It crosses processes as JSON: frozen in the task row's `dispatchEvent`, kept
+ * in the hidden narration prompt's meta (`narrationEvent`), framed into that
+ * prompt for the model; readers parse it back through this schema. Its fields
+ * are also the fingerprint: adding one makes every pending event look new.
+ */
+export const eventSnapshotSchema = z.object({
+  taskId: z.string(),
+  title: z.string(),
+  status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as [TaskStatus, ...TaskStatus[]]),
+  /** The task's stored sentence, at most EVENT_ERROR_CHARS. */
+  error: z.string().nullable(),
+  /** The remote's question while input_required, as it sent it; else null. */
+  inputRequest: z.json().nullable(),
+  latestPublicationId: z.string().nullable(),
+  /** The `partial` flag of that publication; null when there is none or it is unknown. */
+  latestPublicationPartial: z.boolean().nullable(),
+  deliveryMode: z.enum(["none", "at", "by"]),
+  dueAt: z.string().nullable(),
+  deliveryOutcome: z.enum(["on_time", "early", "missed"]).nullable(),
+  cancelRequested: z.boolean(),
+  /** Events frozen before degraded tracking was an event lack it. */
+  trackingDegraded: z.boolean().default(false),
+});
+export type EventSnapshot = z.infer<typeof eventSnapshotSchema>;
+
+/** A stored or framed event read back; null when absent or not an event this version understands. */
+export function parseEventSnapshot(value: unknown): EventSnapshot | null {
+  if (value === null || value === undefined) return null;
+  const parsed = eventSnapshotSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
 
 export const IN_FLIGHT: readonly NotificationStatus[] = ["claimed", "dispatched", "retry"];
 export const CLAIMABLE: readonly NotificationStatus[] = ["pending", "claimed", "dispatched", "retry"];
@@ -344,7 +379,7 @@ export interface NoticePlan {
  * the event version so a second question is a second notice. Terminal and due
  * notices come from lib/delivery (written from the committed facts).
  */
-export function planNotice(event: EventSnapshot, version: number): NoticePlan | null {
+export function planNotice(event: Pick<EventSnapshot, "status">, version: number): NoticePlan | null {
   return event.status === "input_required" ? { key: `input:${version}`, outcome: "input" } : null;
 }
 

@@ -12,7 +12,7 @@ import { taskProjection } from "@/lib/agent/task-projection";
 import { agentTools, toolAccessFor } from "@/lib/agent/tools";
 import { createFrame, type Frame } from "@/lib/agent/frame";
 import { NARRATION_EVENT, narrationPrompt } from "@/lib/notify/deliver";
-import type { EventSnapshot } from "@/lib/notify/state";
+import { parseEventSnapshot, type EventSnapshot } from "@/lib/notify/state";
 import {
   countRunModelRequest,
   finishRunGuarded,
@@ -60,9 +60,10 @@ async function loadHistory(run: ClaimedRun, trigger: { seq: number } | null, fra
   });
 }
 
+/** The frozen event of a hidden narration prompt; null keeps the stored (self-framed) content. */
 function narrationEventOf(meta: unknown): EventSnapshot | null {
-  const event = meta && typeof meta === "object" ? (meta as Record<string, unknown>)[NARRATION_EVENT] : null;
-  return event && typeof event === "object" && !Array.isArray(event) ? (event as EventSnapshot) : null;
+  const event = meta && typeof meta === "object" && !Array.isArray(meta) ? (meta as Record<string, unknown>)[NARRATION_EVENT] : null;
+  return parseEventSnapshot(event);
 }
 
 export interface ExecuteOptions {

@@ -12,7 +12,9 @@ import { DriverProtocolError, TRACKING_DEGRADED_AFTER, type StepOutcome } from "
 import { recordEventIfChanged } from "@/lib/notify/event";
 import { STOPPED_IN_OVERTIME, syncNotices } from "@/lib/delivery/sync-notices";
 import { budgetExceeded, stopAtDeadline } from "@/lib/delivery/due";
+import type { TerminalMessageMeta } from "@/lib/api/shapes";
 import { emitTaskById } from "./emit-task";
+import { publicFailure } from "./public";
 import {
   backoffMs,
   commitPoll,
@@ -282,7 +284,13 @@ export async function terminal(tx: Tx, taskId: string, status: "succeeded" | "fa
     taskId: task.id,
     kind: "terminal",
     content: text,
-    meta: { status, completedAt: task.completedAt!.toISOString(), title: task.title },
+    meta: {
+      status,
+      completedAt: task.completedAt!.toISOString(),
+      title: task.title,
+      // Readers word the failure from these, never from `content`.
+      ...(status === "failed" ? publicFailure(task.error) : {}),
+    } satisfies TerminalMessageMeta,
   });
   await syncNotices(tx, task.id);
   await recordEventIfChanged(tx, task.id);

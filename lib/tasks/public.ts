@@ -45,6 +45,11 @@ export interface PublicTask {
 
 const bound = (s: string | null, n = PUBLIC_ERROR_CHARS) => (s === null ? null : s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
+/** A stored failure as clients may see it: the sentence (bounded) and its category. */
+export function publicFailure(error: string | null): { error: string | null; errorCode: ErrorCategory | null } {
+  return { error: bound(error), errorCode: errorCodeOf(error) };
+}
+
 export function toPublicTask(t: Task): PublicTask {
   return {
     id: t.id,
@@ -67,8 +72,7 @@ export function toPublicTask(t: Task): PublicTask {
     cancelRequested: t.cancelRequestedAt !== null,
     cancel: { attempts: t.cancelAttempts, lastError: bound(t.lastCancelError) },
     notification: { status: t.notificationStatus, attempts: t.notificationAttempts, error: bound(t.notificationError) },
-    error: bound(t.error),
-    errorCode: errorCodeOf(t.error),
+    ...publicFailure(t.error),
     inputRequest: t.inputRequest ?? null,
     latestPublicationId: t.latestPublicationId,
   };

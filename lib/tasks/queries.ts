@@ -1,6 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client.ts";
-import { toPublicNotice, type PublicNotice } from "@/lib/delivery/sync-notices";
+import type { PublicNotice } from "@/lib/api/shapes";
+import { toPublicNotice } from "@/lib/delivery/sync-notices";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, toPublicTask, type PublicTask } from "./public";
 
 export type TaskScope = "active" | "recent" | "all";

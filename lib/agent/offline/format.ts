@@ -1,9 +1,7 @@
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
 import { neutralizeUntrusted } from "../frame";
-
-// Task results and events are JSON the tools and the host wrote; fields are read defensively.
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import type { ToolTaskRecord } from "../tools";
 
 /** Untrusted text made safe and short enough to quote in a reply. */
 export const short = (s: unknown, n = 200): string => {
@@ -32,8 +30,8 @@ export function statusText(lang: Lang, status: string): string | undefined {
 export const isTerminal = (status: string): boolean => ["succeeded", "failed", "cancelled"].includes(status);
 
 /** How a task record's state reads to the user: a cancel that has not landed yet is "stopping". */
-export function statusWords(t: Json, lang: Lang): string {
-  if (t.cancelRequested && !isTerminal(String(t.status))) return offlineText(lang, "statusStopping");
+export function statusWords(t: Pick<ToolTaskRecord, "status" | "cancelRequested">, lang: Lang): string {
+  if (t.cancelRequested && !isTerminal(t.status)) return offlineText(lang, "statusStopping");
   const s = String(t.status ?? "");
   return statusText(lang, s) ?? s;
 }

@@ -1,4 +1,5 @@
 import { TOOLS } from "../tool-names";
+import type { ToolInputs } from "../tools";
 import { stripDeliveryPhrases } from "@/lib/delivery/parse";
 import { offlineText } from "@/lib/i18n/offline";
 import { HOST_MARK, isChinese } from "./prompt-text";
@@ -7,10 +8,7 @@ import { HOST_MARK, isChinese } from "./prompt-text";
  * What the user asked for, read from their message alone: pure rules from text
  * to the tool to call and its arguments, or null for ordinary chat.
  */
-export interface Intent {
-  toolName: (typeof TOOLS)[keyof typeof TOOLS];
-  input: Record<string, unknown>;
-}
+export type Intent = { [N in keyof ToolInputs]: { toolName: N; input: Partial<ToolInputs[N]> } }[keyof ToolInputs];
 
 // Politeness and fillers before the verb: "ok, could you please research …".
 const EN_LEAD =
@@ -90,7 +88,7 @@ export function cleanTarget(raw: string): string {
   return GENERIC_TARGET.test(t) ? "" : t;
 }
 
-const withTask = (target: string): Record<string, unknown> => (target ? { task: target } : {});
+const withTask = (target: string): { task?: string } => (target ? { task: target } : {});
 
 function detectCancel(text: string): Intent | null {
   const t = lead(text);

@@ -62,6 +62,16 @@ describe("notification turns", () => {
     }
   });
 
+  it("reads the event the host writes (lib/notify/state.ts) and nothing else", () => {
+    const ev = parseNotificationEvent(notificationPrompt(baseEvent));
+    expect(ev).toMatchObject({ title: "EU battery supply chain", status: "succeeded", trackingDegraded: false });
+    expect(ev).not.toHaveProperty("remoteRef");
+    // Other shapes are not events: no guessing at wrappers or field names.
+    expect(parseNotificationEvent(notificationPrompt({ event: baseEvent }))).toBeNull();
+    expect(parseNotificationEvent(notificationPrompt({ taskTitle: "x", kind: "due" }))).toBeNull();
+    expect(narrate({ event: baseEvent })).toMatch(/needs your attention/);
+  });
+
   it("an unreadable payload still yields a safe generic narration", () => {
     expect(notificationNarration("[herald:task-notification]\nno data", "en")).toMatch(/needs your attention/);
   });

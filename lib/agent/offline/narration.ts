@@ -1,33 +1,33 @@
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { joinSentences, offlineText } from "@/lib/i18n/offline";
+import { parseEventSnapshot, type EventSnapshot } from "@/lib/notify/state";
 import { readFrames } from "../frame";
-import { isTerminal, quote, short, statusText, type Json } from "./format";
+import { isTerminal, quote, short, statusText } from "./format";
 
 /**
- * The event inside a notification prompt: the body of its first frame. Only an
- * end marker with the frame's nonce closes it, so a forged marker inside the
+ * The event inside a notification prompt (lib/notify/deliver.ts `narrationPrompt`):
+ * the body of its first frame, read through the event's schema. Only an end
+ * marker with the frame's nonce closes the frame, so a forged marker inside the
  * payload (neutralised or not, with a guessed nonce or none) cannot truncate it.
  */
-export function parseNotificationEvent(text: string): Json | null {
+export function parseNotificationEvent(text: string): EventSnapshot | null {
   const frame = readFrames(text)[0];
   if (!frame) return null;
-  const body = frame.body.trim();
   try {
-    const parsed = JSON.parse(body) as Json;
-    if (!parsed || typeof parsed !== "object") return null;
-    const inner = (parsed.event && typeof parsed.event === "object" ? parsed.event : parsed) as Json;
-    if (!inner.title && parsed.task && typeof parsed.task === "object") return { ...parsed.task, ...inner };
-    return inner;
+    return parseEventSnapshot(JSON.parse(frame.body.trim()));
   } catch {
     return null;
   }
 }
 
-function questionOf(req: unknown): string {
+/** The question of an input request: remotes send a string or an object naming it under one of these keys. */
+function questionOf(req: EventSnapshot["inputRequest"]): string {
   if (typeof req === "string") return req;
-  if (req && typeof req === "object") {
-    const r = req as Json;
-    for (const k of ["question", "message", "prompt", "text", "title", "description"]) if (typeof r[k] === "string" && r[k]) return r[k];
+  if (req && typeof req === "object" && !Array.isArray(req)) {
+    for (const k of ["question", "message", "prompt", "text", "title", "description"]) {
+      const v = req[k];
+      if (typeof v === "string" && v) return v;
+    }
   }
   return "";
 }
@@ -39,16 +39,14 @@ function questionOf(req: unknown): string {
 export function notificationNarration(text: string, lang: Lang): string {
   const ev = parseNotificationEvent(text);
   if (!ev) return offlineText(lang, "narrationUnreadable");
-  const title = quote(lang, ev.title ?? ev.taskTitle ?? offlineText(lang, "narrationUntitled"));
-  const status = String(ev.status ?? "");
-  const kind = String(ev.kind ?? ev.type ?? ev.event ?? ev.reason ?? ev.noticeKey ?? ev.key ?? "").toLowerCase();
-  const outcome = ev.deliveryOutcome ?? ev.outcome ?? ev.delivery?.outcome ?? null;
-  const hasBody = ev.latestPublicationId !== null && ev.latestPublicationId !== undefined;
-  const partial = ev.latestPublicationPartial ?? ev.partial ?? null;
+  const title = quote(lang, ev.title || offlineText(lang, "narrationUntitled"));
+  const { status, deliveryOutcome: outcome, latestPublicationPartial: partial } = ev;
+  const hasBody = ev.latestPublicationId !== null;
   const terminal = isTerminal(status);
-  const isDue = kind.includes("due") || (!terminal && status !== "input_required" && (outcome === "missed" || outcome === "on_time"));
+  // The due moment was evaluated while the task is still at work.
+  const isDue = !terminal && status !== "input_required" && (outcome === "missed" || outcome === "on_time");
 
-  if (status === "input_required" || kind.includes("input")) {
+  if (status === "input_required") {
     const question = short(questionOf(ev.inputRequest), 300);
     return question ? offlineText(lang, "narrationInputQuestion", { title, question }) : offlineText(lang, "narrationInput", { title });
   }
@@ -58,7 +56,7 @@ export function notificationNarration(text: string, lang: Lang): string {
     return offlineText(lang, "narrationDueUnfinished", { title, soFar });
   }
   if (status === "succeeded") {
-    const late = outcome === "missed" || kind.includes("late");
+    const late = outcome === "missed";
     const id = late ? (hasBody ? "narrationFinishedLateReport" : "narrationFinishedLate") : hasBody ? "narrationFinishedReport" : "narrationFinished";
     return offlineText(lang, id, { title });
   }

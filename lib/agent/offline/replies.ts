@@ -4,7 +4,18 @@ import type { Lang } from "@/lib/i18n/dictionaries";
 import { joinSentences, offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
 import { readFrames } from "../frame";
 import { TOOLS } from "../tool-names";
-import { formatDue, quote, short, statusWords, type Json } from "./format";
+import type {
+  CancelTaskResult,
+  CheckTaskResult,
+  ListTasksResult,
+  StartTaskResult,
+  ToolCandidate,
+  ToolError,
+  ToolInputs,
+  ToolResults,
+  UpdateTaskResult,
+} from "../tools";
+import { formatDue, quote, short, statusWords } from "./format";
 import { TRAILING_PUNCT } from "./intent";
 import { isChinese, readerLang } from "./prompt-text";
 
@@ -72,20 +83,26 @@ export function researchText(text: string): string | null {
 
 // ------------------------------------------------------- replies to results ---
 
-function candidatesText(cands: Json[], lang: Lang, verb: OfflineMessageId): string {
+/** A tool's arguments as the model sent them: whatever the call carried (the SDK validated them before running it). */
+type Input<N extends keyof ToolInputs> = Partial<ToolInputs[N]>;
+
+function candidatesText(cands: readonly ToolCandidate[], lang: Lang, verb: OfflineMessageId): string {
   const lines = cands.map((c) => offlineText(lang, "candidateLine", { title: quote(lang, c.title), id: short(c.id, 60) }));
   return [offlineText(lang, "candidatesHead", { verb: offlineText(lang, verb) }), ...lines].join("\n");
 }
 
-function noMatch(input: Json, lang: Lang, activeOnly: boolean): string {
-  const named = typeof input.task === "string" && input.task.trim();
-  if (named) return offlineText(lang, activeOnly ? "noMatchNamedActive" : "noMatchNamed", { task: quote(lang, input.task) });
+const isAmbiguous = (r: object): r is { candidates: ToolCandidate[] } =>
+  "candidates" in r && Array.isArray(r.candidates) && r.candidates.length > 0;
+
+function noMatch(task: string | null | undefined, lang: Lang, activeOnly: boolean): string {
+  const named = typeof task === "string" && task.trim();
+  if (named) return offlineText(lang, activeOnly ? "noMatchNamedActive" : "noMatchNamed", { task: quote(lang, task) });
   return offlineText(lang, activeOnly ? "noMatchActive" : "noMatch");
 }
 
-function replyStart(r: Json, lang: Lang): string {
-  if (r.error) return offlineText(lang, "startError", { error: short(r.error) });
-  const d = r.delivery as Json | undefined;
+function replyStart(r: StartTaskResult, lang: Lang): string {
+  if ("error" in r) return offlineText(lang, "startError", { error: short(r.error) });
+  const d = r.delivery;
   const parts = [offlineText(lang, "startAck", { title: quote(lang, r.title) })];
   if (d?.dueAt) {
     parts.push(offlineText(lang, d.mode === "at" ? "startDueAt" : "startDueBy", { due: formatDue(d.dueAt) }));
@@ -94,9 +111,9 @@ function replyStart(r: Json, lang: Lang): string {
   return joinSentences(lang, parts);
 }
 
-function replyList(r: Json, input: Json, lang: Lang): string {
-  if (r.error) return offlineText(lang, "listError", { error: short(r.error) });
-  const tasks = (Array.isArray(r.tasks) ? r.tasks : []) as Json[];
+function replyList(r: ListTasksResult, input: Input<typeof TOOLS.list>, lang: Lang): string {
+  if ("error" in r) return offlineText(lang, "listError", { error: short(r.error) });
+  const tasks = r.tasks ?? [];
   if (tasks.length === 0) return offlineText(lang, input.activeOnly ? "listEmptyActive" : "listEmpty");
   // Ids only help when titles collide and the user has to pick one.
   const seen = new Map<string, number>();
@@ -109,27 +126,27 @@ function replyList(r: Json, input: Json, lang: Lang): string {
   return [offlineText(lang, "listHead", { count: tasks.length }), ...lines].join("\n");
 }
 
-function replyCancel(r: Json, input: Json, lang: Lang): string {
-  if (r.error) return offlineText(lang, "cancelError", { error: short(r.error) });
-  if (Array.isArray(r.candidates) && r.candidates.length > 0) return candidatesText(r.candidates, lang, "verbStop");
+function replyCancel(r: CancelTaskResult, input: Input<typeof TOOLS.cancel>, lang: Lang): string {
+  if ("error" in r) return offlineText(lang, "cancelError", { error: short(r.error) });
+  if (isAmbiguous(r)) return candidatesText(r.candidates, lang, "verbStop");
   if (r.cancelled && r.task) return offlineText(lang, "cancelOk", { title: quote(lang, r.task.title) });
-  return noMatch(input, lang, true);
+  return noMatch(input.task, lang, true);
 }
 
-function replyCheck(r: Json, input: Json, lang: Lang): string {
-  if (r.error) return offlineText(lang, "checkError", { error: short(r.error) });
-  if (Array.isArray(r.candidates) && r.candidates.length > 0) return candidatesText(r.candidates, lang, "verbCheck");
+function replyCheck(r: CheckTaskResult, input: Input<typeof TOOLS.check>, lang: Lang): string {
+  if ("error" in r) return offlineText(lang, "checkError", { error: short(r.error) });
+  if (isAmbiguous(r)) return candidatesText(r.candidates, lang, "verbCheck");
   if (!r.found || !r.task) {
-    const others = (Array.isArray(r.tasks) ? r.tasks : []) as Json[];
-    const base = noMatch(input, lang, false);
+    const others = ("tasks" in r ? r.tasks : undefined) ?? [];
+    const base = noMatch(input.task, lang, false);
     if (others.length === 0) return base;
     const titles = others.map((t) => quote(lang, t.title)).join(offlineText(lang, "listSeparator"));
     return offlineText(lang, "checkOthers", { noMatch: base, titles });
   }
-  const t = r.task as Json;
-  const pub = r.latestPublication as Json | null;
-  const notices = (Array.isArray(r.notices) ? r.notices : []) as Json[];
-  const d = r.delivery as Json | null;
+  const t = r.task;
+  const pub = r.latestPublication;
+  const notices = r.notices ?? [];
+  const d = r.delivery;
   const parts = [offlineText(lang, "checkStatus", { title: quote(lang, t.title), status: statusWords(t, lang) })];
   if (t.error) parts.push(offlineText(lang, "checkReason", { error: short(t.error) }));
   if (r.progress?.text) parts.push(offlineText(lang, "checkProgress", { text: short(r.progress.text) }));
@@ -151,42 +168,49 @@ function replyCheck(r: Json, input: Json, lang: Lang): string {
   return joinSentences(lang, parts);
 }
 
-function replyUpdate(r: Json, input: Json, lang: Lang): string {
-  if (r.error) return offlineText(lang, "updateError", { error: short(r.error) });
-  if (Array.isArray(r.candidates) && r.candidates.length > 0) return candidatesText(r.candidates, lang, "verbUpdate");
+function replyUpdate(r: UpdateTaskResult, input: Input<typeof TOOLS.update>, lang: Lang): string {
+  if ("error" in r) return offlineText(lang, "updateError", { error: short(r.error) });
+  if (isAmbiguous(r)) return candidatesText(r.candidates, lang, "verbUpdate");
   if (r.updated) {
     const instruction = short(r.instruction ?? input.message, 300).replace(TRAILING_PUNCT, "");
     return offlineText(lang, "updateOk", { instruction });
   }
-  return noMatch(input, lang, true);
+  return noMatch(input.task, lang, true);
 }
 
-function toolOutputValue(output: unknown): Json {
+/**
+ * A tool's result as the AI SDK hands it back: the object the tool returned
+ * (lib/agent/tools.ts, typed there per tool), or a ToolError when the call
+ * itself failed or was denied.
+ */
+function toolOutputValue(output: unknown): object {
   const o = output as { type?: string; value?: unknown; reason?: string } | undefined;
   if (!o || typeof o !== "object") return {};
-  if (o.type === "json" && o.value && typeof o.value === "object") return o.value as Json;
+  if (o.type === "json" && o.value && typeof o.value === "object") return o.value;
   if (o.type === "text" && typeof o.value === "string") {
     try {
-      return JSON.parse(o.value) as Json;
+      const parsed: unknown = JSON.parse(o.value);
+      return parsed && typeof parsed === "object" ? parsed : {};
     } catch {
       return { message: o.value };
     }
   }
-  if (o.type === "error-text") return { error: String(o.value ?? "error") };
-  if (o.type === "error-json") return { error: JSON.stringify(o.value) };
-  if (o.type === "execution-denied") return { error: o.reason ?? "denied" };
+  if (o.type === "error-text") return { error: String(o.value ?? "error") } satisfies ToolError;
+  if (o.type === "error-json") return { error: JSON.stringify(o.value) } satisfies ToolError;
+  if (o.type === "execution-denied") return { error: o.reason ?? "denied" } satisfies ToolError;
   return {};
 }
 
-function parseInput(input: unknown): Json {
+function parseInput(input: unknown): object {
   if (typeof input === "string") {
     try {
-      return JSON.parse(input) as Json;
+      const parsed: unknown = JSON.parse(input);
+      return parsed && typeof parsed === "object" ? parsed : {};
     } catch {
       return {};
     }
   }
-  return input && typeof input === "object" ? (input as Json) : {};
+  return input && typeof input === "object" ? input : {};
 }
 
 /** A short reply summarising the last tool result, in the language the user last wrote. */
@@ -196,24 +220,25 @@ export function toolResultReply(prompt: LanguageModelV3Prompt): string {
   const lang = readerLang(prompt);
   if (results.length === 0) return offlineText(lang, "done");
   const result = results[results.length - 1];
-  let input: Json = {};
+  let input: object = {};
   for (const m of prompt) {
     if (m.role !== "assistant") continue;
     for (const p of m.content) if (p.type === "tool-call" && p.toolCallId === result.toolCallId) input = parseInput(p.input);
   }
+  // Our own tools wrote these (or the SDK's error forms, which are ToolErrors): the name says which type.
   const r = toolOutputValue(result.output);
   switch (result.toolName) {
     case TOOLS.start:
-      return replyStart(r, lang);
+      return replyStart(r as ToolResults[typeof TOOLS.start], lang);
     case TOOLS.list:
-      return replyList(r, input, lang);
+      return replyList(r as ToolResults[typeof TOOLS.list], input as Input<typeof TOOLS.list>, lang);
     case TOOLS.cancel:
-      return replyCancel(r, input, lang);
+      return replyCancel(r as ToolResults[typeof TOOLS.cancel], input as Input<typeof TOOLS.cancel>, lang);
     case TOOLS.check:
-      return replyCheck(r, input, lang);
+      return replyCheck(r as ToolResults[typeof TOOLS.check], input as Input<typeof TOOLS.check>, lang);
     case TOOLS.update:
-      return replyUpdate(r, input, lang);
+      return replyUpdate(r as ToolResults[typeof TOOLS.update], input as Input<typeof TOOLS.update>, lang);
     default:
-      return r.error ? short(r.error) : offlineText(lang, "done");
+      return "error" in r && r.error ? short(r.error) : offlineText(lang, "done");
   }
 }
