@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", ".data/", "lib/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts"] },
+  { ignores: ["node_modules/", ".next/", ".data/", "lib/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts", ".dependency-cruiser.cjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -71,6 +71,16 @@ export function SignOutIcon(props: SVGProps<SVGSVGElement>) {
   );
 }
 
+/** A screen and a phone: every device of the account. */
+export function DevicesIcon(props: SVGProps<SVGSVGElement>) {
+  return (
+    <Icon {...props}>
+      <path d="M14 15H4a1.5 1.5 0 0 1-1.5-1.5v-8A1.5 1.5 0 0 1 4 4h12a1.5 1.5 0 0 1 1.5 1.5V8M7 19h7M10 15v4" />
+      <rect x="16" y="10" width="5.5" height="10" rx="1.2" />
+    </Icon>
+  );
+}
+
 export function SettingsIcon(props: SVGProps<SVGSVGElement>) {
   return (
     <Icon {...props}>

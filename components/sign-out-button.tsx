@@ -6,7 +6,7 @@ import { stopFeed } from "@/lib/client/feed";
 import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/i18n/client";
-import { SignOutIcon } from "./icons";
+import { DevicesIcon, SignOutIcon } from "./icons";
 import { Button } from "./ui/button";
 
 /** The header's "Sign out" (this browser only). */
@@ -88,25 +88,5 @@ export function SignOutEverywhereButton() {
       <DevicesIcon className="size-4.5" />
       {t("signOutAll")}
     </Button>
-  );
-}
-
-/** A screen and a phone: every device of the account. Decorative, like components/icons.tsx. */
-function DevicesIcon({ className }: { className?: string }) {
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      className={className}
-    >
-      <path d="M14 15H4a1.5 1.5 0 0 1-1.5-1.5v-8A1.5 1.5 0 0 1 4 4h12a1.5 1.5 0 0 1 1.5 1.5V8M7 19h7M10 15v4" />
-      <rect x="16" y="10" width="5.5" height="10" rx="1.2" />
-    </svg>
   );
 }

@@ -1,3 +1,5 @@
+import { firstAtOrAfter } from "@/lib/util/sorted";
+
 /**
  * Timed-delivery phrases in a user's own words (docs/state-machines.md#delivery-contracts).
  *
@@ -200,17 +202,6 @@ interface Hit {
 
 const durationStart = (m: RegExpMatchArray) => m.index! + m[0].indexOf(m[1]);
 
-/** Index of the first element of the ascending `xs` that is ≥ `x` (xs.length when none). */
-function firstAtOrAfter(xs: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** Whether `i` lies in one of the ascending, disjoint half-open `ranges`. */
 function inRanges(ranges: readonly [number, number][], i: number): boolean {

@@ -1,3 +1,4 @@
+import { firstAtOrAfter } from "@/lib/util/sorted";
 import { TOOLS } from "../tool-names";
 import type { ToolInputs } from "../tools";
 import { stripDeliveryPhrases } from "@/lib/delivery/parse";
@@ -169,17 +170,6 @@ const TASK_NOUN = /\b(?:research|report|task|analysis|study|investigation)\b/gi;
 const LINE_BREAK = /[\n\r\u2028\u2029]/g;
 const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
 
-/** Index of the first element of the ascending `xs` that is ≥ `x` (xs.length when none). */
-function firstAtOrAfter(xs: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * "add cobalt prices to the battery research" → what to add and which task:
