@@ -35,8 +35,9 @@ test("at: the final body is readable before the notice, which arrives at the due
 test("missed: a due notice with the partial, then a separate late final notice; both stay after leaving and reopening", async ({ page, browser }) => {
   await signUpViaUi(page, "Missed");
   const conversationId = await newChat(page);
-  // Partial at ~2.5 s, due at 4 s, final at ~5 s.
-  const task = await startTask(page, conversationId, { steps: 2, stepMs: 2500 }, { mode: "at", dueInSeconds: 4 });
+  // Measured with the e2e server's offline model (25 ms chunks): partial at ~3.9 s, final at ~7.5 s.
+  // Due at 5.5 s leaves more than a second on each side; at 4 s the partial raced the due moment.
+  const task = await startTask(page, conversationId, { steps: 2, stepMs: 2500 }, { mode: "at", dueInSeconds: 5.5 });
   const notices = page.locator('[data-kind="notice"]');
   await expect(notices).toHaveCount(2, { timeout: 30_000 });
   await expect(notices.nth(0)).toHaveAttribute("data-outcome", "missed");
