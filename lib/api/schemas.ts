@@ -1,9 +1,11 @@
 import { z } from "zod";
-import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS } from "@/lib/limits/config";
 
 // Request schemas for every route. Limits here are the product's limits.
 
 export const MAX_MESSAGE_CHARS = 16_000;
+/** options.simulate (only where HERALD_ALLOW_SIMULATE=1). Pacing holds no worker slot, so a long step costs only a row. */
+export const SIMULATE_MAX_STEPS = 50;
+export const SIMULATE_MAX_STEP_MS = 3_600_000;
 /** The furthest a delivery promise may reach; the same bound for dueInSeconds and dueAt. */
 export const MAX_DUE_SECONDS = 7 * 24 * 3600;
 export const MAX_TITLE_CHARS = 200;

@@ -5,7 +5,7 @@ import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { getDb } from "@/lib/db/client";
 import { CLIENT_IP_HEADER } from "./client-ip";
-import { notifySessionEnded } from "./session-liveness";
+import { notifySessionEnded } from "@/lib/events/session-liveness";
 import { clear, consume, EMAIL_SIGN_IN_RULE, emailKey } from "./throttle";
 
 function baseUrl(): string {

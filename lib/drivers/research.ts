@@ -2,7 +2,8 @@ import { env } from "@/lib/config/env";
 import { generateText } from "ai";
 import type { Driver, StepContext, StepOutcome } from "./types";
 import { frameUntrusted, neutralizeUntrusted } from "@/lib/agent/frame";
-import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS, simulateAllowed } from "@/lib/limits/config";
+import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS } from "@/lib/api/schemas";
+import { simulateAllowed } from "@/lib/limits/config";
 
 /**
  * Native research: step 0 plans N sections, steps 1..N research one section

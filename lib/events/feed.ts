@@ -1,7 +1,7 @@
 import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
 import type { RunDelta } from "@/lib/api/shapes";
-import { liveSessionIds } from "@/lib/auth/session-liveness";
+import { liveSessionIds } from "./session-liveness";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, SESSIONS_CHANNEL } from "./channels";
 import { PgListener } from "./listener";
 

@@ -41,6 +41,3 @@ export function limits(): Limits {
  * public server it would let an account hold slots for hours.
  */
 export const simulateAllowed = () => env("HERALD_ALLOW_SIMULATE") === "1";
-export const SIMULATE_MAX_STEPS = 50;
-// Pacing holds no worker slot (a deferred step), so a long one costs nothing but a row.
-export const SIMULATE_MAX_STEP_MS = 3_600_000;

@@ -1,7 +1,7 @@
 import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Run } from "@/lib/db/generated/client.ts";
-import { fairPick } from "@/lib/workers/fair-claim";
+import { fairPick } from "@/lib/db/fair-claim";
 
 /**
  * Every claim and guard statement of the run loop lives here.
@@ -19,7 +19,7 @@ import { fairPick } from "@/lib/workers/fair-claim";
  *
  * "Head of its conversation" = no older queued/running run in the same
  * conversation, which gives both FIFO order and one active run per conversation.
- * Among accounts the claim is fair (lib/workers/fair-claim.ts): an account
+ * Among accounts the claim is fair (lib/db/fair-claim.ts): an account
  * holding fewer running runs goes first, and none holds more than its slots.
  */
 
@@ -44,7 +44,7 @@ const runDue = (a: string) => {
         AND b.status = 'running' AND b."leaseExpiresAt" >= now())`;
 };
 
-/** Claims up to `limit` runs, fairly across accounts (lib/workers/fair-claim.ts). */
+/** Claims up to `limit` runs, fairly across accounts (lib/db/fair-claim.ts). */
 export async function claimRuns(workerId: string, limit: number): Promise<ClaimedRun[]> {
   if (limit <= 0) return [];
   return getDb().$queryRaw<ClaimedRun[]>(claimRunsSql(workerId, limit));

@@ -1,10 +1,9 @@
 // Whether sessions still exist, for things that outlive the request that
-// authenticated them (the SSE feed). Kept apart from auth.ts so readers do not
-// pull in better-auth.
+// authenticated them (the SSE feed); lib/auth announces ended sessions
+// through notifySessionEnded. Free of better-auth so the feed does not load it.
 
 import { getDb } from "@/lib/db/client";
-import { SESSIONS_CHANNEL } from "@/lib/events/channels";
-
+import { SESSIONS_CHANNEL } from "./channels";
 
 /** The ids among `ids` whose session row exists and has not expired (one primary-key lookup). */
 export async function liveSessionIds(ids: readonly string[]): Promise<Set<string>> {
