@@ -13,6 +13,12 @@ describe("configuration", () => {
     expect(env("HERALD_TASK_LEASE_MS")).toBe(2500);
     vi.stubEnv("HERALD_LIMITS", "OFF");
     expect(env("HERALD_LIMITS")).toBe("off");
+    vi.stubEnv("HERALD_LIMITS", "false");
+    expect(env("HERALD_LIMITS")).toBe("off");
+    vi.stubEnv("HERALD_ALLOW_SIMULATE", "true");
+    expect(env("HERALD_ALLOW_SIMULATE")).toBe("1");
+    vi.stubEnv("HERALD_NARRATION", "maybe");
+    expect(() => env("HERALD_NARRATION")).toThrow(/^HERALD_NARRATION="maybe"/);
   });
 
   it("a bad value fails naming the variable, never becomes NaN", () => {

@@ -12,11 +12,20 @@ import { z } from "zod";
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const positiveMs = (fallback: number) => z.coerce.number().positive().max(7 * 24 * 3600 * 1000).default(fallback);
 const nonNegativeMs = (fallback: number) => z.coerce.number().min(0).max(24 * 3600 * 1000).default(fallback);
-const onOff = z.preprocess((v) => (typeof v === "string" ? v.toLowerCase() : v), z.enum(["on", "off"]).default("on"));
+// Switches accept the usual spellings (on/off, true/false, yes/no, 1/0): a start must not fail on "HERALD_LIMITS=false".
+const TRUTHY = new Set(["1", "true", "yes", "on"]);
+const FALSY = new Set(["0", "false", "no", "off"]);
+const spelled = (on: string, off: string) => (v: unknown) => {
+  if (typeof v !== "string") return v;
+  const t = v.toLowerCase();
+  return TRUTHY.has(t) ? on : FALSY.has(t) ? off : v;
+};
+const onOff = z.preprocess(spelled("on", "off"), z.enum(["on", "off"]).default("on"));
+const zeroOne = z.preprocess(spelled("1", "0"), z.enum(["0", "1"]).default("0"));
 
 export const ENV_SCHEMA = z.object({
   // ---- where things are
-  DATABASE_URL: z.url().optional().describe("External PostgreSQL; unset = the embedded cluster in HERALD_DATA_DIR"),
+  DATABASE_URL: z.string().min(1).optional().describe("External PostgreSQL; unset = the embedded cluster in HERALD_DATA_DIR"),
   HERALD_DATA_DIR: z.string().min(1).optional().describe("Embedded database, auth secret and logs; default ./.data"),
   HOST: z.string().min(1).default("127.0.0.1").describe("Listen address of the web server"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000).describe("Listen port of the web server"),
@@ -65,7 +74,7 @@ export const ENV_SCHEMA = z.object({
   HERALD_LIMIT_MESSAGES_PER_MINUTE: positiveInt(60).describe("Chat messages per rolling minute, per account"),
   HERALD_LIMIT_QUEUED_TURNS: positiveInt(10).describe("Chat turns waiting or running, per account"),
   HERALD_LIMIT_SLOTS_PER_LOOP: positiveInt(3).describe("Leases one account may hold at once in each loop"),
-  HERALD_ALLOW_SIMULATE: z.enum(["0", "1"]).default("0").describe("1 accepts options.simulate (tests and benchmarks)"),
+  HERALD_ALLOW_SIMULATE: zeroOne.describe("1 accepts options.simulate (tests and benchmarks)"),
   HERALD_AUTH_RATE_LIMIT: onOff.describe("off lifts sign-in/sign-up throttling (test suites)"),
   HERALD_METRICS_TOKEN: z.string().min(1).optional().describe("Bearer token for /api/metrics; unset = endpoint off"),
 
