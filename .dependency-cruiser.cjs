@@ -16,9 +16,9 @@ module.exports = {
     {
       name: "leaves-stay-leaves",
       severity: "error",
-      comment: "lib/util, lib/config and lib/errors/categories.ts are imported by everything and import no domain folder.",
-      from: { path: "^lib/(util/|config/|errors/categories\\.ts)" },
-      to: { path: "^(lib/(?!util/|config/|errors/categories)|components/|app/)" },
+      comment: "lib/util, lib/config, lib/errors and lib/text are imported by everything and import no domain folder.",
+      from: { path: "^lib/(util|config|errors|text)/", pathNot: "\\.test\\.tsx?$" },
+      to: { path: "^(lib/(?!util/|config/|errors/|text/)|components/|app/)" },
     },
     {
       name: "browser-code-imports-no-server-code",

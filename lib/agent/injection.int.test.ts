@@ -12,7 +12,7 @@ import { executeRun } from "@/lib/runs/execute";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
 import { createTestDatabaseOn, type TestDatabase } from "@/tests/db";
 import { createOfflineModel } from "./offline-model";
-import { hasMarkerLike, normalizeUntrusted, readFrames } from "./frame";
+import { hasMarkerLike, normalizeUntrusted, readFrames } from "@/lib/text/frame";
 import { agentTools, READ_ONLY_TOOLS, STATE_CHANGING_TOOLS } from "./tools";
 import { TOOLS } from "./tool-names";
 

@@ -1,4 +1,4 @@
-import type { Frame } from "./frame";
+import type { Frame } from "@/lib/text/frame";
 
 /**
  * The system prompt of every chat and notification turn. `frame` is the

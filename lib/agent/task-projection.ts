@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { createFrame, type Frame } from "./frame";
+import { createFrame, type Frame } from "@/lib/text/frame";
 
 export const PROJECTED_TASKS = 20;
 

@@ -13,7 +13,7 @@ import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor
 import { agentTools, matchTasks, READ_ONLY_TOOLS, STATE_CHANGING_TOOLS, toolAccessFor, type ToolContext } from "./tools";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
 import { createOfflineModel } from "./offline-model";
-import { createFrame, readFrames } from "./frame";
+import { createFrame, readFrames } from "@/lib/text/frame";
 
 const DAY_MS = 24 * 3600 * 1000;
 const heartbeats: string[] = [];

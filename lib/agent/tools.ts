@@ -2,14 +2,14 @@ import { MAX_DUE_SECONDS } from "@/lib/api/schemas";
 import { tool, type ToolSet } from "ai";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { startTask } from "@/lib/tasks/start-task";
 import type { DeliveryContract } from "@/lib/api/schemas";
 import { listTasks, getTaskDetail, type PublicTaskDetail } from "@/lib/tasks/queries";
 import { requestCancel } from "@/lib/tasks/request-cancel";
 import { updateTask } from "@/lib/tasks/update-task";
 import { ACTIVE_STATUSES, type PublicTask, type TaskStatus } from "@/lib/tasks/public";
-import { createFrame, neutralizeUntrusted, type Frame } from "./frame";
+import { createFrame, neutralizeUntrusted, type Frame } from "@/lib/text/frame";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
 
 export interface ToolContext {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError, notFound } from "./errors";
+import { ApiError, notFound } from "@/lib/errors/api-error";
 import { userFromHeaders, trustedOrigins, type SessionUser } from "@/lib/auth/auth";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { randomUUID } from "node:crypto";

@@ -1,7 +1,7 @@
 import type { Tx } from "@/lib/db/client";
 import type { MessageKind } from "@/lib/api/shapes";
 import type { Message, Prisma } from "@/lib/db/generated/client.ts";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicMessage } from "./public";
 

@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { cancelConversationRuns } from "@/lib/runs/sql";
 import { emitEvent } from "@/lib/events/emit";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors/api-error";
 import { toPublicConversation } from "./public";
 import { onConversationDeleted } from "@/lib/tasks/on-conversation-deleted";
 

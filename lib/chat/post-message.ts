@@ -5,7 +5,7 @@ import { dueAtFrom } from "@/lib/delivery/due-at";
 import { assertMessageQuota } from "@/lib/limits/quotas";
 import { insertChatRun } from "@/lib/runs/sql";
 import type { DeliveryContract } from "@/lib/api/schemas";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
 import type { PublicMessage, PublicRun } from "@/lib/api/shapes";

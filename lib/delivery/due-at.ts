@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { MAX_DUE_SECONDS, type DeliveryContract } from "@/lib/api/schemas";
 
 /**

@@ -14,7 +14,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { DriverProtocolError, type Driver, type StepOutcome, type TerminalSnapshot } from "./types";
+import { DriverProtocolError } from "@/lib/errors/protocol";
+import type { Driver, StepOutcome, TerminalSnapshot } from "./types";
 
 /**
  * Remote research through MCP Tasks (spec 2025-11-25, SDK experimental API):

@@ -71,5 +71,3 @@ export interface Driver {
 /** Consecutive poll errors after which the user is told tracking is degraded. */
 export const TRACKING_DEGRADED_AFTER = 3;
 
-/** A deterministic contract violation: retrying cannot help, the task fails. */
-export class DriverProtocolError extends Error {}

@@ -1,5 +1,5 @@
 import { APICallError, RetryError } from "ai";
-import { DriverProtocolError } from "@/lib/drivers/types";
+import { DriverProtocolError } from "./protocol";
 import { ERROR_CATEGORIES, type ErrorCategory } from "./categories";
 
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);

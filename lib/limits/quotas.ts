@@ -1,5 +1,5 @@
 import type { Tx } from "@/lib/db/client";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { limits } from "./config";
 
 /**

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { getDb, type Tx } from "@/lib/db/client";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { publicError } from "@/lib/errors/public";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { toPublicRun } from "@/lib/chat/public";
-import { createFrame, type Frame } from "@/lib/agent/frame";
+import { createFrame, type Frame } from "@/lib/text/frame";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { syncNotices, writeNotice } from "@/lib/delivery/sync-notices";
 import { findRun, findRunByKey, insertNotificationRun, setRunTrigger } from "@/lib/runs/sql";

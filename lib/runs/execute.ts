@@ -10,7 +10,7 @@ import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { systemPrompt } from "@/lib/agent/prompt";
 import { taskProjection } from "@/lib/agent/task-projection";
 import { agentTools, toolAccessFor } from "@/lib/agent/tools";
-import { createFrame, type Frame } from "@/lib/agent/frame";
+import { createFrame, type Frame } from "@/lib/text/frame";
 import { NARRATION_EVENT, narrationPrompt } from "@/lib/notify/deliver";
 import { parseEventSnapshot, type EventSnapshot } from "@/lib/notify/state";
 import {

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { ApiError, notFound } from "@/lib/api/errors";
+import { ApiError, notFound } from "@/lib/errors/api-error";
 import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { lockOwnedTask, storeInputResponse } from "./sql";

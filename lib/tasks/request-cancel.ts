@@ -1,6 +1,6 @@
 import { getDb, type Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { ApiError, notFound } from "@/lib/api/errors";
+import { ApiError, notFound } from "@/lib/errors/api-error";
 import { wakeWorkers } from "@/lib/events/emit";
 import { liveWorkers } from "@/lib/workers/heartbeat";
 import { emitTaskUpdated } from "./emit-task";

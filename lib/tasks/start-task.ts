@@ -1,6 +1,6 @@
 import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb } from "@/lib/db/client";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";

@@ -1,5 +1,5 @@
 import { errorResponse } from "@/lib/api/route";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 
 export const dynamic = "force-dynamic";
 

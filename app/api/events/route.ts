@@ -1,5 +1,5 @@
 import { route } from "@/lib/api/route";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { openFeed } from "@/lib/events/feed";
 
 export const dynamic = "force-dynamic";

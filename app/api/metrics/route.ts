@@ -1,7 +1,7 @@
 import { scrapeMetrics } from "@/lib/metrics/collect";
 import { scrapeAccess } from "@/lib/metrics/token";
 import { errorResponse, json } from "@/lib/api/route";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 
 export const dynamic = "force-dynamic";
 

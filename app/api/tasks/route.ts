@@ -3,7 +3,7 @@ import { isId, listTasksQuery, startTaskBody } from "@/lib/api/schemas";
 import { listTasks } from "@/lib/tasks/queries";
 import { startTask } from "@/lib/tasks/start-task";
 import { findConversation } from "@/lib/chat/queries";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors/api-error";
 
 export const dynamic = "force-dynamic";
 

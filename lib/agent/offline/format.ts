@@ -1,6 +1,6 @@
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
-import { neutralizeUntrusted } from "../frame";
+import { neutralizeUntrusted } from "@/lib/text/frame";
 import type { ToolTaskRecord } from "../tools";
 
 /** Untrusted text made safe and short enough to quote in a reply. */

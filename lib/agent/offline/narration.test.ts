@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Lang } from "@/lib/i18n/dictionaries";
-import { createFrame } from "../frame";
+import { createFrame } from "@/lib/text/frame";
 import { notificationNarration, parseNotificationEvent } from "./narration";
 import { baseEvent, notificationPrompt } from "./test-prompts";
 

@@ -1,7 +1,7 @@
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { joinSentences, offlineText } from "@/lib/i18n/offline";
 import { parseEventSnapshot, type EventSnapshot } from "@/lib/notify/state";
-import { readFrames } from "../frame";
+import { readFrames } from "@/lib/text/frame";
 import { isTerminal, quote, short, statusText } from "./format";
 
 /**

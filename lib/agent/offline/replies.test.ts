@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TOOLS } from "../tool-names";
-import { createFrame, frameUntrusted } from "../frame";
+import { createFrame, frameUntrusted } from "@/lib/text/frame";
 import { chatReply, researchText, toolResultReply } from "./replies";
 import { afterTool } from "./test-prompts";
 

@@ -2,7 +2,7 @@ import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createHash } from "node:crypto";
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { joinSentences, offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
-import { readFrames } from "../frame";
+import { readFrames } from "@/lib/text/frame";
 import { TOOLS } from "../tool-names";
 import type {
   CancelTaskResult,

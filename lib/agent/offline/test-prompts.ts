@@ -1,6 +1,6 @@
 // Prompts as the AI SDK and the host build them, for the offline model's tests.
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { frameUntrusted } from "../frame";
+import { frameUntrusted } from "@/lib/text/frame";
 
 export const user = (text: string): LanguageModelV3Prompt[number] => ({ role: "user", content: [{ type: "text", text }] });
 export const assistant = (text: string): LanguageModelV3Prompt[number] => ({ role: "assistant", content: [{ type: "text", text }] });

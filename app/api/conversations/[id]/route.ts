@@ -1,5 +1,5 @@
 import { route } from "@/lib/api/route";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors/api-error";
 import { idParams } from "@/lib/api/schemas";
 import { findConversation, listActiveRuns } from "@/lib/chat/queries";
 import { deleteConversation } from "@/lib/chat/delete-conversation";

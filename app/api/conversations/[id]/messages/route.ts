@@ -1,5 +1,5 @@
 import { route, json } from "@/lib/api/route";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors/api-error";
 import { idParams, listMessagesQuery, postMessageBody } from "@/lib/api/schemas";
 import { listMessages } from "@/lib/chat/queries";
 import { postMessage } from "@/lib/chat/post-message";
