@@ -37,7 +37,8 @@ export function limits(): Limits {
 }
 
 /**
- * `options.simulate` (research pacing) is a test and benchmark lever; on a
- * public server it would let an account hold slots for hours.
+ * `options.simulate` (research pacing) is a test and benchmark lever. Pacing
+ * holds no worker slot, but on a public server it would still let an account
+ * script tasks that look busy for days while doing nothing.
  */
 export const simulateAllowed = () => env("HERALD_ALLOW_SIMULATE") === "1";
