@@ -12,7 +12,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { env } from "../lib/config/env";
-import { resolvePgDataDir, startEmbeddedPostgres } from "../lib/db/embedded";
+import { resolvePgDataDir } from "../lib/db/data-dir";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { applyMigrations, createMigration, schemaDrift } from "../lib/db/migrate";
 
 const USAGE = "usage: tsx scripts/migrate.ts apply | create <name> | check";

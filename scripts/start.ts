@@ -14,7 +14,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseTrustedProxies } from "../lib/auth/client-ip";
 import { checkEnv, env, EnvError } from "../lib/config/env";
-import { resolveDataDir, resolvePgDataDir, secureDataDir, within } from "../lib/db/embedded";
+import { resolveDataDir, resolvePgDataDir, secureDataDir } from "../lib/db/data-dir";
+import { isAlive } from "../lib/util/process";
+import { within } from "../lib/util/within";
 import { ensureDatabase, type DatabaseHandle } from "../lib/db/ensure";
 
 // A bad setting fails here, in one line naming it, before anything starts.
@@ -155,15 +157,6 @@ interface PidRecord {
 }
 
 const pidFile = (dataDir: string) => path.join(dataDir, "start.pids.json");
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function cmdline(pid: number): string | null {
   try {

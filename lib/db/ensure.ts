@@ -3,7 +3,8 @@
 // `npm run db:migrate` and e2e setup.
 
 import { env } from "@/lib/config/env";
-import { resolvePgDataDir, startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded";
+import { resolvePgDataDir } from "./data-dir";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded";
 import { applyMigrations } from "./migrate";
 
 export interface EnsureDatabaseOptions {

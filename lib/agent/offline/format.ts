@@ -1,7 +1,7 @@
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
 import { neutralizeUntrusted } from "@/lib/text/frame";
-import type { ToolTaskRecord } from "../tools";
+import type { ToolTaskRecord } from "../tool-results";
 
 /** Untrusted text made safe and short enough to quote in a reply. */
 export const short = (s: unknown, n = 200): string => {

@@ -4,17 +4,8 @@ import type { Lang } from "@/lib/i18n/dictionaries";
 import { joinSentences, offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
 import { readFrames } from "@/lib/text/frame";
 import { TOOLS } from "../tool-names";
-import type {
-  CancelTaskResult,
-  CheckTaskResult,
-  ListTasksResult,
-  StartTaskResult,
-  ToolCandidate,
-  ToolError,
-  ToolInputs,
-  ToolResults,
-  UpdateTaskResult,
-} from "../tools";
+import type { ToolInputs } from "../tools";
+import type { CancelTaskResult, CheckTaskResult, ListTasksResult, StartTaskResult, ToolCandidate, ToolError, ToolResults, UpdateTaskResult } from "../tool-results";
 import { formatDue, quote, short, statusWords } from "./format";
 import { TRAILING_PUNCT } from "./intent";
 import { isChinese, readerLang } from "./prompt-text";

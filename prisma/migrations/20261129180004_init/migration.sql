@@ -321,7 +321,7 @@ ALTER TABLE "session" ADD CONSTRAINT "session_userId_fkey" FOREIGN KEY ("userId"
 ALTER TABLE "account" ADD CONSTRAINT "account_userId_fkey" FOREIGN KEY ("userId") REFERENCES "user"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- ---- Hand-written (Prisma cannot express partial indexes) ---------------------
--- One index per loop's "due work" predicate (DESIGN §3, §5). They are not in the
+-- One index per loop's "due work" predicate (docs/architecture.md#tables). They are not in the
 -- schema.prisma snapshot, so diffs never try to drop them. A claim query must
 -- repeat its index's WHERE clause (literally implying it), or the planner will
 -- not use the index.

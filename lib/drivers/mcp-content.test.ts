@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundBody } from "./mcp";
+import { boundBody } from "./mcp-content";
 
 const LIMIT = 256 * 1024;
 
