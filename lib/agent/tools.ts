@@ -4,7 +4,7 @@ import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { startTask } from "@/lib/tasks/start-task";
 import type { DeliveryContract } from "@/lib/api/schemas";
-import { messageMetaSchemas } from "@/lib/api/shapes";
+import { MAX_DUE_SECONDS } from "@/lib/api/schemas";
 import { listTasks, getTaskDetail, type PublicTaskDetail } from "@/lib/tasks/queries";
 import { requestCancel } from "@/lib/tasks/request-cancel";
 import { updateTask } from "@/lib/tasks/update-task";
@@ -61,17 +61,28 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T | ToolError> {
   }
 }
 
+// Looser than the stored meta's shape on purpose: a contract given only as
+// dueInSeconds is anchored on the message's createdAt by startTask.
+const deliverySchema = z.object({
+  mode: z.enum(["at", "by"]),
+  dueInSeconds: z.number().positive().max(MAX_DUE_SECONDS).optional(),
+  dueAt: z.string().refine((s) => !Number.isNaN(Date.parse(s))).optional(),
+  reportIfUnfinished: z.boolean().optional(),
+  allowOvertime: z.boolean().optional(),
+  budget: z.object({ maxModelRequests: z.number().int().positive().optional(), maxWallSeconds: z.number().positive().optional() }).optional(),
+});
+
 /**
  * The delivery contract of the run's trigger message, fixed when the message
  * was accepted (`meta.delivery`: the picker, or phrases the host parsed then).
  * Never anything the model says: a model cannot move a promise.
  */
 export function deliveryFromMessage(message: { meta: unknown }): DeliveryContract | undefined {
-  // The user message's meta as its one writer (postMessage) stored it; the promised dueAt is already absolute.
-  const parsed = messageMetaSchemas.user.safeParse(message.meta);
-  const d = parsed.success ? parsed.data?.delivery : undefined;
-  if (!d) return undefined;
-  return { mode: d.mode, dueAt: d.dueAt, reportIfUnfinished: d.reportIfUnfinished, allowOvertime: d.allowOvertime, budget: d.budget };
+  const meta = message.meta && typeof message.meta === "object" ? (message.meta as Record<string, unknown>) : {};
+  if (meta.delivery === null || meta.delivery === undefined) return undefined;
+  const parsed = deliverySchema.safeParse(meta.delivery);
+  if (!parsed.success || (parsed.data.dueAt === undefined && parsed.data.dueInSeconds === undefined)) return undefined;
+  return parsed.data;
 }
 
 /**
