@@ -1,11 +1,39 @@
 /**
- * Import rules `npm test` enforces (docs/architecture.md#layers). A rule here is
- * a fact about the code today; tighten it as the folder layering is finished.
+ * Import rules `npm test` enforces (docs/architecture.md#layers).
  */
-const SERVER_ONLY = "^lib/(db|tasks/(?!public)|runs|notify|workers|drivers|agent|limits|metrics|auth/(?!client)|events|delivery/(?!parse|due-at)|chat/(?!public)|config|security)";
+const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|workers|runtime|commands|drivers|agent|limits|metrics|events|config|security|api)/)";
+
+/**
+ * Server folders from the bottom up (docs/architecture.md#layers). A folder may
+ * import the leaves and the folders before it, never one after it, so the
+ * folder graph has no cycle. Tests are exempt: they drive a layer from above.
+ */
+const LEAVES = ["util", "text", "errors", "config", "i18n", "contract", "security"];
+const ORDER = [
+  "db", "limits", "events", "auth", "workers", "drivers", // storage and process facts
+  "runs", "chat", "tasks", // rows and their transitions
+  "delivery", "notify", // policies: what is due, what to tell
+  "agent", // capabilities: the model and its tools
+  "api", "metrics", "commands", "runtime", // orchestration: route wrapper, executors and loops, cross-domain commands
+];
+const layerRules = ORDER.slice(0, -1).map((folder, i) => ({
+  name: `layer-${folder}`,
+  severity: "error",
+  comment: `lib/${folder} sits below ${ORDER.slice(i + 1).join(", ")}: move the shared part down or the caller up.`,
+  from: { path: `^lib/${folder}/`, pathNot: "\\.test\\.tsx?$" },
+  to: { path: `^lib/(${ORDER.slice(i + 1).join("|")})/` },
+}));
 
 module.exports = {
   forbidden: [
+    ...layerRules,
+    {
+      name: "lib-imports-no-entry-point",
+      severity: "error",
+      comment: "app/, worker/ and scripts/ sit on top; library code never imports them.",
+      from: { path: "^lib/", pathNot: "\\.test\\.tsx?$" },
+      to: { path: "^(app|worker|scripts)/" },
+    },
     {
       name: "no-circular",
       severity: "error",
@@ -16,23 +44,23 @@ module.exports = {
     {
       name: "leaves-stay-leaves",
       severity: "error",
-      comment: "lib/util, lib/config, lib/errors and lib/text are imported by everything and import no domain folder.",
-      from: { path: "^lib/(util|config|errors|text)/", pathNot: "\\.test\\.tsx?$" },
-      to: { path: "^(lib/(?!util/|config/|errors/|text/)|components/|app/)" },
+      comment: "The leaves (lib/util, text, errors, config, i18n, contract, security) are imported by everything and import only each other.",
+      from: { path: `^lib/(${LEAVES.join("|")})/`, pathNot: "\\.test\\.tsx?$" },
+      to: { path: `^(lib/(?!(${LEAVES.join("|")})/)|components/|app/)` },
     },
     {
       name: "browser-code-imports-no-server-code",
       severity: "error",
       comment: "Components and lib/client run in the browser: only wire shapes, translations and browser helpers.",
-      from: { path: "^(components|lib/client|lib/i18n/client)" },
+      from: { path: "^(components|lib/client)/" },
       to: { path: SERVER_ONLY, dependencyTypesNot: ["type-only"] },
     },
     {
       name: "server-code-imports-no-browser-code",
       severity: "error",
       comment: "Server modules never import React components or the browser client.",
-      from: { path: "^(lib/(?!client|i18n/client)|worker|scripts)" },
-      to: { path: "^(components|lib/client|lib/i18n/client)" },
+      from: { path: "^(lib/(?!client/)|worker|scripts)/" },
+      to: { path: "^(components|lib/client)/" },
     },
   ],
   options: {

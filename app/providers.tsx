@@ -3,7 +3,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { ApiError } from "@/lib/client/api";
-import { I18nProvider } from "@/lib/i18n/client";
+import { I18nProvider } from "@/lib/client/i18n";
 import type { Lang } from "@/lib/i18n/dictionaries";
 
 function makeQueryClient(): QueryClient {

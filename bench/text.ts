@@ -4,8 +4,8 @@
 // `npx tsx bench/text.ts`. No database, a few seconds.
 import { pathToFileURL } from "node:url";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { MAX_MESSAGE_CHARS } from "../lib/api/schemas";
-import { parseDeliveryPhrase, stripDeliveryPhrases } from "../lib/delivery/parse";
+import { MAX_MESSAGE_CHARS } from "@/lib/contract/schemas";
+import { parseDeliveryPhrase, stripDeliveryPhrases } from "@/lib/text/delivery-phrases";
 import { planOfflineTurn } from "../lib/agent/offline/brain";
 import { cleanTarget, detectIntent, taskTitleFrom } from "../lib/agent/offline/intent";
 import { TOOLS } from "../lib/agent/tool-names";

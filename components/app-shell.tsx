@@ -2,11 +2,11 @@
 
 import * as Dialog from "@radix-ui/react-dialog";
 import { useEffect, useState, type ReactNode } from "react";
-import type { PublicConversation } from "@/lib/api/shapes";
+import type { PublicConversation } from "@/lib/contract/shapes";
 import { useFeed } from "@/lib/client/feed";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useConversation } from "@/lib/client/queries";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import Link from "next/link";
 import { MenuIcon, SettingsIcon } from "./icons";
 import { LanguageSelect } from "./language-select";

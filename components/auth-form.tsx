@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { authClient } from "@/lib/auth/client";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { HeraldMark } from "./icons";
 import { LanguageSelect } from "./language-select";

@@ -1,7 +1,7 @@
 "use client";
 
 import * as Dialog from "@radix-ui/react-dialog";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { CloseIcon } from "./icons";
 import { Button } from "./ui/button";
 

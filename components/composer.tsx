@@ -4,7 +4,7 @@ import { useId, useLayoutEffect, useRef, useState, type FormEvent, type Keyboard
 import type { DeliveryRequest } from "@/lib/client/api";
 import { MAX_DUE_MINUTES, parseDueMinutes, type DeliveryMode } from "@/lib/client/delivery";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { SendIcon, TimerIcon } from "./icons";
 import { Button } from "./ui/button";
 import { cn } from "./ui/cn";

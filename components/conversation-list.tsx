@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useConversations } from "@/lib/client/queries";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { LocalTime } from "./local-time";
 import { Button } from "./ui/button";
 import { cn } from "./ui/cn";

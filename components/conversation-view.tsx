@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import type { PublicConversation, PublicMessage } from "@/lib/api/shapes";
+import type { PublicConversation, PublicMessage } from "@/lib/contract/shapes";
 import type { DeliveryRequest } from "@/lib/client/api";
 import { errorWords, failureWords } from "@/lib/client/error-words";
 import { errorCodeOf } from "@/lib/errors/categories";
@@ -11,7 +11,7 @@ import { isRunActive, type RunEntry } from "@/lib/client/cache";
 import { discardOutgoing, retryOutgoing, sendOutgoing, useOutbox, type OutgoingMessage } from "@/lib/client/outbox";
 import { useConversation, useMessages, useRuns } from "@/lib/client/queries";
 import { useStreams, type StreamingText } from "@/lib/client/streams";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { Composer } from "./composer";
 import { AssistantBubble, MessageItem, ProgressGroup, UserBubble } from "./message-item";

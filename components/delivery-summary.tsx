@@ -1,6 +1,6 @@
 "use client";
 
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { TimerIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { cn } from "./ui/cn";

@@ -1,6 +1,6 @@
 "use client";
 
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { HeraldMark } from "./icons";
 
 export function HomeEmpty() {

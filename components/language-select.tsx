@@ -3,7 +3,7 @@
 import { useId } from "react";
 import { LANGS, LANG_NAMES, isLang } from "@/lib/i18n/dictionaries";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { GlobeIcon } from "./icons";
 import { cn } from "./ui/cn";
 

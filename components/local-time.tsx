@@ -2,7 +2,7 @@
 
 import { useSyncExternalStore } from "react";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 
 // A coarse shared clock: "today" vs "another day" must flip at midnight
 // without every timestamp running its own timer.

@@ -1,8 +1,8 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { Lang } from "@/lib/i18n/dictionaries";
-import { I18nProvider } from "@/lib/i18n/client";
-import type { PublicMessageOf, TerminalMessageMeta } from "@/lib/api/shapes";
+import { I18nProvider } from "@/lib/client/i18n";
+import type { PublicMessageOf, TerminalMessageMeta } from "@/lib/contract/shapes";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { TerminalLine } from "./message-item";
 

@@ -1,9 +1,9 @@
 "use client";
 
 import { useId, useState, type ReactNode } from "react";
-import type { PublicMessage, PublicMessageOf, UserMessageMeta } from "@/lib/api/shapes";
+import type { PublicMessage, PublicMessageOf, UserMessageMeta } from "@/lib/contract/shapes";
 import { failureWords } from "@/lib/client/error-words";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { localNoticeText } from "./notice-text";
 import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
 import { DeliverySummary } from "./delivery-summary";

@@ -3,11 +3,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
-import type { PublicMessage } from "@/lib/api/shapes";
+import type { PublicMessage } from "@/lib/contract/shapes";
 import { createConversation } from "@/lib/client/api";
 import { queryKeys, upsertConversation } from "@/lib/client/cache";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { PlusIcon } from "./icons";
 import { Button } from "./ui/button";
 import { cn } from "./ui/cn";

@@ -1,4 +1,4 @@
-import type { I18n } from "@/lib/i18n/client";
+import type { I18n } from "@/lib/client/i18n";
 import { dictionaries, type MessageKey } from "@/lib/i18n/dictionaries";
 
 /**

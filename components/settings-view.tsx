@@ -1,6 +1,6 @@
 "use client";
 
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { SignOutEverywhereButton } from "./sign-out-button";
 
 /** Account settings. Language stays in the header, where every page has it. */

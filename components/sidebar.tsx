@@ -1,7 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { ConversationList } from "./conversation-list";
 import { HeraldMark } from "./icons";
 import { NewChatButton } from "./new-chat-button";

@@ -5,7 +5,7 @@ import { authClient } from "@/lib/auth/client";
 import { stopFeed } from "@/lib/client/feed";
 import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { DevicesIcon, SignOutIcon } from "./icons";
 import { Button } from "./ui/button";
 

@@ -2,7 +2,7 @@
 
 import type { SVGProps } from "react";
 import type { TaskStatus } from "@/lib/client/tasks";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import {
   BanIcon,

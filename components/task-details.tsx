@@ -5,7 +5,7 @@ import { useId, useState, type ReactNode } from "react";
 import { errorWords, failureWords } from "@/lib/client/error-words";
 import { useAnswerInput, useTaskDetail } from "@/lib/client/queries";
 import type { PublicTask } from "@/lib/client/tasks";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { DocIcon, SpinnerIcon } from "./icons";
 import { LocalTime } from "./local-time";

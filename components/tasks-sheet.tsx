@@ -18,7 +18,7 @@ import {
 } from "@/lib/client/tasks";
 import { failureWords } from "@/lib/client/error-words";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { DeliverySummary } from "./delivery-summary";
 import { AlertIcon, ChatIcon, ChevronIcon, SpinnerIcon, TasksIcon } from "./icons";
 import { LocalTime } from "./local-time";

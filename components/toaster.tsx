@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { dismissToast, registerToastHost, useToasts, useTopToastHost } from "@/lib/client/toasts";
-import { useI18n } from "@/lib/i18n/client";
+import { useI18n } from "@/lib/client/i18n";
 import { AlertIcon, CloseIcon } from "./icons";
 import { Button } from "./ui/button";
 import { cn } from "./ui/cn";

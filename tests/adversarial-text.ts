@@ -9,7 +9,7 @@
  * anchored intent pattern reach them, and with a tail that makes the final
  * match fail, which is what forces the engine to try every split.
  */
-import { MAX_MESSAGE_CHARS } from "@/lib/api/schemas";
+import { MAX_MESSAGE_CHARS } from "@/lib/contract/schemas";
 
 export interface AdversarialInput {
   name: string;

@@ -1,6 +1,6 @@
 import { checkEnv, env } from "@/lib/config/env";
 import { ensureDatabase, type DatabaseHandle } from "@/lib/db/ensure";
-import { startWorker } from "@/lib/workers/worker";
+import { startWorker } from "@/lib/runtime/worker";
 
 // `npm run worker` beside `npm start`: without DATABASE_URL it attaches to the
 // embedded cluster that npm start owns (same HERALD_DATA_DIR), never a second one.

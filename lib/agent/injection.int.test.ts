@@ -8,7 +8,7 @@ import { postMessage } from "@/lib/chat/post-message";
 import { recordEventIfChanged } from "@/lib/notify/event";
 import { claimNotifications, notifyOne } from "@/lib/notify/deliver";
 import { claimRuns, type ClaimedRun } from "@/lib/runs/sql";
-import { executeRun } from "@/lib/runs/execute";
+import { executeRun } from "@/lib/runtime/execute-run";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
 import { createTestDatabaseOn, type TestDatabase } from "@/tests/db";
 import { createOfflineModel } from "./offline-model";

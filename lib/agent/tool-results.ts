@@ -1,4 +1,4 @@
-import type { PublicTask, TaskStatus } from "@/lib/tasks/public";
+import type { PublicTask, TaskStatus } from "@/lib/contract/task";
 import { neutralizeUntrusted } from "@/lib/text/frame";
 import type { TOOLS as TOOL_NAMES } from "./tool-names";
 

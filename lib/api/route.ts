@@ -3,7 +3,7 @@ import { ApiError, notFound } from "@/lib/errors/api-error";
 import { userFromHeaders, trustedOrigins, type SessionUser } from "@/lib/auth/auth";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { randomUUID } from "node:crypto";
-import type { ApiErrorBody } from "./shapes";
+import type { ApiErrorBody } from "@/lib/contract/shapes";
 
 /** Whole-body cap; individual fields have their own zod limits. */
 export const MAX_BODY_BYTES = 256 * 1024;

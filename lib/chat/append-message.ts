@@ -1,9 +1,9 @@
 import type { Tx } from "@/lib/db/client";
-import type { MessageKind } from "@/lib/api/shapes";
+import type { MessageKind } from "@/lib/contract/shapes";
 import type { Message, Prisma } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/errors/api-error";
 import { emitEvent } from "@/lib/events/emit";
-import { toPublicMessage } from "./public";
+import { toPublicMessage } from "@/lib/contract/message";
 
 export interface NewMessage {
   conversationId: string;

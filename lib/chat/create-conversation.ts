@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { emitEvent } from "@/lib/events/emit";
-import { toPublicConversation } from "./public";
+import { toPublicConversation } from "@/lib/contract/message";
 
 export const DEFAULT_TITLE = "New chat";
 

@@ -1,17 +1,17 @@
 import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb, type Tx } from "@/lib/db/client";
-import { parseDeliveryPhrase, type ParsedDelivery } from "@/lib/delivery/parse";
-import { dueAtFrom } from "@/lib/delivery/due-at";
+import { parseDeliveryPhrase, type ParsedDelivery } from "@/lib/text/delivery-phrases";
+import { dueAtFrom } from "@/lib/contract/due-at";
 import { assertMessageQuota } from "@/lib/limits/quotas";
 import { insertChatRun } from "@/lib/runs/sql";
-import type { DeliveryContract } from "@/lib/api/schemas";
+import type { DeliveryContract } from "@/lib/contract/schemas";
 import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
-import type { PublicMessage, PublicRun } from "@/lib/api/shapes";
+import type { PublicMessage, PublicRun } from "@/lib/contract/shapes";
 import { appendMessage } from "./append-message";
 import { DEFAULT_TITLE } from "./create-conversation";
-import { toPublicConversation, toPublicMessage, toPublicRun } from "./public";
+import { toPublicConversation, toPublicMessage, toPublicRun } from "@/lib/contract/message";
 
 export interface PostMessageInput {
   content: string;

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
-import type { PublicConversation, PublicMessage, PublicRun } from "@/lib/api/shapes";
-import { toPublicConversation, toPublicMessage, toPublicRun } from "./public";
+import type { PublicConversation, PublicMessage, PublicRun } from "@/lib/contract/shapes";
+import { toPublicConversation, toPublicMessage, toPublicRun } from "@/lib/contract/message";
 
 // Read paths. Every query is scoped by ownerId; a foreign id reads as missing.
 

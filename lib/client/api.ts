@@ -1,9 +1,9 @@
 // Browser-side wrappers over Herald's JSON API (docs/api.md). Every failure
 // becomes an ApiError so callers can branch on status/code instead of parsing.
 
-import type { ApiErrorBody, PublicConversation, PublicMessage, PublicRun } from "@/lib/api/shapes";
-import type { PublicTask } from "@/lib/tasks/public";
-import type { PublicTaskDetail } from "@/lib/tasks/queries";
+import type { ApiErrorBody, PublicConversation, PublicMessage, PublicRun } from "@/lib/contract/shapes";
+import type { PublicTask } from "@/lib/contract/task";
+import type { PublicTaskDetail } from "@/lib/contract/shapes";
 
 export class ApiError extends Error {
   readonly status: number;

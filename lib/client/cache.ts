@@ -4,8 +4,8 @@
 // and a snapshot refetch, in any order.
 
 import type { QueryClient } from "@tanstack/react-query";
-import type { PublicConversation, PublicMessage, PublicRun, RunStatus } from "@/lib/api/shapes";
-import type { PublicTaskDetail } from "@/lib/tasks/queries";
+import type { PublicConversation, PublicMessage, PublicRun, RunStatus } from "@/lib/contract/shapes";
+import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import { applyTaskToDetail, applyTaskUpdate, type PublicTask, type TaskScope } from "./tasks";
 
 export const queryKeys = {

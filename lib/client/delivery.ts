@@ -2,7 +2,7 @@
 
 export type DeliveryMode = "none" | "at" | "by";
 
-/** The server accepts at most 7 days (lib/api/schemas.ts). */
+/** The server accepts at most 7 days (lib/contract/schemas.ts). */
 export const MAX_DUE_MINUTES = 7 * 24 * 60;
 
 /**

@@ -3,7 +3,7 @@
 
 import { useEffect } from "react";
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
-import type { DurableFeedType, FeedPayload } from "@/lib/api/shapes";
+import type { DurableFeedType, FeedPayload } from "@/lib/contract/shapes";
 import {
   isRunActive,
   mergeRun,

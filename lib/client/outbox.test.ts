@@ -1,6 +1,6 @@
 import { QueryClient } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { PublicMessage } from "@/lib/api/shapes";
+import type { PublicMessage } from "@/lib/contract/shapes";
 import { queryKeys } from "./cache";
 
 let outbox: typeof import("./outbox");

@@ -3,8 +3,8 @@
 // delivered while they were in flight.
 
 import { useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { PublicConversation, PublicMessage } from "@/lib/api/shapes";
-import type { PublicTaskDetail } from "@/lib/tasks/queries";
+import type { PublicConversation, PublicMessage } from "@/lib/contract/shapes";
+import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import { answerTaskInput, ApiError, cancelTask, getConversation, getTask, listAllMessages, listConversations, listTasks } from "./api";
 import {
   mergeConversationSnapshot,

@@ -1,7 +1,7 @@
 // In-progress assistant text from ephemeral `run.delta` events, keyed by run
 // id. It is a preview only: the stored assistant message replaces it.
 
-import type { RunDelta } from "@/lib/api/shapes";
+import type { RunDelta } from "@/lib/contract/shapes";
 import { createStore } from "./store";
 
 export interface StreamingText {

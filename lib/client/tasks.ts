@@ -3,11 +3,11 @@
 // a poll, a feed event, a replay after reconnect or a cancel response, in any
 // order: every function here is idempotent and lets the newest `updatedAt` win.
 
-import { ACTIVE_STATUSES, type PublicTask, type TaskStatus } from "@/lib/tasks/public";
+import { ACTIVE_STATUSES, type PublicTask, type TaskStatus } from "@/lib/contract/task";
 
 export type { PublicTask, TaskStatus };
 
-// lib/tasks/public.ts has no runtime imports, so the server's definition is shared as is.
+// lib/contract/task.ts has no runtime imports, so the server's definition is shared as is.
 const ACTIVE: ReadonlySet<TaskStatus> = new Set<TaskStatus>(ACTIVE_STATUSES);
 
 export function isTaskActive(status: TaskStatus): boolean {

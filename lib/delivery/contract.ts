@@ -1,3 +1,5 @@
+import type { NoticeOutcome } from "@/lib/contract/shapes";
+
 /**
  * Timed delivery contracts (docs/state-machines.md#delivery-contracts) as one pure function: given
  * the committed facts of a task and the database time, which host notices must
@@ -23,7 +25,6 @@
  * evaluation, or at completion for a by-contract finished before its dueAt.
  */
 export type Mode = "none" | "at" | "by";
-export type NoticeOutcome = "done" | "on_time" | "early" | "missed" | "late" | "stopped" | "failed" | "cancelled" | "input";
 
 export interface ContractFacts {
   mode: Mode;

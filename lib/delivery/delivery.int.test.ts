@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { startTask } from "@/lib/tasks/start-task";
-import type { DeliveryContract } from "@/lib/api/schemas";
+import type { DeliveryContract } from "@/lib/contract/schemas";
 import { postMessage } from "@/lib/chat/post-message";
 import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";

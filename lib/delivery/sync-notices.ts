@@ -1,26 +1,13 @@
-import type { PublicNotice } from "@/lib/api/shapes";
+import { toPublicNotice } from "@/lib/contract/notice";
 import type { Tx } from "@/lib/db/client";
 import type { Notice, Task } from "@/lib/db/generated/client.ts";
-import type { NoticeMessageMeta } from "@/lib/api/shapes";
+import type { NoticeMessageMeta } from "@/lib/contract/shapes";
 import { appendMessage } from "@/lib/chat/append-message";
-import type { TaskStatus } from "@/lib/tasks/public";
+import type { TaskStatus } from "@/lib/contract/task";
 import { emitEvent } from "@/lib/events/emit";
 import { byOutcome, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
 import { insertNotice, setDeliveryOutcomeOnce } from "./sql";
 
-
-export function toPublicNotice(n: Notice): PublicNotice {
-  return {
-    id: n.id,
-    taskId: n.taskId,
-    conversationId: n.conversationId,
-    key: n.key,
-    outcome: n.outcome,
-    publicationId: n.publicationId,
-    text: n.text,
-    createdAt: n.createdAt.toISOString(),
-  };
-}
 
 /** Host wording: built from committed facts only, never from model text. */
 export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec): string {

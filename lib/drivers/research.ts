@@ -2,7 +2,7 @@ import { env } from "@/lib/config/env";
 import { generateText } from "ai";
 import type { Driver, StepContext, StepOutcome } from "./types";
 import { frameUntrusted, neutralizeUntrusted } from "@/lib/text/frame";
-import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS } from "@/lib/api/schemas";
+import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS } from "@/lib/contract/schemas";
 import { simulateAllowed } from "@/lib/limits/config";
 
 /**

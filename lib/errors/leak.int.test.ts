@@ -6,7 +6,7 @@ import { registerDriver } from "@/lib/drivers/registry";
 import type { Driver } from "@/lib/drivers/types";
 import { startTask } from "@/lib/tasks/start-task";
 import { claimExecution } from "@/lib/tasks/sql";
-import { executeTask } from "@/lib/tasks/execute";
+import { executeTask } from "@/lib/runtime/execute-task";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import { call, createConversationFor, signUp } from "@/tests/helpers";
 import { ERROR_CATEGORIES } from "./categories";

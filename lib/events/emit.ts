@@ -1,5 +1,5 @@
 import type { Tx } from "@/lib/db/client";
-import type { LoggedFeedEvent, RunDelta } from "@/lib/api/shapes";
+import type { LoggedFeedEvent, RunDelta } from "@/lib/contract/shapes";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
 import { getDb } from "@/lib/db/client";
 

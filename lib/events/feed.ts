@@ -1,6 +1,6 @@
 import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
-import type { RunDelta } from "@/lib/api/shapes";
+import type { RunDelta } from "@/lib/contract/shapes";
 import { liveSessionIds } from "./session-liveness";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, SESSIONS_CHANNEL } from "./channels";
 import { PgListener } from "./listener";

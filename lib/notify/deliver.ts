@@ -5,7 +5,7 @@ import { ApiError } from "@/lib/errors/api-error";
 import { publicError } from "@/lib/errors/public";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
-import { toPublicRun } from "@/lib/chat/public";
+import { toPublicRun } from "@/lib/contract/message";
 import { createFrame, type Frame } from "@/lib/text/frame";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { syncNotices, writeNotice } from "@/lib/delivery/sync-notices";

@@ -1,6 +1,6 @@
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
-import { fairPick } from "@/lib/db/fair-claim";
+import { fairPick } from "@/lib/limits/fair-claim";
 import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
 
 /**
@@ -40,7 +40,7 @@ export const fenceOf = (row: ClaimedNotification): Fence => ({
  * dispatched row, its narration run already finished: the run loop's wake-up
  * is then worth acting on), and no live lease. Status is left alone: the claim
  * transitions (T2–T6) are decided per row afterwards under the new token.
- * Fair across accounts (lib/db/fair-claim.ts).
+ * Fair across accounts (lib/limits/fair-claim.ts).
  */
 export async function claimNotificationLeases(
   workerId: string,

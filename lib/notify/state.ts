@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { env } from "@/lib/config/env";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TaskStatus } from "@/lib/tasks/public";
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TaskStatus } from "@/lib/contract/task";
 
 /**
  * The notification outbox state machine (docs/state-machines.md#notification-outbox), as pure decisions.

@@ -1,12 +1,12 @@
 import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Run } from "@/lib/db/generated/client.ts";
-import { fairPick } from "@/lib/db/fair-claim";
+import { fairPick } from "@/lib/limits/fair-claim";
 
 /**
  * Every claim and guard statement of the run loop lives here.
  *
- * Run state machine (one module; see also lib/runs/execute.ts):
+ * Run state machine (one module; see also lib/runtime/execute-run.ts):
  *
  *   from        event                                   to         guard
  *   ---------   -------------------------------------   --------   ------------------------------
@@ -19,7 +19,7 @@ import { fairPick } from "@/lib/db/fair-claim";
  *
  * "Head of its conversation" = no older queued/running run in the same
  * conversation, which gives both FIFO order and one active run per conversation.
- * Among accounts the claim is fair (lib/db/fair-claim.ts): an account
+ * Among accounts the claim is fair (lib/limits/fair-claim.ts): an account
  * holding fewer running runs goes first, and none holds more than its slots.
  */
 
@@ -44,7 +44,7 @@ const runDue = (a: string) => {
         AND b.status = 'running' AND b."leaseExpiresAt" >= now())`;
 };
 
-/** Claims up to `limit` runs, fairly across accounts (lib/db/fair-claim.ts). */
+/** Claims up to `limit` runs, fairly across accounts (lib/limits/fair-claim.ts). */
 export async function claimRuns(workerId: string, limit: number): Promise<ClaimedRun[]> {
   if (limit <= 0) return [];
   return getDb().$queryRaw<ClaimedRun[]>(claimRunsSql(workerId, limit));

@@ -3,7 +3,7 @@ import { ApiError, notFound } from "@/lib/errors/api-error";
 import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { lockOwnedTask, storeInputResponse } from "./sql";
-import { toPublicTask, type PublicTask } from "./public";
+import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 
 /**
  * Stores the user's answer to an input request. The web process never calls a

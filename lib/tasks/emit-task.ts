@@ -1,7 +1,7 @@
 import type { Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { emitEvent } from "@/lib/events/emit";
-import { toPublicTask } from "./public";
+import { toPublicTask } from "@/lib/contract/task";
 
 /** Announces the task's current public shape on the owner's feed, inside tx. */
 export async function emitTaskUpdated(tx: Tx, task: Task): Promise<void> {

@@ -7,7 +7,7 @@ import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
 import * as updateRoute from "@/app/api/tasks/[id]/update/route";
 import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
 import { startTask } from "./start-task";
-import { terminal } from "./execute";
+import { terminal } from "@/lib/runtime/execute-task";
 import { taskProjection } from "@/lib/agent/task-projection";
 import { buildEventSnapshot } from "@/lib/notify/event";
 import { narrationPrompt } from "@/lib/notify/deliver";

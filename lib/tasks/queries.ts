@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client.ts";
-import type { PublicNotice } from "@/lib/api/shapes";
-import { toPublicNotice } from "@/lib/delivery/sync-notices";
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, toPublicTask, type PublicTask } from "./public";
+import type { PublicTaskDetail } from "@/lib/contract/shapes";
+import { toPublicNotice } from "@/lib/contract/notice";
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, toPublicTask, type PublicTask } from "@/lib/contract/task";
 
 export type TaskScope = "active" | "recent" | "all";
 
@@ -21,22 +21,6 @@ export async function listTasks(
   // "all": every active task (a busy account must not push one off the list), then the newest finished ones.
   const [active, recent] = await Promise.all([find(ACTIVE_STATUSES, MAX_ACTIVE_LISTED), find(TERMINAL_STATUSES, limit)]);
   return [...active, ...recent].map(toPublicTask);
-}
-
-export interface PublicPublication {
-  id: string;
-  version: number;
-  partial: boolean;
-  content: string;
-  sha256: string;
-  createdAt: string;
-}
-
-
-export interface PublicTaskDetail extends PublicTask {
-  progressHistory: { text: string; at: string }[];
-  publications: PublicPublication[];
-  notices: PublicNotice[];
 }
 
 export async function getTaskDetail(ownerId: string, id: string): Promise<PublicTaskDetail | null> {

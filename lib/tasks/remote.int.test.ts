@@ -6,7 +6,7 @@ import type { Driver, StepOutcome } from "@/lib/drivers/types";
 import * as inputRoute from "@/app/api/tasks/[id]/input/route";
 import { startTask } from "./start-task";
 import { claimExecution } from "./sql";
-import { executeTask } from "./execute";
+import { executeTask } from "@/lib/runtime/execute-task";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { call, createConversationFor, signUp, type TestUser } from "@/tests/helpers";
 

@@ -5,7 +5,7 @@ import { wakeWorkers } from "@/lib/events/emit";
 import { liveWorkers } from "@/lib/workers/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
 import { lockOwnedTask, setCancelFence } from "./sql";
-import { toPublicTask, type PublicTask } from "./public";
+import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 
 /**
  * Sets the cancel fence inside tx. The first request stamps cancelRequestedAt

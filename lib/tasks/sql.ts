@@ -1,7 +1,7 @@
 import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
-import { fairPick } from "@/lib/db/fair-claim";
+import { fairPick } from "@/lib/limits/fair-claim";
 
 /**
  * Every claim and guard of the task execution and cancel loops lives here.
@@ -28,7 +28,7 @@ import { fairPick } from "@/lib/db/fair-claim";
  *
  * Execution and cancel use separate lease tokens; a crash needs no recovery
  * code, the lease expires and the row is claimable again. Claims are fair
- * across accounts (lib/db/fair-claim.ts).
+ * across accounts (lib/limits/fair-claim.ts).
  */
 export const TASK_LEASE_MS = env("HERALD_TASK_LEASE_MS");
 export const TASK_RETRY_BASE_MS = env("HERALD_TASK_RETRY_MS");
@@ -53,7 +53,7 @@ const execDue = (a: string, only: string[] | null) => {
 };
 
 /**
- * Claims up to `limit` due tasks, fairly across accounts (lib/db/fair-claim.ts).
+ * Claims up to `limit` due tasks, fairly across accounts (lib/limits/fair-claim.ts).
  * `onlyIds` narrows the claim to given rows (tests drive one task by hand).
  */
 export async function claimExecution(workerId: string, limit: number, onlyIds?: string[]): Promise<LeasedTask[]> {

@@ -5,13 +5,13 @@ import { Prisma } from "@/lib/db/generated/client.ts";
 import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { insertTask } from "./sql";
-import { toPublicTask, type PublicTask } from "./public";
+import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { driverFor } from "@/lib/drivers/registry";
-import type { DeliveryContract } from "@/lib/api/schemas";
+import type { DeliveryContract } from "@/lib/contract/schemas";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 import { assertTaskQuota, lockAccount } from "@/lib/limits/quotas";
 import { simulateAllowed } from "@/lib/limits/config";
-import { dueAtFrom } from "@/lib/delivery/due-at";
+import { dueAtFrom } from "@/lib/contract/due-at";
 
 
 export interface StartTaskInput {

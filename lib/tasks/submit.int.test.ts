@@ -5,7 +5,7 @@ import { registerDriver } from "@/lib/drivers/registry";
 import type { Driver, SubmitResult } from "@/lib/drivers/types";
 import { startTask } from "./start-task";
 import { claimExecution } from "./sql";
-import { executeTask } from "./execute";
+import { executeTask } from "@/lib/runtime/execute-task";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { createConversationFor, signUp } from "@/tests/helpers";
 

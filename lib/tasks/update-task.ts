@@ -4,7 +4,7 @@ import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { appendPendingUpdate, lockOwnedTask } from "./sql";
 import { driverFor } from "@/lib/drivers/registry";
-import { toPublicTask, type PublicTask } from "./public";
+import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 
 const MAX_PENDING_UPDATES = 20;
 

@@ -1,5 +1,5 @@
 import { route, json } from "@/lib/api/route";
-import { createConversationBody } from "@/lib/api/schemas";
+import { createConversationBody } from "@/lib/contract/schemas";
 import { listConversations } from "@/lib/chat/queries";
 import { createConversation } from "@/lib/chat/create-conversation";
 

@@ -1,5 +1,5 @@
 import { route, json } from "@/lib/api/route";
-import { isId, listTasksQuery, startTaskBody } from "@/lib/api/schemas";
+import { isId, listTasksQuery, startTaskBody } from "@/lib/contract/schemas";
 import { listTasks } from "@/lib/tasks/queries";
 import { startTask } from "@/lib/tasks/start-task";
 import { findConversation } from "@/lib/chat/queries";

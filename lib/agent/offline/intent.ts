@@ -1,7 +1,7 @@
 import { firstAtOrAfter } from "@/lib/util/sorted";
 import { TOOLS } from "../tool-names";
 import type { ToolInputs } from "../tools";
-import { stripDeliveryPhrases } from "@/lib/delivery/parse";
+import { stripDeliveryPhrases } from "@/lib/text/delivery-phrases";
 import { offlineText } from "@/lib/i18n/offline";
 import { HOST_MARK, isChinese } from "./prompt-text";
 
@@ -21,7 +21,7 @@ function lead(text: string): string {
 }
 
 // Intent rules run on whole messages (up to 16,000 characters) in the worker,
-// so each stays linear whatever the text (same rules as lib/delivery/parse.ts):
+// so each stays linear whatever the text (same rules as lib/text/delivery-phrases.ts):
 // a pattern that could start at every character of a run (spaces, stops,
 // particles) may start only where the run starts, `\s*` never sits next to a
 // lazy group that can take the same spaces, and a `\s+` before `(.+)$` takes

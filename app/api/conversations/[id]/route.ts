@@ -1,8 +1,8 @@
 import { route } from "@/lib/api/route";
 import { notFound } from "@/lib/errors/api-error";
-import { idParams } from "@/lib/api/schemas";
+import { idParams } from "@/lib/contract/schemas";
 import { findConversation, listActiveRuns } from "@/lib/chat/queries";
-import { deleteConversation } from "@/lib/chat/delete-conversation";
+import { deleteConversation } from "@/lib/commands/delete-conversation";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { route } from "@/lib/api/route";
 import { notFound } from "@/lib/errors/api-error";
-import { idParams } from "@/lib/api/schemas";
+import { idParams } from "@/lib/contract/schemas";
 import { getTaskDetail } from "@/lib/tasks/queries";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { route, json } from "@/lib/api/route";
 import { notFound } from "@/lib/errors/api-error";
-import { idParams, listMessagesQuery, postMessageBody } from "@/lib/api/schemas";
+import { idParams, listMessagesQuery, postMessageBody } from "@/lib/contract/schemas";
 import { listMessages } from "@/lib/chat/queries";
 import { postMessage } from "@/lib/chat/post-message";
 

@@ -1,5 +1,5 @@
 import { route } from "@/lib/api/route";
-import { idParams } from "@/lib/api/schemas";
+import { idParams } from "@/lib/contract/schemas";
 import { requestCancel } from "@/lib/tasks/request-cancel";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { route } from "@/lib/api/route";
-import { answerInputBody, idParams } from "@/lib/api/schemas";
+import { answerInputBody, idParams } from "@/lib/contract/schemas";
 import { answerInput } from "@/lib/tasks/answer-input";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { route } from "@/lib/api/route";
-import { idParams, updateTaskBody } from "@/lib/api/schemas";
+import { idParams, updateTaskBody } from "@/lib/contract/schemas";
 import { updateTask } from "@/lib/tasks/update-task";
 
 export const dynamic = "force-dynamic";

@@ -11,7 +11,7 @@ import {
   type Dictionary,
   type Lang,
   type MessageKey,
-} from "./dictionaries";
+} from "@/lib/i18n/dictionaries";
 import { useHydrated } from "@/lib/client/use-hydrated";
 
 // The choice is per browser, not per tab: every tab follows a change made in

@@ -7,7 +7,7 @@ import {
   type PublicMessage,
   type PublicRun,
   type RunStatus,
-} from "@/lib/api/shapes";
+} from "@/lib/contract/shapes";
 
 // Whitelist projections: a field reaches a client only if it is copied here.
 

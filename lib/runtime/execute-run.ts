@@ -4,7 +4,7 @@ import { publicError } from "@/lib/errors/public";
 import { getDb } from "@/lib/db/client";
 import { emitEvent, publishDelta, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
-import { toPublicRun } from "@/lib/chat/public";
+import { toPublicRun } from "@/lib/contract/message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { systemPrompt } from "@/lib/agent/prompt";
@@ -21,7 +21,7 @@ import {
   RUN_LEASE_MS,
   RUN_MAX_ATTEMPTS,
   type ClaimedRun,
-} from "./sql";
+} from "@/lib/runs/sql";
 
 const HISTORY_LIMIT = 40;
 const DELTA_FLUSH_MS = 40;

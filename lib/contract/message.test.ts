@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "@/lib/db/generated/client.ts";
-import { messageMetaOf, toPublicMessage } from "./public";
+import { messageMetaOf, toPublicMessage } from "@/lib/contract/message";
 
 const message = (o: Partial<Message>): Message =>
   ({

@@ -1,5 +1,5 @@
 import { ApiError } from "@/lib/errors/api-error";
-import { MAX_DUE_SECONDS, type DeliveryContract } from "@/lib/api/schemas";
+import { MAX_DUE_SECONDS, type DeliveryContract } from "@/lib/contract/schemas";
 
 /**
  * The promised moment of a contract. `anchor` is the accepted message's time

@@ -3,7 +3,7 @@ import { getDb } from "@/lib/db/client";
 import { listMessages } from "@/lib/chat/queries";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { createConversationFor, signUp, type TestUser } from "@/tests/helpers";
-import { terminal } from "./execute";
+import { terminal } from "@/lib/runtime/execute-task";
 
 /** A running task no worker will pick up (nextRunAt a day away): terminal() is called by hand. */
 async function runningTask(user: TestUser, conversationId: string, title: string) {

@@ -2,13 +2,18 @@ import { getDb } from "@/lib/db/client";
 import { cancelConversationRuns } from "@/lib/runs/sql";
 import { emitEvent } from "@/lib/events/emit";
 import { notFound } from "@/lib/errors/api-error";
-import { toPublicConversation } from "./public";
-import { onConversationDeleted } from "@/lib/tasks/on-conversation-deleted";
+import { toPublicConversation } from "@/lib/contract/message";
+import { TERMINAL_STATUSES } from "@/lib/contract/task";
+import { deadLetterConversation } from "@/lib/notify/sql";
+import { fenceCancel } from "@/lib/tasks/request-cancel";
 
 /**
  * Soft delete: the row stays for audit and for tasks that still point at it,
- * but every read filters it out. Queued turns are cancelled; active background
- * tasks are asked to cancel and their pending notifications dead-letter.
+ * but every read filters it out. A command rather than a chat function because
+ * it spans three domains in one transaction: queued turns are cancelled, every
+ * active task gets the cancel fence (the cancel loop finishes the job), and
+ * notifications still pending dead-letter with a reason instead of retrying
+ * into a conversation that no longer exists.
  */
 export async function deleteConversation(ownerId: string, id: string): Promise<void> {
   await getDb().$transaction(async (tx) => {
@@ -22,7 +27,12 @@ export async function deleteConversation(ownerId: string, id: string): Promise<v
       WHERE id = ${id} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL RETURNING id`;
     if (rows.length === 0) throw notFound("Conversation");
     await cancelConversationRuns(tx, id);
-    await onConversationDeleted(tx, ownerId, id);
+    const tasks = await tx.task.findMany({
+      where: { ownerId, conversationId: id, status: { notIn: [...TERMINAL_STATUSES] }, cancelRequestedAt: null },
+      select: { id: true },
+    });
+    for (const t of tasks) await fenceCancel(tx, ownerId, t.id);
+    await deadLetterConversation(tx, ownerId, id);
     const c = await tx.conversation.findUniqueOrThrow({ where: { id } });
     await emitEvent(
       tx,

@@ -1,9 +1,9 @@
 import { getDb } from "@/lib/db/client";
 import { driverFor } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
-import { terminal } from "./execute";
-import { lockCancelGuarded, releaseCancel, type CancelLeasedTask } from "./sql";
-import { emitTaskById } from "./emit-task";
+import { terminal } from "@/lib/runtime/execute-task";
+import { lockCancelGuarded, releaseCancel, type CancelLeasedTask } from "@/lib/tasks/sql";
+import { emitTaskById } from "@/lib/tasks/emit-task";
 
 /**
  * Cancel loop work: ask the driver to stop, then store the terminal status the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { chineseNumber, parseDeliveryPhrase, stripDeliveryPhrases } from "./parse";
-import { MAX_MESSAGE_CHARS } from "@/lib/api/schemas";
+import { chineseNumber, parseDeliveryPhrase, stripDeliveryPhrases } from "@/lib/text/delivery-phrases";
+import { MAX_MESSAGE_CHARS } from "@/lib/contract/schemas";
 import { adversarialCorpus, fill } from "@/tests/adversarial-text";
 
 type Expected = [mode: "at" | "by", seconds: number, reportIfUnfinished?: boolean] | null;

@@ -12,10 +12,10 @@ import { TRACKING_DEGRADED_AFTER, type StepOutcome } from "@/lib/drivers/types";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import { recordEventIfChanged } from "@/lib/notify/event";
 import { STOPPED_IN_OVERTIME, syncNotices } from "@/lib/delivery/sync-notices";
-import { budgetExceeded, stopAtDeadline } from "@/lib/delivery/due";
-import type { TerminalMessageMeta } from "@/lib/api/shapes";
-import { emitTaskById } from "./emit-task";
-import { publicFailure } from "./public";
+import { budgetExceeded, stopAtDeadline } from "@/lib/runtime/due-loop";
+import type { TerminalMessageMeta } from "@/lib/contract/shapes";
+import { emitTaskById } from "@/lib/tasks/emit-task";
+import { publicFailure } from "@/lib/contract/task";
 import {
   backoffMs,
   commitPoll,
@@ -33,7 +33,7 @@ import {
   TASK_LEASE_MS,
   TASK_MAX_CONSECUTIVE_ERRORS,
   type LeasedTask,
-} from "./sql";
+} from "@/lib/tasks/sql";
 
 const MAX_ERROR_CHARS = 4000;
 

@@ -6,9 +6,9 @@ import { recordEventIfChanged } from "@/lib/notify/event";
 import { emitTaskById } from "@/lib/tasks/emit-task";
 import { fenceCancel } from "@/lib/tasks/request-cancel";
 import { setStopReason } from "@/lib/tasks/sql";
-import { findDue, lockDue, markDueEvaluated, nextDueMs } from "./sql";
-import { evaluateDue } from "./contract";
-import { factsOf, STOPPED_AT_DEADLINE, syncNotices, writeNotice } from "./sync-notices";
+import { findDue, lockDue, markDueEvaluated, nextDueMs } from "@/lib/delivery/sql";
+import { evaluateDue } from "@/lib/delivery/contract";
+import { factsOf, STOPPED_AT_DEADLINE, syncNotices, writeNotice } from "@/lib/delivery/sync-notices";
 
 /**
  * The due loop: sleeps until the earliest unevaluated dueAt (woken early by a

@@ -4,9 +4,8 @@
 // the server parses stored JSON (message meta) back through.
 
 import { z } from "zod";
-import type { NoticeOutcome } from "@/lib/delivery/contract";
 import { ERROR_CATEGORIES, type ErrorCategory } from "@/lib/errors/categories";
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, type PublicTask, type TaskStatus } from "@/lib/tasks/public";
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, type PublicTask, type TaskStatus } from "@/lib/contract/task";
 
 export type MessageKind = "user" | "assistant" | "progress" | "body" | "terminal" | "notice";
 
@@ -31,7 +30,8 @@ export const NOTICE_OUTCOMES = [
   "failed",
   "cancelled",
   "input",
-] as const satisfies readonly NoticeOutcome[];
+] as const;
+export type NoticeOutcome = (typeof NOTICE_OUTCOMES)[number];
 
 /** The timed-delivery contract fixed when a user message was accepted (docs/api.md#messages). */
 export const deliveryMetaSchema = z.object({
@@ -53,12 +53,12 @@ export const messageMetaSchemas = {
   /** lib/chat/post-message.ts; null without a delivery contract. */
   user: z.object({ delivery: deliveryMetaSchema.optional() }),
   assistant: z.null(),
-  /** lib/tasks/execute.ts: the research step that reported it (null for a remote's progress). */
+  /** lib/runtime/execute-task.ts: the research step that reported it (null for a remote's progress). */
   progress: z.object({ step: z.number().nullable(), title: z.string() }),
-  /** lib/tasks/execute.ts: the publication this body is. */
+  /** lib/runtime/execute-task.ts: the publication this body is. */
   body: z.object({ partial: z.boolean(), version: z.number(), title: z.string() }),
   /**
-   * lib/tasks/execute.ts `terminal()`. A failure carries its stored sentence
+   * lib/runtime/execute-task.ts `terminal()`. A failure carries its stored sentence
    * (`error`, at most 500 characters) and category (`errorCode`, lib/errors/categories.ts)
    * so readers word it in their language instead of reading `content`.
    */
@@ -166,7 +166,7 @@ export interface ApiErrorBody {
   error: { code: string; message: string; field?: string; ref?: string };
 }
 
-/** A host notice as clients see it (lib/delivery/sync-notices.ts `toPublicNotice`). */
+/** A host notice as clients see it (lib/contract/notice.ts `toPublicNotice`). */
 export interface PublicNotice {
   id: string;
   taskId: string;
@@ -176,4 +176,22 @@ export interface PublicNotice {
   publicationId: string | null;
   text: string;
   createdAt: string;
+}
+
+
+/** The task sheet's full view: the task, its progress lines, every published body and its notices (docs/api.md#tasks). */
+export interface PublicPublication {
+  id: string;
+  version: number;
+  partial: boolean;
+  content: string;
+  sha256: string;
+  createdAt: string;
+}
+
+
+export interface PublicTaskDetail extends PublicTask {
+  progressHistory: { text: string; at: string }[];
+  publications: PublicPublication[];
+  notices: PublicNotice[];
 }
