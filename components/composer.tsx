@@ -26,10 +26,12 @@ export function Composer({
   const minutesId = useId();
   const minutesErrorId = useId();
   const reportId = useId();
+  const stopId = useId();
   const [value, setValue] = useState("");
   const [mode, setMode] = useState<DeliveryMode>("none");
   const [minutes, setMinutes] = useState(DEFAULT_MINUTES);
   const [reportAnyway, setReportAnyway] = useState(false);
+  const [stopAtDeadline, setStopAtDeadline] = useState(false);
   const [showMinutesError, setShowMinutesError] = useState(false);
   const hydrated = useHydrated();
   const textareaRef = useRef<HTMLTextAreaElement>(null);
@@ -54,13 +56,16 @@ export function Composer({
       return;
     }
     const delivery =
-      mode !== "none" && dueInSeconds !== null ? { mode, dueInSeconds, reportIfUnfinished: reportAnyway } : undefined;
+      mode !== "none" && dueInSeconds !== null
+        ? { mode, dueInSeconds, reportIfUnfinished: reportAnyway, ...(stopAtDeadline ? { allowOvertime: false } : {}) }
+        : undefined;
     onSend(value.trim(), delivery);
     setValue("");
     // A deadline belongs to one message; the next one starts without.
     setMode("none");
     setMinutes(DEFAULT_MINUTES);
     setReportAnyway(false);
+    setStopAtDeadline(false);
     setShowMinutesError(false);
     textareaRef.current?.focus();
   }
@@ -153,6 +158,16 @@ export function Composer({
                   className="size-4 accent-accent"
                 />
                 <label htmlFor={reportId}>{t("reportIfUnfinished")}</label>
+              </span>
+              <span className="flex items-center gap-1.5">
+                <input
+                  id={stopId}
+                  type="checkbox"
+                  checked={stopAtDeadline}
+                  onChange={(event) => setStopAtDeadline(event.target.checked)}
+                  className="size-4 accent-accent"
+                />
+                <label htmlFor={stopId}>{t("stopAtDeadline")}</label>
               </span>
               {showMinutesError && minutesInvalid && (
                 <p id={minutesErrorId} className="basis-full text-danger">

@@ -1,5 +1,6 @@
 "use client";
 
+import type { PublicTask } from "@/lib/contract/task";
 import { useI18n } from "@/lib/client/i18n";
 import { TimerIcon } from "./icons";
 import { LocalTime } from "./local-time";
@@ -33,6 +34,28 @@ export function DeliverySummary({
         <span>{t(mode === "at" ? "deliveryAt" : "deliveryBy")}</span>
       )}
       {reportIfUnfinished && <span>· {t("deliveryReportAnyway")}</span>}
+    </span>
+  );
+}
+
+/**
+ * The overtime rule a timed task runs under and what it has used: "Stops at
+ * the deadline", or "May run past the deadline (up to 20 model requests,
+ * 10 min)", then "Used 7 model requests".
+ */
+export function OvertimeSummary({ delivery, spent }: Pick<PublicTask, "delivery" | "spent">) {
+  const { t } = useI18n();
+  const limits: string[] = [];
+  if (delivery.budget?.maxModelRequests !== undefined) limits.push(t("budgetRequests", { n: delivery.budget.maxModelRequests }));
+  if (delivery.budget?.maxWallSeconds !== undefined) limits.push(t("budgetMinutes", { n: Math.ceil(delivery.budget.maxWallSeconds / 60) }));
+  const rule = !delivery.allowOvertime
+    ? t("overtimeOff")
+    : limits.length > 0
+      ? t("overtimeBudget", { limits: limits.join(", ") })
+      : t("overtimeOn");
+  return (
+    <span data-overtime={delivery.allowOvertime ? "allowed" : "off"}>
+      {rule} · {t("spentRequests", { n: spent.modelRequests })}
     </span>
   );
 }

@@ -218,7 +218,7 @@ export function TerminalLine({ message }: { message: PublicMessageOf<"terminal">
       ? "bg-ok"
       : status === "failed"
         ? "bg-danger"
-        : status === "cancelled"
+        : status === "cancelled" || status === "deadline_exceeded"
           ? "bg-warn"
           : "bg-border-strong";
   let text = message.content;

@@ -26,6 +26,7 @@ const STATUS_LOOK: Record<TaskStatus, { icon: (props: SVGProps<SVGSVGElement>) =
   succeeded: { icon: CheckCircleIcon, tone: "text-green-800 bg-green-50 dark:text-green-300 dark:bg-green-950" },
   failed: { icon: XCircleIcon, tone: "text-red-700 bg-red-50 dark:text-red-300 dark:bg-red-950" },
   cancelled: { icon: BanIcon, tone: "text-orange-800 bg-orange-50 dark:text-orange-300 dark:bg-orange-950" },
+  deadline_exceeded: { icon: ClockIcon, tone: "text-amber-900 bg-amber-100 dark:text-amber-200 dark:bg-amber-950" },
 };
 
 export function statusKey(status: TaskStatus): MessageKey {

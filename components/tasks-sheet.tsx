@@ -19,7 +19,7 @@ import {
 import { failureWords } from "@/lib/client/error-words";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
-import { DeliverySummary } from "./delivery-summary";
+import { DeliverySummary, OvertimeSummary } from "./delivery-summary";
 import { AlertIcon, ChatIcon, ChevronIcon, SpinnerIcon, TasksIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
@@ -348,6 +348,7 @@ function TaskRow({
             dueAt={task.delivery.dueAt}
             reportIfUnfinished={task.delivery.reportIfUnfinished}
           />
+          <OvertimeSummary delivery={task.delivery} spent={task.spent} />
           {task.delivery.outcome ? (
             <OutcomeBadge outcome={task.delivery.outcome} />
           ) : (

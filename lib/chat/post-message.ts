@@ -38,7 +38,7 @@ async function deliveryMeta(tx: Tx, input: PostMessageInput, parsed: ParsedDeliv
       dueAt: dueAt.toISOString(),
       dueInSeconds: (dueAt.getTime() - now.getTime()) / 1000,
       reportIfUnfinished: d.reportIfUnfinished ?? false,
-      allowOvertime: input.delivery?.allowOvertime ?? true,
+      allowOvertime: d.allowOvertime ?? true,
       ...(input.delivery?.budget ? { budget: input.delivery.budget } : {}),
       source: input.delivery ? "picker" : "phrase",
     },

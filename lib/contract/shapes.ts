@@ -63,7 +63,7 @@ export const messageMetaSchemas = {
    * so readers word it in their language instead of reading `content`.
    */
   terminal: z.object({
-    status: z.enum(["succeeded", "failed", "cancelled"]),
+    status: z.enum(["succeeded", "failed", "cancelled", "deadline_exceeded"]),
     completedAt: z.string(),
     title: z.string(),
     errorCode: z.enum(ERROR_CODES).nullable().optional(),

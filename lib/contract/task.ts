@@ -14,10 +14,18 @@ export type TaskStatus =
   | "input_required"
   | "succeeded"
   | "failed"
-  | "cancelled";
+  | "cancelled"
+  /** Stopped by its deadline (no overtime allowed, or the overtime budget spent); partials kept. */
+  | "deadline_exceeded";
 
 export const ACTIVE_STATUSES: TaskStatus[] = ["submitted", "queued", "running", "updating", "input_required"];
-export const TERMINAL_STATUSES: TaskStatus[] = ["succeeded", "failed", "cancelled"];
+export const TERMINAL_STATUSES: TaskStatus[] = ["succeeded", "failed", "cancelled", "deadline_exceeded"];
+export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deadline_exceeded";
+
+/** The one test for "this task is over"; SQL uses `TERMINAL_SQL` (lib/tasks/sql.ts) built from the same list. */
+export function isTerminalStatus(status: string): status is TerminalStatus {
+  return (TERMINAL_STATUSES as string[]).includes(status);
+}
 
 export const PUBLIC_ERROR_CHARS = 500;
 
@@ -32,7 +40,18 @@ export interface PublicTask {
   startedAt: string | null;
   completedAt: string | null;
   progress: { text: string; at: string } | null;
-  delivery: { mode: "none" | "at" | "by"; dueAt: string | null; reportIfUnfinished: boolean; outcome: string | null };
+  delivery: {
+    mode: "none" | "at" | "by";
+    dueAt: string | null;
+    reportIfUnfinished: boolean;
+    outcome: string | null;
+    /** False: the task stops at dueAt (status deadline_exceeded). True: it may run on within `budget`. */
+    allowOvertime: boolean;
+    /** Past a missed dueAt the research stops once either is spent; null = no limit. */
+    budget: { maxModelRequests?: number; maxWallSeconds?: number } | null;
+  };
+  /** What the task has used so far; wall time is completedAt (or now) − startedAt. */
+  spent: { modelRequests: number };
   cancelRequested: boolean;
   cancel: { attempts: number; lastError: string | null };
   notification: { status: string; attempts: number; error: string | null };
@@ -48,6 +67,16 @@ const bound = (s: string | null, n = PUBLIC_ERROR_CHARS) => (s === null ? null :
 /** A stored failure as clients may see it: the sentence (bounded) and its category. */
 export function publicFailure(error: string | null): { error: string | null; errorCode: ErrorCategory | null } {
   return { error: bound(error), errorCode: errorCodeOf(error) };
+}
+
+/** Only the two known budget fields, whatever the JSON column holds. */
+function budgetOf(raw: unknown): PublicTask["delivery"]["budget"] {
+  if (!raw || typeof raw !== "object") return null;
+  const b = raw as Record<string, unknown>;
+  const out: NonNullable<PublicTask["delivery"]["budget"]> = {};
+  if (typeof b.maxModelRequests === "number") out.maxModelRequests = b.maxModelRequests;
+  if (typeof b.maxWallSeconds === "number") out.maxWallSeconds = b.maxWallSeconds;
+  return Object.keys(out).length > 0 ? out : null;
 }
 
 export function toPublicTask(t: Task): PublicTask {
@@ -68,7 +97,10 @@ export function toPublicTask(t: Task): PublicTask {
       dueAt: t.dueAt?.toISOString() ?? null,
       reportIfUnfinished: t.reportIfUnfinished,
       outcome: t.deliveryOutcome,
+      allowOvertime: t.allowOvertime,
+      budget: budgetOf(t.budget),
     },
+    spent: { modelRequests: t.modelRequests },
     cancelRequested: t.cancelRequestedAt !== null,
     cancel: { attempts: t.cancelAttempts, lastError: bound(t.lastCancelError) },
     notification: { status: t.notificationStatus, attempts: t.notificationAttempts, error: bound(t.notificationError) },

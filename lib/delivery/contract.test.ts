@@ -66,10 +66,10 @@ describe("due evaluation: mode × finished-before/after × partial × report-any
     }
   });
 
-  it("already failed or cancelled at dueAt: outcome missed, no due notice (the user was told)", () => {
-    for (const status of ["failed", "cancelled"]) {
+  it("already failed, cancelled or stopped at dueAt: no outcome and no due notice (the user was told; a cancel is no missed promise)", () => {
+    for (const status of ["failed", "cancelled", "deadline_exceeded"]) {
       const ev = evaluateDue(facts({ status, latestPublicationId: "P" }), noOvertime);
-      expect(ev).toEqual({ outcome: "missed", notice: null, stop: false });
+      expect(ev).toEqual({ outcome: null, notice: null, stop: false });
     }
   });
 });
@@ -100,8 +100,10 @@ describe("planned notices", () => {
   it("failure and cancel never wait for dueAt; a deadline stop is told by its due notice only", () => {
     expect(keys(facts({ status: "failed" }))).toEqual(["failed/failed"]);
     expect(keys(facts({ mode: "by", status: "cancelled" }))).toEqual(["cancelled/cancelled"]);
-    expect(keys(facts({ status: "cancelled", stoppedAtDeadline: true, dueEvaluatedAt: due }))).toEqual([]);
-    expect(keys(facts({ status: "cancelled", stoppedInOvertime: true, dueEvaluatedAt: due, latestPublicationId: "P" }))).toEqual(["stopped/stopped"]);
+    expect(keys(facts({ status: "deadline_exceeded", stoppedAtDeadline: true, dueEvaluatedAt: due }))).toEqual([]);
+    expect(keys(facts({ status: "deadline_exceeded", stoppedInOvertime: true, dueEvaluatedAt: due, latestPublicationId: "P" }))).toEqual(["stopped/stopped"]);
+    // A user's cancel is a cancel even when the task had a deadline.
+    expect(keys(facts({ mode: "at", status: "cancelled", dueEvaluatedAt: due }))).toEqual(["cancelled/cancelled"]);
   });
 
   it("byOutcome window is 10% of the promised duration, between 1 s and 60 s", () => {

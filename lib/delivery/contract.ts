@@ -1,4 +1,5 @@
 import type { NoticeOutcome } from "@/lib/contract/shapes";
+import { isTerminalStatus } from "@/lib/contract/task";
 
 /**
  * Timed delivery contracts (docs/state-machines.md#delivery-contracts) as one pure function: given
@@ -19,7 +20,9 @@ import type { NoticeOutcome } from "@/lib/contract/shapes";
  *   by    at dueAt, no report        not final                          — (outcome missed recorded)
  *   by    after dueAt                succeeded                          final / late
  *   any   overtime after a missed due  budget spent → stopped             stopped / stopped (partials kept)
- *   any   any                        failed | cancelled (not stopped)   failed · cancelled (never waits for dueAt)
+ *   any   any                        failed | cancelled                 failed · cancelled (never waits for dueAt;
+ *                                                                       the due moment then records no outcome)
+ *   any   stopped by its deadline    deadline_exceeded                  the due/stopped notice above, or stopped/stopped
  *
  * deliveryOutcome (on_time | early | missed) is written once: at due
  * evaluation, or at completion for a by-contract finished before its dueAt.
@@ -60,8 +63,12 @@ export function byOutcome(completedAt: Date, createdAt: Date, dueAt: Date): "ear
 }
 
 export interface DueEvaluation {
-  /** deliveryOutcome to write once (a by-contract finished early keeps its own). */
-  outcome: "on_time" | "missed";
+  /**
+   * deliveryOutcome to write once (a by-contract finished early keeps its own);
+   * null when the task ended otherwise before its due moment: a cancel, a
+   * failure or a deadline stop is not a missed promise.
+   */
+  outcome: "on_time" | "missed" | null;
   notice: NoticeSpec | null;
   /** Stop the research now: no overtime allowed, or its budget is spent. */
   stop: boolean;
@@ -76,7 +83,8 @@ export function evaluateDue(f: ContractFacts, overtime: { allowOvertime: boolean
     const notice: NoticeSpec | null = f.mode === "at" ? { key: "due", outcome: "on_time", publicationId: f.finalPublicationId } : null;
     return { outcome: "on_time", notice, stop: false };
   }
-  const terminal = ["succeeded", "failed", "cancelled"].includes(f.status);
+  const terminal = isTerminalStatus(f.status);
+  if (terminal && f.status !== "succeeded") return { outcome: null, notice: null, stop: false };
   const stop = !terminal && (!overtime.allowOvertime || overtime.budgetExceeded);
   if (stop) return { outcome: "missed", notice: { key: "due", outcome: "stopped", publicationId: f.latestPublicationId }, stop };
   const silent = terminal || (f.mode === "by" && !f.reportIfUnfinished);
@@ -87,8 +95,9 @@ export function evaluateDue(f: ContractFacts, overtime: { allowOvertime: boolean
 export function plannedNotices(f: ContractFacts): NoticeSpec[] {
   const out: NoticeSpec[] = [];
   if (f.status === "failed") out.push({ key: "failed", outcome: "failed", publicationId: f.latestPublicationId });
-  if (f.status === "cancelled" && f.stoppedInOvertime) out.push({ key: "stopped", outcome: "stopped", publicationId: f.latestPublicationId });
-  else if (f.status === "cancelled" && !f.stoppedAtDeadline) out.push({ key: "cancelled", outcome: "cancelled", publicationId: f.latestPublicationId });
+  // A deadline stop at the due moment told the user with its due notice; one later in overtime gets its own.
+  if (f.status === "deadline_exceeded" && f.stoppedInOvertime) out.push({ key: "stopped", outcome: "stopped", publicationId: f.latestPublicationId });
+  if (f.status === "cancelled") out.push({ key: "cancelled", outcome: "cancelled", publicationId: f.latestPublicationId });
   if (f.status !== "succeeded") return out;
   const pub = f.finalPublicationId ?? f.latestPublicationId;
   if (f.mode === "none" || !f.dueAt) {

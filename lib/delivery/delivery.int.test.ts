@@ -8,6 +8,8 @@ import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import * as eventsRoute from "@/app/api/events/route";
 import { claimNotifications, notifyOne } from "@/lib/notify/deliver";
+import { isTerminalStatus } from "@/lib/contract/task";
+import { requestCancel } from "@/lib/tasks/request-cancel";
 import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
 
 let w: WorkerProc;
@@ -31,7 +33,7 @@ async function launch(simulate: { steps: number; stepMs: number }, delivery: Del
 const settled = (id: string) =>
   waitFor(async () => {
     const t = await task(id);
-    return ["succeeded", "failed", "cancelled"].includes(t.status) && ["delivered", "none"].includes(t.notificationStatus) && t.dueEvaluatedAt ? t : null;
+    return isTerminalStatus(t.status) && ["delivered", "none"].includes(t.notificationStatus) && t.dueEvaluatedAt ? t : null;
   }, 40_000, "task settled and due evaluated");
 
 describe("timed delivery with real workers", () => {
@@ -97,8 +99,10 @@ describe("timed delivery with real workers", () => {
   it("no overtime: at dueAt the research stops, keeps its partial, and the notice says stopped", async () => {
     const { id } = await launch({ steps: 2, stepMs: 2000 }, { mode: "at", dueInSeconds: 3, allowOvertime: false });
     const t = await settled(id);
-    expect(t.status).toBe("cancelled");
+    expect(t.status).toBe("deadline_exceeded");
     expect((await notices(id)).map((n) => [n.key, n.outcome])).toEqual([["due", "stopped"]]);
+    const line = await db().message.findFirst({ where: { taskId: id, kind: "terminal" } });
+    expect((line?.meta as { status?: string } | null)?.status).toBe("deadline_exceeded");
     const pubs = await db().publication.findMany({ where: { taskId: id } });
     expect(pubs.map((p) => p.partial)).toEqual([true]);
     expect((await notices(id))[0].publicationId).toBe(pubs[0].id);
@@ -108,7 +112,7 @@ describe("timed delivery with real workers", () => {
     const { id } = await launch({ steps: 4, stepMs: 1200 }, { mode: "at", dueInSeconds: 2, budget: { maxWallSeconds: 3.5 } });
     const t = await waitFor(async () => {
       const r = await task(id);
-      return r.status === "cancelled" ? r : null;
+      return r.status === "deadline_exceeded" ? r : null;
     }, 30_000, "stopped in overtime");
     expect(t.deliveryOutcome).toBe("missed");
     expect((await notices(id)).map((n) => [n.key, n.outcome])).toEqual([
@@ -119,6 +123,17 @@ describe("timed delivery with real workers", () => {
     expect(steps).toBeGreaterThanOrEqual(2); // it did go on past the dueAt…
     expect(steps).toBeLessThan(5); // …but not to the end
     expect(await db().publication.count({ where: { taskId: id, partial: true } })).toBe(1);
+  });
+
+  it("a timed task cancelled before its due moment stays cancelled: the due moment records no outcome, no notice and no model turn", async () => {
+    const { id, conv } = await launch({ steps: 6, stepMs: 1000 }, { mode: "at", dueInSeconds: 2 });
+    await waitFor(async () => (await task(id)).status === "running", 20_000, "running");
+    await requestCancel(u.id, id);
+    const t = await settled(id);
+    expect(t.status).toBe("cancelled");
+    expect(t.deliveryOutcome).toBeNull();
+    expect((await notices(id)).map((n) => [n.key, n.outcome])).toEqual([["cancelled", "cancelled"]]);
+    expect(await db().run.count({ where: { conversationId: conv } })).toBe(0);
   });
 
   it("the contract is anchored on the accepted message: dueAt = its createdAt + duration", async () => {
@@ -144,7 +159,7 @@ describe("timed delivery with real workers", () => {
     const before = await count();
     expect(before.steps).toBe(3);
     expect(before.task).toBe(3);
-    expect(before.runs).toBe(1); // the narration
+    expect(before.runs).toBe(0); // a timed promise is delivered by its notice: no narration turn
     for (let i = 0; i < 3; i++) {
       await call(messagesRoute.GET, { user: u, params: { id: conv } });
       await call(taskRoute.GET, { user: u, params: { id } });

@@ -5,6 +5,7 @@ import type { NoticeMessageMeta } from "@/lib/contract/shapes";
 import { appendMessage } from "@/lib/chat/append-message";
 import type { TaskStatus } from "@/lib/contract/task";
 import { emitEvent } from "@/lib/events/emit";
+import { queueNoticeEmail } from "@/lib/email/queue-notice-email";
 import { byOutcome, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
 import { insertNotice, setDeliveryOutcomeOnce } from "./sql";
 
@@ -61,6 +62,11 @@ export async function factsOf(tx: Tx, task: Task): Promise<ContractFacts> {
 export const STOPPED_AT_DEADLINE = "stopped at the deadline";
 export const STOPPED_IN_OVERTIME = "stopped after the deadline: overtime budget spent";
 
+/** The stop reason the due loop or the overtime check wrote before fencing the task. */
+export function stoppedByDeadline(error: string | null): boolean {
+  return (error ?? "").startsWith(STOPPED_AT_DEADLINE) || (error ?? "").startsWith(STOPPED_IN_OVERTIME);
+}
+
 /**
  * Writes one notice (idempotent by its unique key per task) with its `notice`
  * message and feed event. Returns null when the key already existed.
@@ -68,6 +74,7 @@ export const STOPPED_IN_OVERTIME = "stopped after the deadline: overtime budget 
 export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = noticeText(task, spec)): Promise<Notice | null> {
   const notice = await insertNotice(tx, task, spec, text);
   if (!notice) return null;
+  await queueNoticeEmail(tx, notice, task);
   await appendMessage(tx, {
     skipIfGone: true,
     conversationId: task.conversationId,

@@ -55,6 +55,7 @@ const MESSAGES = {
   statusSucceeded: { en: "finished", zh: "已完成" },
   statusFailed: { en: "failed", zh: "失败" },
   statusCancelled: { en: "cancelled", zh: "已取消" },
+  statusDeadlineExceeded: { en: "stopped at its deadline", zh: "到点已停止" },
   statusStopping: { en: "stopping", zh: "正在停止" },
 
   // Replies to tool results.

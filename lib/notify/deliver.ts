@@ -27,6 +27,7 @@ import {
   IN_FLIGHT,
   isVisible,
   narrationEnabled,
+  narrates,
   nextAction,
   notifyLeaseMs,
   onBudgetExhausted,
@@ -45,6 +46,7 @@ import {
   type NotificationStatus,
   type Transition,
 } from "./state";
+import { isTerminalStatus } from "@/lib/contract/task";
 
 export type { ClaimedNotification } from "./sql";
 
@@ -180,7 +182,7 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
       if (!event) throw new Error("claimed notification has no frozen event");
       const version = task.dispatchVersion!;
       await writeNotices(tx, task, event, version);
-      if (!narrationEnabled()) return onDeliveredWithoutNarration(task);
+      if (!narrationEnabled() || !narrates(event)) return onDeliveredWithoutNarration(task);
 
       const key = narrationKey(task.id, version, task.dispatchAttempt);
       const existing = await findRunByKey(tx, key);
@@ -209,7 +211,7 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
  * unique (taskId, key).
  */
 async function writeNotices(tx: Tx, task: Task, event: EventSnapshot, version: number): Promise<void> {
-  if (TERMINAL.has(event.status)) {
+  if (isTerminalStatus(event.status)) {
     await syncNotices(tx, task.id);
     return;
   }
@@ -217,8 +219,6 @@ async function writeNotices(tx: Tx, task: Task, event: EventSnapshot, version: n
   if (!plan) return;
   await writeNotice(tx, task, { key: plan.key, outcome: "input", publicationId: event.latestPublicationId }, inputNoticeText(event));
 }
-
-const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 const clip = (s: string, n = NOTICE_DETAIL_CHARS) => {
   const one = s.replace(/\s+/g, " ").trim();

@@ -6,11 +6,10 @@ import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { applyOutboxPatch, lockTaskForEvent, publicationPartial } from "./sql";
 import { isVisible, onEvent, type EventSnapshot } from "./state";
 import { TRACKING_DEGRADED_AFTER } from "@/lib/drivers/types";
+import { isTerminalStatus } from "@/lib/contract/task";
 
 export const EVENT_ERROR_CHARS = 500;
 
-const ATTENTION = new Set(["input_required", "succeeded", "failed", "cancelled"]);
-const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 /**
  * The whitelisted facts a notification may tell, or null when the task needs
@@ -21,7 +20,7 @@ const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
  * `latestPublicationId`; leave it undefined when unknown (recorded as null).
  */
 export function buildEventSnapshot(task: Task, latestPublicationPartial?: boolean | null): EventSnapshot | null {
-  const terminal = TERMINAL.has(task.status);
+  const terminal = isTerminalStatus(task.status);
   // A cancel is underway: the question or due report it would repeat is moot,
   // and the cancelled (or actual terminal) event follows.
   if (!terminal && task.cancelRequestedAt !== null) return null;
@@ -30,7 +29,7 @@ export function buildEventSnapshot(task: Task, latestPublicationPartial?: boolea
     return null;
   }
   const degraded = !terminal && task.consecutiveErrors >= TRACKING_DEGRADED_AFTER;
-  if (!ATTENTION.has(task.status) && !dueMomentIsReported(task) && !degraded) return null;
+  if (!terminal && task.status !== "input_required" && !dueMomentIsReported(task) && !degraded) return null;
   const error = task.error === null ? null : task.error.slice(0, EVENT_ERROR_CHARS);
   return {
     taskId: task.id,

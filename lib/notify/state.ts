@@ -36,7 +36,8 @@ import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TaskStatus } from "@/lib/contr
  *                                 (rebuild yields null)                                before delivery); notifiedVersion=eventVersion
  *  T7   claimed|retry             notice written, narration run queued   dispatched    token mine, lease alive, dispatchVersion as
  *                                 (or an existing run with the key)                    claimed; runId set, error cleared, lease freed
- *  T7n  claimed|retry             notice written, narration off          delivered     as T13 (or pending as T14 if a newer event)
+ *  T7n  claimed|retry             notice written, no narration due       delivered     as T13 (or pending as T14 if a newer event)
+ *                                 (narration off, or !narrates(event))
  *  T8   claimed|retry             conversation busy (a run queued or     pending       NOT counted; dispatchEvent cleared so the next
  *                                 running there)                                       claim rebuilds from the latest event; flat
  *                                                                                      interval
@@ -109,6 +110,20 @@ export const notifyIntervalMs = () => env("HERALD_NOTIFY_INTERVAL_MS");
 export const notifyMaxBackoffMs = () => env("HERALD_NOTIFY_MAX_BACKOFF_MS");
 export const notifyLeaseMs = () => env("HERALD_NOTIFY_LEASE_MS");
 export const narrationEnabled = () => env("HERALD_NARRATION") !== "off";
+
+/**
+ * Whether an event also gets a model-written narration turn, besides its host
+ * notice. A timed promise is delivered by its notice alone: re-waking the model
+ * at the due moment would cost requests and tell a second version of what was
+ * published. A cancel is the user's own act, already said by the terminal line
+ * and the notice. Questions and untimed results keep the narration turn. The
+ * agent still sees every event (notices and terminal lines) in its next turn.
+ */
+export function narrates(event: Pick<EventSnapshot, "status" | "deliveryMode">): boolean {
+  if (event.status === "input_required") return true;
+  if (event.deliveryMode === "at" || event.deliveryMode === "by") return false;
+  return event.status !== "cancelled" && event.status !== "deadline_exceeded";
+}
 
 export function backoffMs(failures: number, interval = notifyIntervalMs(), cap = notifyMaxBackoffMs()): number {
   return Math.min(interval * 2 ** Math.min(Math.max(failures, 0), 16), cap);

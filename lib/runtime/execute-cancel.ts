@@ -2,6 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { driverFor } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
 import { terminal } from "@/lib/runtime/execute-task";
+import { stoppedByDeadline } from "@/lib/delivery/sync-notices";
 import { lockCancelGuarded, releaseCancel, type CancelLeasedTask } from "@/lib/tasks/sql";
 import { emitTaskById } from "@/lib/tasks/emit-task";
 
@@ -20,7 +21,9 @@ export async function executeCancel(task: CancelLeasedTask, stopping: AbortSigna
     const error = snapshot.error ? publicError(snapshot.error, `cancel ${task.id}`, "remote_failed") : null;
     const ok = await getDb().$transaction(async (tx) => {
       if (!(await lockCancelGuarded(tx, task.id, token))) return false;
-      await terminal(tx, task.id, snapshot.status, error);
+      // A stop the due loop asked for is the deadline's doing, not the user's cancel.
+      const status = snapshot.status === "cancelled" && stoppedByDeadline(task.error) ? "deadline_exceeded" : snapshot.status;
+      await terminal(tx, task.id, status, error);
       return true;
     });
     return ok ? "cancelled" : "lost";

@@ -15,7 +15,7 @@ import { STOPPED_IN_OVERTIME, syncNotices } from "@/lib/delivery/sync-notices";
 import { budgetExceeded, stopAtDeadline } from "@/lib/runtime/due-loop";
 import type { TerminalMessageMeta } from "@/lib/contract/shapes";
 import { emitTaskById } from "@/lib/tasks/emit-task";
-import { publicFailure } from "@/lib/contract/task";
+import { publicFailure, type TerminalStatus } from "@/lib/contract/task";
 import {
   backoffMs,
   commitPoll,
@@ -269,7 +269,7 @@ async function publish(tx: Tx, task: Task, body: { partial: boolean; content: st
  * Writes the terminal status, its TerminalFact message and the outbox event in
  * the caller's transaction (row already locked by the caller's guard).
  */
-export async function terminal(tx: Tx, taskId: string, status: "succeeded" | "failed" | "cancelled", error: string | null) {
+export async function terminal(tx: Tx, taskId: string, status: TerminalStatus, error: string | null) {
   const task = await markTerminal(tx, taskId, status, error);
   if (!task) return null;
   const text =
@@ -277,7 +277,9 @@ export async function terminal(tx: Tx, taskId: string, status: "succeeded" | "fa
       ? `Finished at ${task.completedAt!.toISOString()}.`
       : status === "failed"
         ? `Failed at ${task.completedAt!.toISOString()}: ${(error ?? "unknown error").slice(0, 500)}`
-        : `Cancelled at ${task.completedAt!.toISOString()}; published bodies are kept.`;
+        : status === "deadline_exceeded"
+          ? `Stopped at its deadline at ${task.completedAt!.toISOString()}; published bodies are kept.`
+          : `Cancelled at ${task.completedAt!.toISOString()}; published bodies are kept.`;
   await appendMessage(tx, {
     skipIfGone: true,
     conversationId: task.conversationId,

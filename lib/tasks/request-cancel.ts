@@ -6,6 +6,7 @@ import { liveWorkers } from "@/lib/workers/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
 import { lockOwnedTask, setCancelFence } from "./sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
+import { isTerminalStatus } from "@/lib/contract/task";
 
 /**
  * Sets the cancel fence inside tx. The first request stamps cancelRequestedAt
@@ -17,7 +18,7 @@ import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 export async function fenceCancel(tx: Tx, ownerId: string, id: string): Promise<Task | null> {
   const task = await lockOwnedTask(tx, ownerId, id);
   if (!task) return null;
-  if (["succeeded", "failed", "cancelled"].includes(task.status) || task.cancelRequestedAt) return task;
+  if (isTerminalStatus(task.status) || task.cancelRequestedAt) return task;
   const fenced = await setCancelFence(tx, id);
   await emitTaskUpdated(tx, fenced);
   await wakeWorkers(tx, "cancel");

@@ -2,6 +2,7 @@ import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
+import { TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
 
 /**
  * Every claim and guard of the task execution and cancel loops lives here.
@@ -36,6 +37,12 @@ export const TASK_RETRY_CAP_MS = env("HERALD_TASK_RETRY_CAP_MS");
 export const TASK_MAX_CONSECUTIVE_ERRORS = 5;
 
 const secs = (ms: number) => ms / 1000;
+
+/**
+ * `status NOT IN (${TERMINAL_SQL})`: the terminal list from lib/contract/task.ts, never retyped in SQL.
+ * Literals, not parameters, so the planner can match the partial indexes on status.
+ */
+export const TERMINAL_SQL = Prisma.raw(TERMINAL_STATUSES.map((s) => `'${s}'`).join(", "));
 export const backoffMs = (failures: number, base = TASK_RETRY_BASE_MS, cap = TASK_RETRY_CAP_MS) =>
   Math.min(base * 2 ** Math.min(failures, 16), cap);
 
@@ -86,7 +93,7 @@ export async function lockExecutionGuarded(tx: Tx, id: string, token: string): P
   const rows = await tx.$queryRaw<Task[]>`
     SELECT * FROM "task"
     WHERE id = ${id} AND "leaseToken" = ${token} AND "leaseExpiresAt" > now()
-      AND "cancelRequestedAt" IS NULL AND status NOT IN ('succeeded', 'failed', 'cancelled')
+      AND "cancelRequestedAt" IS NULL AND status NOT IN (${TERMINAL_SQL})
     FOR UPDATE`;
   return rows[0] ?? null;
 }
@@ -179,12 +186,12 @@ export async function resumeAfterAnswer(tx: Tx, id: string): Promise<void> {
 }
 
 /** Any active → terminal, once: every lease and schedule is cleared. Null if it already was terminal. */
-export async function markTerminal(tx: Tx, id: string, status: "succeeded" | "failed" | "cancelled", error: string | null): Promise<Task | null> {
+export async function markTerminal(tx: Tx, id: string, status: TerminalStatus, error: string | null): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`
     UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
       "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
-    WHERE id = ${id} AND status NOT IN ('succeeded', 'failed', 'cancelled')
+    WHERE id = ${id} AND status NOT IN (${TERMINAL_SQL})
     RETURNING *`;
   return rows[0] ?? null;
 }
@@ -241,7 +248,7 @@ export async function releaseExecution(id: string, token: string, error: string 
 
 const cancelDue = (a: string) => {
   const c = Prisma.raw(a);
-  return Prisma.sql`${c}."cancelRequestedAt" IS NOT NULL AND ${c}.status NOT IN ('succeeded', 'failed', 'cancelled')
+  return Prisma.sql`${c}."cancelRequestedAt" IS NOT NULL AND ${c}.status NOT IN (${TERMINAL_SQL})
     AND ${c}."nextCancelAt" <= now() AND (${c}."cancelLeaseExpiresAt" IS NULL OR ${c}."cancelLeaseExpiresAt" < now())`;
 };
 
@@ -287,7 +294,7 @@ export async function lockCancelGuarded(tx: Tx, id: string, token: string): Prom
   const rows = await tx.$queryRaw<Task[]>`
     SELECT * FROM "task"
     WHERE id = ${id} AND "cancelLeaseToken" = ${token} AND "cancelLeaseExpiresAt" > now()
-      AND status NOT IN ('succeeded', 'failed', 'cancelled')
+      AND status NOT IN (${TERMINAL_SQL})
     FOR UPDATE`;
   return rows[0] ?? null;
 }

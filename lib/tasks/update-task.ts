@@ -5,6 +5,7 @@ import { emitTaskUpdated } from "./emit-task";
 import { appendPendingUpdate, lockOwnedTask } from "./sql";
 import { driverFor } from "@/lib/drivers/registry";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
+import { isTerminalStatus } from "@/lib/contract/task";
 
 const MAX_PENDING_UPDATES = 20;
 
@@ -13,7 +14,7 @@ export async function updateTask(ownerId: string, id: string, message: string): 
   return getDb().$transaction(async (tx) => {
     const task = await lockOwnedTask(tx, ownerId, id);
     if (!task) throw notFound("Task");
-    if (["succeeded", "failed", "cancelled"].includes(task.status) || task.cancelRequestedAt) {
+    if (isTerminalStatus(task.status) || task.cancelRequestedAt) {
       throw new ApiError("conflict", `The task is ${task.cancelRequestedAt ? "being cancelled" : task.status}; start a new task instead`);
     }
     if (!driverFor(task.driver)?.acceptsUpdates) {

@@ -78,6 +78,29 @@ describe("parseDeliveryPhrase", () => {
     else expect(got).toEqual({ mode: expected[0], dueInSeconds: expected[1], reportIfUnfinished: expected[2] ?? false });
   });
 
+  it.each([
+    ["research X and tell me in 10 minutes, stop at the deadline", "at"],
+    ["research X within 10 minutes and don't go past the deadline", "by"],
+    ["tell me in 5 minutes; no overtime", "at"],
+    ["研究一下电池，十分钟后告诉我，到点就停", "at"],
+    ["十分钟内告诉我，不要超时", "by"],
+  ])("a stop-at-the-deadline phrase turns overtime off: %s", (text, mode) => {
+    expect(parseDeliveryPhrase(text)).toMatchObject({ mode, allowOvertime: false });
+  });
+
+  it.each([
+    "research X and tell me in 10 minutes; don't stop at the deadline",
+    "tell me in 10 minutes, the deadline is what matters",
+    "十分钟后告诉我，超时也没关系",
+  ])("without a stop phrase overtime stays the default: %s", (text) => {
+    expect(parseDeliveryPhrase(text)).not.toHaveProperty("allowOvertime");
+  });
+
+  it("a stop phrase without a deadline promises nothing", () => {
+    expect(parseDeliveryPhrase("stop at the deadline")).toBeNull();
+    expect(parseDeliveryPhrase("到点就停")).toBeNull();
+  });
+
   it("reads Chinese numerals", () => {
     expect(chineseNumber("十")).toBe(10);
     expect(chineseNumber("十五")).toBe(15);
@@ -97,6 +120,8 @@ describe("stripDeliveryPhrases", () => {
     ["research the risk of my portfolio, tell me in 10 minutes", "research the risk of my portfolio"],
     ["帮我研究一下组合的风险，十分钟后告诉我结果。", "帮我研究一下组合的风险。"],
     ["研究电池，十分钟内做不完也告诉我", "研究电池"],
+    ["research X and tell me in 10 minutes, stop at the deadline", "research X"],
+    ["研究一下电池，十分钟后告诉我，到点就停", "研究一下电池"],
     // Only phrases the parser accepted are removed.
     ["research what changed in 2 hours of trading", "research what changed in 2 hours of trading"],
   ])("%s", (text, expected) => {

@@ -12,6 +12,8 @@ export interface ParsedDelivery {
   mode: "at" | "by";
   dueInSeconds: number;
   reportIfUnfinished: boolean;
+  /** False when the user asked to stop at the deadline ("stop at the deadline", 到点就停); absent otherwise. */
+  allowOvertime?: false;
 }
 
 const MAX_SECONDS = 7 * 24 * 3600;
@@ -120,6 +122,13 @@ const EN_ANYWAY = [
   /\bpartial\s+(?:results?|answers?|reports?)\s+(?:is|are)\s+(?:fine|ok|okay|acceptable)\b/gi,
 ];
 
+/** "Stop at the deadline": no overtime. "Don't stop at the deadline" is not one. */
+const EN_STOP = [
+  /(?<!\b(?:don'?t|do\s+not|never|not)\s+)\bstop\s+(?:at|by|when\s+you\s+(?:hit|reach))\s+the\s+(?:deadline|time\s+limit)\b/gi,
+  /\b(?:don'?t|do\s+not|never)\s+(?:go|run|work|keep\s+going)\s+(?:past|beyond|over)\s+the\s+(?:deadline|time\s+limit)\b/gi,
+  /\bno\s+overtime\b/gi,
+];
+
 // ---------------------------------------------------------------- Chinese ---
 
 const ZH_DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
@@ -189,6 +198,8 @@ const ZH_ANYWAY = [
   /(?:如果|要是|就算|即使|即便)?(?:做不完|没做完|没有做完|没完成|没有完成|未完成|完不成|做不好|还没好|没好|没写完|写不完)(?:的话)?\s*(?:[，,]\s*)?也/g,
   /(?:不管|无论)(?:是否|有没有|有无)?(?:做完|完成|写完|好)(?:了|与否|没有)?/g,
 ];
+
+const ZH_STOP = [/(?:到点|到时间|时间到了?)就?(?:停|停止|停下)|(?:不要|不许|不能|别)超时/g];
 
 // ----------------------------------------------------------------- parser ---
 
@@ -284,12 +295,15 @@ function durationHits(text: string): Hit[] {
   return hits.filter((h) => h.seconds > 0 && h.seconds <= MAX_SECONDS).sort((a, b) => a.index - b.index);
 }
 
-function wantsReportAnyway(text: string): boolean {
-  return [...EN_ANYWAY, ...ZH_ANYWAY].some((re) => {
+function anyMatch(patterns: RegExp[], text: string): boolean {
+  return patterns.some((re) => {
     re.lastIndex = 0;
     return re.test(text);
   });
 }
+
+const wantsReportAnyway = (text: string) => anyMatch([...EN_ANYWAY, ...ZH_ANYWAY], text);
+const wantsStopAtDeadline = (text: string) => anyMatch([...EN_STOP, ...ZH_STOP], text);
 
 /**
  * The delivery contract a message asks for, or null when it names no clear
@@ -304,6 +318,7 @@ export function parseDeliveryPhrase(text: string): ParsedDelivery | null {
     mode: chosen.mode,
     dueInSeconds: Math.round(chosen.seconds * 1000) / 1000,
     reportIfUnfinished: wantsReportAnyway(text),
+    ...(wantsStopAtDeadline(text) ? { allowOvertime: false as const } : {}),
   };
 }
 
@@ -325,6 +340,8 @@ const STRIP_EN_KEYWORD = new RegExp(
   "gi",
 );
 const STRIP_EN_FROM_NOW = new RegExp(`(?<lead>${EN_TELL_LEAD})(?<d>${EN_DURATION})\\s+from\\s+now`, "gi");
+const STRIP_ZH_STOP = ZH_STOP.map((re) => new RegExp(`(?:[，,]|${NOT_MID_SPACE})\\s*(?:(?:但是?|并且|并|而且)\\s*)?${re.source}`, "g"));
+const STRIP_EN_STOP = EN_STOP.map((re) => new RegExp(`(?:[,;]|${NOT_MID_SPACE})\\s*(?:(?:and|but)\\s+)?(?:please\\s+)?${re.source}`, "gi"));
 const STRIP_EN_ANYWAY = EN_ANYWAY.map((re) => new RegExp(`${EN_TELL_LEAD}(?:,\\s*)?(?:and\\s+)?${re.source}`, "gi"));
 // A "tell me" left without its time ("…, and tell me.") is noise in a title.
 const STRIP_EN_TELL = new RegExp(`(?:[,;]|${NOT_MID_SPACE})\\s*(?:and\\s+|then\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*(?=$|[.,;!?])`, "gi");
@@ -362,6 +379,8 @@ export function stripDeliveryPhrases(text: string): string {
     removeAccepted(STRIP_EN_FROM_NOW);
   }
   STRIP_EN_ANYWAY.forEach(remove);
+  STRIP_EN_STOP.forEach(remove);
+  STRIP_ZH_STOP.forEach(remove);
   remove(STRIP_EN_TELL);
   // The lookbehinds make each run (of spaces, of stops, of trailing commas)
   // match from its start only; see "linear time" above.

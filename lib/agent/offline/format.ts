@@ -2,6 +2,7 @@ import type { Lang } from "@/lib/i18n/dictionaries";
 import { offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
 import { neutralizeUntrusted } from "@/lib/text/frame";
 import type { ToolTaskRecord } from "../tool-results";
+import { isTerminalStatus } from "@/lib/contract/task";
 
 /** Untrusted text made safe and short enough to quote in a reply. */
 export const short = (s: unknown, n = 200): string => {
@@ -20,6 +21,7 @@ const STATUS: Record<string, OfflineMessageId> = {
   succeeded: "statusSucceeded",
   failed: "statusFailed",
   cancelled: "statusCancelled",
+  deadline_exceeded: "statusDeadlineExceeded",
 };
 
 /** Words for a task status; undefined for one this table doesn't know. */
@@ -27,7 +29,7 @@ export function statusText(lang: Lang, status: string): string | undefined {
   return Object.hasOwn(STATUS, status) ? offlineText(lang, STATUS[status]) : undefined;
 }
 
-export const isTerminal = (status: string): boolean => ["succeeded", "failed", "cancelled"].includes(status);
+export const isTerminal = isTerminalStatus;
 
 /** How a task record's state reads to the user: a cancel that has not landed yet is "stopping". */
 export function statusWords(t: Pick<ToolTaskRecord, "status" | "cancelRequested">, lang: Lang): string {
