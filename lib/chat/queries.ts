@@ -32,6 +32,27 @@ export async function listMessages(
   return rows.map(toPublicMessage);
 }
 
+/**
+ * The `limit` visible messages just before seq `before`, ascending, and whether
+ * older ones exist. Read newest first through (conversationId, seq), so the
+ * cost is the page, not the conversation's length.
+ */
+export async function listMessagesBefore(
+  ownerId: string,
+  conversationId: string,
+  before: number,
+  limit = 50,
+): Promise<{ messages: PublicMessage[]; hasOlder: boolean } | null> {
+  if (!(await findConversation(ownerId, conversationId))) return null;
+  const rows = await getDb().message.findMany({
+    where: { conversationId, ownerId, hidden: false, seq: { lt: before } },
+    orderBy: { seq: "desc" },
+    take: limit + 1,
+  });
+  const hasOlder = rows.length > limit;
+  return { messages: rows.slice(0, limit).reverse().map(toPublicMessage), hasOlder };
+}
+
 /** Queued and running turns, so a reopened page can show "Thinking…" without waiting for the feed. */
 export async function listActiveRuns(ownerId: string, conversationId: string): Promise<PublicRun[]> {
   const rows = await getDb().run.findMany({

@@ -45,10 +45,14 @@ export const createConversationBody = z.strictObject({
   title: z.string().max(MAX_TITLE_CHARS).optional(),
 });
 
-export const listMessagesQuery = z.object({
-  after: queryInt(0, PG_INT_MAX),
-  limit: queryInt(1, 500),
-});
+export const listMessagesQuery = z
+  .object({
+    after: queryInt(0, PG_INT_MAX),
+    /** The page just before this seq (newest first to read, returned ascending); `PG_INT_MAX` reads the newest page. */
+    before: queryInt(1, PG_INT_MAX),
+    limit: queryInt(1, 500),
+  })
+  .refine((q) => q.after === undefined || q.before === undefined, { message: "give at most one of after or before", path: ["before"] });
 
 const EARLIEST_DUE_AT = Date.parse("2000-01-01T00:00:00Z");
 

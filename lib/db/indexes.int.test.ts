@@ -4,6 +4,7 @@ import { getDb } from "@/lib/db/client";
 import { claimCancelsSql, claimExecutionSql, nextExecutionDueSql } from "@/lib/tasks/sql";
 import { claimRunsSql } from "@/lib/runs/sql";
 import { claimNotificationSql } from "@/lib/notify/sql";
+import { taskHistorySql } from "@/lib/tasks/history";
 
 /**
  * Every hot lookup must be servable by an index: with sequential scans
@@ -48,6 +49,11 @@ describe("hot queries are served by indexes", () => {
     ],
     ["queued turns", Prisma.sql`SELECT count(*) FROM "run" WHERE "ownerId" = ${OWNER} AND kind = 'chat' AND status IN ('queued','running')`],
     ["feed replay", Prisma.sql`SELECT * FROM "event" WHERE "ownerId" = ${OWNER} AND seq > 10 ORDER BY seq LIMIT 100`],
+    [
+      "conversation page before a seq",
+      Prisma.sql`SELECT * FROM "message" WHERE "conversationId" = 'c' AND "ownerId" = ${OWNER} AND NOT hidden AND seq < 2147483647 ORDER BY seq DESC LIMIT 51`,
+    ],
+    ["task history", taskHistorySql(OWNER, "t", null, 101)],
   ];
   for (const [name, sql] of cases) {
     it(name, async () => {

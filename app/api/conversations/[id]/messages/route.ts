@@ -1,12 +1,17 @@
 import { route, json } from "@/lib/api/route";
 import { notFound } from "@/lib/errors/api-error";
 import { idParams, listMessagesQuery, postMessageBody } from "@/lib/contract/schemas";
-import { listMessages } from "@/lib/chat/queries";
+import { listMessages, listMessagesBefore } from "@/lib/chat/queries";
 import { postMessage } from "@/lib/chat/post-message";
 
 export const dynamic = "force-dynamic";
 
 export const GET = route({ params: idParams, query: listMessagesQuery }, async ({ user, params, query }) => {
+  if (query.before !== undefined) {
+    const page = await listMessagesBefore(user.id, params.id, query.before, query.limit);
+    if (!page) throw notFound("Conversation");
+    return page;
+  }
   const messages = await listMessages(user.id, params.id, query);
   if (!messages) throw notFound("Conversation");
   return { messages };
