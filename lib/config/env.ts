@@ -62,6 +62,12 @@ export const ENV_SCHEMA = z.object({
   HERALD_RESEARCH_STEP_MS: z.coerce.number().min(0).max(60_000).default(1_500).describe("Pacing between research sections (holds no worker slot)"),
   HERALD_EVENT_RETENTION_DAYS: positiveInt(30).describe("Feed events older than this are reaped"),
 
+  // ---- email (lib/email)
+  SMTP_URL: z.string().min(1).optional().describe("SMTP server for notice emails (smtp://user:pass@host:587, smtps://…); unset = email off"),
+  HERALD_EMAIL_FROM: z.string().min(1).default("Herald <herald@localhost>").describe("From address of notice emails"),
+  HERALD_EMAIL_AWAY_SECONDS: positiveInt(300).describe("No tab of the account open this long before a notice is emailed"),
+  HERALD_TEST_EMAIL_PAUSE_AFTER_SEND_MS: nonNegativeMs(0).describe("Tests only: hold after the SMTP server accepted, before recording it"),
+
   // ---- feed
   HERALD_FEED_BUFFER_BYTES: positiveInt(1_000_000).describe("A slower feed client is dropped past this much unsent data"),
   HERALD_FEED_HEARTBEAT_MS: positiveMs(15_000).describe("Feed heartbeat; sessions are re-checked at least this often"),

@@ -4,6 +4,7 @@ import type { RunDelta } from "@/lib/contract/shapes";
 import { liveSessionIds } from "./session-liveness";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, SESSIONS_CHANNEL } from "./channels";
 import { PgListener } from "./listener";
+import { presenceIntervalMs, touchPresenceSoon } from "./presence";
 
 /**
  * Per-process fan-out for the SSE feed (docs/api.md#event-feed). A notification only says
@@ -22,6 +23,8 @@ interface Subscriber {
 
 class FeedHub {
   private subs = new Map<string, Set<Subscriber>>();
+  /** Touches presenceAt of every account with a feed open here (lib/events/presence.ts). */
+  private presenceTimer: NodeJS.Timeout | null = null;
   private listener = new PgListener(
     [EVENTS_CHANNEL, DELTAS_CHANNEL, SESSIONS_CHANNEL],
     (channel, payload) => this.dispatch(channel, payload),
@@ -41,9 +44,24 @@ class FeedHub {
     }
     set.add(sub);
     this.subs.set(ownerId, set);
+    touchPresenceSoon([ownerId]);
+    this.presenceTimer ??= setInterval(() => {
+      if (this.subs.size === 0) {
+        clearInterval(this.presenceTimer!);
+        this.presenceTimer = null;
+        return;
+      }
+      touchPresenceSoon([...this.subs.keys()]);
+    }, presenceIntervalMs());
+    this.presenceTimer.unref?.();
+    let left = false;
     return () => {
+      if (left) return;
+      left = true;
       set.delete(sub);
       if (set.size === 0 && this.subs.get(ownerId) === set) this.subs.delete(ownerId);
+      // The last moment this tab was open is now, not the previous interval's touch.
+      touchPresenceSoon([ownerId]);
     };
   }
 

@@ -18,8 +18,8 @@ import { limits } from "@/lib/limits/config";
  * claimed by another worker since this snapshot.
  */
 export interface FairPick {
-  /** "task" or "run". */
-  table: "task" | "run";
+  /** The leased table: "task", "run" or "notice" (the email outbox). */
+  table: "task" | "run" | "notice";
   /** Due predicate on alias `c`. */
   due: Prisma.Sql;
   /** The loop's own order on alias `c` (oldest first). */

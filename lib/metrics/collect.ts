@@ -19,6 +19,7 @@ interface Figures {
   runs: { kind: string; status: string; n: number }[];
   tasks: { status: string; n: number }[];
   notifications: { status: string; n: number }[];
+  emails: { state: string; n: number }[];
   run_wait_p50: number | null;
   run_wait_p99: number | null;
   task_start_p50: number | null;
@@ -66,6 +67,12 @@ async function queryFigures(): Promise<Figures> {
          FROM (SELECT status, sum(n)::int AS n FROM task_groups GROUP BY status) t) AS tasks,
       (SELECT coalesce(json_agg(json_build_object('status', notification, 'n', n) ORDER BY notification), '[]'::json)
          FROM (SELECT notification, sum(n)::int AS n FROM task_groups GROUP BY notification) t) AS notifications,
+      -- Two partial indexes (notice_email_due_idx, notice_email_dead_idx): sent and skipped rows are never read.
+      (SELECT coalesce(json_agg(json_build_object('state', state, 'n', n) ORDER BY state), '[]'::json)
+         FROM (SELECT "emailState" AS state, count(*)::int AS n FROM "notice"
+                 WHERE "emailState" IN ('pending','sending','retry') GROUP BY "emailState"
+               UNION ALL
+               SELECT 'dead_letter', count(*)::int FROM "notice" WHERE "emailState" = 'dead_letter') e) AS emails,
       rw.p50 AS run_wait_p50, rw.p99 AS run_wait_p99,
       ts.p50 AS task_start_p50, ts.p99 AS task_start_p99,
       (SELECT count(*)::int FROM "worker_heartbeat"
@@ -110,6 +117,12 @@ function render(f: Figures): string {
     f.notifications.map((r) => [{ status: String(r.status) }, num(r.n)]));
   metric("herald_notification_dead_letters", "gauge", "Notifications that stopped after their retry budget or a deleted conversation.", [
     [{}, num(f.notifications.find((r) => r.status === "dead_letter")?.n)],
+  ]);
+  const emailIn = (state: string) => num(f.emails.find((r) => r.state === state)?.n);
+  metric("herald_email_outbox", "gauge", "Notice emails waiting, being sent or waiting to retry.",
+    ["pending", "sending", "retry"].map((state) => [{ state }, emailIn(state)]));
+  metric("herald_email_dead_letters", "gauge", "Notice emails given up on (permanent SMTP refusal or retry budget spent).", [
+    [{}, emailIn("dead_letter")],
   ]);
   metric("herald_workers_alive", "gauge", "Workers with a fresh heartbeat.", [[{}, alive]]);
   metric("herald_worker_utilisation", "gauge", "Leased runs and task steps over the run and task capacity of live workers.", [

@@ -12,6 +12,8 @@ import { abortTaskStep, executeTask } from "@/lib/runtime/execute-task";
 import { executeCancel } from "@/lib/runtime/execute-cancel";
 import { notifyLoop } from "@/lib/notify/loop";
 import { dueLoop } from "@/lib/runtime/due-loop";
+import { emailLoop } from "@/lib/email/loop";
+import { emailAvailable } from "@/lib/settings/queries";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 import { beat, markStopped } from "@/lib/workers/heartbeat";
 import { reapOnce } from "@/lib/workers/reaper";
@@ -50,6 +52,8 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
     new Loop({ name: "cancel", concurrency: 2, pollMs: POLL_MS, claim: (n) => claimCancels(id, n), work: executeCancel }, stopping),
     new Loop(notifyLoop(id), stopping),
     new Loop(dueLoop(), stopping),
+    // Without SMTP_URL email is off: queued notices wait for a worker that has one (lib/email/state.ts E3).
+    ...(emailAvailable() ? [new Loop(emailLoop(id), stopping)] : []),
   ];
   const byName = new Map(loops.map((l) => [l.name, l]));
 

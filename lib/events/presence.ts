@@ -1,0 +1,23 @@
+import { env } from "@/lib/config/env";
+import { getDb } from "@/lib/db/client";
+
+/**
+ * When a tab of the account was last open, for the email outbox's "is the user
+ * away?" (lib/email/state.ts). An open feed is an open tab: this process
+ * touches user.presenceAt when a feed opens, when it closes, and every
+ * away/3 seconds for the accounts with a feed open here — one UPDATE per
+ * interval for all of them, never one per event.
+ */
+export function presenceIntervalMs(): number {
+  return Math.max(1_000, Math.floor((env("HERALD_EMAIL_AWAY_SECONDS") * 1000) / 3));
+}
+
+export async function touchPresence(ownerIds: readonly string[]): Promise<void> {
+  if (ownerIds.length === 0) return;
+  await getDb().$executeRaw`UPDATE "user" SET "presenceAt" = now() WHERE id = ANY(${[...ownerIds]}::text[])`;
+}
+
+/** Fire and forget: presence is a hint for email, never worth failing a feed over. */
+export function touchPresenceSoon(ownerIds: readonly string[]): void {
+  touchPresence(ownerIds).catch((err) => console.warn("[feed] presence touch failed", err));
+}
