@@ -10,6 +10,7 @@ import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { DocIcon, SpinnerIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge } from "./task-badges";
+import { TaskInstructions } from "./task-instructions";
 import { Markdown } from "./markdown";
 import { localNoticeText } from "./notice-text";
 import { Button } from "./ui/button";
@@ -113,6 +114,8 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
       )}
 
       {current.status === "input_required" && <InputAnswer task={current} />}
+
+      {data && <TaskInstructions task={current} instructions={data.instructions} />}
 
       {data && (
         <>

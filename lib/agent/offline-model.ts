@@ -40,7 +40,12 @@ export function createOfflineModel(opts: OfflineModelOptions = {}): LanguageMode
         size: 1,
       };
     }
-    return { content: [{ type: "text", text: turn.text }], size: turn.text.length };
+    const content: LanguageModelV3Content[] = [{ type: "text", text: turn.text }];
+    if (turn.alsoCall) {
+      const c = turn.alsoCall;
+      content.push({ type: "tool-call", toolCallId: c.toolCallId, toolName: c.toolName, input: JSON.stringify(c.input) });
+    }
+    return { content, size: turn.text.length };
   }
 
   return {
@@ -55,7 +60,7 @@ export function createOfflineModel(opts: OfflineModelOptions = {}): LanguageMode
       const text = content.map((c) => (c.type === "text" ? c.text : "")).join("");
       if (delay > 0) await sleep(delay * Math.max(1, chunkText(text).length), options.abortSignal);
       if (options.abortSignal?.aborted) throw options.abortSignal.reason ?? new Error("aborted");
-      const toolCall = content[0]?.type === "tool-call";
+      const toolCall = content.some((c) => c.type === "tool-call");
       return {
         content,
         finishReason: { unified: toolCall ? "tool-calls" : "stop", raw: undefined },

@@ -54,7 +54,12 @@ export const messageMetaSchemas = {
   user: z.object({ delivery: deliveryMetaSchema.optional() }),
   assistant: z.null(),
   /** lib/runtime/execute-task.ts: the research step that reported it (null for a remote's progress). */
-  progress: z.object({ step: z.number().nullable(), title: z.string() }),
+  progress: z.object({
+    step: z.number().nullable(),
+    title: z.string(),
+    /** "model": a line the model proposed through send_research_update and the host admitted; else the host's own. */
+    source: z.enum(["host", "model"]).optional(),
+  }),
   /** lib/runtime/execute-task.ts: the publication this body is. */
   body: z.object({ partial: z.boolean(), version: z.number(), title: z.string() }),
   /**
@@ -194,4 +199,6 @@ export interface PublicTaskDetail extends PublicTask {
   progressHistory: { text: string; at: string }[];
   publications: PublicPublication[];
   notices: PublicNotice[];
+  /** The owner's own instructions (POST /api/tasks/:id/update): waiting for the next step, and the step that applied each. */
+  instructions: { accepted: boolean; pending: string[]; applied: { step: number; text: string; at: string }[] };
 }

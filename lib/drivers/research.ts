@@ -1,5 +1,8 @@
 import { env } from "@/lib/config/env";
-import { generateText } from "ai";
+import { generateText, stepCountIs, tool, type StopCondition, type ToolSet } from "ai";
+import { z } from "zod";
+import { langOfText } from "@/lib/i18n/detect";
+import { offlineText } from "@/lib/i18n/offline";
 import type { Driver, StepContext, StepOutcome } from "./types";
 import { frameUntrusted, neutralizeUntrusted } from "@/lib/text/frame";
 import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS } from "@/lib/contract/schemas";
@@ -13,6 +16,10 @@ import { simulateAllowed } from "@/lib/limits/config";
  */
 export const RESEARCH_PLAN_MARK = "[herald:research-plan]";
 export const RESEARCH_STEP_MARK = "[herald:research-step]";
+/** The tool a research step's model may call to propose a short progress line (seed: timed delivery). */
+export const RESEARCH_UPDATE_TOOL = "send_research_update";
+/** Model requests one section may take: the text, plus a round trip per progress line it proposes. */
+const SECTION_MAX_REQUESTS = 3;
 
 interface Simulate {
   steps?: number;
@@ -57,12 +64,13 @@ async function planStep(ctx: StepContext, steps: number): Promise<StepOutcome> {
     model: ctx.model,
     abortSignal: ctx.signal,
     maxRetries: 0,
-    prompt: `${RESEARCH_PLAN_MARK} sections=${steps}\nPlan a research report as exactly ${steps} section titles, one per line.\nTopic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
+    prompt: `${RESEARCH_PLAN_MARK} sections=${steps}\nPlan a research report as exactly ${steps} section titles, one per line, in the language of the research request.\nTopic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
   });
   const sections = parsePlan(text, steps);
+  const lang = langOfText(ctx.task.prompt);
   return {
     step: { index: 0, kind: "plan", input: { steps }, output: { sections }, modelRequests: 1 },
-    progress: `Planned ${steps} section${steps === 1 ? "" : "s"}: ${sections.join("; ")}`,
+    progress: offlineText(lang, steps === 1 ? "researchPlannedOne" : "researchPlanned", { n: steps, sections: sections.join(lang === "zh" ? "；" : "; ") }),
   };
 }
 
@@ -72,19 +80,26 @@ async function sectionStep(ctx: StepContext, index: number, sections: string[], 
   const updates = Array.isArray(ctx.task.pendingUpdates) ? (ctx.task.pendingUpdates as string[]) : [];
   // Pacing is a wait, not work: the slot goes back to the pool meanwhile.
   if (stepMs > 0 && pacedFor(ctx.task) !== index) return { defer: { ms: stepMs, driverState: { pacedFor: index } } };
-  const { text } = await generateText({
+  const result = await generateText({
     model: ctx.model,
     abortSignal: ctx.signal,
     maxRetries: 0,
+    ...progressTool(ctx),
     prompt: [
       `${RESEARCH_STEP_MARK} section=${index}/${total}`,
-      `Write the section "${neutralizeUntrusted(sectionTitle)}" of a research report.`,
+      `Write the section "${neutralizeUntrusted(sectionTitle)}" of a research report, in the language of the research request.`,
+      ctx.reportProgress
+        ? `While you work you may call ${RESEARCH_UPDATE_TOOL} with one short line for the user (what you are checking); it is not part of the report.`
+        : "",
       `Topic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
       updates.length ? `Additional instructions from the user:\n${frameUntrusted(updates.join("\n"), "user update")}` : "",
     ]
       .filter(Boolean)
       .join("\n"),
   });
+  // A model that calls the tool first writes the section in a later request; one that writes both at once, in the first.
+  const text = result.steps.map((s) => s.text).join("");
+  if (!text.trim()) throw new Error(`research step ${index}: the model wrote no section text`);
   const done = [
     ...ctx.steps
       .filter((s) => s.kind === "section")
@@ -93,8 +108,8 @@ async function sectionStep(ctx: StepContext, index: number, sections: string[], 
   ];
   const halfway = Math.ceil(total / 2);
   const outcome: StepOutcome = {
-    step: { index, kind: "section", input: { title: sectionTitle, updates }, output: { title: sectionTitle, text: text.trim() }, modelRequests: 1 },
-    progress: `Researched ${index}/${total}: ${sectionTitle}`,
+    step: { index, kind: "section", input: { title: sectionTitle, updates }, output: { title: sectionTitle, text: text.trim() }, modelRequests: result.steps.length },
+    progress: offlineText(langOfText(ctx.task.prompt), "researchDone", { index, total, section: sectionTitle }),
     consumedUpdates: updates.length,
   };
   if (index === total) {
@@ -104,6 +119,28 @@ async function sectionStep(ctx: StepContext, index: number, sections: string[], 
     outcome.publish = { partial: true, content: assembleBody(ctx.task.title, done, total, true) };
   }
   return outcome;
+}
+
+/**
+ * The send_research_update tool, when the host offered a way to show progress.
+ * The step ends as soon as a request carries section text, so a model that
+ * writes the line and the text together costs one request, and one that keeps
+ * calling the tool stops at SECTION_MAX_REQUESTS.
+ */
+function progressTool(ctx: StepContext): { tools?: ToolSet; stopWhen?: StopCondition<ToolSet>[] } {
+  const report = ctx.reportProgress;
+  if (!report) return {};
+  const wroteText: StopCondition<ToolSet> = ({ steps }) => (steps.at(-1)?.text.trim().length ?? 0) > 0;
+  return {
+    tools: {
+      [RESEARCH_UPDATE_TOOL]: tool({
+        description: "Show the user one short progress line (what you are checking now). Not part of the report; at most a few per section.",
+        inputSchema: z.object({ text: z.string().max(1000).describe("One short sentence, under 120 characters.") }),
+        execute: async ({ text }) => ({ result: await report(text) }),
+      }),
+    },
+    stopWhen: [stepCountIs(SECTION_MAX_REQUESTS), wroteText],
+  };
 }
 
 export const researchDriver: Driver = {

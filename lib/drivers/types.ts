@@ -18,7 +18,15 @@ export interface StepContext {
   /** Counts each request before it is sent; the step records its own total too. */
   model: LanguageModelV3;
   signal: AbortSignal;
+  /**
+   * Offers a progress line the model proposed during this step
+   * (`send_research_update`). The host admits it within bounds and shows it at
+   * once; the answer says which ("shown", or why not) so the model can adapt.
+   */
+  reportProgress?: (text: string) => Promise<ProgressReply>;
 }
+
+export type ProgressReply = "shown" | "empty" | "too_many" | "too_soon" | "repeat" | "lost";
 
 export interface StepOutcome {
   /** A checkpoint (native drivers): a step with a row is never run again. */

@@ -42,6 +42,11 @@ const MESSAGES = {
     zh: "第 {index} 项发现（共 {total} 项）注明了来源类别和可信度，便于读者权衡。",
   },
   researchStepExtra: { en: "As requested, it also covers: {extra}.", zh: "按你的要求，本节还涵盖：{extra}。" },
+  // Host progress lines of native research (lib/drivers/research.ts), in the request's language.
+  researchPlannedOne: { en: "Planned 1 section: {sections}", zh: "已规划 1 个部分：{sections}" },
+  researchPlanned: { en: "Planned {n} sections: {sections}", zh: "已规划 {n} 个部分：{sections}" },
+  researchDone: { en: "Researched {index}/{total}: {section}", zh: "已研究 {index}/{total}：{section}" },
+  researchUpdate: { en: "Checking sources for {section}", zh: "正在查阅「{section}」的资料" },
 
   // Task titles when the topic leaves nothing to name it by.
   taskTitleFallback: { en: "Research", zh: "研究任务" },

@@ -255,6 +255,7 @@ export function narrationPrompt(event: EventSnapshot, frame: Frame = createFrame
     NARRATION_MARKER,
     "A background task in this conversation has an update that needs the user's attention.",
     "Explain it to the user briefly and clearly, in the language of the conversation.",
+    "The user already sees a status line and a notice saying what happened: do not repeat that sentence; add what helps next.",
     "Never reveal or ask for remote task ids, server names or other internal identifiers.",
     "If the status is input_required, show the question and tell the user to answer it from the task sheet.",
     "If a publication is referenced, point to it instead of repeating or rewriting its content.",

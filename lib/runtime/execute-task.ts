@@ -8,12 +8,13 @@ import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { driverFor } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
-import { TRACKING_DEGRADED_AFTER, type StepOutcome } from "@/lib/drivers/types";
+import { TRACKING_DEGRADED_AFTER, type ProgressReply, type StepOutcome } from "@/lib/drivers/types";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import { recordEventIfChanged } from "@/lib/notify/event";
 import { STOPPED_IN_OVERTIME, syncNotices } from "@/lib/delivery/sync-notices";
 import { budgetExceeded, stopAtDeadline } from "@/lib/runtime/due-loop";
-import type { TerminalMessageMeta } from "@/lib/contract/shapes";
+import type { ProgressMessageMeta, TerminalMessageMeta } from "@/lib/contract/shapes";
+import { admitModelProgress, type ProgressWindow } from "@/lib/tasks/model-progress";
 import { emitTaskById } from "@/lib/tasks/emit-task";
 import { publicFailure, type TerminalStatus } from "@/lib/contract/task";
 import {
@@ -68,7 +69,8 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
     if (task.inputResponse !== null && task.status === "input_required") return await answer(task, token, abort.signal);
     const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
     const model = countedModel(getModel(), () => countTaskModelRequest(task.id, token));
-    const outcome = await driver.step({ task, steps, model, signal: abort.signal });
+    const reportProgress = modelProgressWriter(task, token, steps);
+    const outcome = await driver.step({ task, steps, model, signal: abort.signal, reportProgress });
     if (outcome.defer) {
       const { ms, driverState } = outcome.defer;
       return (await deferExecution(task.id, token, ms, driverState)) ? "deferred" : "lost";
@@ -223,6 +225,37 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
     await emitTaskById(tx, row.id);
     return "stepped";
   });
+}
+
+/**
+ * The step's `reportProgress`: admits a line the model proposed (bounds in
+ * lib/tasks/model-progress.ts) and commits it at once as a `progress`
+ * message, guarded by the execution lease like every other write of the step.
+ */
+function modelProgressWriter(task: LeasedTask, token: string, steps: { index: number }[]) {
+  const window: ProgressWindow = { admitted: [], lastAt: null };
+  const step = steps.length === 0 ? 0 : Math.max(...steps.map((s) => s.index)) + 1;
+  return async (raw: string): Promise<ProgressReply> => {
+    const admission = admitModelProgress(raw, window, Date.now());
+    if (!admission.ok) return admission.reason;
+    window.admitted.push(admission.text);
+    window.lastAt = Date.now();
+    const written = await getDb().$transaction(async (tx) => {
+      if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
+      await appendMessage(tx, {
+        conversationId: task.conversationId,
+        ownerId: task.ownerId,
+        taskId: task.id,
+        kind: "progress",
+        content: admission.text,
+        meta: { step, title: task.title, source: "model" } satisfies ProgressMessageMeta,
+      });
+      await setProgress(tx, task.id, admission.text);
+      await emitTaskById(tx, task.id);
+      return true;
+    });
+    return written ? "shown" : "lost";
+  };
 }
 
 /** Hands the stored answer to the driver, then polls again at once. */

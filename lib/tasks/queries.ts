@@ -1,4 +1,5 @@
 import { getDb } from "@/lib/db/client";
+import { driverFor } from "@/lib/drivers/registry";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import { toPublicNotice } from "@/lib/contract/notice";
@@ -27,10 +28,11 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
   const db = getDb();
   const task = await db.task.findFirst({ where: { id, ownerId } });
   if (!task) return null;
-  const [progress, pubs, notices] = await Promise.all([
+  const [progress, pubs, notices, steps] = await Promise.all([
     db.message.findMany({ where: { taskId: id, ownerId, kind: "progress", hidden: false }, orderBy: { seq: "asc" }, take: 200 }),
     db.publication.findMany({ where: { taskId: id, ownerId }, orderBy: { version: "asc" } }),
     db.notice.findMany({ where: { taskId: id, ownerId }, orderBy: { createdAt: "asc" } }),
+    db.taskStep.findMany({ where: { taskId: id }, orderBy: { index: "asc" }, select: { index: true, input: true, createdAt: true } }),
   ]);
   return {
     ...toPublicTask(task),
@@ -44,5 +46,12 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
       createdAt: p.createdAt.toISOString(),
     })),
     notices: notices.map(toPublicNotice),
+    instructions: {
+      accepted: driverFor(task.driver)?.acceptsUpdates === true,
+      pending: stringsOf(task.pendingUpdates),
+      applied: steps.flatMap((s) => stringsOf((s.input as { updates?: unknown } | null)?.updates).map((text) => ({ step: s.index, text, at: s.createdAt.toISOString() }))),
+    },
   };
 }
+
+const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);

@@ -47,10 +47,16 @@ describe("durable research tasks with real workers", () => {
     ]);
     expect(done.latestPublicationId).toBe(pubs[1].id);
     const k = (await kinds(conv)).filter((x) => x !== "notice" && x !== "assistant");
-    expect(k).toEqual(["progress", "progress", "progress", "body", "progress", "progress", "body", "terminal"]);
+    // Each section: the model's own line (send_research_update, shown while it works), then the host's.
+    expect(k).toEqual(["progress", ...["progress", "progress"], ...["progress", "progress", "body"], ...["progress", "progress"], ...["progress", "progress", "body"], "terminal"]);
+    const progress = await getDb().message.findMany({ where: { taskId: id, kind: "progress" }, orderBy: { seq: "asc" } });
+    const sources = progress.map((m) => (m.meta as { source?: string } | null)?.source ?? "host");
+    expect(sources).toEqual(["host", "model", "host", "model", "host", "model", "host", "model", "host"]);
+    expect(progress[1].content).toMatch(/^Checking sources for /);
+    // A model line is no publication, and it cost no extra request (sent with the section text).
     const detail = await call(taskRoute.GET, { user: u, params: { id } });
     expect(detail.json.task.publications).toHaveLength(2);
-    expect(detail.json.task.progressHistory).toHaveLength(5);
+    expect(detail.json.task.progressHistory).toHaveLength(9);
     await stopWorkers(w);
   });
 
@@ -114,9 +120,19 @@ describe("durable research tasks with real workers", () => {
     await waitFor(async () => (await getDb().taskStep.count({ where: { taskId: id } })) >= 1, 30_000, "plan");
     const r = await call(updateRoute.POST, { user: u, params: { id }, body: { message: "also cover recycling" } });
     expect(r.status).toBe(200);
+    const pending = await call(taskRoute.GET, { user: u, params: { id } });
+    // Pending until a step takes it (the first section may already have run if the pacing was short).
+    const seen = pending.json.task.instructions;
+    expect(seen.accepted).toBe(true);
+    expect([...seen.pending, ...seen.applied.map((a: { text: string }) => a.text)]).toContain("also cover recycling");
     await waitFor(async () => (await taskRow(id)).status === "succeeded", 30_000, "finish");
     const final = await getDb().publication.findFirstOrThrow({ where: { taskId: id, partial: false } });
     expect(final.content).toContain("also cover recycling");
+    const after = (await call(taskRoute.GET, { user: u, params: { id } })).json.task.instructions;
+    expect(after.pending).toEqual([]);
+    expect(after.applied).toHaveLength(1);
+    expect(after.applied[0]).toMatchObject({ text: "also cover recycling" });
+    expect(after.applied[0].step).toBeGreaterThanOrEqual(1);
     await stopWorkers(w);
   });
 

@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { detectIntent } from "./intent";
 import { notificationNarration } from "./narration";
 import { lastUserText, readerLang } from "./prompt-text";
-import { chatReply, researchText, toolResultReply } from "./replies";
+import { RESEARCH_UPDATE_TOOL } from "@/lib/drivers/research";
+import { chatReply, researchText, researchUpdate, toolResultReply } from "./replies";
 
 /**
  * The offline model's "thinking": a pure function from prompt to the next
@@ -11,7 +12,8 @@ import { chatReply, researchText, toolResultReply } from "./replies";
  * apart from the provider plumbing (../offline-model.ts) so it is unit-testable.
  */
 export type OfflineTurn =
-  | { type: "text"; text: string }
+  /** `alsoCall`: a tool call sent in the same response (a research step's progress line). */
+  | { type: "text"; text: string; alsoCall?: { toolCallId: string; toolName: string; input: Record<string, unknown> } }
   | { type: "tool-call"; toolCallId: string; toolName: string; input: Record<string, unknown> };
 
 const NOTIFICATION_MARK = "[herald:task-notification]";
@@ -26,7 +28,11 @@ export function planOfflineTurn(prompt: LanguageModelV3Prompt, toolNames: string
   if (last?.role === "tool") return { type: "text", text: toolResultReply(prompt) };
   const text = lastUserText(prompt);
   const research = researchText(text);
-  if (research !== null) return { type: "text", text: research };
+  if (research !== null) {
+    const update = toolNames.includes(RESEARCH_UPDATE_TOOL) ? researchUpdate(text) : null;
+    if (!update) return { type: "text", text: research };
+    return { type: "text", text: research, alsoCall: { toolCallId: toolCallIdFor(prompt, text), toolName: RESEARCH_UPDATE_TOOL, input: { text: update } } };
+  }
   if (text.startsWith(NOTIFICATION_MARK)) return { type: "text", text: notificationNarration(text, readerLang(prompt)) };
   if (last?.role === "user" && toolNames.length > 0) {
     const intent = detectIntent(text);

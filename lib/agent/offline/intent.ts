@@ -3,7 +3,8 @@ import { TOOLS } from "../tool-names";
 import type { ToolInputs } from "../tools";
 import { stripDeliveryPhrases } from "@/lib/text/delivery-phrases";
 import { offlineText } from "@/lib/i18n/offline";
-import { HOST_MARK, isChinese } from "./prompt-text";
+import { isChinese } from "@/lib/i18n/detect";
+import { HOST_MARK } from "./prompt-text";
 
 /**
  * What the user asked for, read from their message alone: pure rules from text

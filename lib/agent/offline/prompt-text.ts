@@ -1,5 +1,6 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { Lang } from "@/lib/i18n/dictionaries";
+import { isChinese } from "@/lib/i18n/detect";
 
 type Message = LanguageModelV3Prompt[number];
 
@@ -29,9 +30,6 @@ export function latestRealUserText(prompt: LanguageModelV3Prompt): string {
   return "";
 }
 
-export function isChinese(text: string): boolean {
-  return /[\u4e00-\u9fff]/.test(text);
-}
 
 /** The reader's language: the one they last wrote in. */
 export function readerLang(prompt: LanguageModelV3Prompt): Lang {

@@ -8,7 +8,8 @@ import type { ToolInputs } from "../tools";
 import type { CancelTaskResult, CheckTaskResult, ListTasksResult, StartTaskResult, ToolCandidate, ToolError, ToolResults, UpdateTaskResult } from "../tool-results";
 import { formatDue, quote, short, statusWords } from "./format";
 import { TRAILING_PUNCT } from "./intent";
-import { isChinese, readerLang } from "./prompt-text";
+import { isChinese } from "@/lib/i18n/detect";
+import { readerLang } from "./prompt-text";
 
 /**
  * What the offline model says in words: to ordinary chat, in research reports,
@@ -38,16 +39,16 @@ const SECTIONS: readonly OfflineMessageId[] = [
 ];
 
 /**
- * Research plans and sections: deterministic prose derived from the topic.
- * Reports are written in English whatever the topic's language.
+ * Research plans and sections: deterministic prose derived from the topic, in
+ * the topic's language.
  */
 export function researchText(text: string): string | null {
-  const lang: Lang = "en";
   const plan = /^\[herald:research-plan\] sections=(\d+)/.exec(text);
   if (!plan && !/^\[herald:research-step\]/.test(text)) return null;
   const frames = readFrames(text);
-  const topic =
-    (frames.find((f) => f.label === "research request") ?? frames[0])?.body.trim().slice(0, 80) || offlineText(lang, "researchTopicFallback");
+  const request = (frames.find((f) => f.label === "research request") ?? frames[0])?.body.trim() ?? "";
+  const lang: Lang = isChinese(request) ? "zh" : "en";
+  const topic = request.slice(0, 80) || offlineText(lang, "researchTopicFallback");
   if (plan) {
     const n = Number(plan[1]);
     return Array.from({ length: n }, (_, i) => {
@@ -70,6 +71,16 @@ export function researchText(text: string): string | null {
     );
   }
   return null;
+}
+
+/** The progress line the offline model proposes for a research section (send_research_update). */
+export function researchUpdate(text: string): string | null {
+  const step = /^\[herald:research-step\] section=(\d+)\/(\d+)/.exec(text);
+  if (!step) return null;
+  const request = readFrames(text).find((f) => f.label === "research request")?.body ?? "";
+  const lang: Lang = isChinese(request) ? "zh" : "en";
+  const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
+  return offlineText(lang, "researchUpdate", { section });
 }
 
 // ------------------------------------------------------- replies to results ---
