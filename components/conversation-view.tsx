@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/contract/shapes";
 import type { DeliveryRequest } from "@/lib/client/api";
@@ -9,7 +9,7 @@ import { errorWords, failureWords } from "@/lib/client/error-words";
 import { errorCodeOf } from "@/lib/errors/categories";
 import { isRunActive, type RunEntry } from "@/lib/client/cache";
 import { discardOutgoing, retryOutgoing, sendOutgoing, useOutbox, type OutgoingMessage } from "@/lib/client/outbox";
-import { useConversation, useMessages, useRuns } from "@/lib/client/queries";
+import { useConversation, useMessages, useOlderMessages, useRuns } from "@/lib/client/queries";
 import { useStreams, type StreamingText } from "@/lib/client/streams";
 import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
@@ -90,6 +90,10 @@ function latestChatRun(runs: readonly RunEntry[]): RunEntry | null {
 }
 
 const NEAR_BOTTOM_PX = 96;
+/** Within this of the top, the page before the window starts loading. */
+const NEAR_TOP_PX = 600;
+/** How far back a link to a body (#pub-…) may page to find it: 40 pages of 50. */
+const MAX_HASH_PAGES = 40;
 
 export function ConversationView({
   conversationId,
@@ -102,6 +106,8 @@ export function ConversationView({
   const qc = useQueryClient();
   const conversation = useConversation(conversationId, initialConversation);
   const messagesQuery = useMessages(conversationId);
+  const older = useOlderMessages(conversationId);
+  const [olderFailed, setOlderFailed] = useState(false);
   const runsQuery = useRuns(conversationId);
   const allStreams = useStreams();
   const outbox = useOutbox();
@@ -153,23 +159,68 @@ export function ConversationView({
     return () => observer.disconnect();
   }, []);
 
-  // A link like /c/<id>#pub-<publicationId> should land on that body once history has loaded.
+  // Older pages go on top of what the reader is looking at: keep its distance
+  // from the bottom, so nothing moves under their eyes (scroll anchoring may
+  // already have done it; setting the same absolute position again is harmless).
+  const fromBottom = useRef(0);
+  const oldestSeq = messages?.[0]?.seq;
+  const previousOldest = useRef(oldestSeq);
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    const before = previousOldest.current;
+    previousOldest.current = oldestSeq;
+    if (!el || before === undefined || oldestSeq === undefined || oldestSeq >= before || stickToBottom.current) return;
+    el.scrollTop = el.scrollHeight - fromBottom.current;
+  }, [oldestSeq]);
+
+  const { loadOlder: fetchOlder, hasOlder } = older;
+  const loadingOlder = useRef(false);
+  const loadOlder = useCallback(async (): Promise<boolean> => {
+    if (loadingOlder.current) return false;
+    loadingOlder.current = true;
+    setOlderFailed(false);
+    try {
+      return await fetchOlder();
+    } catch {
+      setOlderFailed(true);
+      return false;
+    } finally {
+      loadingOlder.current = false;
+    }
+  }, [fetchOlder]);
+
+  // A window shorter than the screen cannot be scrolled up: fetch the page before it right away.
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (el && messages && hasOlder && !olderFailed && el.scrollHeight <= el.clientHeight + NEAR_BOTTOM_PX) void loadOlder();
+  }, [messages, hasOlder, olderFailed, loadOlder]);
+
+  // A link like /c/<id>#pub-<publicationId> should land on that body once history has loaded,
+  // paging back for it when it is older than the newest page.
+  const hashPages = useRef(0);
   useEffect(() => {
     if (handledHash.current || !messages) return;
-    handledHash.current = true;
     const hash = decodeURIComponent(window.location.hash.slice(1));
-    if (!hash) return;
-    const target = document.getElementById(hash);
+    const target = hash ? document.getElementById(hash) : null;
+    if (hash && !target && hasOlder && !olderFailed && hashPages.current < MAX_HASH_PAGES) {
+      hashPages.current += 1;
+      stickToBottom.current = false;
+      void loadOlder();
+      return;
+    }
+    handledHash.current = true;
     if (target) {
       stickToBottom.current = false;
       target.scrollIntoView({ block: "start" });
       target.focus({ preventScroll: true });
     }
-  }, [messages]);
+  }, [messages, hasOlder, olderFailed, loadOlder]);
 
   function onScroll() {
     const el = scrollRef.current;
     if (!el) return;
+    fromBottom.current = el.scrollHeight - el.scrollTop;
+    if (el.scrollTop < NEAR_TOP_PX && hasOlder && !olderFailed) void loadOlder();
     stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
     // Scroll anchoring keeps what the reader is looking at in place when
     // content above it changes: right while reading history, wrong while
@@ -215,6 +266,14 @@ export function ConversationView({
             >
               {t("messagesFailed")}
             </InlineAlert>
+          )}
+          {messages && (hasOlder || olderFailed) && (
+            <div className="flex flex-col items-center gap-1">
+              <Button variant="ghost" size="sm" onClick={() => void loadOlder()} disabled={older.loading} aria-busy={older.loading || undefined}>
+                {older.loading ? t("loadingOlder") : t("loadOlder")}
+              </Button>
+              {olderFailed && <p className="text-xs text-danger">{t("olderFailed")}</p>}
+            </div>
           )}
           {messages && items.length === 0 && (
             <p className="py-16 text-center text-sm text-muted">{t("emptyConversation")}</p>

@@ -126,7 +126,8 @@ export function ProgressGroup({ messages, active }: { messages: PublicMessage[];
       data-task-id={latest.taskId ?? undefined}
       className="rounded-xl border border-border bg-subtle/60 px-4 py-3"
     >
-      <div className="flex items-start gap-3">
+      {/* On a phone the toggle takes a row of its own under the line instead of squeezing it. */}
+      <div className="grid grid-cols-[auto_minmax(0,1fr)] items-start gap-x-3 gap-y-1 sm:grid-cols-[auto_minmax(0,1fr)_auto]">
         <span className="relative mt-1.5 flex size-2.5 shrink-0" aria-hidden="true">
           {active && (
             <span className="absolute inline-flex size-full animate-ping rounded-full bg-accent/60 motion-reduce:animate-none" />
@@ -146,7 +147,7 @@ export function ProgressGroup({ messages, active }: { messages: PublicMessage[];
           aria-expanded={open}
           aria-controls={historyId}
           onClick={() => setOpen((value) => !value)}
-          className="flex shrink-0 items-center gap-1 rounded-md px-2 py-1 text-xs font-medium text-accent-text hover:bg-accent-soft"
+          className="col-start-2 -ml-2 flex items-center gap-1 justify-self-start rounded-md px-2 py-1 text-xs font-medium text-accent-text hover:bg-accent-soft sm:col-start-3 sm:ml-0"
         >
           {open ? t("hideHistory") : t("showHistory")}
           <ChevronIcon className={`size-3.5 transition-transform ${open ? "rotate-180" : ""}`} />

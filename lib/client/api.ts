@@ -4,6 +4,7 @@
 import type { ApiErrorBody, PublicConversation, PublicMessage, PublicRun } from "@/lib/contract/shapes";
 import type { PublicTask } from "@/lib/contract/task";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
+import type { PublicHistoryPage } from "@/lib/contract/history";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -142,10 +143,29 @@ export function listMessages(
   });
 }
 
-/** Every visible message of a conversation, ascending by seq. */
-export async function listAllMessages(conversationId: string, signal?: AbortSignal): Promise<PublicMessage[]> {
+/** The `limit` messages just before seq `before` (ascending) and whether older ones exist; PG_INT_MAX reads the newest. */
+export function listMessagesBefore(
+  conversationId: string,
+  before: number,
+  options: { limit?: number; signal?: AbortSignal } = {},
+): Promise<{ messages: PublicMessage[]; hasOlder: boolean }> {
+  const params = new URLSearchParams({ before: String(before), limit: String(options.limit ?? MESSAGE_PAGE_SIZE) });
+  return request(`/api/conversations/${encodeURIComponent(conversationId)}/messages?${params}`, { signal: options.signal });
+}
+
+/** One page of a task's timeline (docs/api.md#task-history). */
+export function getTaskHistory(id: string, options: { after?: string | null; limit?: number; signal?: AbortSignal } = {}): Promise<PublicHistoryPage> {
+  const params = new URLSearchParams();
+  if (options.after) params.set("after", options.after);
+  if (options.limit) params.set("limit", String(options.limit));
+  const query = params.size ? `?${params}` : "";
+  return request(`/api/tasks/${encodeURIComponent(id)}/history${query}`, { signal: options.signal });
+}
+
+/** Every visible message of a conversation after seq `after` (all of them by default), ascending by seq. */
+export async function listAllMessages(conversationId: string, signal?: AbortSignal, from?: number): Promise<PublicMessage[]> {
   const all: PublicMessage[] = [];
-  let after: number | undefined;
+  let after: number | undefined = from;
   // Bounded so a server that ignores `after` can't spin this forever.
   for (let page = 0; page < 1000; page++) {
     const { messages } = await listMessages(conversationId, { after, signal });

@@ -15,6 +15,8 @@ export const queryKeys = {
   conversation: (id: string) => ["conversation", id] as const,
   /** PublicMessage[] ascending by seq, unique by id. */
   messages: (conversationId: string) => ["messages", conversationId] as const,
+  /** MessagePaging of the loaded window of that history (lib/client/queries.ts useMessages). */
+  messagePaging: (conversationId: string) => ["messagePaging", conversationId] as const,
   /** RunMap: runs of the conversation this tab knows about, by run id. */
   runs: (conversationId: string) => ["runs", conversationId] as const,
   /** Prefix of everything the background-task sheet caches. */
@@ -74,6 +76,35 @@ export function rememberFeedMessage(message: PublicMessage): void {
 
 export function recentMessagesFor(conversationId: string): readonly PublicMessage[] {
   return recentFeedMessages.get(conversationId) ?? [];
+}
+
+/**
+ * The loaded window of a conversation's history is its newest messages down to
+ * some point. `through`: the highest seq a fetch returned — everything up to it
+ * is in the window; the feed adds later ones, and a refetch reads from there
+ * on, so a message the feed missed (a reset, a sleep) cannot leave a hole.
+ * `hasOlder`: the server has messages before the window.
+ */
+export interface MessagePaging {
+  through: number;
+  hasOlder: boolean;
+}
+
+/**
+ * A fetched newest page joined with what the cache already held. Cached
+ * messages older than the page are dropped when older ones exist: nothing
+ * says the span between them and the page is complete.
+ */
+export function joinNewestPage(
+  cached: readonly PublicMessage[],
+  page: readonly PublicMessage[],
+  hasOlder: boolean,
+): PublicMessage[] {
+  const floor = hasOlder && page.length ? page[0].seq : -Infinity;
+  return mergeMessages(
+    cached.filter((m) => m.seq >= floor),
+    page,
+  );
 }
 
 /** Adds messages to a loaded history; an unloaded history will fetch them itself. */

@@ -2,13 +2,16 @@
 // for first load, refocus and `reset`, and they merge with what the feed
 // delivered while they were in flight.
 
-import { useMutation, useMutationState, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback } from "react";
+import { useInfiniteQuery, useIsFetching, useMutation, useMutationState, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/contract/shapes";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
-import { answerTaskInput, ApiError, cancelTask, getConversation, getTask, listAllMessages, listConversations, listTasks } from "./api";
+import { answerTaskInput, ApiError, cancelTask, getConversation, getTask, getTaskHistory, listAllMessages, listConversations, listMessagesBefore, listTasks } from "./api";
 import {
+  joinNewestPage,
   mergeConversationSnapshot,
   mergeMessages,
+  type MessagePaging,
   patchTask,
   queryKeys,
   recentMessagesFor,
@@ -51,17 +54,79 @@ export function useConversation(id: string | null, initial?: PublicConversation)
   });
 }
 
+/** Messages a conversation opens with; older ones load as the reader scrolls up. */
+export const FIRST_PAGE_SIZE = 50;
+/** Postgres' integer maximum: `before` this reads the newest page. */
+const NEWEST = 2_147_483_647;
+
+/**
+ * A conversation's loaded window, ascending by seq. The first load reads the
+ * newest page only; every later fetch (refocus, feed reset) reads forward from
+ * the window's `through`, so paging and live patches compose: the feed may add
+ * a message at any time, a refetch fills whatever it could have missed, and
+ * merging is by id.
+ */
+export async function fetchMessageWindow(qc: QueryClient, conversationId: string, signal?: AbortSignal): Promise<PublicMessage[]> {
+  const key = queryKeys.messages(conversationId);
+  const pagingKey = queryKeys.messagePaging(conversationId);
+  const cached = qc.getQueryData<PublicMessage[]>(key);
+  const paging = qc.getQueryData<MessagePaging | null>(pagingKey);
+  const recent = recentMessagesFor(conversationId);
+  if (cached === undefined || !paging) {
+    const { messages, hasOlder } = await listMessagesBefore(conversationId, NEWEST, { limit: FIRST_PAGE_SIZE, signal });
+    qc.setQueryData<MessagePaging>(pagingKey, { through: messages.at(-1)?.seq ?? 0, hasOlder });
+    const now = qc.getQueryData<PublicMessage[]>(key) ?? cached ?? [];
+    return joinNewestPage(mergeMessages(now, recent), messages, hasOlder);
+  }
+  const fetched = await listAllMessages(conversationId, signal, paging.through);
+  const through = Math.max(paging.through, fetched.at(-1)?.seq ?? 0);
+  qc.setQueryData<MessagePaging>(pagingKey, (prev) => ({ hasOlder: prev?.hasOlder ?? paging.hasOlder, through }));
+  const loaded = qc.getQueryData<PublicMessage[]>(key) ?? cached;
+  // The feed's copies may predate a window that was since reloaded: keep only those inside it.
+  const floor = paging.hasOlder && loaded.length ? loaded[0].seq : -Infinity;
+  return mergeMessages(mergeMessages(loaded, recent.filter((m) => m.seq >= floor)), fetched);
+}
+
+/** Adds the page before the window's oldest message; false when there was nothing (more) to load. */
+export async function fetchOlderMessages(qc: QueryClient, conversationId: string): Promise<boolean> {
+  const key = queryKeys.messages(conversationId);
+  const pagingKey = queryKeys.messagePaging(conversationId);
+  const current = qc.getQueryData<PublicMessage[]>(key);
+  const state = qc.getQueryData<MessagePaging | null>(pagingKey);
+  if (!current?.length || !state?.hasOlder) return false;
+  const oldest = current[0].seq;
+  // fetchQuery dedupes concurrent calls for the same boundary (a scroll burst, the hash search).
+  const page = await qc.fetchQuery({
+    queryKey: ["olderMessages", conversationId, oldest],
+    queryFn: ({ signal }) => listMessagesBefore(conversationId, oldest, { limit: FIRST_PAGE_SIZE, signal }),
+    staleTime: 0,
+    gcTime: 0,
+  });
+  qc.setQueryData<PublicMessage[]>(key, (prev) => (prev ? mergeMessages(prev, page.messages) : prev));
+  qc.setQueryData<MessagePaging | null>(pagingKey, (prev) => (prev ? { ...prev, hasOlder: page.hasOlder } : prev));
+  return page.messages.length > 0;
+}
+
 export function useMessages(conversationId: string) {
   const qc = useQueryClient();
-  const key = queryKeys.messages(conversationId);
   return useQuery({
-    queryKey: key,
-    queryFn: async ({ signal }) => {
-      const fetched = await listAllMessages(conversationId, signal);
-      const cached = qc.getQueryData<PublicMessage[]>(key) ?? [];
-      return mergeMessages(mergeMessages(cached, recentMessagesFor(conversationId)), fetched);
-    },
+    queryKey: queryKeys.messages(conversationId),
+    queryFn: ({ signal }) => fetchMessageWindow(qc, conversationId, signal),
   });
+}
+
+/** Whether older messages exist, and the loader of the page before the window (one request at a time). */
+export function useOlderMessages(conversationId: string) {
+  const qc = useQueryClient();
+  const paging = useQuery({
+    queryKey: queryKeys.messagePaging(conversationId),
+    queryFn: () => qc.getQueryData<MessagePaging | null>(queryKeys.messagePaging(conversationId)) ?? null,
+    staleTime: Infinity,
+    gcTime: Infinity,
+  });
+  const loading = useIsFetching({ queryKey: ["olderMessages", conversationId] }) > 0;
+  const loadOlder = useCallback(() => fetchOlderMessages(qc, conversationId), [qc, conversationId]);
+  return { hasOlder: paging.data?.hasOlder ?? false, loading, loadOlder };
 }
 
 /** Local-only: filled by sends, the feed and conversation snapshots; never fetched on its own. */
@@ -111,6 +176,22 @@ export function useTaskDetail(id: string, enabled: boolean) {
     staleTime: TASK_STALE_MS,
     refetchInterval: (query) => (query.state.data ? taskRefetchInterval([query.state.data]) : false),
     refetchIntervalInBackground: false,
+    refetchOnWindowFocus: true,
+  });
+}
+
+/**
+ * A task's timeline while its details are open. Keyed under the detail, so
+ * whatever refreshes the detail (a feed event, a poll) refreshes it too.
+ */
+export function useTaskHistory(id: string, enabled: boolean) {
+  return useInfiniteQuery({
+    queryKey: [...queryKeys.taskDetail(id), "history"],
+    queryFn: ({ pageParam, signal }) => getTaskHistory(id, { after: pageParam, signal }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    enabled,
+    staleTime: TASK_STALE_MS,
     refetchOnWindowFocus: true,
   });
 }
