@@ -11,6 +11,7 @@ import { DocIcon, SpinnerIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge } from "./task-badges";
 import { TaskInstructions } from "./task-instructions";
+import { TaskTimeline } from "./task-timeline";
 import { Markdown } from "./markdown";
 import { localNoticeText } from "./notice-text";
 import { Button } from "./ui/button";
@@ -232,6 +233,10 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
           )}
           {notification.error && <span>: {notification.error}</span>}
         </p>
+      </Part>
+
+      <Part title={t("timeline")}>
+        <TaskTimeline taskId={task.id} title={task.title} />
       </Part>
     </div>
   );

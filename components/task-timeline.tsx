@@ -1,0 +1,108 @@
+"use client";
+
+import type { PublicHistoryItem } from "@/lib/contract/history";
+import { useTaskHistory } from "@/lib/client/queries";
+import { useI18n } from "@/lib/client/i18n";
+import { LocalTime } from "./local-time";
+import { localNoticeText } from "./notice-text";
+import { statusKey } from "./task-badges";
+import { Button } from "./ui/button";
+import { cn } from "./ui/cn";
+import { InlineAlert } from "./ui/inline-alert";
+
+const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
+
+function Line({ item, title }: { item: PublicHistoryItem; title: string }) {
+  const { t } = useI18n();
+  switch (item.type) {
+    case "created":
+      return <>{t("hist_created")}</>;
+    case "cancel_requested":
+      return <>{t("hist_cancel_requested")}</>;
+    case "step":
+      return (
+        <>
+          {t("hist_step", { index: item.index })}
+          {item.title && <span className="text-muted"> · {item.title}</span>}
+          {item.instructions.length > 0 && <span className="text-muted"> · {t("hist_step_instructions", { count: item.instructions.length })}</span>}
+        </>
+      );
+    case "progress":
+      return <span className="text-muted">{item.text}</span>;
+    case "publication":
+      return <>{t("hist_publication", { version: item.version, kind: item.partial ? t("partial") : t("final") })}</>;
+    case "status":
+      return <>{t("hist_status", { status: t(statusKey(item.to)) })}</>;
+    case "terminal":
+      return <span className="text-muted">{item.text}</span>;
+    case "cancel_attempt":
+      return item.ended ? (
+        <>{t("hist_cancel_attempt_ended", { attempt: item.attempt })}</>
+      ) : (
+        <span className="text-warn">
+          {t("hist_cancel_attempt_failed", { attempt: item.attempt })}
+          {item.error && `: ${item.error}`}
+        </span>
+      );
+    case "notice":
+      return <>{(item.outcome && localNoticeText(t, { ...item, outcome: item.outcome, title })) ?? item.text}</>;
+    case "notification":
+      return item.status === "retry" ? (
+        <span className="text-warn">
+          {t("hist_notification_retry", { attempts: item.attempts })}
+          {item.error && `: ${item.error}`}
+        </span>
+      ) : (
+        <>{t(item.status === "delivered" ? "hist_notification_delivered" : "hist_notification_dispatched")}</>
+      );
+    case "dead_letter":
+      return (
+        <span className="text-danger">
+          {t("hist_dead_letter", { attempts: item.attempts })}
+          {item.error && `: ${item.error}`}
+        </span>
+      );
+  }
+}
+
+/** The task's whole story in order (GET /api/tasks/:id/history), compact: one line per entry, older pages on demand. */
+export function TaskTimeline({ taskId, title }: { taskId: string; title: string }) {
+  const { t } = useI18n();
+  const history = useTaskHistory(taskId, true);
+  const items = history.data?.pages.flatMap((p) => p.items) ?? [];
+  if (history.isError && !history.data) {
+    return (
+      <InlineAlert
+        framed={false}
+        size="xs"
+        actions={
+          <Button variant="danger-outline" size="xs" onClick={() => void history.refetch()}>
+            {t("tryAgain")}
+          </Button>
+        }
+      >
+        {t("timelineFailed")}
+      </InlineAlert>
+    );
+  }
+  if (!history.data) return null;
+  return (
+    <div className="space-y-1.5">
+      <ol data-testid="task-timeline" tabIndex={0} aria-label={t("timeline")} className="max-h-48 space-y-1 overflow-y-auto text-xs">
+        {items.map((item) => (
+          <li key={item.id} data-history-type={item.type} className="flex gap-2">
+            <LocalTime iso={item.at} className="shrink-0 text-muted tabular-nums" />
+            <span className={cn("min-w-0", textClass)}>
+              <Line item={item} title={title} />
+            </span>
+          </li>
+        ))}
+      </ol>
+      {history.hasNextPage && (
+        <Button variant="ghost" size="xs" onClick={() => void history.fetchNextPage()} disabled={history.isFetchingNextPage}>
+          {t("timelineMore")}
+        </Button>
+      )}
+    </div>
+  );
+}
