@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
-    include: ["lib/**/*.test.ts", "worker/**/*.test.ts", "tests/**/*.test.ts", "components/**/*.test.{ts,tsx}"],
+    include: ["lib/**/*.test.ts", "worker/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts", "components/**/*.test.{ts,tsx}"],
     exclude: ["node_modules", ".next", ".data", "e2e"],
     globalSetup: ["tests/global-setup.ts"],
     testTimeout: 60_000,

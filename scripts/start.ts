@@ -1,6 +1,9 @@
 // `npm start` / `npm run dev` (docs/operations.md#running-herald): database (embedded unless DATABASE_URL),
-// migrations, auth secret, build when stale, then web + one worker. Ctrl-C/SIGTERM
-// stops the children first and the database last; any child dying stops everything.
+// migrations, auth secret, build when stale, then web + N workers (`--workers N`, HERALD_WORKERS).
+// Ctrl-C/SIGTERM stops the children first and the database last. A child or the embedded
+// PostgreSQL that dies is restarted with backoff (docs/operations.md#supervision); one that
+// crash-loops is given up: a worker with a message (the web server stays up), web or the
+// database by stopping everything.
 // The web process is scripts/server.ts (Next behind our own HTTP server, which decides
 // the client address), listening on HOST (default 127.0.0.1) and PORT.
 
@@ -17,7 +20,9 @@ import { checkEnv, env, EnvError } from "../lib/config/env";
 import { resolveDataDir, resolvePgDataDir, secureDataDir } from "../lib/db/data-dir";
 import { isAlive } from "../lib/util/process";
 import { within } from "../lib/util/within";
-import { ensureDatabase, type DatabaseHandle } from "../lib/db/ensure";
+import { DatabaseSetupError, ensureDatabase, type DatabaseHandle } from "../lib/db/ensure";
+import { sleep } from "../lib/util/sleep";
+import { CrashHistory, DEFAULT_POLICY, exitWords } from "./supervisor";
 
 // A bad setting fails here, in one line naming it, before anything starts.
 try {
@@ -42,6 +47,19 @@ const NOT_BUILD_INPUT = /\.(int\.)?test\.[cm]?[jt]sx?$/;
 
 const say = (s: string) => console.log(`[herald] ${s}`);
 
+/** `--workers N` wins over HERALD_WORKERS. */
+function workerCount(): number {
+  const i = process.argv.indexOf("--workers");
+  if (i === -1) return env("HERALD_WORKERS");
+  const n = Number(process.argv[i + 1]);
+  if (!Number.isInteger(n) || n < 1 || n > 32) {
+    console.error("[herald] --workers must be a whole number from 1 to 32");
+    process.exit(1);
+  }
+  return n;
+}
+const WORKERS = workerCount();
+
 interface Child {
   name: string;
   proc: ChildProcess;
@@ -64,7 +82,7 @@ function run(
   name: string,
   args: string[],
   env: NodeJS.ProcessEnv,
-  opts: { ownGroup: boolean; oneShot?: boolean; marker?: string },
+  opts: { ownGroup: boolean; oneShot?: boolean; marker?: string; onExit?: (code: number | null, sig: NodeJS.Signals | null) => void },
 ): Child {
   const proc = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -78,7 +96,9 @@ function run(
   const exited = new Promise<number | null>((resolve) => {
     proc.once("exit", (code, sig) => {
       resolve(code);
-      if (!shuttingDown && !opts.oneShot) void shutdown(1, `${name} exited unexpectedly (${sig ?? `code ${code}`})`);
+      if (shuttingDown || opts.oneShot) return;
+      if (opts.onExit) opts.onExit(code, sig);
+      else void shutdown(1, `${name} exited unexpectedly (${exitWords(code, sig)})`);
     });
     proc.once("error", (err) => {
       resolve(null);
@@ -283,20 +303,18 @@ async function main(): Promise<void> {
     pgLog = createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a", mode: 0o600 });
   }
   const started = Date.now();
-  dbStarting = ensureDatabase({
-    detached: true,
-    log: (line) => {
-      pgLog?.write(line + "\n");
-      if (line.startsWith("initdb: ")) return;
-      if (line.startsWith("postgres: ")) {
-        // Startup problems, and crashes later on; ordinary query errors stay in the log file.
-        const bad = ready ? /\b(PANIC):/ : /\b(WARNING|ERROR|FATAL|PANIC):/;
-        if (!shuttingDown && bad.test(line)) console.log(`[db] ${line.slice("postgres: ".length)}`);
-        return;
-      }
-      console.log(`[db] ${line}`);
-    },
-  });
+  const pgLogLine = (line: string) => {
+    pgLog?.write(line + "\n");
+    if (line.startsWith("initdb: ")) return;
+    if (line.startsWith("postgres: ")) {
+      // Startup problems, and crashes later on; ordinary query errors stay in the log file.
+      const bad = ready ? /\b(PANIC):/ : /\b(WARNING|ERROR|FATAL|PANIC):/;
+      if (!shuttingDown && bad.test(line)) console.log(`[db] ${line.slice("postgres: ".length)}`);
+      return;
+    }
+    console.log(`[db] ${line}`);
+  };
+  dbStarting = ensureDatabase({ detached: true, log: pgLogLine });
   db = await dbStarting;
   if (shuttingDown) return;
   say(
@@ -304,11 +322,7 @@ async function main(): Promise<void> {
       (db.applied.length ? `; applied migrations: ${db.applied.join(", ")}` : "") +
       (db.embedded?.attached ? " (already running for another process)" : ""),
   );
-  if (db.embedded && !db.embedded.attached) {
-    void db.embedded.exited.then(() => {
-      if (!shuttingDown) void shutdown(1, "PostgreSQL exited unexpectedly");
-    });
-  }
+  watchDatabase(db, pgLogLine, dataDir);
 
   const authSecret = env("BETTER_AUTH_SECRET") ?? (await ensureAuthSecret(dataDir));
   const authUrl = env("BETTER_AUTH_URL") ?? `http://localhost:${PORT}`;
@@ -337,12 +351,16 @@ async function main(): Promise<void> {
   // Not `next start`/`next dev`: route handlers cannot see the socket, and sign-in
   // throttling needs the real client address (scripts/server.ts).
   const webEnv = { ...childEnv, NODE_ENV: DEV ? "development" : "production" } as NodeJS.ProcessEnv;
-  run(DEV ? "web (dev)" : "web", ["--import", "tsx", "scripts/server.ts", ...(DEV ? ["--dev"] : [])], webEnv, {
-    ownGroup: true,
-    marker: "scripts/server.ts",
-  });
-  run("worker", ["--import", "tsx", "worker/index.ts"], childEnv, { ownGroup: true, marker: "worker/index.ts" });
   dataDirForPids = dataDir;
+  supervise(DEV ? "web (dev)" : "web", ["--import", "tsx", "scripts/server.ts", ...(DEV ? ["--dev"] : [])], webEnv, "scripts/server.ts", (why) =>
+    void shutdown(1, `${why}; nothing left to serve`),
+  );
+  for (let i = 1; i <= WORKERS; i++) {
+    const name = WORKERS === 1 ? "worker" : `worker-${i}`;
+    supervise(name, ["--import", "tsx", "worker/index.ts"], childEnv, "worker/index.ts", (why) =>
+      say(`${why}. The web server keeps running; background work waits for another worker (restart Herald to try again).`),
+    );
+  }
   await recordChildren(dataDir);
 
   await waitForHttp(`http://${connectHost(HOST)}:${PORT}/api/health`);
@@ -351,7 +369,71 @@ async function main(): Promise<void> {
   say(`Herald is running at ${authUrl} (Ctrl-C to stop)`);
 }
 
+/**
+ * Starts a long-running child and keeps it running: an unexpected exit restarts
+ * it after a backoff; a crash loop ends in `giveUp` with a line naming it.
+ */
+function supervise(name: string, args: string[], childEnv: NodeJS.ProcessEnv, marker: string, giveUp: (why: string) => void): void {
+  const history = new CrashHistory();
+  const start = (): void => {
+    const child = run(name, args, childEnv, {
+      ownGroup: true,
+      marker,
+      onExit: (code, sig) => {
+        children.splice(children.indexOf(child), 1);
+        const how = exitWords(code, sig);
+        const decision = history.record(Date.now());
+        if (!decision.restart) {
+          giveUp(`${name} crashed ${decision.recent} times within ${DEFAULT_POLICY.windowMs / 1000} s (last: ${how}); giving up on it — its output is above, prefixed by its own tags`);
+          return;
+        }
+        say(`${name} exited unexpectedly (${how}); restarting it in ${(decision.delayMs / 1000).toFixed(1)} s`);
+        setTimeout(() => {
+          if (shuttingDown) return;
+          start();
+          if (dataDirForPids) void recordChildren(dataDirForPids);
+        }, decision.delayMs);
+      },
+    });
+  };
+  start();
+}
+
+/**
+ * The embedded PostgreSQL is restarted on the same data directory and port when
+ * it dies, so the URL every child holds stays valid: their pools reconnect, and
+ * so does the LISTEN connection (lib/events/listener.ts), without a restart.
+ */
+function watchDatabase(handle: DatabaseHandle, log: (line: string) => void, dataDir: string): void {
+  const embedded = handle.embedded;
+  if (!embedded || embedded.attached) return;
+  const history = new CrashHistory();
+  const watch = (server: NonNullable<DatabaseHandle["embedded"]>) => {
+    void server.exited.then(async () => {
+      if (shuttingDown) return;
+      const decision = history.record(Date.now());
+      const logFile = path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log");
+      if (!decision.restart) return void shutdown(1, `PostgreSQL crashed ${decision.recent} times within ${DEFAULT_POLICY.windowMs / 1000} s; giving up (its log: ${logFile})`);
+      say(`PostgreSQL exited unexpectedly; restarting it on the same data directory in ${(decision.delayMs / 1000).toFixed(1)} s (its log: ${logFile})`);
+      await sleep(decision.delayMs);
+      if (shuttingDown) return;
+      try {
+        db = await ensureDatabase({ detached: true, migrate: false, port: server.port, log });
+        say("PostgreSQL is back; web and workers reconnect on their own");
+        if (db.embedded) watch(db.embedded);
+      } catch (err) {
+        void shutdown(1, `PostgreSQL could not be restarted: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
+  };
+  watch(embedded);
+}
+
 main().catch((err) => {
+  if (err instanceof DatabaseSetupError) {
+    console.error(`[herald] ${err.message}`);
+    return void shutdown(1, "startup failed");
+  }
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   void shutdown(1, "startup failed");
 });
