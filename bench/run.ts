@@ -4,6 +4,7 @@
 //   - event → feed latency: commit of an event → its frame read from /api/events' stream
 //   - chat run throughput and queue wait with 2 workers
 //   - text patterns (delivery phrases, offline brain) on adversarial max-length messages (bench/text.ts)
+//   - opening a conversation of 5,000 messages vs one of 50: the first page's request (bench/conversation-open.ts)
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -30,6 +31,7 @@ async function main() {
   const { signUp, createConversationFor, startWorkerProcess, stopWorkers, waitFor } = await import("../tests/helpers");
   const results: Record<string, unknown> = { at: new Date().toISOString(), node: process.version };
   let textSummary = "";
+  let openSummary = "";
   const workers = [startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }), startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" })];
   try {
     const user = await signUp("Bench");
@@ -122,6 +124,12 @@ async function main() {
     const text = textBench();
     results.textPatterns = text;
     textSummary = formatTextBench(text);
+
+    // 5. Opening a long conversation costs what opening a short one does.
+    const { conversationOpenBench, formatConversationOpen } = await import("./conversation-open");
+    const opening = await conversationOpenBench(user);
+    results.conversationOpen = opening;
+    openSummary = formatConversationOpen(opening);
   } finally {
     await stopWorkers(...workers);
     await closeDb();
@@ -135,6 +143,7 @@ async function main() {
   const due = results.dueNoticeLatenessMs as { p99: number };
   console.log(`\ndue-notice lateness p99 ${due.p99.toFixed(1)} ms (target < 200 ms: ${due.p99 < 200 ? "met" : "MISSED"})`);
   console.log(textSummary);
+  console.log(openSummary);
   console.log(`written ${path.relative(process.cwd(), file)}`);
   process.exit(0);
 }
