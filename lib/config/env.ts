@@ -40,6 +40,8 @@ export const ENV_SCHEMA = z.object({
   OPENAI_API_KEY: z.string().optional().describe("Key for OPENAI_BASE_URL"),
   HERALD_MODEL: z.string().min(1).default("gpt-4o-mini").describe("Model id at OPENAI_BASE_URL"),
   HERALD_MCP_SERVERS: z.string().optional().describe("MCP Tasks servers (JSON, see docs/operations.md)"),
+  HERALD_REMOTE_AGENTS: z.string().optional().describe("Agent Protocol (LangGraph) remote agents: JSON, or a path to a JSON file (see docs/operations.md)"),
+  HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS: nonNegativeMs(0).describe("Tests only: hold after a remote agent run was created, before its handle is stored"),
   HERALD_OFFLINE_CHUNK_MS: nonNegativeMs(12).describe("Offline model: delay between streamed chunks"),
 
   // ---- workers and loops

@@ -107,8 +107,11 @@ export const startTaskBody = z.strictObject({
   conversationId: z.string().min(1).max(100),
   title: z.string().trim().min(1, "must not be empty").max(MAX_TITLE_CHARS),
   prompt: z.string().trim().min(1, "must not be empty").max(MAX_MESSAGE_CHARS),
-  /** "research" (native) or "mcp:<name>" of a server in HERALD_MCP_SERVERS. */
-  driver: z.string().regex(/^(research|mcp:[A-Za-z0-9][A-Za-z0-9_.-]{0,62})$/, 'must be "research" or "mcp:<server name>"').optional(),
+  /** "research" (native), "mcp:<name>" of a server in HERALD_MCP_SERVERS or "agent:<name>" of one in HERALD_REMOTE_AGENTS. */
+  driver: z
+    .string()
+    .regex(/^(research|(?:mcp|agent):[A-Za-z0-9][A-Za-z0-9_.-]{0,62})$/, 'must be "research", "mcp:<server name>" or "agent:<agent name>"')
+    .optional(),
   delivery: deliveryInput.optional(),
   clientRequestId: z.string().min(1).max(100),
   options: z

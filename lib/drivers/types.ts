@@ -46,6 +46,11 @@ export interface StepOutcome {
   /** Poll again after this long; finite and positive (remote drivers). Default: at once. */
   pollAfterMs?: number;
   /**
+   * Merged into task.driverData with the poll's commit, so driver bookkeeping
+   * (e.g. how many updates reached the remote) moves with what it describes.
+   */
+  driverState?: Record<string, unknown>;
+  /**
    * Nothing happened yet: come back after `ms` without holding a worker slot
    * (native pacing). `driverState` is merged into task.driverData so the next
    * claim knows the wait is over. Exclusive with every other field.

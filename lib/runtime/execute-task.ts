@@ -219,6 +219,7 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
       inputRequest: outcome.inputRequest ?? null,
       delayMs: outcome.pollAfterMs ?? 0,
       remainingUpdates: pending.slice(outcome.consumedUpdates ?? 0),
+      driverState: outcome.driverState,
     });
     // input_required is an event; so is recovering from degraded tracking (the event goes away).
     await recordEventIfChanged(tx, row.id);

@@ -15,6 +15,7 @@ import { dueLoop } from "@/lib/runtime/due-loop";
 import { emailLoop } from "@/lib/email/loop";
 import { emailAvailable } from "@/lib/settings/queries";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
+import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import { beat, markStopped } from "@/lib/workers/heartbeat";
 import { reapOnce } from "@/lib/workers/reaper";
 import { Loop } from "@/lib/workers/loop";
@@ -41,6 +42,8 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   setMaxListeners(1000, stopping);
   const mcp = registerConfiguredMcpDrivers();
   if (mcp.length) console.log(`[worker] MCP drivers: ${mcp.join(", ")}`);
+  const agents = registerConfiguredAgentDrivers().map((a) => a.driver);
+  if (agents.length) console.log(`[worker] remote agent drivers: ${agents.join(", ")}`);
   const concurrency = opts.concurrency ?? env("HERALD_WORKER_CONCURRENCY");
 
   const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [

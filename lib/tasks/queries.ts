@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { driverFor } from "@/lib/drivers/registry";
+import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import { toPublicNotice } from "@/lib/contract/notice";
@@ -47,7 +48,7 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
     })),
     notices: notices.map(toPublicNotice),
     instructions: {
-      accepted: driverFor(task.driver)?.acceptsUpdates === true,
+      accepted: (registerConfiguredAgentDrivers(), driverFor(task.driver)?.acceptsUpdates === true),
       pending: stringsOf(task.pendingUpdates),
       applied: steps.flatMap((s) => stringsOf((s.input as { updates?: unknown } | null)?.updates).map((text) => ({ step: s.index, text, at: s.createdAt.toISOString() }))),
     },

@@ -152,6 +152,8 @@ export interface PollResult {
   inputRequest: unknown;
   delayMs: number;
   remainingUpdates: string[];
+  /** Merged into driverData (StepOutcome.driverState). */
+  driverState?: Record<string, unknown>;
 }
 
 /**
@@ -168,6 +170,7 @@ export async function commitPoll(tx: Tx, id: string, r: PollResult): Promise<voi
       "nextRunAt" = CASE WHEN ${r.waiting} AND "inputResponse" IS NOT NULL THEN now() ELSE now() + make_interval(secs => ${secs(r.delayMs)}) END,
       "inputResponse" = CASE WHEN ${r.waiting} THEN "inputResponse" ELSE NULL END,
       "pendingUpdates" = ${JSON.stringify(r.remainingUpdates)}::jsonb,
+      "driverData" = coalesce("driverData", '{}'::jsonb) || ${JSON.stringify(r.driverState ?? {})}::jsonb,
       "inputRequest" = CASE WHEN ${r.waiting} THEN ${JSON.stringify(r.inputRequest ?? null)}::jsonb ELSE NULL END,
       status = CASE
         WHEN ${r.waiting} THEN 'input_required'

@@ -1,0 +1,115 @@
+import { readFileSync } from "node:fs";
+import { env } from "@/lib/config/env";
+import { z } from "zod";
+import { registerDriver } from "./registry";
+import { createAgentDriver } from "./agent";
+
+/**
+ * Remote agents come from `HERALD_REMOTE_AGENTS`: a JSON array, or the path of
+ * a file holding one, of `{name, description, url, assistantId, headersFromEnv?}`.
+ * Each becomes the driver `agent:<name>`. Header values are never written in
+ * the configuration: `headersFromEnv` maps a header to the environment
+ * variable holding its secret. A bad entry is logged and skipped.
+ */
+const entry = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, "letters, digits, '_', '.', '-' (max 63)"),
+  /** What the model routes by (and the offline model's keywords); shown to the model, so no secrets. */
+  description: z.string().trim().min(1).max(500),
+  url: z.url({ protocol: /^https?$/ }),
+  /** The assistant id or graph id the runs are created for. */
+  assistantId: z.string().min(1).max(200),
+  headersFromEnv: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "a header name"), z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable name")).optional(),
+});
+
+export interface RemoteAgentEntry {
+  name: string;
+  description: string;
+  url: string;
+  assistantId: string;
+  /** Resolved header values: secrets, never logged or shown. */
+  headers: Record<string, string>;
+}
+
+const PREFIX = "[agents] HERALD_REMOTE_AGENTS";
+
+function source(raw: string): string | null {
+  const t = raw.trim();
+  if (t.startsWith("[")) return t;
+  try {
+    return readFileSync(t, "utf8");
+  } catch {
+    console.error(`${PREFIX} is neither a JSON array nor a readable file; no remote agents registered`);
+    return null;
+  }
+}
+
+/**
+ * Parses the variable. `secrets` looks up the variables `headersFromEnv`
+ * names; they are operator-chosen names, so they cannot be ENV_SCHEMA keys.
+ */
+export function parseRemoteAgents(raw: string | undefined, secrets: (name: string) => string | undefined = (n) => process.env[n]): RemoteAgentEntry[] {
+  if (!raw?.trim()) return [];
+  const text = source(raw);
+  if (text === null) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    console.error(`${PREFIX} is not valid JSON; no remote agents registered`);
+    return [];
+  }
+  if (!Array.isArray(parsed)) {
+    console.error(`${PREFIX} must be a JSON array; no remote agents registered`);
+    return [];
+  }
+  const out: RemoteAgentEntry[] = [];
+  const seen = new Set<string>();
+  parsed.forEach((item, i) => {
+    const r = entry.safeParse(item);
+    if (!r.success) {
+      const issues = r.error.issues.map((x) => `${x.path.join(".") || "(entry)"}: ${x.message}`).join("; ");
+      console.error(`${PREFIX}[${i}] skipped: ${issues}`);
+      return;
+    }
+    if (seen.has(r.data.name)) {
+      console.error(`${PREFIX}[${i}] skipped: duplicate name "${r.data.name}"`);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [header, variable] of Object.entries(r.data.headersFromEnv ?? {})) {
+      const value = secrets(variable);
+      if (!value) {
+        // The variable's name only: its value is a secret.
+        console.error(`${PREFIX}[${i}] skipped: ${variable} (header ${header}) is not set`);
+        return;
+      }
+      headers[header] = value;
+    }
+    seen.add(r.data.name);
+    out.push({ name: r.data.name, description: r.data.description, url: r.data.url, assistantId: r.data.assistantId, headers });
+  });
+  return out;
+}
+
+/** What the start tool and the composer may offer: name and description, never url, ids or headers. */
+export interface AgentChoice {
+  driver: string;
+  description: string;
+}
+
+let registered: { raw: string | undefined; choices: AgentChoice[] } | null = null;
+
+/**
+ * Registers `agent:<name>` for every configured remote agent and returns the
+ * choices. Idempotent per configuration (worker start-up, API and tools all call it).
+ */
+export function registerConfiguredAgentDrivers(raw: string | undefined = env("HERALD_REMOTE_AGENTS")): AgentChoice[] {
+  if (registered && registered.raw === raw) return registered.choices;
+  const choices = parseRemoteAgents(raw).map((a) => {
+    const driver = `agent:${a.name}`;
+    registerDriver(driver, createAgentDriver(a));
+    return { driver, description: a.description };
+  });
+  registered = { raw, choices };
+  return choices;
+}
