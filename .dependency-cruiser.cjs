@@ -1,7 +1,7 @@
 /**
  * Import rules `npm test` enforces (docs/architecture.md#layers).
  */
-const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|workers|runtime|commands|drivers|agent|limits|metrics|events|config|security|api|settings|email)/)";
+const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|workers|runtime|commands|drivers|agent|limits|metrics|events|config|security|api|settings|email|keys|ap)/)";
 
 /**
  * Server folders from the bottom up (docs/architecture.md#layers). A folder may
@@ -10,10 +10,11 @@ const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|w
  */
 const LEAVES = ["util", "text", "errors", "config", "i18n", "contract", "security"];
 const ORDER = [
-  "db", "limits", "events", "auth", "settings", "workers", "drivers", // storage and process facts
+  "db", "limits", "events", "auth", "keys", "settings", "workers", "drivers", // storage and process facts
   "runs", "chat", "tasks", "email", // rows and their transitions (email: the outbox on the notice row)
   "delivery", "notify", // policies: what is due, what to tell
   "agent", // capabilities: the model and its tools
+  "ap", // the Agent Protocol surface: threads and runs over tasks
   "api", "metrics", "commands", "runtime", // orchestration: route wrapper, executors and loops, cross-domain commands
 ];
 const layerRules = ORDER.slice(0, -1).map((folder, i) => ({

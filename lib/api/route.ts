@@ -4,6 +4,7 @@ import { userFromHeaders, trustedOrigins, type SessionUser } from "@/lib/auth/au
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { randomUUID } from "node:crypto";
 import type { ApiErrorBody } from "@/lib/contract/shapes";
+import { userFromApiKey, type KeyUser } from "@/lib/keys/authenticate";
 
 /** Whole-body cap; individual fields have their own zod limits. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -11,9 +12,9 @@ export const MAX_BODY_BYTES = 256 * 1024;
 type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteContext<B extends Schema, Q extends Schema, P extends Schema> {
+export interface RouteContext<B extends Schema, Q extends Schema, P extends Schema, U = SessionUser> {
   req: Request;
-  user: SessionUser;
+  user: U;
   body: Out<B>;
   query: Out<Q>;
   params: Out<P>;
@@ -217,12 +218,44 @@ export function route<B extends Schema = undefined, Q extends Schema = undefined
   opts: RouteOptions<B, Q, P>,
   handler: (ctx: RouteContext<B, Q, P>) => Promise<unknown>,
 ) {
+  return wrap(opts, sessionUser, handler);
+}
+
+/**
+ * The same wrapper for the Agent Protocol surface (/api/ap): the caller is a
+ * program holding an API key (`x-api-key` or `Authorization: Bearer`), not a
+ * browser, so there is no session and no Origin check — a key is never sent
+ * by a browser on its own.
+ */
+export function keyRoute<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
+  opts: RouteOptions<B, Q, P>,
+  handler: (ctx: RouteContext<B, Q, P, KeyUser>) => Promise<unknown>,
+) {
+  return wrap(opts, keyUser, handler);
+}
+
+async function sessionUser(req: Request): Promise<SessionUser> {
+  const mutation = !["GET", "HEAD", "OPTIONS"].includes(req.method);
+  if (mutation) checkOrigin(req);
+  const user = await userFromHeaders(req.headers);
+  if (!user) throw new ApiError("unauthorized", "Sign in to continue");
+  return user;
+}
+
+async function keyUser(req: Request): Promise<KeyUser> {
+  const user = await userFromApiKey(req.headers);
+  if (!user) throw new ApiError("unauthorized", "Send a valid API key in x-api-key or Authorization: Bearer (create one in Settings)");
+  return user;
+}
+
+function wrap<U, B extends Schema, Q extends Schema, P extends Schema>(
+  opts: RouteOptions<B, Q, P>,
+  authenticate: (req: Request) => Promise<U>,
+  handler: (ctx: RouteContext<B, Q, P, U>) => Promise<unknown>,
+) {
   return async (req: Request, segment?: { params?: Promise<Record<string, string | string[]>> }) => {
     try {
-      const mutation = !["GET", "HEAD", "OPTIONS"].includes(req.method);
-      if (mutation) checkOrigin(req);
-      const user = await userFromHeaders(req.headers);
-      if (!user) throw new ApiError("unauthorized", "Sign in to continue");
+      const user = await authenticate(req);
       const rawParams = (await segment?.params) ?? {};
       // Path segments name resources: one that does not fit (not an id, a NUL…) names nothing, so 404.
       const params = (opts.params ? parseParams(opts.params, rawParams) : undefined) as Out<P>;

@@ -21,6 +21,7 @@ CREATE TABLE "ap_run" (
     "conversationId" TEXT NOT NULL,
     "taskId" TEXT NOT NULL,
     "assistantId" TEXT NOT NULL,
+    "input" TEXT NOT NULL,
     "metadata" JSONB,
     "multitaskStrategy" TEXT,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,

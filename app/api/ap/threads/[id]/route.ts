@@ -1,0 +1,7 @@
+import { keyRoute } from "@/lib/api/route";
+import { getThread } from "@/lib/ap/get-thread";
+import { apThreadParams } from "@/lib/contract/ap";
+
+export const dynamic = "force-dynamic";
+
+export const GET = keyRoute({ params: apThreadParams }, async ({ user, params }) => getThread(user.id, params.id));

@@ -1,0 +1,7 @@
+import { keyRoute } from "@/lib/api/route";
+import { joinRun } from "@/lib/ap/join-run";
+import { apRunParams } from "@/lib/contract/ap";
+
+export const dynamic = "force-dynamic";
+
+export const GET = keyRoute({ params: apRunParams }, async ({ req, user, params }) => joinRun(user.id, params.id, params.rid, req.signal));

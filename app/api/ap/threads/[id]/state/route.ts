@@ -1,0 +1,7 @@
+import { keyRoute } from "@/lib/api/route";
+import { getThreadState } from "@/lib/ap/get-thread-state";
+import { apThreadParams } from "@/lib/contract/ap";
+
+export const dynamic = "force-dynamic";
+
+export const GET = keyRoute({ params: apThreadParams }, async ({ user, params }) => getThreadState(user.id, params.id));

@@ -1,0 +1,11 @@
+import { json, route } from "@/lib/api/route";
+import { createKeyBody } from "@/lib/contract/keys";
+import { createApiKey } from "@/lib/keys/create-api-key";
+import { listApiKeys } from "@/lib/keys/list-api-keys";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route({}, async ({ user }) => ({ keys: await listApiKeys(user.id) }));
+
+/** The key is in this answer only; it is never shown again. */
+export const POST = route({ body: createKeyBody }, async ({ user, body }) => json(await createApiKey(user.id, body.name), 201));

@@ -1,0 +1,73 @@
+import { randomUUID } from "node:crypto";
+import { getDb } from "@/lib/db/client";
+import type { Prisma } from "@/lib/db/generated/client.ts";
+import type { ApRun } from "@/lib/contract/ap";
+import { isTerminalStatus } from "@/lib/contract/task";
+import { ApiError } from "@/lib/errors/api-error";
+import { requestCancel } from "@/lib/tasks/request-cancel";
+import { startTask } from "@/lib/tasks/start-task";
+import { updateTask } from "@/lib/tasks/update-task";
+import { textOf, toApRun } from "./project";
+import { ownThread, threadTasks } from "./thread-access";
+
+/** The assistant id of Herald's native research (the only graph this server offers). */
+export const RESEARCH_ASSISTANT = "research";
+
+type Strategy = "reject" | "interrupt" | "rollback" | "enqueue";
+
+export interface RunInput {
+  assistant_id: string;
+  input: { messages: { role?: string; type?: string; content: string | { type: string; text?: string }[] }[] };
+  metadata?: Record<string, unknown> | null;
+  multitask_strategy?: Strategy | null;
+}
+
+/**
+ * A run is a Herald research task in the thread's conversation, under the
+ * account's quotas like any other. With work still active on the thread the
+ * multitask strategy decides: `reject` (the default) answers 409, `interrupt`
+ * hands the new message to the running task as instructions (the task keeps
+ * its id; the older run then reads `interrupted`), `rollback` cancels it and
+ * starts anew, `enqueue` starts a second task beside it.
+ */
+export async function createRun(ownerId: string, threadId: string, body: RunInput): Promise<ApRun> {
+  await ownThread(ownerId, threadId);
+  if (body.assistant_id !== RESEARCH_ASSISTANT) {
+    throw new ApiError("not_found", `assistant_id: no assistant "${body.assistant_id.slice(0, 100)}" here; use "${RESEARCH_ASSISTANT}"`, "assistant_id");
+  }
+  const human = [...body.input.messages].reverse().find((m) => ["user", "human"].includes(m.role ?? m.type ?? "user"));
+  const prompt = human ? textOf(human.content).trim() : "";
+  if (!prompt) throw new ApiError("bad_request", "input.messages: needs a user message with text", "input.messages");
+
+  const strategy: Strategy = body.multitask_strategy ?? "reject";
+  const active = (await threadTasks(ownerId, threadId)).filter((t) => !isTerminalStatus(t.status) && t.cancelRequestedAt === null);
+  if (active.length > 0 && strategy === "reject") {
+    throw new ApiError("conflict", "The thread has a run in progress; wait, or send multitask_strategy interrupt, rollback or enqueue");
+  }
+  const runId = randomUUID();
+  let taskId: string;
+  if (active.length > 0 && strategy === "interrupt") {
+    taskId = (await updateTask(ownerId, active[active.length - 1].id, prompt)).id;
+  } else {
+    if (strategy === "rollback") for (const t of active) await requestCancel(ownerId, t.id);
+    const title = prompt.split("\n")[0].slice(0, 120);
+    // The run id doubles as the task's idempotency key: one task per run, whatever retries.
+    const { task } = await startTask({ ownerId, conversationId: threadId, title, prompt, clientRequestId: runId });
+    taskId = task.id;
+  }
+  const db = getDb();
+  const row = await db.apRun.create({
+    data: {
+      id: runId,
+      ownerId,
+      conversationId: threadId,
+      taskId,
+      assistantId: body.assistant_id,
+      input: prompt,
+      metadata: (body.metadata ?? {}) as Prisma.InputJsonObject,
+      multitaskStrategy: strategy,
+    },
+  });
+  const task = await db.task.findUniqueOrThrow({ where: { id: taskId } });
+  return toApRun(row, task, false);
+}

@@ -1,0 +1,44 @@
+import { getDb } from "@/lib/db/client";
+import type { Prisma } from "@/lib/db/generated/client.ts";
+import type { ApThread } from "@/lib/contract/ap";
+import { toPublicConversation } from "@/lib/contract/message";
+import { ApiError } from "@/lib/errors/api-error";
+import { emitEvent } from "@/lib/events/emit";
+import { toApThread } from "./project";
+import { threadTasks } from "./thread-access";
+
+export const AP_THREAD_TITLE = "Agent Protocol thread";
+
+/**
+ * A thread is a conversation of the key's account, so work started through it
+ * shows in the account's sidebar and sheet like any other. `thread_id` lets a
+ * caller choose the id (idempotent creation with `if_exists: "do_nothing"`).
+ */
+export async function createThread(
+  ownerId: string,
+  input: { metadata?: Record<string, unknown>; thread_id?: string; if_exists?: "raise" | "do_nothing" },
+): Promise<ApThread> {
+  const db = getDb();
+  if (input.thread_id) {
+    const existing = await db.conversation.findUnique({ where: { id: input.thread_id } });
+    if (existing) {
+      if (existing.ownerId === ownerId && existing.deletedAt === null && input.if_exists === "do_nothing") {
+        return toApThread(existing, await threadTasks(ownerId, existing.id));
+      }
+      throw new ApiError("conflict", "thread_id: a thread with this id already exists", "thread_id");
+    }
+  }
+  const created = await db.$transaction(async (tx) => {
+    const c = await tx.conversation.create({
+      data: {
+        ...(input.thread_id ? { id: input.thread_id } : {}),
+        ownerId,
+        title: AP_THREAD_TITLE,
+        apMetadata: (input.metadata ?? {}) as Prisma.InputJsonObject,
+      },
+    });
+    await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(c) } }, { conversationId: c.id });
+    return c;
+  });
+  return toApThread(created, []);
+}

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { MAX_MESSAGE_CHARS } from "./schemas";
+
+/**
+ * The Agent Protocol surface (LangGraph Platform API routes under /api/ap) as
+ * far as a deepagents supervisor and `@langchain/langgraph-sdk` use it. Bodies
+ * are loose: the SDK sends many optional fields (stream modes, checkpoints,
+ * webhooks…) that Herald does not act on and must not refuse.
+ */
+
+/** Caller metadata on a thread or run; bounded so a thread row stays small. */
+const metadata = z
+  .record(z.string().max(200), z.unknown())
+  .refine((m) => JSON.stringify(m).length <= 16_384, "must be at most 16 KiB of JSON");
+
+export const apThreadCreateBody = z.looseObject({
+  metadata: metadata.optional(),
+  thread_id: z.uuid().optional(),
+  if_exists: z.enum(["raise", "do_nothing"]).optional(),
+});
+
+export const apThreadSearchBody = z.looseObject({
+  metadata: metadata.optional(),
+  ids: z.array(z.uuid()).max(100).optional(),
+  limit: z.number().int().min(1).max(100).optional(),
+  offset: z.number().int().min(0).max(10_000).optional(),
+});
+
+const textPart = z.looseObject({ type: z.string().max(50), text: z.string().max(MAX_MESSAGE_CHARS).optional() });
+const inputMessage = z.looseObject({
+  role: z.string().max(50).optional(),
+  type: z.string().max(50).optional(),
+  content: z.union([z.string().max(MAX_MESSAGE_CHARS), z.array(textPart).max(50)]),
+});
+
+export const apRunCreateBody = z.looseObject({
+  assistant_id: z.string().min(1).max(200),
+  input: z.looseObject({ messages: z.array(inputMessage).min(1).max(100) }),
+  metadata: metadata.nullish(),
+  multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
+});
+
+export const apThreadParams = z.object({ id: z.uuid() });
+export const apRunParams = z.object({ id: z.uuid(), rid: z.uuid() });
+
+/** Run statuses of the LangGraph API. */
+export type ApRunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+export type ApThreadStatus = "idle" | "busy" | "interrupted" | "error";
+
+export interface ApThread {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  metadata: Record<string, unknown>;
+  status: ApThreadStatus;
+  values: Record<string, unknown>;
+  interrupts: Record<string, unknown>;
+}
+
+export interface ApRun {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: ApRunStatus;
+  metadata: Record<string, unknown>;
+  multitask_strategy: string | null;
+  kwargs: Record<string, unknown>;
+}
+
+/** A LangChain-serialised message, as `values.messages` holds them. */
+export interface ApMessage {
+  type: "human" | "ai";
+  content: string;
+  id: string;
+  name: null;
+  additional_kwargs: Record<string, never>;
+  response_metadata: Record<string, never>;
+}
+
+export interface ApThreadState {
+  values: { messages: ApMessage[] };
+  next: string[];
+  tasks: unknown[];
+  checkpoint: { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
+  parent_checkpoint: null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
