@@ -8,6 +8,8 @@ import type {
 } from "@ai-sdk/provider";
 import { sleep } from "@/lib/util/sleep";
 import { planOfflineTurn } from "./offline/brain";
+import { routeOptionsFrom } from "./offline/route-agent";
+import { TOOLS } from "./tool-names";
 
 /**
  * Herald's built-in model: deterministic, no network, the same provider
@@ -33,7 +35,10 @@ export function createOfflineModel(opts: OfflineModelOptions = {}): LanguageMode
   const delay = opts.chunkDelayMs ?? env("HERALD_OFFLINE_CHUNK_MS");
 
   function contentFor(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; size: number } {
-    const turn = planOfflineTurn(options.prompt, (options.tools ?? []).map((t) => t.name));
+    const tools = options.tools ?? [];
+    const start = tools.find((t) => t.name === TOOLS.start && t.type === "function");
+    const routes = start && "inputSchema" in start ? routeOptionsFrom(start.inputSchema) : [];
+    const turn = planOfflineTurn(options.prompt, tools.map((t) => t.name), routes);
     if (turn.type === "tool-call") {
       return {
         content: [{ type: "tool-call", toolCallId: turn.toolCallId, toolName: turn.toolName, input: JSON.stringify(turn.input) }],

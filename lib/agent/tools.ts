@@ -14,6 +14,8 @@ import { createFrame, neutralizeUntrusted, type Frame } from "@/lib/text/frame";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
 import { toolRecord, type CancelTaskResult, type CheckTaskFound, type CheckTaskResult, type ListTasksResult, type StartTaskResult, type ToolCandidate, type ToolError, type UpdateTaskResult } from "./tool-results";
 import { matchTasks } from "./match-tasks";
+import { driverChoices } from "@/lib/drivers/choices";
+import type { AgentChoice } from "@/lib/drivers/agent-config";
 
 export interface ToolContext {
   ownerId: string;
@@ -111,7 +113,25 @@ const optionalText = (max: number, description: string) => z.string().max(max).n
 const startInput = z.object({
   title: z.string().trim().min(1).max(200).describe("Short human title, e.g. 'EU battery supply chain'"),
   prompt: z.string().trim().min(1).max(16_000).describe("What to research, in the user's words"),
+  agent: z.string().max(100).nullish().describe("Who does the work; omit for Herald's own research"),
 });
+
+/**
+ * The start tool's arguments for this server's workers: with remote agents or
+ * described MCP servers configured, `agent` lists each (value = driver name,
+ * description = the operator's routing text); otherwise there is nothing to
+ * choose and the argument is left out.
+ */
+function startInputFor(choices: AgentChoice[]) {
+  const { agent: _agent, ...fields } = startInput.shape;
+  if (choices.length < 2) return z.object(fields);
+  const literals = choices.map((c) => z.literal(c.driver).describe(neutralizeUntrusted(c.description)));
+  const options = z.union(literals as unknown as [z.ZodLiteral<string>, z.ZodLiteral<string>, ...z.ZodLiteral<string>[]]);
+  return z.object({
+    ...fields,
+    agent: options.nullish().describe("Who does the work: pick the option whose description fits the request best; omit for Herald's own research"),
+  });
+}
 const listInput = z.object({
   activeOnly: z.boolean().nullish().describe("Only tasks that are still running or waiting"),
 });
@@ -136,14 +156,16 @@ export interface ToolInputs {
 /** The tools a run is offered; read-only unless the run is a turn the user wrote (`toolAccessFor`). */
 export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): ToolSet {
   const frame = ctx.frame ?? createFrame();
+  const choices = driverChoices();
   const all: ToolSet = {
     [TOOL_NAMES.start]: tool({
       description:
         "Start long work (research, analysis, a report) as a durable background task in this conversation and return at once. " +
         "The user is told here when it finishes, fails, needs input or reaches the time they asked for; any delivery time is taken " +
-        "from the user's message by Herald, so do not pass one. After calling, reply with one short acknowledgement.",
-      inputSchema: startInput,
-      execute: ({ title, prompt }) =>
+        "from the user's message by Herald, so do not pass one. After calling, reply with one short acknowledgement." +
+        (choices.length > 1 ? " The work may go to a remote agent instead of Herald's own research: see `agent`." : ""),
+      inputSchema: startInputFor(choices) as typeof startInput,
+      execute: ({ title, prompt, agent }) =>
         guarded<StartTaskResult>(async () => {
           const trigger = await userTrigger(ctx);
           if (!trigger) return { error: NOT_A_USER_TURN };
@@ -154,7 +176,7 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
             conversationId: ctx.conversationId,
             title,
             prompt,
-            driver: "research",
+            driver: agent ?? "research",
             // A retried run (same run id) finds the task its first attempt created.
             clientRequestId: `run:${ctx.runId}:start:${key}`,
             originRunId: ctx.runId,

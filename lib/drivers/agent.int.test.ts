@@ -149,14 +149,21 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     expect((await remoteOf(id)).runs).toHaveLength(2);
   });
 
-  it("worker SIGKILLed between the remote create and the stored handle: the next worker adopts the run, exactly one remote run", { timeout: 60_000 }, async () => {
+  it("worker SIGKILLed between the remote create and the stored handle: the next worker adopts the run, exactly one remote run; a cancel in that window finds the run", { timeout: 60_000 }, async () => {
     await stopWorkers(...workers.splice(0));
     const crashing = startWorkerProcess({ HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS: "60000", HERALD_TASK_LEASE_MS: "2000" });
     const { id } = await launch("adopt me");
-    await waitFor(async () => crashing.output().includes(`[agents] test pause after create ${id}`), 30_000, "created, handle not stored");
-    const mid = await row(id);
-    expect([mid.status, mid.remoteRef]).toEqual(["submitted", null]);
-    expect((await remoteOf(id)).runs).toHaveLength(1);
+    const unstored = await launch("cancel me [slow:30000]");
+    for (const t of [id, unstored.id]) {
+      await waitFor(async () => crashing.output().includes(`[agents] test pause after create ${t}`), 30_000, "created, handle not stored");
+      const mid = await row(t);
+      expect([mid.status, mid.remoteRef]).toEqual(["submitted", null]);
+      expect((await remoteOf(t)).runs).toHaveLength(1);
+    }
+    // No handle stored, yet the cancel reaches the remote run through the thread's herald_task_id.
+    expect((await call(cancelRoute.POST, { user: u, params: { id: unstored.id } })).status).toBe(200);
+    await settled(unstored.id, "cancelled");
+    expect((await remoteOf(unstored.id)).runs.map((r) => r.status)).toEqual(["interrupted"]);
     // Booting while the paused worker still renews its lease: it cannot claim the task before the kill.
     workers.push(startWorkerProcess());
     crashing.child.kill("SIGKILL");
@@ -166,6 +173,17 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     expect(threads).toHaveLength(1);
     expect(runs.map((r) => r.status)).toEqual(["success"]);
     expect((await bodies(id)).map((b) => b.content)).toEqual(["Report: adopt me"]);
+  });
+
+  it("from the chat: the start tool routes a request matching the agent's description to it (offline model)", async () => {
+    const conv = await createConversationFor(u);
+    const text = "research the prior art on sodium battery patents";
+    const posted = await call(messagesRoute.POST, { user: u, params: { id: conv }, body: { content: text, clientMessageId: randomUUID() } });
+    expect(posted.status).toBeLessThan(300);
+    const task = await waitFor(() => getDb().task.findFirst({ where: { conversationId: conv } }), 30_000, "task started from chat");
+    expect(task.driver).toBe("agent:peer");
+    await settled(task.id, "succeeded");
+    expect((await bodies(task.id)).map((b) => b.content)).toEqual([`Report: ${text}`]);
   });
 
   it("remote ids, the url and header secrets never reach the public task, the feed, messages or model input", async () => {

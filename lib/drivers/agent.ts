@@ -264,6 +264,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
 
   return {
     acceptsUpdates: true,
+    findsUnstoredWork: true,
     maxConsecutiveErrors: Infinity,
 
     async submit(task, signal) {
@@ -303,12 +304,15 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
     },
 
     async cancel(task, signal) {
-      // Nothing reached the remote: nothing to stop.
-      if (!task.remoteRef) return { status: "cancelled" };
+      // No stored handle: a submit may still have reached the remote before its worker died.
+      const threadId = task.remoteRef ?? (await findThread(task.id, signal))?.thread_id;
+      if (!threadId) return { status: "cancelled" };
       try {
-        return hide(await cancelRemote(task.remoteRef, signal), task.remoteRef);
+        const snapshot = hide(await cancelRemote(threadId, signal), threadId);
+        // Herald never saw the result of work it has no handle for: the user's cancel stands.
+        return task.remoteRef ? snapshot : { status: "cancelled" };
       } catch (err) {
-        throw hide(err, task.remoteRef);
+        throw hide(err, threadId);
       }
     },
 

@@ -13,6 +13,8 @@ const serverEntry = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   tool: z.string().min(1).max(128),
   headers: z.record(z.string(), z.string()).optional(),
+  /** Offered to the chat model's start tool (routing text) only when given; no secrets in it. */
+  description: z.string().trim().min(1).max(500).optional(),
 });
 
 export type McpServerEntry = z.infer<typeof serverEntry>;
@@ -50,7 +52,7 @@ export function parseMcpServers(raw: string | undefined): McpServerEntry[] {
   return out;
 }
 
-let registered: { raw: string | undefined; names: string[] } | null = null;
+let registered: { raw: string | undefined; names: string[]; choices: { driver: string; description: string }[] } | null = null;
 
 /**
  * Registers `mcp:<name>` for every configured server and returns the driver
@@ -59,11 +61,19 @@ let registered: { raw: string | undefined; names: string[] } | null = null;
  */
 export function registerConfiguredMcpDrivers(raw: string | undefined = env("HERALD_MCP_SERVERS")): string[] {
   if (registered && registered.raw === raw) return registered.names;
-  const names = parseMcpServers(raw).map((s) => {
+  const servers = parseMcpServers(raw);
+  const names = servers.map((s) => {
     const name = `mcp:${s.name}`;
     registerDriver(name, createMcpDriver(s));
     return name;
   });
-  registered = { raw, names };
+  const choices = servers.flatMap((s) => (s.description ? [{ driver: `mcp:${s.name}`, description: s.description }] : []));
+  registered = { raw, names, choices };
   return names;
+}
+
+/** Servers the chat model may pick (those with a `description`). */
+export function mcpChoices(): { driver: string; description: string }[] {
+  registerConfiguredMcpDrivers();
+  return registered?.choices ?? [];
 }

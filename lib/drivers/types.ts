@@ -69,6 +69,12 @@ export interface Driver {
   step(ctx: StepContext): Promise<StepOutcome>;
   /** Stops the work; resolves with the terminal status actually reached (it may have finished first). */
   cancel(task: Task, signal: AbortSignal): Promise<TerminalSnapshot>;
+  /**
+   * cancel() can find the remote work of a task whose handle was never stored
+   * (a worker died between the remote create and the commit), so the cancel
+   * loop asks it even without a remoteRef.
+   */
+  findsUnstoredWork?: boolean;
   /** Whether step() honours task.pendingUpdates (update(message)); others answer 409. */
   acceptsUpdates?: boolean;
   /** Hands the user's answer to a task waiting in input_required. */

@@ -16,8 +16,8 @@ export async function executeCancel(task: CancelLeasedTask, stopping: AbortSigna
   try {
     const driver = driverFor(task.driver);
     if (!driver) throw new Error(`no driver registered as "${task.driver}"`);
-    // Nothing was ever submitted: there is no remote work to stop.
-    const snapshot = task.remoteRef ? await driver.cancel(task, stopping) : { status: "cancelled" as const };
+    // Nothing was ever submitted: there is no remote work to stop (unless the driver can look for it).
+    const snapshot = task.remoteRef || driver.findsUnstoredWork ? await driver.cancel(task, stopping) : { status: "cancelled" as const };
     const error = snapshot.error ? publicError(snapshot.error, `cancel ${task.id}`, "remote_failed") : null;
     const ok = await getDb().$transaction(async (tx) => {
       if (!(await lockCancelGuarded(tx, task.id, token))) return false;

@@ -5,6 +5,8 @@ import { notificationNarration } from "./narration";
 import { lastUserText, readerLang } from "./prompt-text";
 import { RESEARCH_UPDATE_TOOL } from "@/lib/drivers/research";
 import { chatReply, researchText, researchUpdate, toolResultReply } from "./replies";
+import { routeAgent, type RouteOption } from "./route-agent";
+import { TOOLS } from "../tool-names";
 
 /**
  * The offline model's "thinking": a pure function from prompt to the next
@@ -22,7 +24,8 @@ export function toolCallIdFor(prompt: LanguageModelV3Prompt, text: string): stri
   return `call-${createHash("sha256").update(`${prompt.length}:${text}`).digest("hex").slice(0, 16)}`;
 }
 
-export function planOfflineTurn(prompt: LanguageModelV3Prompt, toolNames: string[]): OfflineTurn {
+/** `routes`: the start tool's `agent` options, when it offers a choice of worker. */
+export function planOfflineTurn(prompt: LanguageModelV3Prompt, toolNames: string[], routes: readonly RouteOption[] = []): OfflineTurn {
   const last = prompt[prompt.length - 1];
   // After a tool ran, always answer in words: another call here would loop.
   if (last?.role === "tool") return { type: "text", text: toolResultReply(prompt) };
@@ -37,7 +40,9 @@ export function planOfflineTurn(prompt: LanguageModelV3Prompt, toolNames: string
   if (last?.role === "user" && toolNames.length > 0) {
     const intent = detectIntent(text);
     if (intent && toolNames.includes(intent.toolName)) {
-      return { type: "tool-call", toolCallId: toolCallIdFor(prompt, text), toolName: intent.toolName, input: intent.input };
+      const agent = intent.toolName === TOOLS.start ? routeAgent(text, routes) : null;
+      const input = agent ? { ...intent.input, agent } : intent.input;
+      return { type: "tool-call", toolCallId: toolCallIdFor(prompt, text), toolName: intent.toolName, input };
     }
   }
   return { type: "text", text: chatReply(text) };
