@@ -131,8 +131,9 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
     try {
       return await fn();
     } catch (err) {
-      if (refused(err)) throw new DriverProtocolError(`${label} refused ${what}: ${String((err as Error).message).slice(0, 500)}`);
-      throw err;
+      if (!refused(err)) throw err;
+      // Keeps the status: a 404 means "gone" to the callers that expect one (poll, cancel).
+      throw Object.assign(new DriverProtocolError(`${label} refused ${what}: ${String((err as Error).message).slice(0, 500)}`), { status: httpStatus(err) });
     }
   }
 
