@@ -1,0 +1,110 @@
+"use client";
+
+import { useId, useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/client/api";
+import { errorWords } from "@/lib/client/error-words";
+import { useI18n } from "@/lib/client/i18n";
+import { LocalTime } from "./local-time";
+import { Button } from "./ui/button";
+import { InlineAlert } from "./ui/inline-alert";
+
+const KEYS = ["api-keys"] as const;
+
+/**
+ * API keys for the Agent Protocol surface (/api/ap): name one, copy it once
+ * (it is never shown again), revoke it. A revoked key stops working at once.
+ */
+export function ApiKeysSection() {
+  const { t } = useI18n();
+  const qc = useQueryClient();
+  const nameId = useId();
+  const [name, setName] = useState("");
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const keys = useQuery({ queryKey: KEYS, queryFn: listApiKeys });
+  const create = useMutation({
+    mutationFn: (n: string) => createApiKey(n),
+    onSuccess: (k) => {
+      setCreated({ name: k.name, key: k.key });
+      setName("");
+      void qc.invalidateQueries({ queryKey: KEYS });
+    },
+  });
+  const revoke = useMutation({ mutationFn: revokeApiKey, onSuccess: () => void qc.invalidateQueries({ queryKey: KEYS }) });
+
+  return (
+    <section aria-labelledby="keys-title" className="space-y-3">
+      <div className="space-y-1">
+        <h2 id="keys-title" className="text-base font-semibold">
+          {t("apiKeysTitle")}
+        </h2>
+        <p className="text-sm text-muted">{t("apiKeysLead")}</p>
+      </div>
+      <form
+        className="flex flex-wrap items-end gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (name.trim()) create.mutate(name.trim());
+        }}
+      >
+        <span className="flex min-w-0 flex-1 flex-col gap-1">
+          <label htmlFor={nameId} className="text-sm">
+            {t("apiKeyName")}
+          </label>
+          <input
+            id={nameId}
+            value={name}
+            maxLength={100}
+            onChange={(e) => setName(e.target.value)}
+            placeholder={t("apiKeyNameHint")}
+            className="h-9 rounded-lg border border-border bg-surface px-2 text-sm"
+          />
+        </span>
+        <Button type="submit" variant="primary" size="md" disabled={!name.trim() || create.isPending} className="h-9 disabled:opacity-50">
+          {t("apiKeyCreate")}
+        </Button>
+      </form>
+      {create.isError && (
+        <InlineAlert framed={false} size="xs" icon={false}>
+          {errorWords(t, create.error)}
+        </InlineAlert>
+      )}
+      {created && (
+        <div role="status" className="space-y-1 rounded-lg border border-warn/40 bg-warn-soft p-3 text-sm">
+          <p>{t("apiKeyShownOnce", { name: created.name })}</p>
+          <code data-testid="new-api-key" className="block rounded bg-surface px-2 py-1 font-mono text-xs [overflow-wrap:anywhere] select-all">
+            {created.key}
+          </code>
+        </div>
+      )}
+      <ul className="divide-y divide-border rounded-lg border border-border" aria-label={t("apiKeysTitle")}>
+        {(keys.data?.keys ?? []).length === 0 && <li className="px-3 py-2 text-sm text-muted">{t("apiKeysNone")}</li>}
+        {keys.data?.keys.map((k) => (
+          <li key={k.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2 text-sm">
+            <span className="font-medium [overflow-wrap:anywhere]">{k.name}</span>
+            <code className="font-mono text-xs text-muted">{k.prefix}…</code>
+            <span className="text-xs text-muted">
+              {k.lastUsedAt ? (
+                <>
+                  {t("apiKeyLastUsed")} <LocalTime iso={k.lastUsedAt} />
+                </>
+              ) : (
+                t("apiKeyNeverUsed")
+              )}
+            </span>
+            <Button
+              variant="danger-outline"
+              size="xs"
+              className="ml-auto"
+              aria-label={t("apiKeyRevokeNamed", { name: k.name })}
+              disabled={revoke.isPending}
+              onClick={() => revoke.mutate(k.id)}
+            >
+              {t("apiKeyRevoke")}
+            </Button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
