@@ -22,12 +22,24 @@ function makeQueryClient(): QueryClient {
   });
 }
 
-export function Providers({ initialLang, children }: { initialLang: Lang; children: ReactNode }) {
+export function Providers({
+  initialLang,
+  accountLang,
+  signedIn,
+  children,
+}: {
+  initialLang: Lang;
+  accountLang: Lang | null;
+  signedIn: boolean;
+  children: ReactNode;
+}) {
   // One client per page load: caches must never outlive the session that filled them.
   const [queryClient] = useState(makeQueryClient);
   return (
     <QueryClientProvider client={queryClient}>
-      <I18nProvider initialLang={initialLang}>{children}</I18nProvider>
+      <I18nProvider initialLang={initialLang} accountLang={accountLang} signedIn={signedIn}>
+        {children}
+      </I18nProvider>
     </QueryClientProvider>
   );
 }

@@ -257,6 +257,9 @@ export function NoticeBanner({ message }: { message: PublicMessageOf<"notice"> }
   return (
     <div
       data-kind="notice"
+      // An email or a system notification links here: /c/<id>#notice-<noticeId>.
+      id={message.meta?.noticeId ? `notice-${message.meta.noticeId}` : undefined}
+      tabIndex={-1}
       data-message-id={message.id}
       data-seq={message.seq}
       data-outcome={outcome ?? undefined}

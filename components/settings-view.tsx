@@ -1,13 +1,173 @@
 "use client";
 
+import { useEffect, useId, useMemo } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { getSettings, patchSettings } from "@/lib/client/api";
+import { disableNotify, enableNotify, notifyStore, watchNotifyState, type NotifyState } from "@/lib/client/browser-notify";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
+import { EMAIL_NOTICE_MODES, type EmailNoticeMode, type PublicSettings, type SettingsPatch } from "@/lib/contract/settings";
+import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { LanguageSelect } from "./language-select";
 import { SignOutEverywhereButton } from "./sign-out-button";
 
-/** Account settings. Language stays in the header, where every page has it. */
+const SETTINGS_KEY = ["settings"] as const;
+
+const EMAIL_WORDS: Record<EmailNoticeMode, MessageKey> = {
+  off: "emailNoticesOff",
+  timed: "emailNoticesTimed",
+  all: "emailNoticesAll",
+};
+
+const NOTIFY_WORDS: Record<NotifyState, MessageKey> = {
+  on: "notifyStateOn",
+  off: "notifyStateOff",
+  blocked: "notifyStateBlocked",
+  unsupported: "notifyStateUnsupported",
+};
+
+const selectClass =
+  "h-9 min-w-0 flex-1 rounded-lg border border-border bg-surface px-2 text-sm text-fg hover:border-border-strong disabled:opacity-60 sm:flex-none sm:w-72";
+
+function useSettings() {
+  const qc = useQueryClient();
+  const query = useQuery({ queryKey: SETTINGS_KEY, queryFn: ({ signal }) => getSettings(signal) });
+  const mutation = useMutation({
+    mutationFn: (patch: SettingsPatch) => patchSettings(patch),
+    onSuccess: (saved) => qc.setQueryData<PublicSettings>(SETTINGS_KEY, saved),
+  });
+  return { settings: query.data, mutation };
+}
+
+function TimeZoneRow({ value, disabled, onChange }: { value: string; disabled: boolean; onChange: (zone: string) => void }) {
+  const { t } = useI18n();
+  const id = useId();
+  const hydrated = useHydrated();
+  const zones = useMemo(() => {
+    const all = hydrated && typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+    const browser = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : null;
+    return [...new Set([value, ...(browser ? [browser] : []), "UTC", ...all])];
+  }, [hydrated, value]);
+  return (
+    <div className="space-y-1">
+      <div className="flex items-center gap-3">
+        <label htmlFor={id} className="w-28 shrink-0 text-sm font-medium">
+          {t("settingsTimeZone")}
+        </label>
+        <select id={id} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} className={selectClass}>
+          {zones.map((zone) => (
+            <option key={zone} value={zone}>
+              {zone}
+            </option>
+          ))}
+        </select>
+      </div>
+      <p className="text-xs text-muted sm:pl-31">{t("settingsTimeZoneHint")}</p>
+    </div>
+  );
+}
+
+function BrowserNotifyRow() {
+  const { t } = useI18n();
+  const id = useId();
+  const hintId = useId();
+  const hydrated = useHydrated();
+  const state = notifyStore.useStore();
+  useEffect(() => watchNotifyState(), []);
+  const unavailable = !hydrated || state === "unsupported" || state === "blocked";
+  return (
+    <div className="space-y-1">
+      <div className="flex items-start gap-3">
+        <input
+          id={id}
+          type="checkbox"
+          className="mt-0.5 size-4 shrink-0 accent-accent"
+          checked={state === "on"}
+          disabled={unavailable}
+          aria-describedby={hintId}
+          onChange={(e) => {
+            // Permission is asked only here, from the user's own click.
+            if (e.target.checked) void enableNotify();
+            else disableNotify();
+          }}
+        />
+        <label htmlFor={id} className="text-sm font-medium">
+          {t("notifyBrowser")}
+        </label>
+      </div>
+      <p id={hintId} className="pl-7 text-xs text-muted">
+        <span data-testid="notify-state" data-state={hydrated ? state : undefined} className="font-medium text-fg">
+          {hydrated ? t(NOTIFY_WORDS[state]) : ""}
+        </span>{" "}
+        {t("notifyBrowserHint")}
+      </p>
+    </div>
+  );
+}
+
+function EmailRow({ settings, onChange, disabled }: { settings: PublicSettings | undefined; onChange: (mode: EmailNoticeMode) => void; disabled: boolean }) {
+  const { t } = useI18n();
+  const id = useId();
+  const hintId = useId();
+  const available = settings?.emailAvailable ?? false;
+  return (
+    <div className="space-y-1">
+      <div className="flex flex-col gap-1.5 sm:flex-row sm:items-center sm:gap-3">
+        <label htmlFor={id} className="text-sm font-medium sm:flex-1">
+          {t("emailNotices")}
+        </label>
+        <select
+          id={id}
+          value={available ? (settings?.emailNotices ?? "off") : "off"}
+          disabled={disabled || !available}
+          aria-describedby={hintId}
+          onChange={(e) => onChange(e.target.value as EmailNoticeMode)}
+          className={selectClass}
+        >
+          {EMAIL_NOTICE_MODES.map((mode) => (
+            <option key={mode} value={mode}>
+              {t(EMAIL_WORDS[mode])}
+            </option>
+          ))}
+        </select>
+      </div>
+      <p id={hintId} className="text-xs text-muted" data-testid="email-hint">
+        {settings && !available ? t("emailUnavailable") : t("emailNoticesHint")}
+      </p>
+    </div>
+  );
+}
+
+/** Account settings: language and time zone (kept on the account), how Herald reaches you when away, sessions. */
 export function SettingsView() {
   const { t } = useI18n();
+  const { settings, mutation } = useSettings();
+  const save = (patch: SettingsPatch) => mutation.mutate(patch);
   return (
     <div className="mx-auto w-full max-w-2xl space-y-8 overflow-y-auto px-4 py-8">
+      {/* Not a named region: its name would contain "Language" and match that control's label. */}
+      <section className="space-y-4">
+        <h2 className="text-base font-semibold">
+          {t("settingsGeneralTitle")}
+        </h2>
+        <LanguageSelect labelled />
+        <TimeZoneRow value={settings?.timeZone ?? "UTC"} disabled={!settings} onChange={(timeZone) => save({ timeZone })} />
+      </section>
+
+      <section aria-labelledby="away-title" className="space-y-4">
+        <div className="space-y-1">
+          <h2 id="away-title" className="text-base font-semibold">
+            {t("settingsAwayTitle")}
+          </h2>
+          <p className="text-sm text-muted">{t("settingsAwayLead")}</p>
+        </div>
+        <BrowserNotifyRow />
+        <EmailRow settings={settings} disabled={!settings || mutation.isPending} onChange={(emailNotices) => save({ emailNotices })} />
+        <p role="status" className="min-h-5 text-sm" data-testid="settings-status">
+          {mutation.isError ? <span className="text-danger">{t("settingsSaveFailed")}</span> : mutation.isSuccess ? t("settingsSaved") : ""}
+        </p>
+      </section>
+
       <section aria-labelledby="sessions-title" className="space-y-3">
         <h2 id="sessions-title" className="text-base font-semibold">
           {t("sessionsTitle")}

@@ -5,6 +5,7 @@ import type { ApiErrorBody, PublicConversation, PublicMessage, PublicRun } from 
 import type { PublicTask } from "@/lib/contract/task";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import type { PublicHistoryPage } from "@/lib/contract/history";
+import type { PublicSettings, SettingsPatch } from "@/lib/contract/settings";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -238,4 +239,12 @@ export function newClientId(): string {
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function getSettings(signal?: AbortSignal): Promise<PublicSettings> {
+  return request("/api/settings", { signal });
+}
+
+export function patchSettings(patch: SettingsPatch): Promise<PublicSettings> {
+  return request("/api/settings", { method: "PATCH", json: patch });
 }

@@ -17,6 +17,7 @@ import {
 } from "./cache";
 import { confirmOutgoing } from "./outbox";
 import { applyDelta, endStream, finishStream } from "./streams";
+import { notifyNotice, trackVisibility } from "./browser-notify";
 
 const DURABLE_TYPES: readonly DurableFeedType[] = [
   "message.created",
@@ -81,6 +82,13 @@ function onMessageCreated(qc: QueryClient, data: Received<"message.created">): v
   touchConversation(qc, message.conversationId, message.createdAt);
   if (message.kind === "assistant" && message.runId) finishStream(message.runId);
   if (message.kind === "user" && message.clientMessageId) confirmOutgoing(message.clientMessageId);
+  // The notice's message carries what a system notification needs (title, sentence); its notice.created twin does not.
+  if (message.kind === "notice") {
+    const meta = message.meta as { noticeId?: unknown; title?: unknown } | null | undefined;
+    if (typeof meta?.noticeId === "string" && typeof meta.title === "string") {
+      void notifyNotice({ noticeId: meta.noticeId, conversationId: message.conversationId, title: meta.title, text: message.content });
+    }
+  }
 }
 
 function onRunUpdated(qc: QueryClient, data: Received<"run.updated">): void {
@@ -285,6 +293,7 @@ export function acquireFeed(qc: QueryClient): () => void {
   }
   state.users += 1;
   if (!state.detach) state.detach = attach();
+  trackVisibility();
   if (isDown() && state.retryTimer === null) connect();
 
   let released = false;

@@ -13,6 +13,7 @@ import {
   type MessageKey,
 } from "@/lib/i18n/dictionaries";
 import { useHydrated } from "@/lib/client/use-hydrated";
+import { patchSettings } from "@/lib/client/api";
 
 // The choice is per browser, not per tab: every tab follows a change made in
 // another one through the storage event.
@@ -57,6 +58,25 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
+let seeded = false;
+
+/**
+ * The signed-in account's language beats this browser's stored choice (a second
+ * device starts in it). Applied once per page load, before the first client
+ * snapshot is read, so the page never flashes the other language.
+ */
+function seedAccountLang(accountLang: Lang | null): void {
+  if (seeded || typeof window === "undefined") return;
+  seeded = true;
+  if (accountLang === null || readStoredLang() === accountLang) return;
+  try {
+    window.localStorage.setItem(LANG_STORAGE_KEY, accountLang);
+  } catch {
+    // Still applied to this page below.
+  }
+  cached = accountLang;
+}
+
 export function setLang(lang: Lang): void {
   try {
     window.localStorage.setItem(LANG_STORAGE_KEY, lang);
@@ -88,7 +108,18 @@ export interface I18n {
 
 const I18nContext = createContext<I18n | null>(null);
 
-export function I18nProvider({ initialLang, children }: { initialLang: Lang; children: ReactNode }) {
+export function I18nProvider({
+  initialLang,
+  accountLang = null,
+  signedIn = false,
+  children,
+}: {
+  initialLang: Lang;
+  accountLang?: Lang | null;
+  signedIn?: boolean;
+  children: ReactNode;
+}) {
+  seedAccountLang(accountLang);
   // The server snapshot is what the server rendered with, so hydration matches;
   // React then re-renders once with the browser's choice if it differs.
   const lang = useSyncExternalStore(subscribe, getClientLang, () => initialLang);
@@ -110,10 +141,16 @@ export function I18nProvider({ initialLang, children }: { initialLang: Lang; chi
       lang,
       dict: dictionaries[lang],
       t,
-      setLang,
+      // Signed in, the choice is kept on the account too (PATCH /api/settings); a failed save keeps it in this browser.
+      setLang: signedIn
+        ? (next: Lang) => {
+            setLang(next);
+            void patchSettings({ language: next }).catch(() => {});
+          }
+        : setLang,
       locale: hydrated ? intlLocale(lang) : lang === "zh" ? "zh-CN" : "en-US",
     }),
-    [lang, t, hydrated],
+    [lang, t, hydrated, signedIn],
   );
 
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
