@@ -10,6 +10,9 @@ import * as runRoute from "@/app/api/ap/threads/[id]/runs/[rid]/route";
 import * as cancelRoute from "@/app/api/ap/threads/[id]/runs/[rid]/cancel/route";
 import * as joinRoute from "@/app/api/ap/threads/[id]/runs/[rid]/join/route";
 import * as stateRoute from "@/app/api/ap/threads/[id]/state/route";
+import { randomUUID } from "node:crypto";
+import * as tasksRoute from "@/app/api/tasks/route";
+import * as taskRoute from "@/app/api/tasks/[id]/route";
 import { getDb } from "@/lib/db/client";
 import { listTasks } from "@/lib/tasks/queries";
 import { call, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
@@ -148,5 +151,43 @@ describe("Herald as an Agent Protocol server, driven by @langchain/langgraph-sdk
     });
     expect(r2.status).toBe(400);
     expect(((await r2.json()) as { error: { field: string } }).error.field).toBe("input.messages");
+  });
+
+  it("Herald delegating to Herald: the agent driver, pointed at this server's /api/ap, gets the remote report as its final body", async () => {
+    const carol = await signUp("ApCarol");
+    const dave = await signUp("ApDave");
+    const daveKey = (await newKey(dave, "carol's Herald")).key;
+    process.env.HERALD_REMOTE_AGENTS = JSON.stringify([
+      { name: "herald", description: "Another Herald: durable research reports", url: `${server.url}/api/ap`, assistantId: "research", headersFromEnv: { "x-api-key": "HERALD_TEST_AP_KEY" } },
+    ]);
+    process.env.HERALD_TEST_AP_KEY = daveKey;
+    // Every worker must know the remote agents (a worker without the configuration would claim the task and
+    // fail it for an unknown driver): this one replaces the file's shared worker.
+    await stopWorkers(worker);
+    const delegating = startWorkerProcess({ HERALD_RESEARCH_STEPS: "2", HERALD_RESEARCH_STEP_MS: "0" });
+    try {
+      const conv = await getDb().conversation.create({ data: { ownerId: carol.id, title: "delegation" } });
+      const r = await call(tasksRoute.POST, {
+        user: carol,
+        body: { conversationId: conv.id, title: "Wind power in Denmark", prompt: "research wind power in Denmark", driver: "agent:herald", clientRequestId: randomUUID() },
+      });
+      expect(r.status).toBe(202);
+      const id = r.json.task.id as string;
+      const done = await waitFor(async () => {
+        const t = await getDb().task.findUniqueOrThrow({ where: { id } });
+        return ["succeeded", "failed"].includes(t.status) ? t : null;
+      }, 60_000, "delegated task settles");
+      expect({ status: done.status, error: done.error }).toEqual({ status: "succeeded", error: null });
+      const body = await getDb().publication.findFirstOrThrow({ where: { taskId: id, partial: false } });
+      expect(body.content).toMatch(/^# research wind power in Denmark/);
+      // On the serving side it is Dave's task, in Dave's sheet; Carol's key material never reached Carol's side.
+      const daveTasks = await listTasks(dave.id);
+      expect(daveTasks.map((t) => t.status)).toEqual(["succeeded"]);
+      expect(JSON.stringify(await call(taskRoute.GET, { user: carol, params: { id } }))).not.toContain(daveKey);
+    } finally {
+      await stopWorkers(delegating);
+      delete process.env.HERALD_REMOTE_AGENTS;
+      delete process.env.HERALD_TEST_AP_KEY;
+    }
   });
 });
