@@ -23,6 +23,8 @@ import { parseRemoteAgents, registerConfiguredAgentDrivers } from "./agent-confi
  * processes. The server takes about 5 s to start; the file starts it once.
  */
 const SECRET = `agent-secret-${randomUUID()}`;
+// Failed polls back off from 200 ms, so degraded tracking shows within a second or two.
+const FAST_RETRY = { HERALD_TASK_RETRY_MS: "200" };
 let peer: LangGraphPeer;
 let remote: Client;
 const workers: WorkerProc[] = [];
@@ -40,7 +42,7 @@ beforeAll(async () => {
   process.env.HERALD_REMOTE_AGENTS = agentsJson(peer.url);
   process.env.HERALD_TEST_AGENT_SECRET = SECRET;
   remote = new Client({ apiUrl: peer.url, apiKey: null });
-  workers.push(startWorkerProcess());
+  workers.push(startWorkerProcess(FAST_RETRY));
   u = await signUp("Agents");
 }, 90_000);
 
@@ -151,7 +153,7 @@ describe("agent-protocol driver against langgraphjs dev", () => {
 
   it("worker SIGKILLed between the remote create and the stored handle: the next worker adopts the run, exactly one remote run; a cancel in that window finds the run", { timeout: 60_000 }, async () => {
     await stopWorkers(...workers.splice(0));
-    const crashing = startWorkerProcess({ HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS: "60000", HERALD_TASK_LEASE_MS: "2000" });
+    const crashing = startWorkerProcess({ ...FAST_RETRY, HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS: "60000", HERALD_TASK_LEASE_MS: "2000" });
     const { id } = await launch("adopt me");
     const unstored = await launch("cancel me [slow:30000]");
     for (const t of [id, unstored.id]) {
@@ -165,7 +167,7 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     await settled(unstored.id, "cancelled");
     expect((await remoteOf(unstored.id)).runs.map((r) => r.status)).toEqual(["interrupted"]);
     // Booting while the paused worker still renews its lease: it cannot claim the task before the kill.
-    workers.push(startWorkerProcess());
+    workers.push(startWorkerProcess(FAST_RETRY));
     crashing.child.kill("SIGKILL");
     await crashing.exited;
     await settled(id, "succeeded", 30_000);
@@ -205,6 +207,23 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     // The secret did reach the remote: the dev server copies request headers into run metadata.
     const state = await remote.threads.getState(done.remoteRef!);
     expect(JSON.stringify(state.metadata)).toContain(SECRET);
+  });
+
+  // Last: it stops the peer. (langgraphjs dev keeps its state in memory; a restarted one has forgotten every thread,
+  // which the poll reports as a failure of its own: see agent.test.ts.)
+  it("remote down while polling: the task stays running and tracking is reported degraded after 3 failed polls", async () => {
+    const { id } = await launch("outlive the remote [slow:60000]");
+    await waitFor(async () => (await remoteOf(id)).runs[0]?.status === "running", 20_000, "remote run running");
+    const before = await settled(id, "running");
+    await peer.stop();
+    const degraded = await waitFor(async () => {
+      const r = await row(id);
+      // The degraded event commits just after the third failed poll is released.
+      return r.consecutiveErrors >= 3 && r.eventVersion > before.eventVersion ? r : null;
+    }, 20_000, "3 failed polls and the degraded event");
+    expect(degraded.status).toBe("running");
+    expect(degraded.completedAt).toBeNull();
+    expect(degraded.error).toBe(ERROR_CATEGORIES.unreachable);
   });
 });
 

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { DriverProtocolError } from "@/lib/errors/protocol";
+import { classifyError } from "@/lib/errors/public";
 import { createAgentDriver, finalReply, questionOf, runOutcome } from "./agent";
 
 describe("finalReply: the thread's last message, or a bounded reason why not", () => {
@@ -95,6 +96,13 @@ describe("remote answers Herald cannot use", () => {
     expect(await step()).toMatchObject({ status: "failed", error: expect.stringContaining("no longer knows") });
     // Nothing left to stop: the cancel stands instead of retrying forever.
     expect(await driver().cancel(task, new AbortController().signal)).toEqual({ status: "cancelled" });
+  });
+
+  it("nobody listening: a transient error users see as 'unreachable'", async () => {
+    const gone = createAgentDriver({ name: "gone", url: "http://127.0.0.1:9", assistantId: "g", headers: {} });
+    const err = await gone.step({ task, steps: [], model: undefined as never, signal: new AbortController().signal }).then(() => null, (e: unknown) => e);
+    expect(err).not.toBeInstanceOf(DriverProtocolError);
+    expect(classifyError(err)).toBe("unreachable");
   });
 
   it("a 400 on submit is a refusal (protocol error), and the remote's id never appears in errors", async () => {

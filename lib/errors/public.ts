@@ -18,6 +18,8 @@ export function classifyError(err: unknown): ErrorCategory {
   const code = e?.code ?? (e?.cause as { code?: string } | undefined)?.code;
   if (typeof code === "string" && (NETWORK_CODES.has(code) || code.startsWith("UND_ERR_CONNECT"))) return "unreachable";
   if (e?.message === "fetch failed") return "unreachable";
+  // @langchain/langgraph-sdk wraps a failed fetch in its own error, without the cause.
+  if (e?.name === "ConnectionError") return "unreachable";
   return "internal";
 }
 
