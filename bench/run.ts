@@ -3,6 +3,8 @@
 //   - due-notice lateness: notice.createdAt − task.dueAt (both database clock)
 //   - event → feed latency: commit of an event → its frame read from /api/events' stream
 //   - chat run throughput and queue wait with 2 workers
+//   - feed fan-out: 2,000 feeds of 20 accounts, everyone posting at once (bench/fanout.ts); a burst of 200
+//     one-step research tasks on one worker (bench/task-burst.ts); both with the workers above stopped
 //   - text patterns (delivery phrases, offline brain) on adversarial max-length messages (bench/text.ts)
 //   - opening a conversation of 5,000 messages vs one of 50: the first page's request (bench/conversation-open.ts)
 import { randomUUID } from "node:crypto";
@@ -130,6 +132,13 @@ async function main() {
     const opening = await conversationOpenBench(user);
     results.conversationOpen = opening;
     openSummary = formatConversationOpen(opening);
+
+    // Feed fan-out and a task burst: no other worker may take the burst's tasks or add events.
+    await stopWorkers(...workers);
+    const { fanoutBench } = await import("./fanout");
+    results.feedFanout = await fanoutBench({ accounts: 20, feedsPerAccount: 100, rounds: 5 });
+    const { taskBurstBench } = await import("./task-burst");
+    results.taskBurst = await taskBurstBench(200, 1);
   } finally {
     await stopWorkers(...workers);
     await closeDb();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db/client";
 import { emitEvent } from "@/lib/events/emit";
+import { feedReads } from "@/lib/events/feed";
 import * as events from "@/app/api/events/route";
 import { call, signUp, type TestUser } from "@/tests/helpers";
 
@@ -193,6 +194,51 @@ describe("event feed", () => {
     const [first] = await sse.next(1);
     expect(first.event).toBe("reset");
     await sse.cancel();
+  });
+
+  it("N open feeds of one account cost one log read per wake-up, not one per feed", async () => {
+    const u = await signUp("FanOut");
+    const feeds = [];
+    for (let i = 0; i < 8; i++) feeds.push(sseReader((await openFeed(u, "0").res).res));
+    // Every feed is open and served once the first event reaches all of them.
+    await emitN(u, 1, "warm");
+    for (const f of feeds) expect((await f.next(1)).map((e) => e.id)).toEqual(["1"]);
+    const before = { ...feedReads };
+    const K = 5;
+    for (let i = 0; i < K; i++) {
+      await emitN(u, 1, "live");
+      for (const f of feeds) expect((await f.next(1)).map((e) => e.id)).toEqual([String(i + 2)]);
+    }
+    // One read per event for all eight (a wake-up that raced the previous read may add one), none of their own.
+    expect(feedReads.shared - before.shared).toBeGreaterThanOrEqual(1);
+    expect(feedReads.shared - before.shared).toBeLessThanOrEqual(K + 1);
+    expect(feedReads.own - before.own).toBe(0);
+    await Promise.all(feeds.map((f) => f.cancel()));
+  });
+
+  it("a feed behind the account's shared read replays from the database on its own, then joins it without gaps or repeats", async () => {
+    const u = await signUp("Lagging");
+    const live = sseReader((await openFeed(u).res).res);
+    // More than a page (500) behind, in one transaction to keep the test quick.
+    await getDb().$transaction(
+      async (tx) => {
+        for (let i = 0; i < 620; i++) await emitEvent(tx, u.id, { type: "task.updated", data: { task: { tag: "old", i } as never } });
+      },
+      { timeout: 60_000 },
+    );
+    expect((await live.next(620, 20_000)).length).toBe(620);
+    const before = { ...feedReads };
+    const lagging = sseReader((await openFeed(u, "3").res).res);
+    // Live events keep coming while it replays: both streams must see each exactly once, in order.
+    const writes = emitN(u, 20, "new");
+    const got = await lagging.next(617 + 20, 30_000);
+    await writes;
+    expect(got.map((e) => Number(e.id))).toEqual(Array.from({ length: 637 }, (_, i) => i + 4));
+    expect((await live.next(20)).map((e) => Number(e.id))).toEqual(Array.from({ length: 20 }, (_, i) => i + 621));
+    expect(feedReads.own - before.own).toBeGreaterThanOrEqual(2);
+    expect(await lagging.drain(300)).toEqual([]);
+    await live.cancel();
+    await lagging.cancel();
   });
 
   it("rejects a malformed cursor", async () => {

@@ -6,95 +6,6 @@ import { DELTAS_CHANNEL, EVENTS_CHANNEL, SESSIONS_CHANNEL } from "./channels";
 import { PgListener } from "./listener";
 import { presenceIntervalMs, touchPresenceSoon } from "./presence";
 
-/**
- * Per-process fan-out for the SSE feed (docs/api.md#event-feed). A notification only says
- * "account X has new events"; each stream then reads its own cursor range from
- * the log, so ordering and gap-freedom come from the database, never from the
- * order notifications arrive in.
- */
-interface Subscriber {
-  wake(): void;
-  delta(d: RunDelta): void;
-  /** A session of the account ended somewhere: check ours now. */
-  recheck(): void;
-  /** Pushed out by a newer feed of the same account (the per-account cap). */
-  evict(): void;
-}
-
-class FeedHub {
-  private subs = new Map<string, Set<Subscriber>>();
-  /** Touches presenceAt of every account with a feed open here (lib/events/presence.ts). */
-  private presenceTimer: NodeJS.Timeout | null = null;
-  private listener = new PgListener(
-    [EVENTS_CHANNEL, DELTAS_CHANNEL, SESSIONS_CHANNEL],
-    (channel, payload) => this.dispatch(channel, payload),
-    () => this.wakeAll(),
-    (m) => console.warn(`[feed] ${m}`),
-  );
-
-  async subscribe(ownerId: string, sub: Subscriber): Promise<() => void> {
-    await this.listener.start();
-    const set = this.subs.get(ownerId) ?? new Set<Subscriber>();
-    // Sets iterate in insertion order: the first one is the account's oldest feed.
-    const max = maxFeedsPerAccount();
-    for (const oldest of set) {
-      if (set.size < max) break;
-      set.delete(oldest);
-      oldest.evict();
-    }
-    set.add(sub);
-    this.subs.set(ownerId, set);
-    touchPresenceSoon([ownerId]);
-    this.presenceTimer ??= setInterval(() => {
-      if (this.subs.size === 0) {
-        clearInterval(this.presenceTimer!);
-        this.presenceTimer = null;
-        return;
-      }
-      touchPresenceSoon([...this.subs.keys()]);
-    }, presenceIntervalMs());
-    this.presenceTimer.unref?.();
-    let left = false;
-    return () => {
-      if (left) return;
-      left = true;
-      set.delete(sub);
-      if (set.size === 0 && this.subs.get(ownerId) === set) this.subs.delete(ownerId);
-      // The last moment this tab was open is now, not the previous interval's touch.
-      touchPresenceSoon([ownerId]);
-    };
-  }
-
-  private dispatch(channel: string, payload: string): void {
-    let msg: { o?: string } & Partial<RunDelta>;
-    try {
-      msg = JSON.parse(payload);
-    } catch {
-      return;
-    }
-    const set = msg.o ? this.subs.get(msg.o) : undefined;
-    if (!set) return;
-    if (channel === EVENTS_CHANNEL) for (const s of set) s.wake();
-    else if (channel === SESSIONS_CHANNEL) for (const s of set) s.recheck();
-    else if (channel === DELTAS_CHANNEL) {
-      const { runId, conversationId, delta, offset } = msg;
-      if (typeof runId !== "string" || typeof delta !== "string" || typeof offset !== "number") return;
-      for (const s of set) s.delta({ runId, conversationId: conversationId ?? "", delta, offset });
-    }
-  }
-
-  /**
-   * After a LISTEN reconnect: events and session ends may have been missed. A wake
-   * re-reads the log, and every read re-checks the session too.
-   */
-  private wakeAll(): void {
-    for (const set of this.subs.values()) for (const s of set) s.wake();
-  }
-}
-
-const g = globalThis as unknown as { heraldFeedHub?: FeedHub };
-const hub = () => (g.heraldFeedHub ??= new FeedHub());
-
 /** A `:` heartbeat every 15 s; each one also re-checks the feed's session (docs/api.md#event-feed). */
 export const FEED_HEARTBEAT_MS = 15_000;
 const REPLAY_PAGE = 500;
@@ -107,6 +18,8 @@ export const FEED_BUFFER_BYTES = env("HERALD_FEED_BUFFER_BYTES");
  * returns to after 30 s reconnects at once anyway (lib/client/feed.ts).
  */
 export const FEED_EVICTED_RETRY_MS = 60_000;
+// Session lookups per statement at a heartbeat (ids in one array parameter).
+const SESSION_CHECK_CHUNK = 1_000;
 
 /** HERALD_FEED_HEARTBEAT_MS (tests shorten it). */
 export function feedHeartbeatMs(): number {
@@ -118,6 +31,15 @@ export function maxFeedsPerAccount(): number {
   return env("HERALD_MAX_FEEDS_PER_ACCOUNT");
 }
 
+/**
+ * Log reads since the process started, for tests and the bench: `shared` are the
+ * one-per-account reads after a wake-up, `own` the reads of a single stream that
+ * is behind them (a replay after reconnect, a gap).
+ */
+export const feedReads = { shared: 0, own: 0 };
+
+const enc = new TextEncoder();
+
 function frame(fields: { id?: string; event?: string; data?: string; retry?: number; comment?: string }): string {
   let out = "";
   if (fields.comment !== undefined) out += `: ${fields.comment}\n`;
@@ -127,6 +49,8 @@ function frame(fields: { id?: string; event?: string; data?: string; retry?: num
   if (fields.data !== undefined) for (const line of fields.data.split("\n")) out += `data: ${line}\n`;
   return out + "\n";
 }
+
+const HEARTBEAT_FRAME = enc.encode(frame({ comment: "hb" }));
 
 /** Decides where a resuming client starts; `reset` when its cursor predates retention or our log. */
 async function resolveCursor(ownerId: string, after: bigint | null): Promise<{ cursor: bigint; reset: boolean }> {
@@ -149,11 +73,12 @@ interface FeedRow {
 }
 
 /**
- * The next page of the account's log, read in the same statement (one snapshot) as
- * the session check: an event committed after the session was deleted is never
+ * One stream's next page of the log, read in the same statement (one snapshot) as
+ * its session check: an event committed after the session was deleted is never
  * returned with `live` still true. Without a session id nothing is checked.
  */
-function readPage(ownerId: string, sessionId: string | null, cursor: bigint): Promise<FeedRow[]> {
+function readOwnPage(ownerId: string, sessionId: string | null, cursor: bigint): Promise<FeedRow[]> {
+  feedReads.own += 1;
   return getDb().$queryRaw<FeedRow[]>`
     SELECT s.live, e.seq, e.type, e.payload
     FROM (SELECT ${sessionId}::text IS NULL
@@ -167,6 +92,312 @@ function readPage(ownerId: string, sessionId: string | null, cursor: bigint): Pr
     ORDER BY e.seq`;
 }
 
+interface SharedRow {
+  live: string[];
+  seq: bigint | null;
+  type: string | null;
+  payload: unknown;
+}
+
+/**
+ * The account's next page after `head` for all its streams at once, with the
+ * sessions among `sessionIds` that are still live — one statement, one snapshot,
+ * so the same guarantee as readOwnPage holds for every stream it serves.
+ */
+function readSharedPage(ownerId: string, sessionIds: string[], head: bigint): Promise<SharedRow[]> {
+  feedReads.shared += 1;
+  return getDb().$queryRaw<SharedRow[]>`
+    SELECT l.live, e.seq, e.type, e.payload
+    FROM (SELECT coalesce(array_agg(id), '{}'::text[]) AS live FROM "session"
+          WHERE id = ANY(${sessionIds}::text[]) AND "expiresAt" > now()) l
+    LEFT JOIN LATERAL (
+      SELECT seq, type, payload FROM "event"
+      WHERE "ownerId" = ${ownerId} AND seq > ${head}
+      ORDER BY seq
+      LIMIT ${REPLAY_PAGE}::int
+    ) e ON true
+    ORDER BY e.seq`;
+}
+
+const eventFrame = (r: { seq: bigint | null; type: string | null; payload: unknown }) =>
+  enc.encode(frame({ id: r.seq!.toString(), event: r.type!, data: JSON.stringify(r.payload) }));
+
+/**
+ * One open SSE response. Idle it holds no timer and no buffer of its own: wake-ups,
+ * heartbeats and session checks come from the hub, which reads the log once per
+ * account and hands every stream the frames past its cursor.
+ */
+class FeedStream {
+  cursor = 0n;
+  /** Cursor resolved and the opening frames sent: wake-ups may serve it. */
+  ready = false;
+  closed = false;
+  /** Reading the log on its own (it was behind the account's shared read). */
+  private pumping = false;
+  private again = false;
+
+  constructor(
+    readonly ownerId: string,
+    readonly sessionId: string | null,
+    private readonly controller: ReadableStreamDefaultController<Uint8Array>,
+    private readonly onClose: (s: FeedStream) => void,
+  ) {}
+
+  send(bytes: Uint8Array): void {
+    if (this.closed) return;
+    this.controller.enqueue(bytes);
+    if ((this.controller.desiredSize ?? 0) < -FEED_BUFFER_BYTES) this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose(this);
+    try {
+      this.controller.close();
+    } catch {
+      /* already closed by the runtime */
+    }
+  }
+
+  /** Frames of the shared read, unless this stream is reading on its own or is behind it. */
+  serve(from: bigint, frames: readonly { seq: bigint; bytes: Uint8Array }[]): void {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    if (this.cursor < from) {
+      void this.pump();
+      return;
+    }
+    for (const f of frames) {
+      if (this.closed) return;
+      if (f.seq <= this.cursor) continue;
+      this.send(f.bytes);
+      this.cursor = f.seq;
+    }
+  }
+
+  /** Reads from its own cursor to the end of the log: replays, and catching up to the shared read. */
+  async pump(): Promise<void> {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.again = false;
+        for (;;) {
+          const rows = await readOwnPage(this.ownerId, this.sessionId, this.cursor);
+          if (!rows[0]?.live) return this.close();
+          let sent = 0;
+          for (const r of rows) {
+            if (this.closed) return;
+            if (r.seq === null) continue;
+            this.send(eventFrame(r));
+            this.cursor = r.seq;
+            sent += 1;
+          }
+          if (sent < REPLAY_PAGE) break;
+        }
+      } while (this.again && !this.closed);
+    } catch (err) {
+      console.error("[feed] pump failed", err);
+      this.close();
+    } finally {
+      this.pumping = false;
+    }
+  }
+}
+
+class AccountFeeds {
+  /** Insertion order: the first one is the account's oldest feed. */
+  readonly streams = new Set<FeedStream>();
+  /** The last seq the shared read has seen; null until the first stream is ready. */
+  head: bigint | null = null;
+  reading = false;
+  again = false;
+  checking: Promise<void> | null = null;
+  constructor(readonly ownerId: string) {}
+}
+
+/**
+ * Per-process fan-out for the SSE feed (docs/api.md#event-feed). A notification only
+ * says "account X has new events"; the hub then reads the account's log once, from
+ * the highest seq it has read for that account, and every open stream of the account
+ * takes the frames past its own cursor. A stream behind that read (a replay after a
+ * reconnect, a gap) reads from its own cursor first. Ordering and gap-freedom come
+ * from the database, never from the order notifications arrive in.
+ */
+class FeedHub {
+  private accounts = new Map<string, AccountFeeds>();
+  private streamCount = 0;
+  /** Touches presenceAt of every account with a feed open here (lib/events/presence.ts). */
+  private presenceTimer: NodeJS.Timeout | null = null;
+  /** One heartbeat for every stream in the process: one session query per tick, not one per stream. */
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private listener = new PgListener(
+    [EVENTS_CHANNEL, DELTAS_CHANNEL, SESSIONS_CHANNEL],
+    (channel, payload) => this.dispatch(channel, payload),
+    () => this.wakeAll(),
+    (m) => console.warn(`[feed] ${m}`),
+  );
+
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  /** Joins the stream to its account (pushing out the oldest past the cap); not served until `ready`. */
+  add(stream: FeedStream): void {
+    const acc = this.accounts.get(stream.ownerId) ?? new AccountFeeds(stream.ownerId);
+    this.accounts.set(stream.ownerId, acc);
+    const max = maxFeedsPerAccount();
+    for (const oldest of acc.streams) {
+      if (acc.streams.size < max) break;
+      this.evict(oldest);
+    }
+    acc.streams.add(stream);
+    this.streamCount += 1;
+    touchPresenceSoon([stream.ownerId]);
+    this.presenceTimer ??= setInterval(() => {
+      if (this.accounts.size === 0) {
+        clearInterval(this.presenceTimer!);
+        this.presenceTimer = null;
+        return;
+      }
+      touchPresenceSoon([...this.accounts.keys()]);
+    }, presenceIntervalMs());
+    this.presenceTimer.unref?.();
+    this.heartbeatTimer ??= setInterval(() => void this.heartbeat(), feedHeartbeatMs());
+    this.heartbeatTimer.unref?.();
+  }
+
+  remove(stream: FeedStream): void {
+    const acc = this.accounts.get(stream.ownerId);
+    if (!acc?.streams.delete(stream)) return;
+    this.streamCount -= 1;
+    if (acc.streams.size === 0) this.accounts.delete(stream.ownerId);
+    if (this.streamCount === 0 && this.heartbeatTimer) {
+      clearInterval(this.heartbeatTimer);
+      this.heartbeatTimer = null;
+    }
+    // The last moment this tab was open is now, not the previous interval's touch.
+    touchPresenceSoon([stream.ownerId]);
+  }
+
+  /** The stream's cursor is resolved: from now on the account's reads serve it. */
+  ready(stream: FeedStream): void {
+    const acc = this.accounts.get(stream.ownerId);
+    if (!acc || stream.closed) return;
+    stream.ready = true;
+    acc.head ??= stream.cursor;
+    // Events may have committed since its cursor was read, and their wake-ups may have
+    // come and gone: one read covers them. A read under way did not check this stream's
+    // session, so it is served by the next one (the coalesced `again`).
+    void this.read(acc);
+  }
+
+  private evict(stream: FeedStream): void {
+    stream.send(enc.encode(frame({ retry: FEED_EVICTED_RETRY_MS, comment: "replaced by a newer feed of this account" })));
+    stream.close();
+  }
+
+  /** One log read per wake-up for all the account's streams; wake-ups during a read coalesce into one more. */
+  private async read(acc: AccountFeeds): Promise<void> {
+    if (acc.reading) {
+      acc.again = true;
+      return;
+    }
+    acc.reading = true;
+    try {
+      do {
+        acc.again = false;
+        if (acc.head === null || acc.streams.size === 0) break;
+        const from = acc.head;
+        const targets = [...acc.streams].filter((s) => s.ready && !s.closed);
+        const sessionIds = [...new Set(targets.flatMap((s) => (s.sessionId ? [s.sessionId] : [])))];
+        const rows = await readSharedPage(acc.ownerId, sessionIds, from);
+        const live = new Set(rows[0]?.live ?? []);
+        const frames = rows.filter((r) => r.seq !== null).map((r) => ({ seq: r.seq!, bytes: eventFrame(r) }));
+        if (frames.length > 0) acc.head = frames[frames.length - 1].seq;
+        for (const s of targets) {
+          if (s.closed) continue;
+          if (s.sessionId && !live.has(s.sessionId)) s.close();
+          else s.serve(from, frames);
+        }
+        if (frames.length === REPLAY_PAGE) acc.again = true;
+      } while (acc.again);
+    } catch (err) {
+      // As when a stream's own read fails: its client reconnects and resumes by cursor.
+      console.error("[feed] read failed", err);
+      for (const s of [...acc.streams]) if (s.ready) s.close();
+    } finally {
+      acc.reading = false;
+    }
+  }
+
+  /** Closes the streams among `streams` whose session is gone (or cannot be checked). */
+  private async checkSessions(streams: FeedStream[]): Promise<void> {
+    const bound = streams.filter((s) => s.sessionId && !s.closed);
+    for (let i = 0; i < bound.length; i += SESSION_CHECK_CHUNK) {
+      const chunk = bound.slice(i, i + SESSION_CHECK_CHUNK);
+      let live: Set<string>;
+      try {
+        live = await liveSessionIds([...new Set(chunk.map((s) => s.sessionId!))]);
+      } catch (err) {
+        // Unverifiable is not valid: the client reconnects through the session check.
+        console.error("[feed] session check failed", err);
+        live = new Set();
+      }
+      for (const s of chunk) if (!live.has(s.sessionId!)) s.close();
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    const all: FeedStream[] = [];
+    for (const acc of this.accounts.values()) for (const s of acc.streams) if (s.ready) all.push(s);
+    await this.checkSessions(all);
+    for (const s of all) s.send(HEARTBEAT_FRAME);
+  }
+
+  /** A session of the account ended somewhere: check its streams now (coalesced per account). */
+  private recheck(acc: AccountFeeds): void {
+    acc.checking ??= this.checkSessions([...acc.streams]).finally(() => (acc.checking = null));
+  }
+
+  private dispatch(channel: string, payload: string): void {
+    let msg: { o?: string } & Partial<RunDelta>;
+    try {
+      msg = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    const acc = msg.o ? this.accounts.get(msg.o) : undefined;
+    if (!acc) return;
+    if (channel === EVENTS_CHANNEL) void this.read(acc);
+    else if (channel === SESSIONS_CHANNEL) this.recheck(acc);
+    else if (channel === DELTAS_CHANNEL) {
+      const { runId, conversationId, delta, offset } = msg;
+      if (typeof runId !== "string" || typeof delta !== "string" || typeof offset !== "number") return;
+      const d: RunDelta = { runId, conversationId: conversationId ?? "", delta, offset };
+      const bytes = enc.encode(frame({ event: "run.delta", data: JSON.stringify(d) }));
+      for (const s of acc.streams) s.send(bytes);
+    }
+  }
+
+  /**
+   * After a LISTEN reconnect: events and session ends may have been missed. A read
+   * re-reads the log, and every read re-checks the sessions too.
+   */
+  private wakeAll(): void {
+    for (const acc of this.accounts.values()) void this.read(acc);
+  }
+}
+
+const g = globalThis as unknown as { heraldFeedHub?: FeedHub };
+const hub = () => (g.heraldFeedHub ??= new FeedHub());
+
 /**
  * The account's live feed. With `sessionId` (every browser feed) the stream lives
  * only as long as that session: it is re-checked at every heartbeat, whenever a
@@ -179,122 +410,39 @@ export function openFeed(
   signal: AbortSignal,
   sessionId?: string,
 ): ReadableStream<Uint8Array> {
-  const enc = new TextEncoder();
-  let cursor = after ?? 0n;
-  let pumping = false;
-  let again = false;
-  let closed = false;
-  // Wake-ups can arrive before the cursor is resolved; pumping then would replay from 0.
-  let ready = false;
-  let unsubscribe: (() => void) | null = null;
-  let heartbeat: NodeJS.Timeout | null = null;
-  let checking: Promise<void> | null = null;
-  const heartbeatMs = feedHeartbeatMs();
-
+  let stream: FeedStream | null = null;
+  const h = hub();
   return new ReadableStream<Uint8Array>(
     {
       async start(controller) {
-        const close = () => {
-          if (closed) return;
-          closed = true;
-          unsubscribe?.();
-          if (heartbeat) clearInterval(heartbeat);
-          try {
-            controller.close();
-          } catch {
-            /* already closed by the runtime */
-          }
-        };
-        const send = (text: string) => {
-          if (closed) return;
-          controller.enqueue(enc.encode(text));
-          if ((controller.desiredSize ?? 0) < -FEED_BUFFER_BYTES) close();
-        };
-        // Coalesced: a burst of session-ended notifications costs one lookup.
-        const checkSession = (): Promise<void> => {
-          if (!sessionId || closed) return Promise.resolve();
-          checking ??= liveSessionIds([sessionId])
-            .then((live) => {
-              if (!live.has(sessionId)) close();
-            })
-            .catch((err) => {
-              // Unverifiable is not valid: the client reconnects through the session check.
-              console.error("[feed] session check failed", err);
-              close();
-            })
-            .finally(() => (checking = null));
-          return checking;
-        };
-        const pump = async () => {
-          if (!ready) return;
-          if (pumping) {
-            again = true;
-            return;
-          }
-          pumping = true;
-          try {
-            do {
-              again = false;
-              for (;;) {
-                const rows = await readPage(ownerId, sessionId ?? null, cursor);
-                if (!rows[0]?.live) return close();
-                let sent = 0;
-                for (const r of rows) {
-                  if (closed) return;
-                  if (r.seq === null) continue;
-                  send(frame({ id: r.seq.toString(), event: r.type!, data: JSON.stringify(r.payload) }));
-                  cursor = r.seq;
-                  sent += 1;
-                }
-                if (sent < REPLAY_PAGE) break;
-              }
-            } while (again && !closed);
-          } catch (err) {
-            console.error("[feed] pump failed", err);
-            close();
-          } finally {
-            pumping = false;
-          }
-        };
-
-        if (signal.aborted) return close();
-        signal.addEventListener("abort", close, { once: true });
+        const s = new FeedStream(ownerId, sessionId ?? null, controller, (x) => {
+          signal.removeEventListener("abort", onAbort);
+          h.remove(x);
+        });
+        stream = s;
+        const onAbort = () => s.close();
+        if (signal.aborted) return s.close();
+        signal.addEventListener("abort", onAbort, { once: true });
         try {
-          // Subscribe before the replay so nothing committed in between is missed.
-          const unsub = await hub().subscribe(ownerId, {
-            wake: () => void pump(),
-            delta: (d) => send(frame({ event: "run.delta", data: JSON.stringify(d) })),
-            recheck: () => void checkSession(),
-            evict: () => {
-              send(frame({ retry: FEED_EVICTED_RETRY_MS, comment: "replaced by a newer feed of this account" }));
-              close();
-            },
-          });
-          // The client may have gone while we awaited: undo instead of leaking a subscriber or timer.
-          if (closed) return unsub();
-          unsubscribe = unsub;
+          await h.start();
+          if (s.closed) return;
+          // Joined before the cursor is read, so nothing committed in between is missed.
+          h.add(s);
           const resolved = await resolveCursor(ownerId, after);
-          if (closed) return;
-          cursor = resolved.cursor;
+          if (s.closed) return;
+          s.cursor = resolved.cursor;
           // The id-only frame sets the browser's lastEventId now, so a reconnect before
           // the first event still resumes from here instead of "live from now".
-          send(frame({ retry: 3000, comment: "herald feed", id: cursor.toString() }));
-          if (resolved.reset) send(frame({ id: cursor.toString(), event: "reset", data: "{}" }));
-          heartbeat = setInterval(() => {
-            void checkSession().then(() => send(frame({ comment: "hb" })));
-          }, heartbeatMs);
-          heartbeat.unref?.();
-          ready = true;
-          await pump();
+          s.send(enc.encode(frame({ retry: 3000, comment: "herald feed", id: s.cursor.toString() })));
+          if (resolved.reset) s.send(enc.encode(frame({ id: s.cursor.toString(), event: "reset", data: "{}" })));
+          h.ready(s);
         } catch (err) {
           console.error("[feed] could not open the feed", err);
-          close();
+          s.close();
         }
       },
       cancel() {
-        closed = true;
-        unsubscribe?.();
-        if (heartbeat) clearInterval(heartbeat);
+        stream?.close();
       },
     },
     new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),

@@ -73,7 +73,12 @@ export function claimExecutionSql(workerId: string, limit: number, only: string[
   const pick = fairPick({
     table: "task",
     due: execDue("c", only),
-    order: Prisma.sql`c."nextRunAt", c.id`,
+    // Arrival order, not nextRunAt: a task's next step is due again the moment its last
+    // one commits, and by nextRunAt it would queue behind every task that arrived after
+    // it — a burst would finish all at once at its end. By arrival a started task goes
+    // on first, so tasks finish in the order they came; fairPick still puts an account
+    // holding fewer leases first, and waits (pacing, backoff) still hold no slot.
+    order: Prisma.sql`c."createdAt", c.id`,
     held: Prisma.sql`h."leaseToken" IS NOT NULL AND h."leaseExpiresAt" > now()`,
     limit,
   });

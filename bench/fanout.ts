@@ -1,0 +1,197 @@
+// Feed fan-out under load (issue 13 §1): `accounts` × `feedsPerAccount` open SSE
+// feeds on one web process (bench/fanout-server.ts, its own process so its memory
+// is only the server's); then every account posts a message at once, `rounds` times.
+//   - POST → `message.created` read on every feed of the posting account
+//   - the POST's own latency (202) with all those feeds open
+//   - web memory per idle feed (RSS and heap after GC) and after the feeds close
+import { fork } from "node:child_process";
+import http from "node:http";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+
+export interface FanoutOptions {
+  accounts: number;
+  feedsPerAccount: number;
+  rounds: number;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+const summary = (xs: number[]) => ({ n: xs.length, p50: Math.round(pct(xs, 50)), p99: Math.round(pct(xs, 99)), max: Math.round(Math.max(...xs)) });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Mem {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  feedAccounts: number | null;
+}
+
+export async function fanoutBench(opts: FanoutOptions) {
+  const { signUp, createConversationFor, waitFor } = await import("../tests/helpers");
+  const root = path.resolve(import.meta.dirname, "..");
+  const server = fork(path.join(root, "bench/fanout-server.ts"), [], {
+    cwd: root,
+    execArgv: ["--expose-gc", "--import", "tsx", ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    env: { ...process.env, HERALD_MAX_FEEDS_PER_ACCOUNT: String(opts.feedsPerAccount), HERALD_LIMITS: "off" },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once("message", (m) => resolve((m as { port: number }).port));
+    server.once("exit", (code) => reject(new Error(`fanout server exited ${code}`)));
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const request = (method: string, p: string, cookie: string, body?: unknown) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request(
+        { host: "127.0.0.1", port, method, path: p, agent, headers: { cookie, origin: "http://localhost:3000", ...(data ? { "content-type": "application/json" } : {}) } },
+        (res) => {
+          let text = "";
+          res.on("data", (d) => (text += d));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on("error", reject);
+      req.end(data);
+    });
+  const memory = async (): Promise<Mem> => JSON.parse((await request("GET", "/bench/memory", "")).text) as Mem;
+
+  const users: { id: string; cookie: string; conv: string }[] = [];
+  for (let a = 0; a < opts.accounts; a++) {
+    const u = await signUp(`Fanout${a}`);
+    users.push({ ...u, conv: await createConversationFor(u) });
+  }
+
+  // Tag → arrival time, per feed; a feed counts a tag once, from the message.created frame.
+  const feeds: { account: number; seen: Map<string, number>; opened: boolean; req: http.ClientRequest }[] = [];
+  const openFeed = (account: number) => {
+    const feed = { account, seen: new Map<string, number>(), opened: false, req: null as unknown as http.ClientRequest };
+    let buf = "";
+    feed.req = http.get(
+      { host: "127.0.0.1", port, path: "/api/events", agent: false, headers: { cookie: users[account].cookie, accept: "text/event-stream" } },
+      (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          const now = performance.now();
+          feed.opened = true;
+          buf += chunk;
+          let i;
+          while ((i = buf.indexOf("\n\n")) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            if (!block.includes("event: message.created")) continue;
+            const m = /fanout:(-?\d+):(\d+)/.exec(block);
+            if (m && !feed.seen.has(m[0])) feed.seen.set(m[0], now);
+          }
+        });
+        res.on("error", () => {});
+      },
+    );
+    feed.req.on("error", () => {});
+    feeds.push(feed);
+  };
+
+  const results: Record<string, unknown> = { accounts: opts.accounts, feedsPerAccount: opts.feedsPerAccount, rounds: opts.rounds };
+  try {
+    const post = async (round: number, a: number, sentAt: Map<string, number>, postMs: number[]) => {
+      const tag = `fanout:${round}:${a}`;
+      const t0 = performance.now();
+      sentAt.set(tag, t0);
+      const r = await request("POST", `/api/conversations/${users[a].conv}/messages`, users[a].cookie, { content: `${tag} hello`, clientMessageId: randomUUID() });
+      if (r.status !== 202) throw new Error(`POST answered ${r.status}: ${r.text}`);
+      postMs.push(performance.now() - t0);
+    };
+    const collect = async (round: number, sentAt: Map<string, number>, lat: number[]) => {
+      const expected = (f: (typeof feeds)[number]) => `fanout:${round}:${f.account}`;
+      await waitFor(async () => feeds.every((f) => f.seen.has(expected(f))), 60_000, `round ${round} delivered`).catch(() => null);
+      let missed = 0;
+      for (const f of feeds) {
+        const at = f.seen.get(expected(f));
+        if (at === undefined) missed += 1;
+        else lat.push(at - sentAt.get(expected(f))!);
+      }
+      return missed;
+    };
+
+    // Warm-up (module loading, JIT, connections), not counted.
+    await Promise.all(users.map((_, a) => post(-100, a, new Map(), [])));
+    // The POSTs alone, all accounts at once, before any feed is open.
+    const alone: number[] = [];
+    for (let round = 0; round < opts.rounds; round++) {
+      await Promise.all(users.map((_, a) => post(-1 - round, a, new Map(), alone)));
+      await sleep(300);
+    }
+    results.postLatencyNoFeedsMs = summary(alone);
+    await sleep(500);
+    const base = await memory();
+    for (let a = 0; a < opts.accounts; a++) for (let f = 0; f < opts.feedsPerAccount; f++) openFeed(a);
+    await waitFor(async () => feeds.every((f) => f.opened), 120_000, "feeds open");
+    await sleep(2_000);
+    const open = await memory();
+    const n = feeds.length;
+    results.memoryPerIdleFeedKiB = {
+      rss: Math.round((open.rss - base.rss) / n / 1024),
+      heap: Math.round((open.heapUsed - base.heapUsed) / n / 1024),
+      external: Math.round((open.external - base.external) / n / 1024),
+    };
+
+    // All accounts at once.
+    const lat: number[] = [];
+    const postMs: number[] = [];
+    let missed = 0;
+    for (let round = 0; round < opts.rounds; round++) {
+      const sentAt = new Map<string, number>();
+      await Promise.all(users.map((_, a) => post(round, a, sentAt, postMs)));
+      missed += await collect(round, sentAt, lat);
+      await sleep(300);
+    }
+    results.concurrentPostToFeedMs = { ...summary(lat), missed };
+    results.postLatencyMs = summary(postMs);
+
+    // One account after another, for comparison.
+    const seqLat: number[] = [];
+    const round = opts.rounds;
+    const sentAt = new Map<string, number>();
+    for (let a = 0; a < opts.accounts; a++) await post(round, a, sentAt, []);
+    const seqMissed = await collect(round, sentAt, seqLat);
+    results.sequentialPostToFeedMs = { ...summary(seqLat), missed: seqMissed };
+
+    for (const f of feeds) f.req.destroy();
+    // Until the server has seen every feed close (under load that takes seconds).
+    await waitFor(async () => (await memory()).feedAccounts === 0, 60_000, "feeds closed").catch(() => null);
+    await sleep(1_000);
+    const closed = await memory();
+    results.memoryMiB = { base: Math.round(base.rss / 2 ** 20), open: Math.round(open.rss / 2 ** 20), afterClose: Math.round(closed.rss / 2 ** 20), heapAfterCloseMiB: Math.round(closed.heapUsed / 2 ** 20), heapBaseMiB: Math.round(base.heapUsed / 2 ** 20) };
+  } finally {
+    for (const f of feeds) f.req.destroy();
+    agent.destroy();
+    server.kill("SIGTERM");
+  }
+  return results;
+}
+
+// `npx tsx bench/fanout.ts [accounts] [feedsPerAccount] [rounds]` on its own throwaway database.
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  (async () => {
+    const { startTestDatabase } = await import("../tests/db");
+    const db = await startTestDatabase();
+    process.env.DATABASE_URL = db.url;
+    process.env.HERALD_LIMITS = "off";
+    process.env.BETTER_AUTH_SECRET ??= "bench-secret-bench-secret-bench-secret";
+    const [accounts = 20, feedsPerAccount = 100, rounds = 5] = process.argv.slice(2).map(Number);
+    try {
+      console.log(JSON.stringify(await fanoutBench({ accounts, feedsPerAccount, rounds }), null, 2));
+    } finally {
+      const { closeDb } = await import("../lib/db/client");
+      await closeDb();
+      await db.stop();
+    }
+    process.exit(0);
+  })().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
