@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import { classifyError } from "@/lib/errors/public";
-import { createAgentDriver, finalReply, questionOf, runOutcome } from "./agent";
+import { createAgentDriver, finalReply, questionOf, runOutcome, runningPollMs } from "./agent";
 
 describe("finalReply: the thread's last message, or a bounded reason why not", () => {
   it.each([
@@ -38,6 +38,12 @@ describe("finalReply: the thread's last message, or a bounded reason why not", (
     expect(questionOf({ t: [{ value: "Plain?" }] })).toEqual({ question: "Plain?" });
     expect(questionOf({ t: [{ value: { pick: [1, 2] } }] })).toEqual({ question: '{"pick":[1,2]}' });
     expect(questionOf(undefined).question).toMatch(/waiting for input/);
+  });
+
+  it("running runs are polled every second at first, then less often, at most every 10 s", () => {
+    const now = Date.parse("2026-01-01T01:00:00Z");
+    const at = (msAgo: number) => ({ created_at: new Date(now - msAgo).toISOString() });
+    expect([at(0), at(30_000), at(120_000), at(3_600_000), { created_at: "garbage" }].map((r) => runningPollMs(r, now))).toEqual([1_000, 1_500, 6_000, 10_000, 1_000]);
   });
 
   it("runOutcome maps every run status explicitly; an unknown one is a protocol error", () => {

@@ -32,6 +32,8 @@ export interface AgentDriverConfig {
 
 const CALL_TIMEOUT_MS = 10_000;
 const RUNNING_POLL_MS = 1_000;
+/** Long runs are polled less often; an update or an answer still waits at most this long. */
+const MAX_RUNNING_POLL_MS = 10_000;
 /** Waiting for input changes only when the user answers, which wakes the task at once. */
 const INPUT_POLL_MS = 30_000;
 const MAX_QUESTION_CHARS = 4_000;
@@ -109,6 +111,12 @@ export function runOutcome(status: string): "active" | "done" | "failed" | "time
     default:
       throw new DriverProtocolError(`${label} reported an unknown run status "${status.slice(0, 50)}"`);
   }
+}
+
+/** A twentieth of the run's age, within 1–10 s: short runs end promptly, long ones are not polled every second. */
+export function runningPollMs(run: { created_at?: unknown }, now = Date.now()): number {
+  const age = now - (Date.parse(String(run.created_at)) || now);
+  return Math.min(MAX_RUNNING_POLL_MS, Math.max(RUNNING_POLL_MS, Math.round(age / 20)));
 }
 
 const updatesSent = (task: Task) => {
@@ -189,7 +197,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
     if (!run) return { status: "failed", error: `${label} has no run for this task` };
     switch (runOutcome(run.status)) {
       case "active":
-        return { status: "running", pollAfterMs: RUNNING_POLL_MS };
+        return { status: "running", pollAfterMs: runningPollMs(run) };
       case "failed":
         return { status: "failed", error: `${label} reported that its run failed` };
       case "timeout":
