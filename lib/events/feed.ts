@@ -251,12 +251,13 @@ class FeedHub {
   /** Joins the stream to its account (pushing out the oldest past the cap); not served until `ready`. */
   add(stream: FeedStream): void {
     const acc = this.accounts.get(stream.ownerId) ?? new AccountFeeds(stream.ownerId);
-    this.accounts.set(stream.ownerId, acc);
     const max = maxFeedsPerAccount();
     for (const oldest of acc.streams) {
       if (acc.streams.size < max) break;
       this.evict(oldest);
     }
+    // After the evictions: pushing out the account's last feed drops its entry.
+    this.accounts.set(stream.ownerId, acc);
     acc.streams.add(stream);
     this.streamCount += 1;
     touchPresenceSoon([stream.ownerId]);
@@ -266,7 +267,7 @@ class FeedHub {
         this.presenceTimer = null;
         return;
       }
-      touchPresenceSoon([...this.accounts.keys()]);
+      touchPresenceSoon([...this.accounts.keys()], { skipLocked: true });
     }, presenceIntervalMs());
     this.presenceTimer.unref?.();
     this.heartbeatTimer ??= setInterval(() => void this.heartbeat(), feedHeartbeatMs());
@@ -277,7 +278,7 @@ class FeedHub {
     const acc = this.accounts.get(stream.ownerId);
     if (!acc?.streams.delete(stream)) return;
     this.streamCount -= 1;
-    if (acc.streams.size === 0) this.accounts.delete(stream.ownerId);
+    if (acc.streams.size === 0 && this.accounts.get(stream.ownerId) === acc) this.accounts.delete(stream.ownerId);
     if (this.streamCount === 0 && this.heartbeatTimer) {
       clearInterval(this.heartbeatTimer);
       this.heartbeatTimer = null;

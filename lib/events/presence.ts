@@ -12,12 +12,25 @@ export function presenceIntervalMs(): number {
   return Math.max(1_000, Math.floor((env("HERALD_EMAIL_AWAY_SECONDS") * 1000) / 3));
 }
 
-export async function touchPresence(ownerIds: readonly string[]): Promise<void> {
+/**
+ * The periodic batch skips rows locked right now: the user row is also the
+ * per-account event counter (emitEvent locks it), and one busy account must
+ * not hold up the touch of every other account, nor the other way round. A
+ * skipped row is touched at the next interval, well inside away.
+ */
+export async function touchPresence(ownerIds: readonly string[], opts: { skipLocked?: boolean } = {}): Promise<void> {
   if (ownerIds.length === 0) return;
-  await getDb().$executeRaw`UPDATE "user" SET "presenceAt" = now() WHERE id = ANY(${[...ownerIds]}::text[])`;
+  const ids = [...ownerIds];
+  if (opts.skipLocked) {
+    await getDb().$executeRaw`
+      UPDATE "user" SET "presenceAt" = now()
+      WHERE id IN (SELECT id FROM "user" WHERE id = ANY(${ids}::text[]) FOR UPDATE SKIP LOCKED)`;
+  } else {
+    await getDb().$executeRaw`UPDATE "user" SET "presenceAt" = now() WHERE id = ANY(${ids}::text[])`;
+  }
 }
 
 /** Fire and forget: presence is a hint for email, never worth failing a feed over. */
-export function touchPresenceSoon(ownerIds: readonly string[]): void {
-  touchPresence(ownerIds).catch((err) => console.warn("[feed] presence touch failed", err));
+export function touchPresenceSoon(ownerIds: readonly string[], opts: { skipLocked?: boolean } = {}): void {
+  touchPresence(ownerIds, opts).catch((err) => console.warn("[feed] presence touch failed", err));
 }
