@@ -4,7 +4,7 @@
 //   - POST → `message.created` read on every feed of the posting account
 //   - the POST's own latency (202) with all those feeds open
 //   - web memory per idle feed (RSS and heap after GC) and after the feeds close
-import { fork } from "node:child_process";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
@@ -13,6 +13,8 @@ export interface FanoutOptions {
   accounts: number;
   feedsPerAccount: number;
   rounds: number;
+  /** "plain" (default): the route handlers behind a bare Node server; "next": scripts/server.ts on the production build. */
+  server?: "plain" | "next";
 }
 
 const pct = (xs: number[], p: number) => {
@@ -32,36 +34,67 @@ interface Mem {
 export async function fanoutBench(opts: FanoutOptions) {
   const { signUp, createConversationFor, waitFor } = await import("../tests/helpers");
   const root = path.resolve(import.meta.dirname, "..");
-  const server = fork(path.join(root, "bench/fanout-server.ts"), [], {
-    cwd: root,
-    execArgv: ["--expose-gc", "--import", "tsx", ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
-    env: { ...process.env, HERALD_MAX_FEEDS_PER_ACCOUNT: String(opts.feedsPerAccount), HERALD_LIMITS: "off" },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("message", (m) => resolve((m as { port: number }).port));
-    server.once("exit", (code) => reject(new Error(`fanout server exited ${code}`)));
-  });
+  const { fork, spawn } = await import("node:child_process");
+  const { pickFreePort } = await import("../lib/util/free-port");
+  const viaNext = opts.server === "next";
+  const port = viaNext ? await pickFreePort() : 0;
+  const origin = viaNext ? `http://localhost:${port}` : "http://localhost:3000";
+  const childEnv = { ...process.env, HERALD_MAX_FEEDS_PER_ACCOUNT: String(opts.feedsPerAccount), HERALD_LIMITS: "off" };
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  // Next: the real web process (scripts/server.ts on the production build in .next).
+  const server = viaNext
+    ? spawn(process.execPath, [...profile, "--import", "tsx", path.join(root, "scripts/server.ts")], {
+        cwd: root,
+        env: { ...childEnv, PORT: String(port), HOST: "127.0.0.1", BETTER_AUTH_URL: origin, BETTER_AUTH_SECRET: "bench-secret-bench-secret-bench-secret", HERALD_AUTH_RATE_LIMIT: "off" },
+        stdio: ["ignore", "ignore", "inherit"],
+      })
+    : fork(path.join(root, "bench/fanout-server.ts"), [], {
+        cwd: root,
+        execArgv: ["--expose-gc", "--import", "tsx", ...profile],
+        env: childEnv,
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
+  const serverPort = viaNext
+    ? port
+    : await new Promise<number>((resolve, reject) => {
+        server.once("message", (m) => resolve((m as { port: number }).port));
+        server.once("exit", (code) => reject(new Error(`fanout server exited ${code}`)));
+      });
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const request = (method: string, p: string, cookie: string, body?: unknown) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
+    new Promise<{ status: number; text: string; setCookie: string[] }>((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
       const req = http.request(
-        { host: "127.0.0.1", port, method, path: p, agent, headers: { cookie, origin: "http://localhost:3000", ...(data ? { "content-type": "application/json" } : {}) } },
+        { host: "127.0.0.1", port: serverPort, method, path: p, agent, headers: { cookie, origin, ...(data ? { "content-type": "application/json" } : {}) } },
         (res) => {
           let text = "";
           res.on("data", (d) => (text += d));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text, setCookie: res.headers["set-cookie"] ?? [] }));
         },
       );
       req.on("error", reject);
       req.end(data);
     });
-  const memory = async (): Promise<Mem> => JSON.parse((await request("GET", "/bench/memory", "")).text) as Mem;
+  // Through Next there is no GC hook: the process's resident size, after the same idle pause.
+  const memory = async (): Promise<Mem> => {
+    if (!viaNext) return JSON.parse((await request("GET", "/bench/memory", "")).text) as Mem;
+    const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+    const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+    return { rss, heapUsed: NaN, external: NaN, feedAccounts: null };
+  };
+  if (viaNext) {
+    await waitFor(async () => (await request("GET", "/api/health", "").catch(() => null)) !== null, 120_000, "web process");
+  }
 
   const users: { id: string; cookie: string; conv: string }[] = [];
   for (let a = 0; a < opts.accounts; a++) {
-    const u = await signUp(`Fanout${a}`);
+    let u: { id: string; email: string; cookie: string };
+    if (viaNext) {
+      const email = `fanout${a}-${randomUUID().slice(0, 8)}@example.test`;
+      const r = await request("POST", "/api/auth/sign-up/email", "", { name: `Fanout${a}`, email, password: "correct horse battery" });
+      if (r.status !== 200) throw new Error(`sign-up answered ${r.status}: ${r.text}`);
+      u = { id: (JSON.parse(r.text) as { user: { id: string } }).user.id, email, cookie: r.setCookie.map((c) => c.split(";")[0]).join("; ") };
+    } else u = await signUp(`Fanout${a}`);
     users.push({ ...u, conv: await createConversationFor(u) });
   }
 
@@ -71,7 +104,7 @@ export async function fanoutBench(opts: FanoutOptions) {
     const feed = { account, seen: new Map<string, number>(), opened: false, req: null as unknown as http.ClientRequest };
     let buf = "";
     feed.req = http.get(
-      { host: "127.0.0.1", port, path: "/api/events", agent: false, headers: { cookie: users[account].cookie, accept: "text/event-stream" } },
+      { host: "127.0.0.1", port: serverPort, path: "/api/events", agent: false, headers: { cookie: users[account].cookie, accept: "text/event-stream" } },
       (res) => {
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
@@ -94,7 +127,7 @@ export async function fanoutBench(opts: FanoutOptions) {
     feeds.push(feed);
   };
 
-  const results: Record<string, unknown> = { accounts: opts.accounts, feedsPerAccount: opts.feedsPerAccount, rounds: opts.rounds };
+  const results: Record<string, unknown> = { server: viaNext ? "next (scripts/server.ts)" : "plain node (bench/fanout-server.ts)", accounts: opts.accounts, feedsPerAccount: opts.feedsPerAccount, rounds: opts.rounds };
   try {
     const post = async (round: number, a: number, sentAt: Map<string, number>, postMs: number[]) => {
       const tag = `fanout:${round}:${a}`;
@@ -161,7 +194,8 @@ export async function fanoutBench(opts: FanoutOptions) {
 
     for (const f of feeds) f.req.destroy();
     // Until the server has seen every feed close (under load that takes seconds).
-    await waitFor(async () => (await memory()).feedAccounts === 0, 60_000, "feeds closed").catch(() => null);
+    if (viaNext) await sleep(5_000);
+    else await waitFor(async () => (await memory()).feedAccounts === 0, 60_000, "feeds closed").catch(() => null);
     await sleep(1_000);
     const closed = await memory();
     results.memoryMiB = { base: Math.round(base.rss / 2 ** 20), open: Math.round(open.rss / 2 ** 20), afterClose: Math.round(closed.rss / 2 ** 20), heapAfterCloseMiB: Math.round(closed.heapUsed / 2 ** 20), heapBaseMiB: Math.round(base.heapUsed / 2 ** 20) };
@@ -181,9 +215,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
     process.env.DATABASE_URL = db.url;
     process.env.HERALD_LIMITS = "off";
     process.env.BETTER_AUTH_SECRET ??= "bench-secret-bench-secret-bench-secret";
-    const [accounts = 20, feedsPerAccount = 100, rounds = 5] = process.argv.slice(2).map(Number);
+    const [accounts = 20, feedsPerAccount = 100, rounds = 5] = process.argv.slice(2, 5).map(Number);
+    const server = process.argv.includes("--next") ? "next" : "plain";
     try {
-      console.log(JSON.stringify(await fanoutBench({ accounts, feedsPerAccount, rounds }), null, 2));
+      console.log(JSON.stringify(await fanoutBench({ accounts, feedsPerAccount, rounds, server }), null, 2));
     } finally {
       const { closeDb } = await import("../lib/db/client");
       await closeDb();

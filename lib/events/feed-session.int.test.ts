@@ -217,4 +217,16 @@ describe("the feed ends with its session", () => {
     expect(tags(first.events)).toEqual([]);
     await Promise.all([second.cancel(), third.cancel(), strangers.cancel()]);
   });
+
+  it("with a cap of one, the newer feed replaces the only one and is served", async () => {
+    vi.stubEnv("HERALD_MAX_FEEDS_PER_ACCOUNT", "1");
+    const u = await signUp("FeedCapOne");
+    const first = await openFeed(u);
+    const second = await openFeed(u);
+    expect(await first.ended(PROMPTLY_MS)).toBe(true);
+    await emit(u, "live");
+    await second.until(1);
+    expect(tags(second.events)).toEqual(["live"]);
+    await second.cancel();
+  });
 });
