@@ -7,6 +7,8 @@
 //     one-step research tasks on one worker (bench/task-burst.ts); both with the workers above stopped
 //   - text patterns (delivery phrases, offline brain) on adversarial max-length messages (bench/text.ts)
 //   - opening a conversation of 5,000 messages vs one of 50: the first page's request (bench/conversation-open.ts)
+//   - with the workers above stopped (bench/worker-figures.ts): Herald's lease loop vs graphile-worker and pg-boss,
+//     research tasks per minute with 1, 2 and 4 workers, idle cost per worker, GET /api/tasks over 10,000 tasks
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -33,6 +35,7 @@ async function main() {
   const { signUp, createConversationFor, startWorkerProcess, stopWorkers, waitFor } = await import("../tests/helpers");
   const results: Record<string, unknown> = { at: new Date().toISOString(), node: process.version };
   let textSummary = "";
+  let workerSummary = "";
   let openSummary = "";
   const workers = [startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }), startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" })];
   try {
@@ -139,6 +142,13 @@ async function main() {
     results.feedFanout = await fanoutBench({ accounts: 20, feedsPerAccount: 100, rounds: 5 });
     const { taskBurstBench } = await import("./task-burst");
     results.taskBurst = await taskBurstBench(200, 1);
+
+    // 6. Figures that need no other worker running: stop ours first.
+    await stopWorkers(...workers);
+    const { workerFigures, formatWorkerFigures } = await import("./worker-figures");
+    const figures = await workerFigures(db.url);
+    Object.assign(results, figures);
+    workerSummary = formatWorkerFigures(figures);
   } finally {
     await stopWorkers(...workers);
     await closeDb();
@@ -153,6 +163,7 @@ async function main() {
   console.log(`\ndue-notice lateness p99 ${due.p99.toFixed(1)} ms (target < 200 ms: ${due.p99 < 200 ? "met" : "MISSED"})`);
   console.log(textSummary);
   console.log(openSummary);
+  console.log(workerSummary);
   console.log(`written ${path.relative(process.cwd(), file)}`);
   process.exit(0);
 }
