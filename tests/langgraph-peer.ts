@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { pickFreePort } from "@/lib/util/free-port";
 import { ROOT, waitFor } from "./helpers";
@@ -17,12 +18,15 @@ export interface LangGraphPeer {
 export async function startLangGraphPeer(): Promise<LangGraphPeer> {
   const port = await pickFreePort();
   const url = `http://127.0.0.1:${port}`;
+  const cwd = path.join(ROOT, "tests/langgraph");
+  // The dev server saves its in-memory state here and reads it back: every run starts empty.
+  await rm(path.join(cwd, ".langgraph_api"), { recursive: true, force: true });
   let out = "";
   const child: ChildProcess = spawn(
     process.execPath,
     [path.join(ROOT, "node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs"), "dev", "--host", "127.0.0.1", "--port", String(port), "--no-browser", "--no-reload"],
     // Its own process group, so stop() ends the server and whatever it spawned, and nothing else.
-    { cwd: path.join(ROOT, "tests/langgraph"), env: { ...process.env, LANGGRAPH_CLI_NO_ANALYTICS: "1" }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    { cwd, env: { ...process.env, LANGGRAPH_CLI_NO_ANALYTICS: "1" }, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
