@@ -235,6 +235,8 @@ class FeedHub {
   private streamCount = 0;
   /** Touches presenceAt of every account with a feed open here (lib/events/presence.ts). */
   private presenceTimer: NodeJS.Timeout | null = null;
+  private presencePending = new Set<string>();
+  private presenceFlush: NodeJS.Immediate | null = null;
   /** One heartbeat for every stream in the process: one session query per tick, not one per stream. */
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private listener = new PgListener(
@@ -260,7 +262,7 @@ class FeedHub {
     this.accounts.set(stream.ownerId, acc);
     acc.streams.add(stream);
     this.streamCount += 1;
-    touchPresenceSoon([stream.ownerId]);
+    this.touchSoon(stream.ownerId);
     this.presenceTimer ??= setInterval(() => {
       if (this.accounts.size === 0) {
         clearInterval(this.presenceTimer!);
@@ -284,7 +286,21 @@ class FeedHub {
       this.heartbeatTimer = null;
     }
     // The last moment this tab was open is now, not the previous interval's touch.
-    touchPresenceSoon([stream.ownerId]);
+    this.touchSoon(stream.ownerId);
+  }
+
+  /**
+   * Feeds opening or closing together (a reconnect storm after a deploy, a bench) touch
+   * presence in one UPDATE per tick instead of one per feed on the same few user rows.
+   */
+  private touchSoon(ownerId: string): void {
+    this.presencePending.add(ownerId);
+    this.presenceFlush ??= setImmediate(() => {
+      const ids = [...this.presencePending];
+      this.presencePending.clear();
+      this.presenceFlush = null;
+      touchPresenceSoon(ids);
+    });
   }
 
   /** The stream's cursor is resolved: from now on the account's reads serve it. */
