@@ -123,6 +123,32 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     expect((await remote.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
   });
 
+  it("a step or answer retried after a crash before its commit adopts the run its first attempt created", async () => {
+    const driver = createAgentDriver({ name: "peer", url: peer.url, assistantId: "herald-test", headers: {} });
+    const signal = new AbortController().signal;
+    const base = { id: `direct-${randomUUID()}`, prompt: "long [slow:30000]", pendingUpdates: [], driverData: {} } as unknown as Parameters<typeof driver.cancel>[0];
+    const { remoteRef } = await driver.submit(base, signal);
+    // The same submit again (the handle was never stored): the thread and run it already made.
+    expect((await driver.submit(base, signal)).remoteRef).toBe(remoteRef);
+    const task = { ...base, remoteRef, pendingUpdates: ["then [ask]"] };
+    const step = () => driver.step({ task, steps: [], model: undefined as never, signal });
+    expect(await step()).toMatchObject({ consumedUpdates: 1, driverState: { updatesSent: 1 } });
+    // Not committed, so the row still says 0 updates sent: the retry must not send it again.
+    expect(await step()).toMatchObject({ consumedUpdates: 1, driverState: { updatesSent: 1 } });
+    expect((await remoteOf(base.id)).runs).toHaveLength(2);
+
+    const waiting = { ...task, pendingUpdates: [] };
+    await waitFor(async () => (await driver.step({ task: waiting, steps: [], model: undefined as never, signal })).status === "input_required", 20_000, "interrupted");
+    await driver.answer(waiting, "Asia", signal);
+    await driver.answer(waiting, "Asia", signal);
+    expect((await remoteOf(base.id)).runs).toHaveLength(3);
+    const done = await waitFor(async () => {
+      const o = await driver.step({ task: waiting, steps: [], model: undefined as never, signal });
+      return o.finished ? o : null;
+    }, 20_000, "finished");
+    expect(done.publish?.content).toBe("Report for Asia: then [ask]");
+  });
+
   it("update: a new run on the same thread interrupts the old one; the task keeps its id", async () => {
     const { id } = await launch("first brief [slow:30000]");
     await waitFor(async () => (await remoteOf(id)).runs[0]?.status === "running", 20_000, "remote run running");
