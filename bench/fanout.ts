@@ -83,7 +83,9 @@ export async function fanoutBench(opts: FanoutOptions) {
     return { rss, heapUsed: NaN, external: NaN, feedAccounts: null };
   };
   if (viaNext) {
-    await waitFor(async () => (await request("GET", "/api/health", "").catch(() => null)) !== null, 120_000, "web process");
+    const exited = new Promise<never>((_, reject) => server.once("exit", (code) => reject(new Error(`web process exited ${code} (is there a production build? npx next build)`))));
+    exited.catch(() => {});
+    await Promise.race([waitFor(async () => (await request("GET", "/api/health", "").catch(() => null)) !== null, 120_000, "web process"), exited]);
   }
 
   const users: { id: string; cookie: string; conv: string }[] = [];
