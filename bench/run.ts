@@ -27,6 +27,8 @@ async function main() {
   // One account loads the system on purpose here; workers inherit both.
   process.env.HERALD_LIMITS ??= "off";
   process.env.HERALD_ALLOW_SIMULATE ??= "1";
+  // Every figure signs up its own accounts from this one address (fan-out alone makes 20).
+  process.env.HERALD_AUTH_RATE_LIMIT ??= "off";
   const { getDb, closeDb } = await import("../lib/db/client");
   const { emitEvent } = await import("../lib/events/emit");
   const { openFeed } = await import("../lib/events/feed");
