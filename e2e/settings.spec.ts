@@ -104,4 +104,13 @@ test("settings: language and time zone on the account, email off without SMTP, b
   const anchor = decodeURIComponent(new URL(holder.url()).hash.slice(1));
   await expect(holder.locator(`[data-kind="notice"][id="${anchor}"]`)).toBeVisible();
   await context.close();
+
+  // An email's unsubscribe page opens without a session; a link that is not ours changes nothing.
+  const anon = await browser.newContext();
+  const visitor = await anon.newPage();
+  await visitor.goto("/unsubscribe?token=bm9ib2R5.forged");
+  await expect(visitor.getByRole("heading", { name: "Stop notice emails" })).toBeVisible();
+  await expect(visitor.getByText(/^This link is not valid/)).toHaveAttribute("role", "alert");
+  await expect(visitor.getByRole("button", { name: "Stop the emails" })).toHaveCount(0);
+  await anon.close();
 });
