@@ -62,9 +62,11 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
   }, TASK_LEASE_MS / 3);
   const driver = driverFor(task.driver);
   try {
-    if (!driver) throw new DriverProtocolError(`no driver registered as "${task.driver}"`);
+    // Not a protocol error: during a rolling change of HERALD_REMOTE_AGENTS or MCP servers another worker
+    // may know the driver. Released with backoff like any transient error; five in a row fail the task.
+    if (!driver) throw new Error(`no driver registered as "${task.driver}" in this worker`);
     if (task.status === "submitted") return await submit(task, token, abort.signal);
-    await markRunning(task, token);
+    if (!driver.reportsStart) await markRunning(task, token);
     if (task.dueEvaluatedAt && (await overtimeSpent(task, token))) return "lost";
     if (task.inputResponse !== null && task.status === "input_required") return await answer(task, token, abort.signal);
     const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
@@ -181,6 +183,8 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
   return getDb().$transaction(async (tx) => {
     const row = await lockExecutionGuarded(tx, task.id, token);
     if (!row) return "lost";
+    // A driver that reports its start leaves the task queued until the remote runs it.
+    if (row.status === "queued" && outcome.status !== "queued") await markStarted(tx, row.id);
     const { step } = outcome;
     if (step) {
       const created = await tx.taskStep.createMany({
