@@ -119,6 +119,12 @@ function readSharedPage(ownerId: string, sessionIds: string[], head: bigint): Pr
     ORDER BY e.seq`;
 }
 
+interface SharedPage {
+  frames: { seq: bigint; bytes: Uint8Array }[];
+  /** Every frame of the page in one buffer; null when the page is empty. */
+  joined: Uint8Array | null;
+}
+
 const eventFrame = (r: { seq: bigint | null; type: string | null; payload: unknown }) =>
   enc.encode(frame({ id: r.seq!.toString(), event: r.type!, data: JSON.stringify(r.payload) }));
 
@@ -161,13 +167,20 @@ class FeedStream {
   }
 
   /** Frames of the shared read, unless this stream is reading on its own or is behind it. */
-  serve(from: bigint, frames: readonly { seq: bigint; bytes: Uint8Array }[]): void {
+  serve(from: bigint, page: SharedPage): void {
     if (this.pumping) {
       this.again = true;
       return;
     }
     if (this.cursor < from) {
       void this.pump();
+      return;
+    }
+    const { frames, joined } = page;
+    // The usual case, a feed exactly at the read's start: the whole page as one chunk.
+    if (this.cursor === from && joined) {
+      this.send(joined);
+      this.cursor = frames[frames.length - 1].seq;
       return;
     }
     for (const f of frames) {
@@ -338,10 +351,11 @@ class FeedHub {
         const live = new Set(rows[0]?.live ?? []);
         const frames = rows.filter((r) => r.seq !== null).map((r) => ({ seq: r.seq!, bytes: eventFrame(r) }));
         if (frames.length > 0) acc.head = frames[frames.length - 1].seq;
+        const page: SharedPage = { frames, joined: frames.length === 1 ? frames[0].bytes : frames.length > 1 ? Buffer.concat(frames.map((f) => f.bytes)) : null };
         for (const s of targets) {
           if (s.closed) continue;
           if (s.sessionId && !live.has(s.sessionId)) s.close();
-          else s.serve(from, frames);
+          else s.serve(from, page);
         }
         if (frames.length === REPLAY_PAGE) acc.again = true;
       } while (acc.again);
