@@ -80,7 +80,10 @@ const bodies = (taskId: string) => getDb().publication.findMany({ where: { taskI
 describe("agent-protocol driver against langgraphjs dev", () => {
   it("success: one thread and one run, the final body is the graph's last message", async () => {
     const { id } = await launch("map the solid-state battery patents");
-    await settled(id, "succeeded");
+    const done = await settled(id, "succeeded");
+    // Queued until a poll saw the remote run start (reportsStart), then started like any task.
+    expect(done.startedAt).not.toBeNull();
+    expect(done.startedAt!.getTime()).toBeLessThanOrEqual(done.completedAt!.getTime());
     expect((await bodies(id)).map((b) => [b.partial, b.content])).toEqual([[false, "Report: map the solid-state battery patents"]]);
     const { threads, runs } = await remoteOf(id);
     expect(threads).toHaveLength(1);
@@ -139,8 +142,8 @@ describe("agent-protocol driver against langgraphjs dev", () => {
 
     const waiting = { ...task, pendingUpdates: [] };
     await waitFor(async () => (await driver.step({ task: waiting, steps: [], model: undefined as never, signal })).status === "input_required", 20_000, "interrupted");
-    await driver.answer(waiting, "Asia", signal);
-    await driver.answer(waiting, "Asia", signal);
+    await driver.answer!(waiting, "Asia", signal);
+    await driver.answer!(waiting, "Asia", signal);
     expect((await remoteOf(base.id)).runs).toHaveLength(3);
     const done = await waitFor(async () => {
       const o = await driver.step({ task: waiting, steps: [], model: undefined as never, signal });

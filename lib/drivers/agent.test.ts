@@ -104,6 +104,13 @@ describe("remote answers Herald cannot use", () => {
     expect(await driver().cancel(task, new AbortController().signal)).toEqual({ status: "cancelled" });
   });
 
+  it("a pending run keeps the task queued; a running one starts it", async () => {
+    reply = () => ({ status: 200, body: [{ run_id: "r", status: "pending", created_at: new Date().toISOString() }] });
+    expect(await step()).toMatchObject({ status: "queued" });
+    reply = () => ({ status: 200, body: [{ run_id: "r", status: "running", created_at: new Date().toISOString() }] });
+    expect(await step()).toMatchObject({ status: "running" });
+  });
+
   it("nobody listening: a transient error users see as 'unreachable'", async () => {
     const gone = createAgentDriver({ name: "gone", url: "http://127.0.0.1:9", assistantId: "g", headers: {} });
     const err = await gone.step({ task, steps: [], model: undefined as never, signal: new AbortController().signal }).then(() => null, (e: unknown) => e);

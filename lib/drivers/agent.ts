@@ -197,7 +197,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
     if (!run) return { status: "failed", error: `${label} has no run for this task` };
     switch (runOutcome(run.status)) {
       case "active":
-        return { status: "running", pollAfterMs: runningPollMs(run) };
+        return { status: run.status === "pending" ? "queued" : "running", pollAfterMs: runningPollMs(run) };
       case "failed":
         return { status: "failed", error: `${label} reported that its run failed` };
       case "timeout":
@@ -274,6 +274,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
   return {
     acceptsUpdates: true,
     findsUnstoredWork: true,
+    reportsStart: true,
     maxConsecutiveErrors: Infinity,
 
     async submit(task, signal) {

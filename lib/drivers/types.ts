@@ -39,8 +39,11 @@ export interface StepOutcome {
   consumedUpdates?: number;
   /** The final body is published: the task succeeded. */
   finished?: boolean;
-  /** Remote drivers: the remote task's state as of this poll. */
-  status?: "running" | "input_required" | "failed" | "cancelled";
+  /**
+   * Remote drivers: the remote task's state as of this poll. `queued`: the
+   * remote accepted the work but has not started it (drivers with `reportsStart`).
+   */
+  status?: "queued" | "running" | "input_required" | "failed" | "cancelled";
   inputRequest?: unknown;
   error?: string;
   /** Poll again after this long; finite and positive (remote drivers). Default: at once. */
@@ -75,6 +78,11 @@ export interface Driver {
    * loop asks it even without a remoteRef.
    */
   findsUnstoredWork?: boolean;
+  /**
+   * A claim does not start the task: it stays `queued` until a step reports
+   * anything but `queued` (the remote started it, or finished, or asks).
+   */
+  reportsStart?: boolean;
   /** Whether step() honours task.pendingUpdates (update(message)); others answer 409. */
   acceptsUpdates?: boolean;
   /** Hands the user's answer to a task waiting in input_required. */
