@@ -96,6 +96,8 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     const r = await settled(id, "failed");
     expect(r.error).toBe(ERROR_CATEGORIES.remote_failed);
     expect(await bodies(id)).toHaveLength(0);
+    // The graph's own error is in the worker's log, next to the task id.
+    await waitFor(async () => workers.some((w) => w.output().includes(`[tasks ${id}] remote_failed`) && w.output().includes("the deterministic graph was told to fail")), 5_000, "logged");
   });
 
   it("an empty or non-text reply is a broken contract: failed as protocol, nothing published", async () => {

@@ -199,7 +199,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
       case "active":
         return { status: run.status === "pending" ? "queued" : "running", pollAfterMs: runningPollMs(run) };
       case "failed":
-        return { status: "failed", error: `${label} reported that its run failed` };
+        return { status: "failed", error: `${label} reported that its run failed${await failureDetail(threadId, signal)}` };
       case "timeout":
         return { status: "failed", error: `${label} stopped its run at the remote's own time limit (timeout)` };
       case "interrupted":
@@ -207,6 +207,20 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
         return { status: "failed", error: `${label} reports the run as interrupted by someone other than Herald` };
       case "done":
         return finished(threadId, signal);
+    }
+  }
+
+  /**
+   * The graph's own error, for the server log (the task stores only a
+   * category). Best effort: the run failed either way.
+   */
+  async function failureDetail(threadId: string, signal: AbortSignal): Promise<string> {
+    try {
+      const state = await client.threads.getState(threadId, undefined, { signal });
+      const error = (state?.tasks ?? []).map((t) => t?.error).find((e) => e !== null && e !== undefined);
+      return error === undefined ? "" : `: ${(typeof error === "string" ? error : JSON.stringify(error)).slice(0, 500)}`;
+    } catch {
+      return "";
     }
   }
 
