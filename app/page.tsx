@@ -8,7 +8,7 @@ export default async function HomePage() {
   const user = await getSessionUser();
   if (!user) redirect("/sign-in");
   return (
-    <AppShell user={{ name: user.name }} headerActions={<TasksSheet />}>
+    <AppShell user={{ name: user.name, email: user.email }} headerActions={<TasksSheet />}>
       <HomeEmpty />
     </AppShell>
   );

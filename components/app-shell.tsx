@@ -8,6 +8,7 @@ import { useHydrated } from "@/lib/client/use-hydrated";
 import { useConversation } from "@/lib/client/queries";
 import { useI18n } from "@/lib/client/i18n";
 import Link from "next/link";
+import { AccountMenu } from "./account-menu";
 import { MenuIcon, SettingsIcon } from "./icons";
 import { LanguageSelect } from "./language-select";
 import { NewChatButton } from "./new-chat-button";
@@ -21,6 +22,7 @@ const DESKTOP_QUERY = "(min-width: 768px)";
 
 export interface ShellUser {
   name: string;
+  email?: string;
 }
 
 /**
@@ -78,7 +80,7 @@ export function AppShell({
       </aside>
 
       <div className="flex min-w-0 flex-1 flex-col">
-        <header className="flex h-14 shrink-0 items-center gap-1.5 border-b border-border bg-surface px-2 sm:gap-2 sm:px-4">
+        <header className="flex h-14 shrink-0 items-center gap-1 border-b border-border bg-surface px-2 sm:gap-2 sm:px-4">
           <Dialog.Root open={drawerOpen} onOpenChange={setDrawerOpen}>
             <Dialog.Trigger asChild>
               <Button variant="ghost" size="icon" disabled={!hydrated} className="md:hidden">
@@ -116,23 +118,27 @@ export function AppShell({
             {headerActions}
           </div>
           <NewChatButton variant="icon" className="md:hidden" />
-          <LanguageSelect compact />
-          <span
-            className="max-w-[5.5rem] truncate px-1 text-sm font-medium text-muted sm:max-w-[12rem]"
-            title={user.name}
-            data-testid="user-name"
-          >
-            {user.name}
-          </span>
-          <Link
-            href="/settings"
-            aria-label={t("settings")}
-            title={t("settings")}
-            className={buttonClass({ variant: "ghost", size: "icon" })}
-          >
-            <SettingsIcon className="size-4.5" />
-          </Link>
-          <SignOutButton />
+          {/* Phones: account, language, settings and sign-out live in the Account menu, so the title keeps the width. */}
+          <AccountMenu user={user} showLanguage={page !== "settings"} className="sm:hidden" />
+          <div className="hidden sm:contents">
+            <LanguageSelect compact />
+            <span
+              className="max-w-[5.5rem] truncate px-1 text-sm font-medium text-muted sm:max-w-[12rem]"
+              title={user.name}
+              data-testid="user-name"
+            >
+              {user.name}
+            </span>
+            <Link
+              href="/settings"
+              aria-label={t("settings")}
+              title={t("settings")}
+              className={buttonClass({ variant: "ghost", size: "icon" })}
+            >
+              <SettingsIcon className="size-4.5" />
+            </Link>
+            <SignOutButton />
+          </div>
         </header>
 
         <main id="main-content" tabIndex={-1} className="flex min-h-0 flex-1 flex-col focus:outline-none">

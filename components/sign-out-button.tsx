@@ -9,8 +9,8 @@ import { useI18n } from "@/lib/client/i18n";
 import { DevicesIcon, SignOutIcon } from "./icons";
 import { Button } from "./ui/button";
 
-/** The header's "Sign out" (this browser only). */
-export function SignOutButton() {
+/** The header's "Sign out" (this browser only); `inMenu`: the labelled row of the phone's account menu. */
+export function SignOutButton({ inMenu = false }: { inMenu?: boolean }) {
   const { t } = useI18n();
   const [pending, setPending] = useState(false);
   const hydrated = useHydrated();
@@ -27,6 +27,15 @@ export function SignOutButton() {
     }
     // A full load drops every cache of this session.
     window.location.assign("/sign-in");
+  }
+
+  if (inMenu) {
+    return (
+      <Button variant="secondary" size="lg" block onClick={() => void signOut()} disabled={pending || !hydrated} className="gap-2 disabled:opacity-60">
+        <SignOutIcon className="size-4.5" />
+        {t("signOut")}
+      </Button>
+    );
   }
 
   return (

@@ -1,8 +1,10 @@
 "use client";
 
+import { useId, useState } from "react";
 import type { PublicHistoryItem } from "@/lib/contract/history";
 import { useTaskHistory } from "@/lib/client/queries";
 import { useI18n } from "@/lib/client/i18n";
+import { ChevronIcon, SpinnerIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { localNoticeText } from "./notice-text";
 import { statusKey } from "./task-badges";
@@ -65,8 +67,35 @@ function Line({ item, title }: { item: PublicHistoryItem; title: string }) {
   }
 }
 
-/** The task's whole story in order (GET /api/tasks/:id/history), compact: one line per entry, older pages on demand. */
+/**
+ * The task's whole story in order (GET /api/tasks/:id/history), compact: one
+ * line per entry, more pages on demand. Closed until asked for: it retells
+ * what the parts above show (notices, states), and is only fetched when read.
+ */
 export function TaskTimeline({ taskId, title }: { taskId: string; title: string }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const listId = useId();
+  return (
+    <div className="space-y-1.5">
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={listId}
+        onClick={() => setOpen((v) => !v)}
+        className="-ml-2 flex items-center gap-1 rounded-md px-2 py-1 text-xs font-medium text-accent-text hover:bg-accent-soft"
+      >
+        {open ? t("hideTimeline") : t("showTimeline")}
+        <ChevronIcon className={cn("size-3.5 transition-transform", open && "rotate-180")} />
+      </button>
+      <div id={listId} hidden={!open}>
+        {open && <TimelineList taskId={taskId} title={title} />}
+      </div>
+    </div>
+  );
+}
+
+function TimelineList({ taskId, title }: { taskId: string; title: string }) {
   const { t } = useI18n();
   const history = useTaskHistory(taskId, true);
   const items = history.data?.pages.flatMap((p) => p.items) ?? [];
@@ -85,7 +114,7 @@ export function TaskTimeline({ taskId, title }: { taskId: string; title: string 
       </InlineAlert>
     );
   }
-  if (!history.data) return null;
+  if (!history.data) return <SpinnerIcon className="size-3.5 text-muted" aria-hidden="true" />;
   return (
     <div className="space-y-1.5">
       <ol data-testid="task-timeline" tabIndex={0} aria-label={t("timeline")} className="max-h-48 space-y-1 overflow-y-auto text-xs">

@@ -13,7 +13,7 @@ export async function signUpViaUi(page: Page, name: string, email = newEmail(nam
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign up" }).click();
-  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+  await expect(signedInControl(page)).toBeVisible();
   return email;
 }
 
@@ -22,7 +22,12 @@ export async function signInViaUi(page: Page, email: string): Promise<void> {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+  await expect(signedInControl(page)).toBeVisible();
+}
+
+/** What shows a signed-in header: "Sign out" from 640 px up, the "Account" menu button on a phone. */
+export function signedInControl(page: Page) {
+  return page.getByRole("button", { name: "Sign out" }).or(page.getByRole("button", { name: "Account", exact: true }));
 }
 
 export async function newChat(page: Page): Promise<string> {

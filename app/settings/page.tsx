@@ -7,7 +7,7 @@ export default async function SettingsPage() {
   const user = await getSessionUser();
   if (!user) redirect("/sign-in");
   return (
-    <AppShell user={{ name: user.name }} page="settings">
+    <AppShell user={{ name: user.name, email: user.email }} page="settings">
       <SettingsView />
     </AppShell>
   );

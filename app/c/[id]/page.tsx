@@ -14,7 +14,7 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
   if (!conversation) notFound();
   return (
     <AppShell
-      user={{ name: user.name }}
+      user={{ name: user.name, email: user.email }}
       conversation={conversation}
       headerActions={<TasksSheet key={conversation.id} conversationId={conversation.id} />}
     >
