@@ -42,7 +42,16 @@ export async function serveRoutes(routes: RouteEntry[]): Promise<{ url: string; 
       });
       const response = await handler(request, { params: Promise.resolve(params) });
       res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
+      if (!response.body) return void res.end();
+      // Streamed chunk by chunk: an SSE feed never ends on its own.
+      const reader = response.body.getReader();
+      res.on("close", () => void reader.cancel().catch(() => {}));
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        res.write(value);
+      }
+      res.end();
     } catch (err) {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end(String(err));
