@@ -121,7 +121,8 @@ export function AppShell({
           {/* Phones: account, language, settings and sign-out live in the Account menu, so the title keeps the width. */}
           <AccountMenu user={user} showLanguage={page !== "settings"} className="sm:hidden" />
           <div className="hidden sm:contents">
-            <LanguageSelect compact />
+            {/* The settings page has its own, labelled language control: one per page. */}
+            {page !== "settings" && <LanguageSelect compact />}
             <span
               className="max-w-[5.5rem] truncate px-1 text-sm font-medium text-muted sm:max-w-[12rem]"
               title={user.name}

@@ -8,6 +8,7 @@ import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import { EMAIL_NOTICE_MODES, type EmailNoticeMode, type PublicSettings, type SettingsPatch } from "@/lib/contract/settings";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { ApiKeysSection } from "./api-keys";
 import { LanguageSelect } from "./language-select";
 import { SignOutEverywhereButton } from "./sign-out-button";
 
@@ -167,6 +168,8 @@ export function SettingsView() {
           {mutation.isError ? <span className="text-danger">{t("settingsSaveFailed")}</span> : mutation.isSuccess ? t("settingsSaved") : ""}
         </p>
       </section>
+
+      <ApiKeysSection />
 
       <section aria-labelledby="sessions-title" className="space-y-3">
         <h2 id="sessions-title" className="text-base font-semibold">

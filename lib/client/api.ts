@@ -6,6 +6,7 @@ import type { PublicTask } from "@/lib/contract/task";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import type { PublicHistoryPage } from "@/lib/contract/history";
 import type { PublicSettings, SettingsPatch } from "@/lib/contract/settings";
+import type { PublicApiKey } from "@/lib/contract/keys";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -220,6 +221,27 @@ export function cancelTask(id: string): Promise<{ task: PublicTask }> {
     method: "POST",
     signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
   });
+}
+
+export function sendTaskInstructions(id: string, message: string): Promise<{ task: PublicTask }> {
+  return request(`/api/tasks/${encodeURIComponent(id)}/update`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message }),
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
+}
+
+export function listApiKeys(): Promise<{ keys: PublicApiKey[] }> {
+  return request("/api/keys");
+}
+
+export function createApiKey(name: string): Promise<PublicApiKey & { key: string }> {
+  return request("/api/keys", { method: "POST", json: { name }, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+}
+
+export function revokeApiKey(id: string): Promise<void> {
+  return request(`/api/keys/${encodeURIComponent(id)}`, { method: "DELETE", signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
 }
 
 export function answerTaskInput(id: string, response: string): Promise<{ task: PublicTask }> {

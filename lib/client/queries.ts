@@ -6,7 +6,7 @@ import { useCallback } from "react";
 import { useInfiniteQuery, useIsFetching, useMutation, useMutationState, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/contract/shapes";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
-import { answerTaskInput, ApiError, cancelTask, getConversation, getTask, getTaskHistory, listAllMessages, listConversations, listMessagesBefore, listTasks } from "./api";
+import { answerTaskInput, ApiError, sendTaskInstructions, cancelTask, getConversation, getTask, getTaskHistory, listAllMessages, listConversations, listMessagesBefore, listTasks } from "./api";
 import {
   joinNewestPage,
   mergeConversationSnapshot,
@@ -239,6 +239,18 @@ export function useAnswerInput() {
   return useMutation({
     mutationFn: async ({ task, response }: { task: PublicTask; response: string }) => (await answerTaskInput(task.id, response)).task,
     onSuccess: (task) => patchTask(qc, task),
+  });
+}
+
+export function useSendInstructions() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ task, message }: { task: PublicTask; message: string }) => (await sendTaskInstructions(task.id, message)).task,
+    onSuccess: (task) => {
+      patchTask(qc, task);
+      // The pending list lives in the detail view only.
+      void qc.invalidateQueries({ queryKey: queryKeys.taskDetail(task.id) });
+    },
   });
 }
 

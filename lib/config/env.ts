@@ -46,6 +46,7 @@ export const ENV_SCHEMA = z.object({
 
   // ---- workers and loops
   HERALD_WORKER_CONCURRENCY: positiveInt(4).describe("Slots per loop per worker process"),
+  HERALD_WORKERS: positiveInt(1).describe("Worker processes `npm start` runs (`--workers N` wins)"),
   HERALD_NOTIFY_CONCURRENCY: positiveInt(4).describe("Slots of the notification loop per worker"),
   HERALD_POLL_MS: positiveMs(2_000).describe("Fallback poll of every loop (NOTIFY wakes them sooner)"),
   HERALD_DUE_POLL_MS: positiveMs(30_000).describe("Fallback poll of the due loop"),
