@@ -15,11 +15,14 @@ test("a notification whose conversation is gone stops for good, and the sheet sa
   const sheet = await openTasksSheet(page);
   const row = sheet.getByRole("listitem", { name: title });
   await expect(row).toContainText("Cancelled", { timeout: 30_000 });
+  // The card says it, with the reason; the details say it again with the attempts.
+  const card = row.locator("[data-notification]").first();
+  await expect(card).toHaveAttribute("data-notification", "dead_letter", { timeout: 30_000 });
+  await expect(card).toContainText("Delivery stopped");
+  await expect(card).toContainText("The conversation was deleted");
   await row.getByRole("button", { name: "View details" }).click();
-  const notification = row.locator("[data-notification]");
-  await expect(notification).toHaveAttribute("data-notification", "dead_letter", { timeout: 30_000 });
-  await expect(notification).toContainText("Delivery stopped");
-  await expect(notification).toContainText("The conversation was deleted");
+  await expect(row.locator('[data-notification="dead_letter"]')).toHaveCount(2);
+  await expect(row.getByText(/Delivery stopped · 1 attempts/)).toBeVisible();
 
   // The API tells the same, and nothing retries it.
   const res = await page.request.get(`/api/tasks/${task.id}`);
