@@ -1,0 +1,11 @@
+import { expect, it } from "vitest";
+import { formatReport, runChaos, SHORT_PROFILE } from "./harness";
+
+// The short, fixed-seed profile of `npm run chaos` (docs/development.md#chaos).
+it("chaos, short profile: workers SIGKILLed, PostgreSQL restarted twice, the web process killed — nothing lost, nothing twice", { timeout: 420_000 }, async () => {
+  const report = await runChaos({ ...SHORT_PROFILE, log: (l) => console.log(`[chaos] ${l}`) });
+  console.log(formatReport(report));
+  expect(report.events.workerKills).toBeGreaterThan(0);
+  expect(report.events).toMatchObject({ pgFastRestarts: 1, pgKills: 1, webKills: 1 });
+  expect(report.violations).toEqual([]);
+});
