@@ -1,10 +1,12 @@
 // Feed fan-out under load (issue 13 §1): `accounts` × `feedsPerAccount` open SSE
-// feeds on one web process (bench/fanout-server.ts, its own process so its memory
-// is only the server's); then every account posts a message at once, `rounds` times.
+// feeds on one web process — scripts/server.ts on the production build when there
+// is one (bench/next-server.ts), else the route handlers behind a bare Node server
+// (bench/fanout-server.ts) — in its own process, so its memory is only the server's;
+// then every account posts a message at once, `rounds` times.
 //   - POST → `message.created` read on every feed of the posting account
 //   - the POST's own latency (202) with all those feeds open
 //   - web memory per idle feed (RSS and heap after GC) and after the feeds close
-import { readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
@@ -13,7 +15,7 @@ export interface FanoutOptions {
   accounts: number;
   feedsPerAccount: number;
   rounds: number;
-  /** "plain" (default): the route handlers behind a bare Node server; "next": scripts/server.ts on the production build. */
+  /** "next": scripts/server.ts on the production build (the default when one exists); "plain": the route handlers behind a bare Node server. */
   server?: "plain" | "next";
 }
 
@@ -34,19 +36,21 @@ interface Mem {
 export async function fanoutBench(opts: FanoutOptions) {
   const { signUp, createConversationFor, waitFor } = await import("../tests/helpers");
   const root = path.resolve(import.meta.dirname, "..");
-  const { fork, spawn } = await import("node:child_process");
+  const { fork } = await import("node:child_process");
   const { pickFreePort } = await import("../lib/util/free-port");
-  const viaNext = opts.server === "next";
+  // The real web process when there is a production build (like bench/browser-feed.ts), else the bare handlers.
+  const viaNext = (opts.server ?? (existsSync(path.join(root, ".next", "BUILD_ID")) ? "next" : "plain")) === "next";
   const port = viaNext ? await pickFreePort() : 0;
   const origin = viaNext ? `http://localhost:${port}` : "http://localhost:3000";
   const childEnv = { ...process.env, HERALD_MAX_FEEDS_PER_ACCOUNT: String(opts.feedsPerAccount), HERALD_LIMITS: "off" };
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // Next: the real web process (scripts/server.ts on the production build in .next).
   const server = viaNext
-    ? spawn(process.execPath, [...profile, "--import", "tsx", path.join(root, "scripts/server.ts")], {
+    ? fork(path.join(root, "bench/next-server.ts"), [], {
         cwd: root,
+        execArgv: ["--expose-gc", "--import", "tsx", ...profile],
         env: { ...childEnv, PORT: String(port), HOST: "127.0.0.1", BETTER_AUTH_URL: origin, BETTER_AUTH_SECRET: "bench-secret-bench-secret-bench-secret", HERALD_AUTH_RATE_LIMIT: "off" },
-        stdio: ["ignore", "ignore", "inherit"],
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
       })
     : fork(path.join(root, "bench/fanout-server.ts"), [], {
         cwd: root,
@@ -75,12 +79,20 @@ export async function fanoutBench(opts: FanoutOptions) {
       req.on("error", reject);
       req.end(data);
     });
-  // Through Next there is no GC hook: the process's resident size, after the same idle pause.
+  // Through Next: after a full GC in the web process (bench/next-server.ts), asked over IPC.
   const memory = async (): Promise<Mem> => {
     if (!viaNext) return JSON.parse((await request("GET", "/bench/memory", "")).text) as Mem;
-    const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
-    const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-    return { rss, heapUsed: NaN, external: NaN, feedAccounts: null };
+    const answer = new Promise<Mem>((resolve) => {
+      const on = (m: unknown) => {
+        const memory = (m as { memory?: Mem }).memory;
+        if (!memory) return;
+        server.off("message", on);
+        resolve({ ...memory, feedAccounts: null });
+      };
+      server.on("message", on);
+    });
+    server.send("memory");
+    return answer;
   };
   if (viaNext) {
     const exited = new Promise<never>((_, reject) => server.once("exit", (code) => reject(new Error(`web process exited ${code} (is there a production build? npx next build)`))));
@@ -209,7 +221,7 @@ export async function fanoutBench(opts: FanoutOptions) {
   return results;
 }
 
-// `npx tsx bench/fanout.ts [accounts] [feedsPerAccount] [rounds]` on its own throwaway database.
+// `npx tsx bench/fanout.ts [accounts] [feedsPerAccount] [rounds] [--next|--plain]` on its own throwaway database.
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   (async () => {
     const { startTestDatabase } = await import("../tests/db");
@@ -218,7 +230,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
     process.env.HERALD_LIMITS = "off";
     process.env.BETTER_AUTH_SECRET ??= "bench-secret-bench-secret-bench-secret";
     const [accounts = 20, feedsPerAccount = 100, rounds = 5] = process.argv.slice(2, 5).map(Number);
-    const server = process.argv.includes("--next") ? "next" : "plain";
+    const server = process.argv.includes("--next") ? "next" : process.argv.includes("--plain") ? "plain" : undefined;
     try {
       console.log(JSON.stringify(await fanoutBench({ accounts, feedsPerAccount, rounds, server }), null, 2));
     } finally {

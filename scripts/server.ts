@@ -11,8 +11,12 @@ import http from "node:http";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { applyClientAddress, parseTrustedProxies } from "../lib/auth/client-ip";
 import { env } from "../lib/config/env";
+import { STATIC_SECURITY_HEADERS } from "../lib/security/csp";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEV = process.argv.includes("--dev");
@@ -31,6 +35,36 @@ function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
       clearTimeout(t);
       resolve(true);
     });
+  });
+}
+
+type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/**
+ * GET /api/events through its route handler (the same auth, parsing and errors),
+ * without Next's request pipeline: Next keeps ≈70 KiB of per-request state for as
+ * long as a response streams, and a feed streams for hours (bench/fanout.ts --next).
+ * Next's static security headers are added here instead.
+ */
+async function serveFeed(handler: RouteHandler, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const ac = new AbortController();
+  res.once("close", () => ac.abort());
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+  const request = new Request(new URL(req.url ?? "/", "http://localhost"), { headers, signal: ac.signal });
+  const response = await handler(request, { params: Promise.resolve({}) });
+  for (const { key, value } of STATIC_SECURITY_HEADERS) res.setHeader(key, value);
+  response.headers.forEach((value, key) => {
+    if (key !== "set-cookie") res.setHeader(key, value);
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+  res.writeHead(response.status);
+  if (!response.body) return void res.end();
+  res.flushHeaders();
+  // Backpressure as through Next: a client that stops reading fills the feed's own bound.
+  await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), res).catch(() => {
+    /* the client went away; the feed closed with its signal */
   });
 }
 
@@ -57,15 +91,18 @@ async function main(): Promise<void> {
   const app = next({ dev: DEV, dir: ROOT, hostname: HOST, port: PORT, httpServer: server });
   await app.prepare();
   const handle = app.getRequestHandler();
+  // `next dev` keeps the route reloadable; production serves feeds directly (serveFeed).
+  const feedRoute = DEV ? null : ((await import("../app/api/events/route")) as { GET: RouteHandler });
 
   const feeds = new Set<http.ServerResponse>();
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
     applyClientAddress(req, trusted);
-    if (req.url?.split("?")[0] === FEED_PATH) {
+    const feed = req.url?.split("?")[0] === FEED_PATH;
+    if (feed) {
       feeds.add(res);
       res.once("close", () => feeds.delete(res));
     }
-    handle(req, res).catch((err: unknown) => {
+    (feed && feedRoute && req.method === "GET" ? serveFeed(feedRoute.GET, req, res) : handle(req, res)).catch((err: unknown) => {
       console.error(`[web] ${req.method} ${req.url} failed`, err);
       if (!res.headersSent) {
         res.statusCode = 500;
