@@ -10,6 +10,7 @@ import * as eventsRoute from "@/app/api/events/route";
 import { claimNotifications, notifyOne } from "@/lib/notify/deliver";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { requestCancel } from "@/lib/tasks/request-cancel";
+import { liveWorkers } from "@/lib/workers/heartbeat";
 import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
 
 let w: WorkerProc;
@@ -17,6 +18,8 @@ let u: TestUser;
 beforeAll(async () => {
   w = startWorkerProcess({ HERALD_POLL_MS: "300" });
   u = await signUp("Delivery");
+  // "Finished early" needs a worker that is already up when the clock starts, not one still loading on a busy machine.
+  await waitFor(async () => (await liveWorkers()).alive > 0, 60_000, "the worker beating");
 });
 afterAll(() => stopWorkers(w));
 
@@ -38,7 +41,7 @@ const settled = (id: string) =>
 
 describe("timed delivery with real workers", () => {
   it("at: a body finished early is readable at once; the notice waits for dueAt and says on time", async () => {
-    const { id } = await launch({ steps: 2, stepMs: 0 }, { mode: "at", dueInSeconds: 3 });
+    const { id } = await launch({ steps: 2, stepMs: 0 }, { mode: "at", dueInSeconds: 5 });
     await waitFor(async () => (await task(id)).status === "succeeded", 20_000, "finished early");
     const early = await task(id);
     expect(await db().publication.count({ where: { taskId: id, partial: false } })).toBe(1);

@@ -327,8 +327,12 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     const final = notices.find((n) => n.key === "final");
     if (t.dueAt && t.completedAt && t.status === "succeeded") {
       const late = t.completedAt > t.dueAt;
-      if ((mode === "at" || mode === "stop") && !due) bad(`${tag}: no due notice`);
-      if (mode === "at" && due?.outcome === "on_time" && late) bad(`${tag}: due notice says on time, finished late`);
+      // "at" (and "stop"): done in time → told at dueAt, on time. Done after dueAt (a step already running at the
+      // deadline may commit a moment later, before the due loop stops it) → a late final notice, and any due notice says missed.
+      if ((mode === "at" || mode === "stop") && !late && due?.outcome !== "on_time") bad(`${tag}: finished in time without an on-time due notice`);
+      if ((mode === "at" || mode === "stop") && late && (final?.outcome !== "late" || (due && due.outcome !== "missed"))) {
+        bad(`${tag}: finished late but told ${due?.outcome ?? "nothing"} / ${final?.outcome ?? "nothing"}`);
+      }
       if ((mode === "by" || mode === "report") && final && ["early", "on_time"].includes(final.outcome ?? "") === late) {
         bad(`${tag}: final notice ${final.outcome} but finished ${late ? "after" : "before"} dueAt`);
       }
