@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
+import { runStandalone } from "./fresh";
 
 export interface FanoutOptions {
   accounts: number;
@@ -226,24 +227,8 @@ export async function fanoutBench(opts: FanoutOptions) {
 
 // `npx tsx bench/fanout.ts [accounts] [feedsPerAccount] [rounds] [--next|--plain]` on its own throwaway database.
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  (async () => {
-    const { startTestDatabase } = await import("../tests/db");
-    const db = await startTestDatabase();
-    process.env.DATABASE_URL = db.url;
-    process.env.HERALD_LIMITS = "off";
-    process.env.BETTER_AUTH_SECRET ??= "bench-secret-bench-secret-bench-secret";
-    const [accounts = 20, feedsPerAccount = 100, rounds = 5] = process.argv.slice(2, 5).map(Number);
-    const server = process.argv.includes("--next") ? "next" : process.argv.includes("--plain") ? "plain" : undefined;
-    try {
-      console.log(JSON.stringify(await fanoutBench({ accounts, feedsPerAccount, rounds, server }), null, 2));
-    } finally {
-      const { closeDb } = await import("../lib/db/client");
-      await closeDb();
-      await db.stop();
-    }
-    process.exit(0);
-  })().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  process.env.BETTER_AUTH_SECRET ??= "bench-secret-bench-secret-bench-secret";
+  const [accounts = 20, feedsPerAccount = 100, rounds = 5] = process.argv.slice(2, 5).map(Number);
+  const server = process.argv.includes("--next") ? "next" : process.argv.includes("--plain") ? "plain" : undefined;
+  runStandalone({ HERALD_LIMITS: "off" }, () => fanoutBench({ accounts, feedsPerAccount, rounds, server }));
 }

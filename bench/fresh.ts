@@ -28,3 +28,28 @@ export async function benchAccount(name: string): Promise<{ user: { id: string }
   const conv = await getDb().conversation.create({ data: { ownerId: user.id, title: name } });
   return { user, conv: conv.id };
 }
+
+/**
+ * Runs one bench file on its own (`npx tsx bench/<file>.ts …`) against a
+ * throwaway embedded database: prints what `fn` returns as JSON, exits 0, or 1
+ * with the error.
+ */
+export function runStandalone(env: Record<string, string>, fn: () => Promise<unknown>): void {
+  (async () => {
+    const { startTestDatabase } = await import("../tests/db");
+    const db = await startTestDatabase();
+    process.env.DATABASE_URL = db.url;
+    Object.assign(process.env, env);
+    try {
+      console.log(JSON.stringify(await fn(), null, 2));
+    } finally {
+      const { closeDb } = await import("../lib/db/client");
+      await closeDb();
+      await db.stop();
+    }
+    process.exit(0);
+  })().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

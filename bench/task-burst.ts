@@ -3,6 +3,7 @@
 // throughput, and whether completion follows arrival (rank displacement).
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { runStandalone } from "./fresh";
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -77,23 +78,6 @@ export async function taskBurstBench(n = 200, workers = 1) {
 
 // `npx tsx bench/task-burst.ts [n] [workers]` on its own throwaway database.
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  (async () => {
-    const { startTestDatabase } = await import("../tests/db");
-    const db = await startTestDatabase();
-    process.env.DATABASE_URL = db.url;
-    process.env.HERALD_LIMITS = "off";
-    process.env.HERALD_ALLOW_SIMULATE = "1";
-    const [n = 200, workers = 1] = process.argv.slice(2).map(Number);
-    try {
-      console.log(JSON.stringify(await taskBurstBench(n, workers), null, 2));
-    } finally {
-      const { closeDb } = await import("../lib/db/client");
-      await closeDb();
-      await db.stop();
-    }
-    process.exit(0);
-  })().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  const [n = 200, workers = 1] = process.argv.slice(2).map(Number);
+  runStandalone({ HERALD_LIMITS: "off", HERALD_ALLOW_SIMULATE: "1" }, () => taskBurstBench(n, workers));
 }

@@ -25,8 +25,6 @@ export function Composer({
   const modeId = useId();
   const minutesId = useId();
   const minutesErrorId = useId();
-  const reportId = useId();
-  const stopId = useId();
   const [value, setValue] = useState("");
   const [mode, setMode] = useState<DeliveryMode>("none");
   const [minutes, setMinutes] = useState(DEFAULT_MINUTES);
@@ -149,26 +147,8 @@ export function Composer({
                   className={cn(fieldClass, "w-20", showMinutesError && minutesInvalid && "border-danger")}
                 />
               </span>
-              <span className="flex items-center gap-1.5">
-                <input
-                  id={reportId}
-                  type="checkbox"
-                  checked={reportAnyway}
-                  onChange={(event) => setReportAnyway(event.target.checked)}
-                  className="size-4 accent-accent"
-                />
-                <label htmlFor={reportId}>{t("reportIfUnfinished")}</label>
-              </span>
-              <span className="flex items-center gap-1.5">
-                <input
-                  id={stopId}
-                  type="checkbox"
-                  checked={stopAtDeadline}
-                  onChange={(event) => setStopAtDeadline(event.target.checked)}
-                  className="size-4 accent-accent"
-                />
-                <label htmlFor={stopId}>{t("stopAtDeadline")}</label>
-              </span>
+              <CheckboxField label={t("reportIfUnfinished")} checked={reportAnyway} onChange={setReportAnyway} />
+              <CheckboxField label={t("stopAtDeadline")} checked={stopAtDeadline} onChange={setStopAtDeadline} />
               {showMinutesError && minutesInvalid && (
                 <p id={minutesErrorId} className="basis-full text-danger">
                   {t("dueInvalid")}
@@ -192,5 +172,15 @@ export function Composer({
         {t("composerHint")}
       </p>
     </form>
+  );
+}
+
+function CheckboxField({ label, checked, onChange }: { label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  const id = useId();
+  return (
+    <span className="flex items-center gap-1.5">
+      <input id={id} type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} className="size-4 accent-accent" />
+      <label htmlFor={id}>{label}</label>
+    </span>
   );
 }

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { isTerminalStatus } from "@/lib/contract/task";
+import { takeSseFrames } from "./sse";
 import { ROOT, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "./helpers";
 
 /**
@@ -43,18 +44,9 @@ function collectFeed(web: Web, user: TestUser) {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buf += dec.decode(value, { stream: true });
-      let i;
-      while ((i = buf.indexOf("\n\n")) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const f: Record<string, string> = {};
-        for (const line of block.split("\n")) {
-          const m = /^(id|event|data): ?(.*)$/.exec(line);
-          if (m) f[m[1]] = m[2];
-        }
-        if (f.id && f.event) events.push({ id: Number(f.id), type: f.event, data: JSON.parse(f.data ?? "null") });
-      }
+      const { frames, rest } = takeSseFrames(buf + dec.decode(value, { stream: true }));
+      buf = rest;
+      for (const f of frames) if (f.id && f.event) events.push({ id: Number(f.id), type: f.event, data: JSON.parse(f.data ?? "null") });
     }
   })().catch(() => {});
   return { events, stop: async () => (abort.abort(), await done) };

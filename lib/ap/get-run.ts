@@ -20,11 +20,11 @@ export async function getRun(ownerId: string, threadId: string, runId: string): 
 
 export async function listRuns(ownerId: string, threadId: string, limit = 10, offset = 0): Promise<ApRun[]> {
   const db = getDb();
-  const rows = await db.apRun.findMany({ where: { conversationId: threadId, ownerId }, orderBy: { createdAt: "desc" }, take: limit, skip: offset });
-  const tasks = await db.task.findMany({ where: { id: { in: rows.map((r) => r.taskId) }, ownerId } });
-  const latest = new Map<string, Date>();
-  for (const r of await db.apRun.findMany({ where: { conversationId: threadId, ownerId }, select: { taskId: true, createdAt: true } })) {
-    if (!latest.has(r.taskId) || latest.get(r.taskId)! < r.createdAt) latest.set(r.taskId, r.createdAt);
-  }
-  return rows.map((r) => toApRun(r, tasks.find((t) => t.id === r.taskId)!, latest.get(r.taskId)! > r.createdAt));
+  // Every run of the thread (a thread holds a handful): whether a run was taken over depends on the newer ones.
+  const all = await db.apRun.findMany({ where: { conversationId: threadId, ownerId }, orderBy: { createdAt: "desc" } });
+  const newest = new Map<string, Date>();
+  for (const r of all) if (!newest.has(r.taskId)) newest.set(r.taskId, r.createdAt);
+  const page = all.slice(offset, offset + limit);
+  const tasks = await db.task.findMany({ where: { id: { in: page.map((r) => r.taskId) }, ownerId } });
+  return page.map((r) => toApRun(r, tasks.find((t) => t.id === r.taskId)!, newest.get(r.taskId)! > r.createdAt));
 }

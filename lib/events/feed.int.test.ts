@@ -1,22 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db/client";
 import { emitEvent } from "@/lib/events/emit";
-import { feedReads } from "@/lib/events/feed";
+import { feedReads } from "@/lib/events/feed-sql";
 import * as events from "@/app/api/events/route";
 import { call, signUp, type TestUser } from "@/tests/helpers";
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data?: string;
-}
+import { takeSseFrames, type SseFrame } from "@/tests/sse";
 
 /** Reads an SSE response incrementally; `next(n)` resolves with the next n non-comment events. */
 function sseReader(res: Response) {
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
   let buf = "";
-  const queue: SseEvent[] = [];
+  const queue: SseFrame[] = [];
   // A read that lost the race against a timeout stays pending; keep it so its chunk is not lost.
   let pending: ReturnType<typeof reader.read> | null = null;
   async function fill(timeoutMs: number): Promise<boolean> {
@@ -28,28 +23,19 @@ function sseReader(res: Response) {
     if (!chunk) return false;
     pending = null;
     if (chunk.done) return false;
-    buf += dec.decode(chunk.value, { stream: true });
-    let idx;
-    while ((idx = buf.indexOf("\n\n")) >= 0) {
-      const block = buf.slice(0, idx);
-      buf = buf.slice(idx + 2);
-      const ev: SseEvent = {};
-      for (const line of block.split("\n")) {
-        const m = /^(id|event|data): ?(.*)$/.exec(line);
-        if (m) ev[m[1] as keyof SseEvent] = m[2];
-      }
-      if (ev.event || ev.data) queue.push(ev);
-    }
+    const { frames, rest } = takeSseFrames(buf + dec.decode(chunk.value, { stream: true }));
+    buf = rest;
+    queue.push(...frames);
     return true;
   }
   return {
-    async next(n: number, timeoutMs = 5000): Promise<SseEvent[]> {
+    async next(n: number, timeoutMs = 5000): Promise<SseFrame[]> {
       const deadline = Date.now() + timeoutMs;
       while (queue.length < n && Date.now() < deadline) if (!(await fill(deadline - Date.now()))) break;
       return queue.splice(0, n);
     },
     /** Collects whatever arrives within ms; used to prove that nothing (foreign) arrives. */
-    async drain(ms: number): Promise<SseEvent[]> {
+    async drain(ms: number): Promise<SseFrame[]> {
       const deadline = Date.now() + ms;
       while (Date.now() < deadline) if (!(await fill(deadline - Date.now()))) break;
       return queue.splice(0);

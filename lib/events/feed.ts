@@ -1,14 +1,14 @@
 import { env } from "@/lib/config/env";
-import { getDb } from "@/lib/db/client";
 import type { RunDelta } from "@/lib/contract/shapes";
 import { liveSessionIds } from "./session-liveness";
+import { readOwnPage, readSharedPage, REPLAY_PAGE, resolveCursor } from "./feed-sql";
+import { enc, eventFrame, frame, HEARTBEAT_FRAME } from "./sse";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, SESSIONS_CHANNEL } from "./channels";
 import { PgListener } from "./listener";
 import { presenceIntervalMs, touchPresenceSoon } from "./presence";
 
 /** A `:` heartbeat every 15 s; each one also re-checks the feed's session (docs/api.md#event-feed). */
 export const FEED_HEARTBEAT_MS = 15_000;
-const REPLAY_PAGE = 500;
 /** Bytes a slow client may have queued before we drop it; it resumes by cursor. */
 export const FEED_BUFFER_BYTES = env("HERALD_FEED_BUFFER_BYTES");
 /**
@@ -31,102 +31,11 @@ export function maxFeedsPerAccount(): number {
   return env("HERALD_MAX_FEEDS_PER_ACCOUNT");
 }
 
-/**
- * Log reads since the process started, for tests and the bench: `shared` are the
- * one-per-account reads after a wake-up, `own` the reads of a single stream that
- * is behind them (a replay after reconnect, a gap).
- */
-export const feedReads = { shared: 0, own: 0 };
-
-const enc = new TextEncoder();
-
-function frame(fields: { id?: string; event?: string; data?: string; retry?: number; comment?: string }): string {
-  let out = "";
-  if (fields.comment !== undefined) out += `: ${fields.comment}\n`;
-  if (fields.retry !== undefined) out += `retry: ${fields.retry}\n`;
-  if (fields.id !== undefined) out += `id: ${fields.id}\n`;
-  if (fields.event !== undefined) out += `event: ${fields.event}\n`;
-  if (fields.data !== undefined) for (const line of fields.data.split("\n")) out += `data: ${line}\n`;
-  return out + "\n";
-}
-
-const HEARTBEAT_FRAME = enc.encode(frame({ comment: "hb" }));
-
-/** Decides where a resuming client starts; `reset` when its cursor predates retention or our log. */
-async function resolveCursor(ownerId: string, after: bigint | null): Promise<{ cursor: bigint; reset: boolean }> {
-  const db = getDb();
-  const user = await db.user.findUnique({ where: { id: ownerId }, select: { eventSeq: true } });
-  const head = user?.eventSeq ?? 0n;
-  if (after === null) return { cursor: head, reset: false };
-  if (after > head) return { cursor: head, reset: true };
-  if (after === head) return { cursor: after, reset: false };
-  const oldest = await db.event.findFirst({ where: { ownerId }, orderBy: { seq: "asc" }, select: { seq: true } });
-  if (!oldest || oldest.seq > after + 1n) return { cursor: head, reset: true };
-  return { cursor: after, reset: false };
-}
-
-interface FeedRow {
-  live: boolean;
-  seq: bigint | null;
-  type: string | null;
-  payload: unknown;
-}
-
-/**
- * One stream's next page of the log, read in the same statement (one snapshot) as
- * its session check: an event committed after the session was deleted is never
- * returned with `live` still true. Without a session id nothing is checked.
- */
-function readOwnPage(ownerId: string, sessionId: string | null, cursor: bigint): Promise<FeedRow[]> {
-  feedReads.own += 1;
-  return getDb().$queryRaw<FeedRow[]>`
-    SELECT s.live, e.seq, e.type, e.payload
-    FROM (SELECT ${sessionId}::text IS NULL
-            OR EXISTS (SELECT 1 FROM "session" WHERE id = ${sessionId}::text AND "expiresAt" > now()) AS live) s
-    LEFT JOIN LATERAL (
-      SELECT seq, type, payload FROM "event"
-      WHERE s.live AND "ownerId" = ${ownerId} AND seq > ${cursor}
-      ORDER BY seq
-      LIMIT ${REPLAY_PAGE}::int
-    ) e ON true
-    ORDER BY e.seq`;
-}
-
-interface SharedRow {
-  live: string[];
-  seq: bigint | null;
-  type: string | null;
-  payload: unknown;
-}
-
-/**
- * The account's next page after `head` for all its streams at once, with the
- * sessions among `sessionIds` that are still live — one statement, one snapshot,
- * so the same guarantee as readOwnPage holds for every stream it serves.
- */
-function readSharedPage(ownerId: string, sessionIds: string[], head: bigint): Promise<SharedRow[]> {
-  feedReads.shared += 1;
-  return getDb().$queryRaw<SharedRow[]>`
-    SELECT l.live, e.seq, e.type, e.payload
-    FROM (SELECT coalesce(array_agg(id), '{}'::text[]) AS live FROM "session"
-          WHERE id = ANY(${sessionIds}::text[]) AND "expiresAt" > now()) l
-    LEFT JOIN LATERAL (
-      SELECT seq, type, payload FROM "event"
-      WHERE "ownerId" = ${ownerId} AND seq > ${head}
-      ORDER BY seq
-      LIMIT ${REPLAY_PAGE}::int
-    ) e ON true
-    ORDER BY e.seq`;
-}
-
 interface SharedPage {
   frames: { seq: bigint; bytes: Uint8Array }[];
   /** Every frame of the page in one buffer; null when the page is empty. */
   joined: Uint8Array | null;
 }
-
-const eventFrame = (r: { seq: bigint | null; type: string | null; payload: unknown }) =>
-  enc.encode(frame({ id: r.seq!.toString(), event: r.type!, data: JSON.stringify(r.payload) }));
 
 /**
  * One open SSE response. Idle it holds no timer and no buffer of its own: wake-ups,

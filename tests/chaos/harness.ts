@@ -11,6 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "@/lib/db/embedded";
 import { applyMigrations } from "@/lib/db/migrate";
+import { takeSseFrames } from "@/tests/sse";
+import { isTerminalStatus, TERMINAL_STATUSES } from "@/lib/contract/task";
 import { ROOT, signUp, startWorkerProcess, stopWorkers, type TestUser, type WorkerProc } from "@/tests/helpers";
 
 export interface ChaosProfile {
@@ -256,7 +258,7 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
         where: {
           id: { in: ids },
           OR: [
-            { status: { notIn: ["succeeded", "failed", "cancelled", "deadline_exceeded"] } },
+            { status: { notIn: TERMINAL_STATUSES } },
             { notificationStatus: { in: ["pending", "claimed", "dispatched", "retry"] } },
             { dueAt: { not: null }, dueEvaluatedAt: null },
           ],
@@ -290,7 +292,7 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
   const modeOf = new Map(submitted.map((s) => [s.id, s.mode]));
   for (const t of tasks) {
     const tag = `task ${t.id.slice(0, 8)} (${modeOf.get(t.id)}, ${t.status})`;
-    if (!["succeeded", "failed", "cancelled", "deadline_exceeded"].includes(t.status)) bad(`${tag}: not terminal`);
+    if (!isTerminalStatus(t.status)) bad(`${tag}: not terminal`);
     if (t.status === "failed") bad(`${tag}: failed (${t.error})`);
     const steps = await db.taskStep.findMany({ where: { taskId: t.id }, orderBy: { index: "asc" } });
     if (steps.some((s, i) => s.index !== i)) bad(`${tag}: steps not contiguous: ${steps.map((s) => s.index).join(",")}`);
@@ -383,14 +385,9 @@ async function readFeed(url: string, user: TestUser, upTo: number): Promise<numb
     while (ids.length === 0 || ids[ids.length - 1] < upTo) {
       const { done, value } = await reader.read();
       if (done) break;
-      buf += dec.decode(value, { stream: true });
-      let i;
-      while ((i = buf.indexOf("\n\n")) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const id = /^id: (\d+)$/m.exec(block)?.[1];
-        if (id && /^event: (?!reset)/m.test(block)) ids.push(Number(id));
-      }
+      const { frames, rest } = takeSseFrames(buf + dec.decode(value, { stream: true }));
+      buf = rest;
+      for (const f of frames) if (f.id && f.event && f.event !== "reset") ids.push(Number(f.id));
     }
   } catch {
     // timed out: the audit reports what arrived
