@@ -1,0 +1,14 @@
+-- AlterTable
+ALTER TABLE "run" ADD COLUMN     "costUsd" DOUBLE PRECISION,
+ADD COLUMN     "inputTokens" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "outputTokens" INTEGER NOT NULL DEFAULT 0;
+
+-- AlterTable
+ALTER TABLE "task" ADD COLUMN     "costUsd" DOUBLE PRECISION,
+ADD COLUMN     "inputTokens" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "outputTokens" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "providerWaitSince" TIMESTAMPTZ(6);
+
+-- AlterTable
+ALTER TABLE "task_step" ADD COLUMN     "inputTokens" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "outputTokens" INTEGER NOT NULL DEFAULT 0;
