@@ -1,4 +1,5 @@
 import { env } from "@/lib/config/env";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "@/lib/contract/password";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
@@ -7,6 +8,8 @@ import { getDb } from "@/lib/db/client";
 import { CLIENT_IP_HEADER } from "./client-ip";
 import { notifySessionEnded } from "@/lib/events/session-liveness";
 import { clear, consume, EMAIL_SIGN_IN_RULE, emailKey } from "./throttle";
+import { passwordProblem, PASSWORD_TOO_COMMON, PASSWORD_TOO_COMMON_MESSAGE } from "./password-policy";
+import { sendPasswordResetMail } from "./reset-mail";
 
 function baseUrl(): string {
   return env("BETTER_AUTH_URL") ?? `http://localhost:${env("PORT")}`;
@@ -37,7 +40,28 @@ const SIGN_IN_PATH = "/sign-in/email";
  * counted before the password is checked, so parallel guesses cannot all slip past
  * the limit; a successful sign-in clears the count.
  */
+/** Endpoints that set a password, and the body field that carries it. */
+const NEW_PASSWORD_FIELD: Record<string, "password" | "newPassword"> = {
+  "/sign-up/email": "password",
+  "/reset-password": "newPassword",
+  "/change-password": "newPassword",
+};
+
+/**
+ * The password policy (./password-policy.ts) before better-auth hashes anything.
+ * Length stays better-auth's own check (its codes PASSWORD_TOO_SHORT/LONG); the
+ * common-password list is ours.
+ */
+function checkNewPassword(path: string, body: unknown): void {
+  const field = NEW_PASSWORD_FIELD[path];
+  if (!field) return;
+  const password = (body as Record<string, unknown> | undefined)?.[field];
+  if (typeof password !== "string" || passwordProblem(password) !== "too_common") return;
+  throw new APIError("BAD_REQUEST", { message: PASSWORD_TOO_COMMON_MESSAGE, code: PASSWORD_TOO_COMMON });
+}
+
 const beforeHook = createAuthMiddleware(async (ctx) => {
+  checkNewPassword(ctx.path, ctx.body);
   if (ctx.path !== SIGN_IN_PATH || !authRateLimitEnabled()) return;
   const email = (ctx.body as { email?: unknown } | undefined)?.email;
   if (typeof email !== "string" || !email.trim()) return;
@@ -64,7 +88,19 @@ function createAuth() {
     secret: env("BETTER_AUTH_SECRET"),
     trustedOrigins: trustedOrigins(),
     database: prismaAdapter(getDb(), { provider: "postgresql" }),
-    emailAndPassword: { enabled: true, minPasswordLength: 8, autoSignIn: true },
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: MAX_PASSWORD_LENGTH,
+      autoSignIn: true,
+      // One-time link (better-auth consumes the token on use), valid for an hour.
+      resetPasswordTokenExpiresIn: 3600,
+      // Whoever knew the old password is signed out everywhere.
+      revokeSessionsOnPasswordReset: true,
+      sendResetPassword: async ({ user, url }) => {
+        await sendPasswordResetMail({ user: { id: user.id, email: user.email, name: user.name }, url });
+      },
+    },
     session: { cookieCache: { enabled: false } },
     // Throttles password guessing per client address: the address scripts/server.ts
     // derived from the socket (client-supplied address headers are dropped there).

@@ -35,7 +35,10 @@ function describe(err: { responseCode?: number; code?: string; message?: string 
   return err.code ? `SMTP ${err.code}` : "SMTP connection failed";
 }
 
-export async function sendEmail(mail: NoticeEmail): Promise<SendOutcome> {
+/** What the transport sends: a notice email, or any other host email (the password reset). */
+export type OutgoingEmail = Pick<NoticeEmail, "from" | "to" | "subject" | "text" | "html" | "messageId" | "headers">;
+
+export async function sendEmail(mail: OutgoingEmail): Promise<SendOutcome> {
   try {
     await transport().sendMail({
       from: mail.from,
