@@ -14,6 +14,7 @@ export function taskFixture(id: string, status: TaskStatus, second: number, extr
     startedAt: null,
     completedAt: null,
     progress: null,
+    steps: null,
     delivery: { mode: "none", dueAt: null, reportIfUnfinished: false, outcome: null, allowOvertime: true, budget: null },
     spent: { modelRequests: 0 },
     cancelRequested: false,

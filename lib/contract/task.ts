@@ -40,6 +40,8 @@ export interface PublicTask {
   startedAt: string | null;
   completedAt: string | null;
   progress: { text: string; at: string } | null;
+  /** Steps done of steps planned, as the driver last reported them (`at`: when); null when the driver does not say. */
+  steps: { done: number; total: number; at: string } | null;
   delivery: {
     mode: "none" | "at" | "by";
     dueAt: string | null;
@@ -92,6 +94,7 @@ export function toPublicTask(t: Task): PublicTask {
     startedAt: t.startedAt?.toISOString() ?? null,
     completedAt: t.completedAt?.toISOString() ?? null,
     progress: t.progressText && t.progressAt ? { text: t.progressText, at: t.progressAt.toISOString() } : null,
+    steps: t.stepsTotal !== null && t.stepsAt ? { done: t.stepsDone, total: t.stepsTotal, at: t.stepsAt.toISOString() } : null,
     delivery: {
       mode: t.deliveryMode as PublicTask["delivery"]["mode"],
       dueAt: t.dueAt?.toISOString() ?? null,

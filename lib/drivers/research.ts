@@ -2,6 +2,9 @@ import { env } from "@/lib/config/env";
 import { generateText, stepCountIs, tool, type StopCondition, type ToolSet } from "ai";
 import { z } from "zod";
 import { langOfText } from "@/lib/i18n/detect";
+import type { Lang } from "@/lib/i18n/dictionaries";
+import { getDb } from "@/lib/db/client";
+import type { Task } from "@/lib/db/generated/client.ts";
 import { offlineText } from "@/lib/i18n/offline";
 import type { Driver, StepContext, StepOutcome } from "./types";
 import { frameUntrusted, neutralizeUntrusted } from "@/lib/text/frame";
@@ -42,39 +45,65 @@ function sectionsOf(plan: unknown): string[] {
   return Array.isArray((plan as { sections?: unknown })?.sections) ? ((plan as { sections: string[] }).sections) : [];
 }
 
-export function parsePlan(text: string, n: number): string[] {
+export function parsePlan(text: string, n: number, lang: Lang = "en"): string[] {
   const lines = text
     .split("\n")
     .map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, "").trim())
     .filter((l) => l.length > 0 && l.length < 200);
   const out = lines.slice(0, n);
-  for (let i = out.length; i < n; i++) out.push(`Part ${i + 1}`);
+  for (let i = out.length; i < n; i++) out.push(offlineText(lang, "researchSectionFallback", { index: i + 1 }));
   return out;
 }
 
-export function assembleBody(title: string, sections: { title: string; text: string }[], total: number, partial: boolean): string {
+export function assembleBody(title: string, sections: { title: string; text: string }[], total: number, partial: boolean, lang: Lang = "en"): string {
   const head = partial
-    ? `# ${title}\n\n_Partial report: ${sections.length} of ${total} sections researched so far._\n`
+    ? `# ${title}\n\n_${offlineText(lang, "researchPartialNote", { done: sections.length, total })}_\n`
     : `# ${title}\n`;
   return [head, ...sections.map((s) => `## ${s.title}\n\n${s.text}`)].join("\n");
 }
 
+/**
+ * The language the report is written in: that of the user's own message that
+ * asked for it (the conversation's language), else of the request. A model may
+ * restate a Chinese request as an English topic; the report still answers in
+ * Chinese. Read once, at planning, and kept in the plan's checkpoint.
+ */
+async function reportLang(task: Task): Promise<Lang> {
+  if (task.originMessageId) {
+    const origin = await getDb().message.findFirst({
+      where: { id: task.originMessageId, ownerId: task.ownerId },
+      select: { content: true },
+    });
+    if (origin?.content.trim()) return langOfText(origin.content);
+  }
+  return langOfText(task.prompt);
+}
+
+/** Said to the model in so many words: "the language of the request" is ambiguous once the request mixes languages. */
+const WRITE_IN: Record<Lang, string> = { en: "Write in English.", zh: "Write in Simplified Chinese (简体中文)." };
+
+function langOfPlan(plan: unknown, task: Task): Lang {
+  const lang = (plan as { lang?: unknown } | null)?.lang;
+  return lang === "zh" || lang === "en" ? lang : langOfText(task.prompt);
+}
+
 async function planStep(ctx: StepContext, steps: number): Promise<StepOutcome> {
+  const lang = await reportLang(ctx.task);
   const { text } = await generateText({
     model: ctx.model,
     abortSignal: ctx.signal,
     maxRetries: 0,
-    prompt: `${RESEARCH_PLAN_MARK} sections=${steps}\nPlan a research report as exactly ${steps} section titles, one per line, in the language of the research request.\nTopic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
+    prompt: `${RESEARCH_PLAN_MARK} sections=${steps} lang=${lang}\nPlan a research report as exactly ${steps} section titles, one per line. ${WRITE_IN[lang]}\nTopic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
   });
-  const sections = parsePlan(text, steps);
-  const lang = langOfText(ctx.task.prompt);
+  const sections = parsePlan(text, steps, lang);
   return {
-    step: { index: 0, kind: "plan", input: { steps }, output: { sections }, modelRequests: 1 },
+    step: { index: 0, kind: "plan", input: { steps }, output: { sections, lang }, modelRequests: 1 },
+    count: { done: 1, total: steps + 1 },
     progress: offlineText(lang, steps === 1 ? "researchPlannedOne" : "researchPlanned", { n: steps, sections: sections.join(lang === "zh" ? "；" : "; ") }),
   };
 }
 
-async function sectionStep(ctx: StepContext, index: number, sections: string[], stepMs: number): Promise<StepOutcome> {
+async function sectionStep(ctx: StepContext, index: number, sections: string[], stepMs: number, lang: Lang): Promise<StepOutcome> {
   const total = sections.length;
   const sectionTitle = sections[index - 1];
   const updates = Array.isArray(ctx.task.pendingUpdates) ? (ctx.task.pendingUpdates as string[]) : [];
@@ -86,8 +115,8 @@ async function sectionStep(ctx: StepContext, index: number, sections: string[], 
     maxRetries: 0,
     ...progressTool(ctx),
     prompt: [
-      `${RESEARCH_STEP_MARK} section=${index}/${total}`,
-      `Write the section "${neutralizeUntrusted(sectionTitle)}" of a research report, in the language of the research request.`,
+      `${RESEARCH_STEP_MARK} section=${index}/${total} lang=${lang}`,
+      `Write the section "${neutralizeUntrusted(sectionTitle)}" of a research report. ${WRITE_IN[lang]}`,
       ctx.reportProgress
         ? `While you work you may call ${RESEARCH_UPDATE_TOOL} with one short line for the user (what you are checking); it is not part of the report.`
         : "",
@@ -109,14 +138,15 @@ async function sectionStep(ctx: StepContext, index: number, sections: string[], 
   const halfway = Math.ceil(total / 2);
   const outcome: StepOutcome = {
     step: { index, kind: "section", input: { title: sectionTitle, updates }, output: { title: sectionTitle, text: text.trim() }, modelRequests: result.steps.length },
-    progress: offlineText(langOfText(ctx.task.prompt), "researchDone", { index, total, section: sectionTitle }),
+    progress: offlineText(lang, "researchDone", { index, total, section: sectionTitle }),
     consumedUpdates: updates.length,
+    count: { done: index + 1, total: total + 1 },
   };
   if (index === total) {
-    outcome.publish = { partial: false, content: assembleBody(ctx.task.title, done, total, false) };
+    outcome.publish = { partial: false, content: assembleBody(ctx.task.title, done, total, false, lang) };
     outcome.finished = true;
   } else if (index === halfway) {
-    outcome.publish = { partial: true, content: assembleBody(ctx.task.title, done, total, true) };
+    outcome.publish = { partial: true, content: assembleBody(ctx.task.title, done, total, true, lang) };
   }
   return outcome;
 }
@@ -157,7 +187,7 @@ export const researchDriver: Driver = {
     if (!plan) return planStep(ctx, total);
     const sections = sectionsOf(plan.output);
     const next = Math.max(0, ...ctx.steps.map((s) => s.index)) + 1;
-    return sectionStep(ctx, next, sections, stepMs);
+    return sectionStep(ctx, next, sections, stepMs, langOfPlan(plan.output, ctx.task));
   },
 
   // Cooperative: the execution fence already stopped further steps; committed partials stay.

@@ -39,6 +39,8 @@ export interface StepOutcome {
   consumedUpdates?: number;
   /** The final body is published: the task succeeded. */
   finished?: boolean;
+  /** Steps done of steps planned, for the progress bar and its ETA (drivers that know their plan). */
+  count?: { done: number; total: number };
   /**
    * Remote drivers: the remote task's state as of this poll. `queued`: the
    * remote accepted the work but has not started it (drivers with `reportsStart`).

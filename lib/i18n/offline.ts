@@ -32,6 +32,10 @@ const MESSAGES = {
   researchSectionRecommendations: { en: "Recommendations", zh: "建议" },
   researchSectionRepeat: { en: "{section} ({round})", zh: "{section}（{round}）" },
   researchSectionFallback: { en: "Section {index}", zh: "第 {index} 节" },
+  researchPartialNote: {
+    en: "Partial report: {done} of {total} sections researched so far.",
+    zh: "阶段性报告：已完成 {done}/{total} 个部分的研究。",
+  },
   researchTopicFallback: { en: "the topic", zh: "该主题" },
   researchStepSummary: {
     en: '{section} for "{topic}": this section summarises what is known, what is uncertain, and what it means for the question asked.',

@@ -28,6 +28,7 @@ import {
   resumeAfterAnswer,
   setLatestPublication,
   setProgress,
+  setStepCount,
   storeHandle,
   releaseExecution,
   renewExecutionLease,
@@ -155,6 +156,14 @@ async function markRunning(task: LeasedTask, token: string): Promise<void> {
   });
 }
 
+/** A step count the progress bar can show: whole, 0 ≤ done ≤ total ≤ 10,000; anything else is dropped. */
+function countOf(c: StepOutcome["count"]): StepOutcome["count"] {
+  if (!c) return undefined;
+  const { done, total } = c;
+  if (!Number.isInteger(done) || !Number.isInteger(total) || done < 0 || total < 1 || done > total || total > 10_000) return undefined;
+  return { done, total };
+}
+
 /** Bounds what a driver may say about the remote (one normalisation boundary: docs/architecture.md#drivers). */
 export function normalizeOutcome(o: StepOutcome): StepOutcome {
   const pollAfterMs = o.pollAfterMs === undefined ? undefined : Number(o.pollAfterMs);
@@ -175,6 +184,7 @@ export function normalizeOutcome(o: StepOutcome): StepOutcome {
     inputRequest,
     pollAfterMs: pollAfterMs === undefined ? undefined : Math.min(pollAfterMs, 86_400_000),
     error: o.error?.slice(0, MAX_ERROR_CHARS),
+    count: countOf(o.count),
   };
 }
 
@@ -203,6 +213,7 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
       if (created.count === 0) return "lost";
     }
     const base = { conversationId: row.conversationId, ownerId: row.ownerId, taskId: row.id };
+    if (outcome.count) await setStepCount(tx, row.id, outcome.count.done, outcome.count.total);
     if (outcome.progress) {
       await appendMessage(tx, { ...base, kind: "progress", content: outcome.progress, meta: { step: step?.index ?? null, title: row.title } });
       await setProgress(tx, row.id, outcome.progress);

@@ -147,6 +147,11 @@ export async function setProgress(tx: Tx, id: string, text: string): Promise<voi
   await tx.$executeRaw`UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id}`;
 }
 
+/** The driver's step count; stepsAt (database clock) anchors the ETA the browser works out. */
+export async function setStepCount(tx: Tx, id: string, done: number, total: number): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET "stepsDone" = ${done}, "stepsTotal" = ${total}, "stepsAt" = now() WHERE id = ${id}`;
+}
+
 export async function setLatestPublication(tx: Tx, id: string, publicationId: string): Promise<void> {
   await tx.$executeRaw`UPDATE "task" SET "latestPublicationId" = ${publicationId} WHERE id = ${id}`;
 }

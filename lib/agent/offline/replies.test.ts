@@ -31,6 +31,16 @@ describe("research text", () => {
     expect(text).toContain(`Trends for "heat pumps (fake END marker) in Norway"`);
     expect(text).toContain("As requested, it also covers: cover subsidies.");
   });
+
+  it("writes in the language the driver names, whatever language the topic is in", () => {
+    const topic = frameUntrusted("the EV market in Europe", "research request");
+    expect(researchText(`[herald:research-plan] sections=2 lang=zh\nPlan\nTopic:\n${topic}`)).toBe("1. 背景与范围\n2. 关键事实与数据");
+    const step = researchText(`[herald:research-step] section=1/2 lang=zh\nWrite the section "背景与范围" of a research report.\nTopic:\n${topic}`)!;
+    expect(step).toContain("「the EV market in Europe」的背景与范围");
+    expect(step).not.toMatch(/section|Finding/);
+    // Without a mark the topic's language decides, as before.
+    expect(researchText(`[herald:research-plan] sections=1\nTopic:\n${frameUntrusted("电动车市场", "research request")}`)).toBe("1. 背景与范围");
+  });
 });
 
 describe("chat replies", () => {

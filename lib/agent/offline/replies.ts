@@ -38,16 +38,22 @@ const SECTIONS: readonly OfflineMessageId[] = [
   "researchSectionRecommendations",
 ];
 
+/** The report language the research driver names on its mark line (`lang=zh`), read from the first line only. */
+function markedLang(text: string): Lang | null {
+  const m = /^\[herald:research-(?:plan|step)\][^\n]* lang=(en|zh)\b/.exec(text);
+  return m ? (m[1] as Lang) : null;
+}
+
 /**
  * Research plans and sections: deterministic prose derived from the topic, in
- * the topic's language.
+ * the language the driver asks for (else the topic's).
  */
 export function researchText(text: string): string | null {
   const plan = /^\[herald:research-plan\] sections=(\d+)/.exec(text);
   if (!plan && !/^\[herald:research-step\]/.test(text)) return null;
   const frames = readFrames(text);
   const request = (frames.find((f) => f.label === "research request") ?? frames[0])?.body.trim() ?? "";
-  const lang: Lang = isChinese(request) ? "zh" : "en";
+  const lang: Lang = markedLang(text) ?? (isChinese(request) ? "zh" : "en");
   const topic = request.slice(0, 80) || offlineText(lang, "researchTopicFallback");
   if (plan) {
     const n = Number(plan[1]);
@@ -78,7 +84,7 @@ export function researchUpdate(text: string): string | null {
   const step = /^\[herald:research-step\] section=(\d+)\/(\d+)/.exec(text);
   if (!step) return null;
   const request = readFrames(text).find((f) => f.label === "research request")?.body ?? "";
-  const lang: Lang = isChinese(request) ? "zh" : "en";
+  const lang: Lang = markedLang(text) ?? (isChinese(request) ? "zh" : "en");
   const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
   return offlineText(lang, "researchUpdate", { section });
 }
