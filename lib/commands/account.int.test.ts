@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { getDb } from "@/lib/db/client";
+import { appendMessage } from "@/lib/chat/append-message";
+import { startTask } from "@/lib/tasks/start-task";
+import { pickFreePort } from "@/lib/util/free-port";
+import { handleAuthRequest } from "@/lib/auth/handler";
+import { setPasswordResetMailer } from "@/lib/auth/reset-mail";
+import { sendPasswordResetEmail } from "@/lib/commands/send-password-reset";
+import * as accountRoute from "@/app/api/account/route";
+import * as exportRoute from "@/app/api/account/export/route";
+import * as conversationsRoute from "@/app/api/conversations/route";
+import { call, createConversationFor, ORIGIN, ROOT, signUp, waitFor, type TestUser } from "@/tests/helpers";
+
+/**
+ * Accounts end to end below the browser: password reset through a real SMTP
+ * server process (tests/smtp-sink.ts) and better-auth's real handler, account
+ * deletion isolation, and the export's whitelist.
+ */
+interface SinkLine {
+  to?: string;
+  accepted?: boolean;
+  text?: string;
+  listening?: number;
+}
+
+let sink: ChildProcess;
+const lines: SinkLine[] = [];
+const PASSWORD = "correct horse battery";
+const db = () => getDb();
+
+beforeAll(async () => {
+  const port = await pickFreePort();
+  sink = spawn(process.execPath, ["--import", "tsx", "tests/smtp-sink.ts", String(port)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  let buf = "";
+  sink.stdout!.on("data", (d: Buffer) => {
+    buf += d.toString("utf8");
+    let i: number;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      lines.push(JSON.parse(buf.slice(0, i)) as SinkLine);
+      buf = buf.slice(i + 1);
+    }
+  });
+  await waitFor(async () => lines.some((l) => l.listening === port), 20_000, "SMTP sink listening");
+  process.env.SMTP_URL = `smtp://127.0.0.1:${port}`;
+  process.env.BETTER_AUTH_URL = ORIGIN;
+  setPasswordResetMailer(sendPasswordResetEmail);
+});
+
+afterAll(() => {
+  delete process.env.SMTP_URL;
+  sink?.kill("SIGTERM");
+});
+
+function auth(path: string, body?: unknown, cookie?: string): Promise<Response> {
+  const headers: Record<string, string> = { origin: ORIGIN };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (cookie) headers.cookie = cookie;
+  return handleAuthRequest(
+    new Request(`${ORIGIN}/api/auth${path}`, { method: body === undefined ? "GET" : "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+  );
+}
+
+const signIn = async (email: string, password: string) => (await auth("/sign-in/email", { email, password })).status;
+
+describe("password policy", () => {
+  it("refuses a common password at sign-up with its own code and a sentence", async () => {
+    const res = await auth("/sign-up/email", { name: "Common", email: `common-${randomUUID().slice(0, 8)}@example.test`, password: "12345678" });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; message: string };
+    expect(body.code).toBe("PASSWORD_TOO_COMMON");
+    expect(body.message).toMatch(/most common passwords/);
+  });
+});
+
+describe("password reset", () => {
+  it("mails a one-time link that sets a policy-checked password and signs every session out", async () => {
+    const u = await signUp("Resetter");
+    const before = lines.length;
+    const res = await auth("/request-password-reset", { email: u.email, redirectTo: `${ORIGIN}/reset-password` });
+    expect(res.status).toBe(200);
+    const mail = await waitFor(async () => lines.slice(before).find((l) => l.to === u.email && l.accepted), 20_000, "reset email");
+    const link = /https?:\/\/\S+\/api\/auth\/reset-password\/\S+/.exec(mail.text ?? "")?.[0];
+    expect(link).toBeTruthy();
+
+    // The link redirects to our page with the token.
+    const hop = await auth(new URL(link!).pathname.replace("/api/auth", "") + new URL(link!).search);
+    expect(hop.status).toBe(302);
+    const landing = new URL(hop.headers.get("location")!, ORIGIN);
+    expect(landing.origin + landing.pathname).toBe(`${ORIGIN}/reset-password`);
+    const token = landing.searchParams.get("token")!;
+    expect(token).toBeTruthy();
+
+    const weak = await auth("/reset-password", { token, newPassword: "12345678" });
+    expect(weak.status).toBe(400);
+    expect(((await weak.json()) as { code: string }).code).toBe("PASSWORD_TOO_COMMON");
+
+    const ok = await auth("/reset-password", { token, newPassword: "a brand new lantern 42" });
+    expect(ok.status).toBe(200);
+    // One-time: the same token is refused afterwards.
+    const again = await auth("/reset-password", { token, newPassword: "another fresh lantern 43" });
+    expect(again.status).toBe(400);
+
+    expect(await signIn(u.email, PASSWORD)).toBe(401);
+    expect(await signIn(u.email, "a brand new lantern 42")).toBe(200);
+    // The session from before the reset is gone.
+    expect((await call(conversationsRoute.GET, { user: u })).status).toBe(401);
+  });
+
+  it("answers the same for an unknown address and sends nothing", async () => {
+    const email = `nobody-${randomUUID().slice(0, 8)}@example.test`;
+    const known = await signUp("Known");
+    const before = lines.length;
+    expect((await auth("/request-password-reset", { email, redirectTo: `${ORIGIN}/reset-password` })).status).toBe(200);
+    // A mail to a known address sent after it proves the sink had time to receive the first.
+    await auth("/request-password-reset", { email: known.email, redirectTo: `${ORIGIN}/reset-password` });
+    await waitFor(async () => lines.slice(before).some((l) => l.to === known.email), 20_000, "second email");
+    expect(lines.slice(before).some((l) => l.to === email)).toBe(false);
+  });
+
+  it("refuses a made-up token", async () => {
+    const res = await auth("/reset-password", { token: "not-a-real-token", newPassword: "a brand new lantern 42" });
+    expect(res.status).toBe(400);
+  });
+});
+
+async function seed(u: TestUser, secret: string) {
+  const conversationId = await createConversationFor(u, `chat of ${secret}`);
+  await db().$transaction(async (tx) => {
+    await appendMessage(tx, { conversationId, ownerId: u.id, kind: "user", content: `visible ${secret}` });
+    await appendMessage(tx, { conversationId, ownerId: u.id, kind: "assistant", content: `hidden prompt ${secret}`, hidden: true });
+  });
+  const { task: active } = await startTask({ ownerId: u.id, conversationId, title: `active ${secret}`, prompt: `prompt ${secret}`, clientRequestId: randomUUID() });
+  const { task: done } = await startTask({ ownerId: u.id, conversationId, title: `done ${secret}`, prompt: `prompt ${secret}`, clientRequestId: randomUUID() });
+  // Server-only columns hold the secret too: the export must not carry them.
+  await db().task.update({
+    where: { id: done.id },
+    data: { status: "succeeded", completedAt: new Date(), remoteRef: `ref-${secret}`, leaseToken: `lease-${secret}`, driverData: { key: `driver-${secret}` } },
+  });
+  const publication = await db().publication.create({
+    data: { taskId: done.id, conversationId, ownerId: u.id, version: 1, partial: false, content: `report ${secret}`, sha256: "x" },
+  });
+  await db().apiKey.create({ data: { ownerId: u.id, name: "k", prefix: "hk_", hash: `hash-${secret}-${randomUUID()}` } });
+  return { conversationId, activeId: active.id, doneId: done.id, publicationId: publication.id };
+}
+
+async function counts(ownerId: string) {
+  const [messages, publications, tasks, events, keys, sessions, conversations] = await Promise.all([
+    db().message.count({ where: { ownerId } }),
+    db().publication.count({ where: { ownerId } }),
+    db().task.count({ where: { ownerId } }),
+    db().event.count({ where: { ownerId } }),
+    db().apiKey.count({ where: { ownerId } }),
+    db().session.count({ where: { userId: ownerId } }),
+    db().conversation.count({ where: { ownerId, deletedAt: null } }),
+  ]);
+  return { messages, publications, tasks, events, keys, sessions, conversations };
+}
+
+describe("account deletion", () => {
+  it("asks for the password, then removes only that account's data and fences its active tasks", async () => {
+    const a = await signUp("Leaver");
+    const b = await signUp("Stayer");
+    const sa = await seed(a, "AAA");
+    const sb = await seed(b, "BBB");
+    const bBefore = await counts(b.id);
+
+    const wrong = await call(accountRoute.DELETE, { user: a, method: "DELETE", body: { password: "not my password" } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json.error.field).toBe("password");
+    const missing = await call(accountRoute.DELETE, { user: a, method: "DELETE", body: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error.field).toBe("password");
+    expect((await counts(a.id)).messages).toBe(2);
+
+    const ok = await call(accountRoute.DELETE, { user: a, method: "DELETE", body: { password: PASSWORD } });
+    expect(ok.status).toBe(204);
+
+    const after = await counts(a.id);
+    expect(after).toMatchObject({ messages: 0, publications: 0, events: 0, keys: 0, sessions: 0, conversations: 0 });
+    // Only the fenced active task stays, scrubbed, for the cancel loop to stop.
+    const left = await db().task.findMany({ where: { ownerId: a.id } });
+    expect(left.map((t) => t.id)).toEqual([sa.activeId]);
+    expect(left[0].cancelRequestedAt).not.toBeNull();
+    expect(left[0].title).toBe("");
+    expect(left[0].prompt).toBe("");
+    const user = await db().user.findUniqueOrThrow({ where: { id: a.id } });
+    expect(user.email).not.toBe(a.email);
+    expect(user.name).toBe("");
+    expect(await db().account.count({ where: { userId: a.id } })).toBe(0);
+
+    expect((await call(conversationsRoute.GET, { user: a })).status).toBe(401);
+    expect(await signIn(a.email, PASSWORD)).toBe(401);
+    // The address is free again.
+    expect((await auth("/sign-up/email", { name: "Again", email: a.email, password: PASSWORD })).status).toBe(200);
+
+    // The other account is untouched.
+    expect(await counts(b.id)).toEqual(bBefore);
+    const bTask = await db().task.findUniqueOrThrow({ where: { id: sb.activeId } });
+    expect(bTask.cancelRequestedAt).toBeNull();
+    expect(bTask.title).toBe("active BBB");
+    expect(await db().publication.count({ where: { id: sb.publicationId } })).toBe(1);
+  });
+
+  it("needs a session", async () => {
+    const res = await call(accountRoute.DELETE, { method: "DELETE", body: { password: PASSWORD } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("data export", () => {
+  it("holds the account's own conversations, messages, tasks and reports in public shapes only", async () => {
+    const a = await signUp("Exporter");
+    const b = await signUp("Neighbour");
+    const sa = await seed(a, "EXP");
+    await seed(b, "OTHER");
+
+    const res = await call(exportRoute.GET, { user: a });
+    expect(res.status).toBe(200);
+    expect(res.res.headers.get("content-disposition")).toMatch(/attachment/);
+    const text = JSON.stringify(res.json);
+    const data = res.json;
+    expect(data.format).toBe("herald-export-1");
+    expect(data.account.email).toBe(a.email);
+    expect(data.conversations).toHaveLength(1);
+    expect(data.conversations[0].id).toBe(sa.conversationId);
+    expect(data.conversations[0].messages.map((m: { content: string }) => m.content)).toEqual(["visible EXP"]);
+    expect(data.tasks.map((t: { id: string }) => t.id).sort()).toEqual([sa.activeId, sa.doneId].sort());
+    expect(data.reports).toHaveLength(1);
+    expect(data.reports[0]).toMatchObject({ id: sa.publicationId, content: "report EXP", version: 1, partial: false });
+    expect(data.truncated).toEqual([]);
+
+    // Nothing hidden, server-only or another account's.
+    for (const leak of ["hidden prompt EXP", "prompt EXP\"", "ref-EXP", "lease-EXP", "driver-EXP", "hash-EXP", "OTHER"]) {
+      expect(text).not.toContain(leak);
+    }
+    for (const key of ["leaseToken", "remoteRef", "driverData", "prompt", "ownerId", "hash", "password", "eventFingerprint", "hidden"]) {
+      expect(text).not.toContain(`"${key}"`);
+    }
+  });
+
+  it("is bounded per account per minute", async () => {
+    const u = await signUp("Hoarder");
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await call(exportRoute.GET, { user: u })).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    const limited = await call(exportRoute.GET, { user: u });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.res.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
