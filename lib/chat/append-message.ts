@@ -30,8 +30,14 @@ export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message>;
 export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | null> {
   // createdAt is the database's now() (constant within the transaction), not
   // Prisma's client-side default: delivery contracts are anchored on it.
+  // Read marks ride on the same row update: a reader's own turn means they have
+  // seen everything before it; anything else visible is one more unread.
+  const own = m.kind === "user" && !m.hidden;
+  const counts = !own && !m.hidden;
   const rows = await tx.$queryRaw<{ messageSeq: number; now: Date }[]>`
-    UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now()
+    UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now(),
+      "lastReadSeq" = CASE WHEN ${own} THEN "messageSeq" + 1 ELSE "lastReadSeq" END,
+      "unreadCount" = CASE WHEN ${own} THEN 0 WHEN ${counts} THEN "unreadCount" + 1 ELSE "unreadCount" END
     WHERE id = ${m.conversationId} AND "ownerId" = ${m.ownerId} AND "deletedAt" IS NULL
     RETURNING "messageSeq", now() AS now`;
   if (rows.length === 0) {

@@ -1,14 +1,32 @@
 import { getDb } from "@/lib/db/client";
+import type { Conversation } from "@/lib/db/generated/client.ts";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicConversation } from "@/lib/contract/message";
+import type { PublicConversation } from "@/lib/contract/shapes";
+import { DEFAULT_TITLE } from "./titles";
 
-export const DEFAULT_TITLE = "New chat";
-
-export async function createConversation(ownerId: string, title?: string) {
+export async function createConversation(ownerId: string, title?: string): Promise<PublicConversation> {
   return getDb().$transaction(async (tx) => {
-    const c = await tx.conversation.create({ data: { ownerId, title: title?.trim() || DEFAULT_TITLE } });
+    const given = title?.trim();
+    const c = await tx.conversation.create({ data: { ownerId, title: given || DEFAULT_TITLE, titleSource: given ? "user" : "none" } });
     const conversation = toPublicConversation(c);
     await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation } }, { conversationId: c.id });
     return conversation;
   });
+}
+
+/**
+ * "New chat": the account's newest conversation nothing was ever written in,
+ * or a new one when there is none. Clicking "New chat" again and again leaves
+ * one empty chat, not a pile, and the sidebar lists none of them until the
+ * first message. `created` says which (201 or 200).
+ */
+export async function openDraftConversation(ownerId: string): Promise<{ conversation: PublicConversation; created: boolean }> {
+  const [empty] = await getDb().$queryRaw<Conversation[]>`
+    SELECT c.* FROM "conversation" c
+    WHERE "ownerId" = ${ownerId} AND "deletedAt" IS NULL AND "messageSeq" = 0 AND "titleSource" = 'none' AND "apMetadata" IS NULL
+      AND NOT EXISTS (SELECT 1 FROM "task" t WHERE t."conversationId" = c.id)
+    ORDER BY "createdAt" DESC, id DESC LIMIT 1`;
+  if (empty) return { conversation: toPublicConversation(empty), created: false };
+  return { conversation: await createConversation(ownerId), created: true };
 }

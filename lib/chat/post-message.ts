@@ -10,7 +10,7 @@ import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
 import type { PublicMessage, PublicRun } from "@/lib/contract/shapes";
 import { appendMessage } from "./append-message";
-import { DEFAULT_TITLE } from "./create-conversation";
+import { titleFromMessage } from "./titles";
 import { toPublicConversation, toPublicMessage, toPublicRun } from "@/lib/contract/message";
 
 export interface PostMessageInput {
@@ -85,10 +85,11 @@ export async function postMessage(
       const run = await insertChatRun(tx, { ownerId, conversationId, triggerMessageId: message.id });
       await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run) } }, { conversationId });
       const conv = await tx.conversation.findUniqueOrThrow({ where: { id: conversationId } });
-      if (conv.title === DEFAULT_TITLE) {
+      // The first message names the conversation for now; the first exchange may name it better (titles.ts).
+      if (conv.titleSource === "none") {
         const renamed = await tx.conversation.update({
           where: { id: conversationId },
-          data: { title: titleFrom(input.content) },
+          data: { title: titleFromMessage(input.content), titleSource: "message" },
         });
         await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(renamed) } }, { conversationId });
       }
@@ -104,11 +105,4 @@ export async function postMessage(
     }
     throw err;
   }
-}
-
-function titleFrom(content: string): string {
-  const line = content.trim().split("\n")[0].replace(/\s+/g, " ");
-  // By code points: cutting UTF-16 units could split an emoji into a lone surrogate.
-  const chars = Array.from(line);
-  return chars.length > 60 ? `${chars.slice(0, 57).join("")}…` : line || DEFAULT_TITLE;
 }

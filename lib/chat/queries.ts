@@ -9,13 +9,21 @@ export async function findConversation(ownerId: string, id: string): Promise<Pub
   return c ? toPublicConversation(c) : null;
 }
 
+/** Pinned first, then newest activity; pins never push the rest out of the page (they are capped). */
 export async function listConversations(ownerId: string, limit = 100): Promise<PublicConversation[]> {
-  const rows = await getDb().conversation.findMany({
-    where: { ownerId, deletedAt: null },
-    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
-    take: limit,
-  });
-  return rows.map(toPublicConversation);
+  const db = getDb();
+  const [pinned, rest] = await Promise.all([
+    db.conversation.findMany({
+      where: { ownerId, deletedAt: null, pinnedAt: { not: null } },
+      orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+    }),
+    db.conversation.findMany({
+      where: { ownerId, deletedAt: null, pinnedAt: null },
+      orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+      take: limit,
+    }),
+  ]);
+  return [...pinned, ...rest].map(toPublicConversation);
 }
 
 export async function listMessages(

@@ -12,7 +12,16 @@ import {
 // Whitelist projections: a field reaches a client only if it is copied here.
 
 export function toPublicConversation(c: Conversation): PublicConversation {
-  return { id: c.id, title: c.title, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString() };
+  return {
+    id: c.id,
+    title: c.title,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+    pinned: c.pinnedAt !== null,
+    unread: c.unreadCount,
+    lastReadSeq: c.lastReadSeq,
+    lastSeq: c.messageSeq,
+  };
 }
 
 /**

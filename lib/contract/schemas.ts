@@ -43,6 +43,32 @@ function queryInt(min: number, max: number) {
 
 export const createConversationBody = z.strictObject({
   title: z.string().max(MAX_TITLE_CHARS).optional(),
+  /** "New chat": hand back the account's newest conversation nothing was written in (200), if any, instead of another empty one. */
+  draft: z.boolean().optional(),
+});
+
+/** Pins per account: a pinned list longer than this is no longer a shortcut. */
+export const MAX_PINNED_CONVERSATIONS = 20;
+
+export const updateConversationBody = z
+  .strictObject({
+    title: z.string().trim().min(1, "must not be empty").max(MAX_TITLE_CHARS).optional(),
+    pinned: z.boolean().optional(),
+  })
+  .refine((b) => b.title !== undefined || b.pinned !== undefined, { message: "give title or pinned", path: ["title"] });
+
+export const markReadBody = z.strictObject({
+  /** The newest message seq the reader has on screen; the mark never moves back. */
+  seq: z.number().int().min(0).max(2_147_483_647),
+});
+
+/** Search text is matched literally (ILIKE with its wildcards escaped); the cap keeps each row's match cheap. */
+export const MAX_SEARCH_CHARS = 100;
+export const MAX_SEARCH_RESULTS = 50;
+
+export const searchConversationsQuery = z.object({
+  q: z.string().trim().min(1, "must not be empty").max(MAX_SEARCH_CHARS),
+  limit: queryInt(1, MAX_SEARCH_RESULTS),
 });
 
 export const listMessagesQuery = z

@@ -14,6 +14,14 @@ export interface PublicConversation {
   title: string;
   createdAt: string;
   updatedAt: string;
+  /** Pinned conversations list first (`PATCH /api/conversations/:id {pinned}`). */
+  pinned: boolean;
+  /** Visible replies, notices and results after the read mark (`POST /api/conversations/:id/read`). */
+  unread: number;
+  /** The read mark: every message up to this seq has been seen. */
+  lastReadSeq: number;
+  /** The newest message seq (hidden ones included); 0 = nothing was ever written. */
+  lastSeq: number;
 }
 
 // ---------------------------------------------------------------- message meta ---

@@ -4,6 +4,7 @@ import { publicError } from "@/lib/errors/public";
 import { getDb } from "@/lib/db/client";
 import { emitEvent, publishDelta, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
+import { titleAfterExchange } from "@/lib/chat/titles";
 import { toPublicRun } from "@/lib/contract/message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
@@ -144,6 +145,7 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
         content: text || "…",
         runId: run.id,
       });
+      if (run.kind === "chat") await titleAfterExchange(tx, run.ownerId, run.conversationId, run.id);
       await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId });
       if (run.kind === "notification") await wakeWorkers(tx, "notify");
       return true;

@@ -1,0 +1,53 @@
+import { getDb } from "@/lib/db/client";
+import type { Conversation } from "@/lib/db/generated/client.ts";
+import { toPublicConversation } from "@/lib/contract/message";
+import type { PublicConversation } from "@/lib/contract/shapes";
+
+export interface ConversationSearchHit {
+  conversation: PublicConversation;
+  /** Where the text was found: the title wins over a message. */
+  match: "title" | "message";
+  /** The newest matching message (a user turn, a reply or a report), when the title did not match. */
+  seq: number | null;
+  /** Up to ~160 characters of that message around the first match. */
+  snippet: string | null;
+}
+
+/** `q` as a literal ILIKE pattern: its own `%`, `_` and `\` match themselves. */
+export function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+const SNIPPET_BEFORE = 40;
+const SNIPPET_CHARS = 160;
+
+/**
+ * The account's conversations whose title or visible text contains `q`
+ * (case-insensitive), titles first, then newest activity. One result per
+ * conversation. Matching is ILIKE on an escaped pattern — no regex, no user
+ * syntax — so each row costs at most its length times the bounded query
+ * length, and the scan never leaves the account's own rows.
+ */
+export async function searchConversations(ownerId: string, q: string, limit = 20): Promise<ConversationSearchHit[]> {
+  const pattern = likePattern(q);
+  const rows = await getDb().$queryRaw<(Conversation & { matchSeq: number | null; snippet: string | null; titleHit: boolean })[]>`
+    SELECT c.*, (c.title ILIKE ${pattern}) AS "titleHit", m.seq AS "matchSeq", m.snippet
+    FROM "conversation" c
+    LEFT JOIN LATERAL (
+      SELECT seq, substr(content, greatest(1, strpos(lower(content), lower(${q})) - ${SNIPPET_BEFORE}), ${SNIPPET_CHARS}) AS snippet
+      FROM "message"
+      WHERE "conversationId" = c.id AND "ownerId" = ${ownerId} AND NOT hidden
+        AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}
+      ORDER BY seq DESC LIMIT 1
+    ) m ON NOT (c.title ILIKE ${pattern})
+    WHERE c."ownerId" = ${ownerId} AND c."deletedAt" IS NULL
+      AND (c.title ILIKE ${pattern} OR m.seq IS NOT NULL)
+    ORDER BY "titleHit" DESC, c."updatedAt" DESC, c.id DESC
+    LIMIT ${limit}`;
+  return rows.map((r) => ({
+    conversation: toPublicConversation(r),
+    match: r.titleHit ? "title" : "message",
+    seq: r.titleHit ? null : r.matchSeq,
+    snippet: r.titleHit ? null : (r.snippet?.replace(/\s+/g, " ").trim() ?? null),
+  }));
+}
