@@ -22,6 +22,15 @@ const spelled = (on: string, off: string) => (v: unknown) => {
 };
 const onOff = z.preprocess(spelled("on", "off"), z.enum(["on", "off"]).default("on"));
 const zeroOne = z.preprocess(spelled("1", "0"), z.enum(["0", "1"]).default("0"));
+/** HERALD_MODEL_PRICES: model id → USD per million input/output tokens (read by lib/agent/usage.ts). */
+export const PRICE_TABLE = z.record(z.string().min(1), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict());
+function priceTableValid(v: string): boolean {
+  try {
+    return PRICE_TABLE.safeParse(JSON.parse(v)).success;
+  } catch {
+    return false;
+  }
+}
 
 export const ENV_SCHEMA = z.object({
   // ---- where things are
@@ -39,6 +48,14 @@ export const ENV_SCHEMA = z.object({
   OPENAI_BASE_URL: z.url().optional().describe("OpenAI-compatible endpoint; unset = the built-in offline model"),
   OPENAI_API_KEY: z.string().optional().describe("Key for OPENAI_BASE_URL"),
   HERALD_MODEL: z.string().min(1).default("gpt-4o-mini").describe("Model id at OPENAI_BASE_URL"),
+  HERALD_MODEL_TIMEOUT_MS: positiveMs(120_000).describe("A model request that sends nothing this long (headers, next stream chunk, a whole non-streamed answer) is cut and retried"),
+  HERALD_MODEL_RETRY_INTERACTIVE_MS: nonNegativeMs(30_000).describe("Chat turns and narration: retries of a failing model provider stop this long after the first try"),
+  HERALD_MODEL_RETRY_BACKGROUND_MS: positiveMs(1_800_000).describe("Research steps: how long a task waits for a failing model provider before it fails"),
+  HERALD_MODEL_PRICES: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || priceTableValid(v), "a JSON object of model id → {input, output} USD per million tokens")
+    .describe("Optional price table for cost estimates (JSON: {\"model-id\": {\"input\": 0.15, \"output\": 0.6}}, USD per million tokens, \"*\" = any model)"),
   HERALD_MCP_SERVERS: z.string().optional().describe("MCP Tasks servers (JSON, see docs/operations.md)"),
   HERALD_REMOTE_AGENTS: z.string().optional().describe("Agent Protocol (LangGraph) remote agents: JSON, or a path to a JSON file (see docs/operations.md)"),
   HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS: nonNegativeMs(0).describe("Tests only: hold after a remote agent run was created, before its handle is stored"),

@@ -7,6 +7,11 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_A
 export function classifyError(err: unknown): ErrorCategory {
   if (err instanceof DriverProtocolError) return "protocol";
   if (RetryError.isInstance(err)) return classifyError(err.lastError);
+  // lib/agent/retry.ts: a wait for the provider is about its last failure; an open breaker has none of its own.
+  if ((err as { name?: string } | null)?.name === "ProviderWaitError") {
+    const inner = classifyError((err as { cause?: unknown }).cause);
+    return inner === "internal" ? "model_unavailable" : inner;
+  }
   if (APICallError.isInstance(err)) {
     const status = err.statusCode;
     if (status === 429) return "model_rate_limited";
