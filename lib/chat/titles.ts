@@ -10,7 +10,7 @@ const MAX_CHARS = 60;
 // Requests open with words that say nothing about the topic. Anchored, no nested
 // quantifiers: every pattern here runs in time linear in the text.
 const EN_LEAD =
-  /^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|pls|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:(?:please|pls)\s+)?(?:(?:do\s+)?(?:some\s+)?(?:research|look\s+into|looking\s+into|find\s+out|investigate|analy[sz]e|summari[sz]e|explain|tell\s+me|write\s+(?:me\s+)?a\s+report|give\s+me\s+a\s+report|help\s+me\s+(?:with|understand))\s+)?(?:(?:about|on|into|regarding)\s+)?/i;
+  /^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|pls|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:(?:please|pls)\s+)?(?:(?:do\s+)?(?:some\s+)?(?:research|look\s+into|looking\s+into|find\s+out|investigate|analy[sz]e|summari[sz]e|explain|tell\s+me|write\s+(?:me\s+)?a\s+report|give\s+me\s+a\s+report|help\s+me\s+(?:with|understand))\s+)?(?:(?:about|on|into|regarding)\s+)?(?:(?:the|a|an|my|our)\s+)?/i;
 const ZH_LEAD = /^(?:你好[，,！!]?)?(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我)?(?:研究|调研|调查|查一下|查查|了解|分析|总结|介绍|写)?(?:一下|一份)?(?:关于)?/;
 const CLAUSE_END = /[.!?;。！？；\n]/;
 
