@@ -20,8 +20,11 @@ import { isTerminalStatus } from "@/lib/contract/task";
  *   by    at dueAt, no report        not final                          — (outcome missed recorded)
  *   by    after dueAt                succeeded                          final / late
  *   any   overtime after a missed due  budget spent → stopped             stopped / stopped (partials kept)
- *   any   any                        failed | cancelled                 failed · cancelled (never waits for dueAt;
- *                                                                       the due moment then records no outcome)
+ *   any   before dueAt               failed | cancelled                 failed · cancelled at once; the promise ends
+ *                                                                       there (dueEvaluatedAt stamped, no outcome)
+ *                                                                       and the due loop never judges it (sql.ts);
+ *                                                                       a cancel's notice posts no message: its
+ *                                                                       terminal line is that moment's one message
  *   any   stopped by its deadline    deadline_exceeded                  the due/stopped notice above, or stopped/stopped
  *
  * deliveryOutcome (on_time | early | missed) is written once: at due
@@ -109,4 +112,14 @@ export function plannedNotices(f: ContractFacts): NoticeSpec[] {
     out.push({ key: "final", outcome: "late", publicationId: pub });
   }
   return out;
+}
+
+/**
+ * Whether a notice of this key also posts a `notice` message in the
+ * conversation. One moment is one message: a cancel is the user's own act, and
+ * its terminal line ("… was cancelled; anything already published stays") says
+ * it. Its notice row still exists (task details, email, the notice.created event).
+ */
+export function noticeInConversation(key: string): boolean {
+  return key !== "cancelled";
 }

@@ -6,8 +6,8 @@ import { appendMessage } from "@/lib/chat/append-message";
 import type { TaskStatus } from "@/lib/contract/task";
 import { emitEvent } from "@/lib/events/emit";
 import { queueNoticeEmail } from "@/lib/email/queue-notice-email";
-import { byOutcome, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
-import { insertNotice, setDeliveryOutcomeOnce } from "./sql";
+import { byOutcome, noticeInConversation, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
+import { closeAtEnd, insertNotice, setDeliveryOutcomeOnce } from "./sql";
 
 
 /** Host wording: built from committed facts only, never from model text. */
@@ -75,7 +75,7 @@ export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = n
   const notice = await insertNotice(tx, task, spec, text);
   if (!notice) return null;
   await queueNoticeEmail(tx, notice, task);
-  await appendMessage(tx, {
+  if (noticeInConversation(spec.key)) await appendMessage(tx, {
     skipIfGone: true,
     conversationId: task.conversationId,
     ownerId: task.ownerId,
@@ -101,6 +101,8 @@ export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = n
 
 /** Brings the task's notices up to date with its committed facts (caller holds the row lock). */
 export async function syncNotices(tx: Tx, taskId: string): Promise<Notice[]> {
+  // A promise that ended with a cancel or a failure is closed before anything else reads the row.
+  await closeAtEnd(tx, taskId);
   const task = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
   const written: Notice[] = [];
   const facts = await factsOf(tx, task);
