@@ -7,6 +7,7 @@ import { getDb } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { offlineText } from "@/lib/i18n/offline";
 import type { Driver, StepContext, StepOutcome } from "./types";
+import { readPlan, requestPlan } from "./research-plan";
 import { frameUntrusted, neutralizeUntrusted } from "@/lib/text/frame";
 import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS } from "@/lib/contract/schemas";
 import { simulateAllowed } from "@/lib/limits/config";
@@ -45,15 +46,12 @@ function sectionsOf(plan: unknown): string[] {
   return Array.isArray((plan as { sections?: unknown })?.sections) ? ((plan as { sections: string[] }).sections) : [];
 }
 
+/** A plan written as text (offline model, endpoints without JSON mode): the tolerant reading of research-plan.ts. */
 export function parsePlan(text: string, n: number, lang: Lang = "en"): string[] {
-  const lines = text
-    .split("\n")
-    .map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, "").trim())
-    .filter((l) => l.length > 0 && l.length < 200);
-  const out = lines.slice(0, n);
-  for (let i = out.length; i < n; i++) out.push(offlineText(lang, "researchSectionFallback", { index: i + 1 }));
-  return out;
+  return readPlan(text, n, fallbackTitle(lang)).sections;
 }
+
+const fallbackTitle = (lang: Lang) => (i: number) => offlineText(lang, "researchSectionFallback", { index: i });
 
 export function assembleBody(title: string, sections: { title: string; text: string }[], total: number, partial: boolean, lang: Lang = "en"): string {
   const head = partial
@@ -89,15 +87,14 @@ function langOfPlan(plan: unknown, task: Task): Lang {
 
 async function planStep(ctx: StepContext, steps: number): Promise<StepOutcome> {
   const lang = await reportLang(ctx.task);
-  const { text } = await generateText({
-    model: ctx.model,
-    abortSignal: ctx.signal,
-    maxRetries: 0,
-    prompt: `${RESEARCH_PLAN_MARK} sections=${steps} lang=${lang}\nPlan a research report as exactly ${steps} section titles, one per line. ${WRITE_IN[lang]}\nTopic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
-  });
-  const sections = parsePlan(text, steps, lang);
+  const { sections, requests } = await requestPlan(
+    ctx.model,
+    `${RESEARCH_PLAN_MARK} sections=${steps} lang=${lang}\nPlan a research report as exactly ${steps} section titles. Answer with only a JSON object {"sections": ["…"]} holding the ${steps} titles in order, without numbering or formatting. ${WRITE_IN[lang]}\nTopic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
+    steps,
+    { signal: ctx.signal, pad: fallbackTitle(lang) },
+  );
   return {
-    step: { index: 0, kind: "plan", input: { steps }, output: { sections, lang }, modelRequests: 1 },
+    step: { index: 0, kind: "plan", input: { steps }, output: { sections, lang }, modelRequests: requests },
     count: { done: 1, total: steps + 1 },
     progress: offlineText(lang, steps === 1 ? "researchPlannedOne" : "researchPlanned", { n: steps, sections: sections.join(lang === "zh" ? "；" : "; ") }),
   };
