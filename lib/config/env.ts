@@ -58,7 +58,9 @@ export const ENV_SCHEMA = z.object({
     .describe("Optional price table for cost estimates (JSON: {\"model-id\": {\"input\": 0.15, \"output\": 0.6}}, USD per million tokens, \"*\" = any model)"),
   HERALD_MCP_SERVERS: z.string().optional().describe("MCP Tasks servers (JSON, see docs/operations.md)"),
   HERALD_REMOTE_AGENTS: z.string().optional().describe("Agent Protocol (LangGraph) remote agents: JSON, or a path to a JSON file (see docs/operations.md)"),
-  HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS: nonNegativeMs(0).describe("Tests only: hold after a remote agent run was created, before its handle is stored"),
+  HERALD_ORPHAN_REAP_MS: positiveMs(60_000).describe("How often each worker asks remotes that list their tasks (MCP tasks/list) for untracked ones"),
+  HERALD_ORPHAN_GRACE_MS: nonNegativeMs(120_000).describe("An untracked remote task is cancelled once it stayed untracked this long"),
+  HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS: nonNegativeMs(0).describe("Tests only: hold after a remote agent run or MCP task was created, before its handle is stored"),
   HERALD_OFFLINE_CHUNK_MS: nonNegativeMs(12).describe("Offline model: delay between streamed chunks"),
 
   // ---- workers and loops

@@ -15,6 +15,10 @@ const serverEntry = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   /** Offered to the chat model's start tool (routing text) only when given; no secrets in it. */
   description: z.string().trim().min(1).max(500).optional(),
+  /** Shown to users in the composer's "Work with" picker; without it the server is not offered there. */
+  label: z.string().trim().min(1).max(80).optional(),
+  /** False when this server's tasks/list also shows tasks Herald did not create (shared credentials): no orphan reaping. */
+  reapOrphans: z.boolean().optional(),
 });
 
 export type McpServerEntry = z.infer<typeof serverEntry>;

@@ -116,7 +116,7 @@ describe("mcp driver against a real MCP Tasks server", () => {
     expect(callsOf("tools/call")[0].headers["x-herald-test"]).toBe("1");
     expect(peer.tasks.get(remoteId)?.args).toEqual({ prompt: "research Battery supply chain", title: "Battery supply chain" });
     const stored = await row(id);
-    expect(stored.driverData).toEqual({ server: "peer" });
+    expect(stored.driverData).toEqual({ server: "peer", session: expect.any(String), protocol: "2025-11-25", remoteTtlMs: 3_600_000, pollMs: 700 });
     expect(stored.status).toBe("queued");
 
     expect(await tick(id)).toBe("stepped");
@@ -270,31 +270,55 @@ describe("mcp driver against a real MCP Tasks server", () => {
     expect(pub.content).toContain("Scope: Europe");
   });
 
-  it("an answer claimed by a process that never received the question is kept and retried, not lost", async () => {
+  it("an answer claimed by a process that never received the question reaches the remote over the stored session", async () => {
+    peer.options.mode = "input";
+    const { id, conv } = await newTask();
+    const remoteId = await submitted(id);
+    await remoteStatus(remoteId, "input_required");
+    expect(await tick(id)).toBe("stepped");
+    const asked = await row(id);
+    // What any worker needs to answer: the creating session, its protocol version and the question's JSON-RPC id.
+    expect(asked.driverData).toMatchObject({ server: "peer", session: expect.any(String), protocol: "2025-11-25", question: { requestId: expect.anything() } });
+    expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Asia" } })).status).toBe(200);
+    // Another worker (or this one after a restart): its connections never saw the question.
+    const other = createMcpDriver({ name: "peer", url: peer.url, tool: "research" });
+    registerDriver("mcp:peer", other);
+    try {
+      expect(await tick(id)).toBe("stepped");
+      await waitFor(async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0, 5_000, "the answer to reach the remote");
+      expect(peer.tasks.get(remoteId)?.answers).toEqual([{ action: "accept", content: { answer: "Asia" } }]);
+      // Every call about the task went over the session that created it.
+      const session = (asked.driverData as { session: string }).session;
+      expect(callsOf("tasks/get", remoteId).every((c) => c.headers["mcp-session-id"] === session)).toBe(true);
+      await remoteStatus(remoteId, "completed");
+      expect(await tick(id)).toBe("finished");
+      expect((await getDb().publication.findMany({ where: { taskId: id } }))[0].content).toContain("Scope: Asia");
+      await expectNoLeak(remoteId, id, conv);
+    } finally {
+      registerDriver("mcp:peer", driver);
+      await other.close();
+    }
+  });
+
+  it("a question whose session the server lost cannot be answered: the task fails saying so", async () => {
     peer.options.mode = "input";
     const { id } = await newTask();
     const remoteId = await submitted(id);
     await remoteStatus(remoteId, "input_required");
     expect(await tick(id)).toBe("stepped");
+    await getDb().$executeRaw`UPDATE "task" SET "driverData" = "driverData" || '{"session":"forgotten-session"}'::jsonb WHERE id = ${id}`;
     expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Asia" } })).status).toBe(200);
-    // Another worker (or this one after a restart): its connection never saw the question.
     const other = createMcpDriver({ name: "peer", url: peer.url, tool: "research" });
     registerDriver("mcp:peer", other);
     try {
-      expect(await tick(id)).toBe("retry");
-      const r = await row(id);
-      expect(r.status).toBe("input_required");
-      expect(r.inputResponse).toEqual({ response: "Asia" });
-      expect(r.error).toBe(ERROR_CATEGORIES.internal);
-      expect(logged()).toMatch(/delivered its question over another connection/);
+      expect(await tick(id)).toBe("failed");
+      expect((await row(id)).error).toBe(ERROR_CATEGORIES.protocol);
+      expect(logged()).toMatch(/no longer has the session its question was asked on/);
+      expect(peer.tasks.get(remoteId)?.answers).toEqual([]);
     } finally {
       registerDriver("mcp:peer", driver);
       await other.close();
     }
-    // Back on the process that holds the question, the same stored answer goes through.
-    expect(await tick(id)).toBe("stepped");
-    await waitFor(async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0, 5_000, "the answer to reach the remote");
-    expect(peer.tasks.get(remoteId)?.answers).toEqual([{ action: "accept", content: { answer: "Asia" } }]);
   });
 
   it("a malformed tasks/get reply (unknown status, another task's id) fails the task as a protocol error", async () => {

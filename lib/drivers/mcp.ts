@@ -1,21 +1,16 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
-  ElicitRequestSchema,
   ErrorCode,
-  RELATED_TASK_META_KEY,
   type CallToolResult,
-  type ElicitRequest,
-  type ElicitResult,
   type GetTaskResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Task } from "@/lib/db/generated/client.ts";
+import { env } from "@/lib/config/env";
 import { DriverProtocolError } from "@/lib/errors/protocol";
-import type { Driver, StepOutcome, TerminalSnapshot } from "./types";
-import { boundBody, elicitContent, hide, isSchemaViolation, isServerError, pollAfter, resultText } from "./mcp-content";
+import type { Driver, RemoteListing, StepOutcome, TerminalSnapshot } from "./types";
+import { boundBody, elicitContent, hide, isServerError, pollAfter, resultText } from "./mcp-content";
+import { createSessions, label, sessionGone, type SessionRef } from "./mcp-session";
 
 /**
  * Remote research through MCP Tasks (spec 2025-11-25, SDK experimental API):
@@ -23,29 +18,38 @@ import { boundBody, elicitContent, hide, isSchemaViolation, isServerError, pollA
  * `tasks/get`, the result is fetched with `tasks/result` once the task is
  * completed, and cancel is `tasks/cancel`.
  *
- * Input: in 2025-11-25 tasks a question is not part of `tasks/get`. The server
- * queues an `elicitation/create` request that is delivered once, on the stream
- * of a `tasks/result` call, and must be answered on the same MCP session. This
- * driver therefore holds the delivered question open in memory until Herald's
- * user answers. An answer reaches the remote only from the process and
- * connection that received the question; after a worker restart or reconnect
- * the answer waits (transient error, retried) until the server asks again or
- * moves on by itself. (Durable answers need SEP-2663 `tasks/update`, which SDK
- * 1.32 does not implement.)
+ * Durability (docs/architecture.md#drivers): the task stores the MCP session
+ * that created it and its protocol version (`driverData.session`,
+ * `driverData.protocol`), and every later call goes over that session, so a
+ * server that binds tasks to sessions keeps answering any worker. A question
+ * (`elicitation/create`) is delivered once, on the stream of a `tasks/result`
+ * call over that session; its JSON-RPC id is stored with the poll that saw it
+ * (`driverData.question`), and the user's answer is a JSON-RPC response to
+ * that id sent over the same session by whichever worker claims it — the
+ * worker that received the question may be long dead. If the server lost the
+ * session (restart) or the question was delivered to a worker that died before
+ * storing its id, 2025-11-25 offers no way to ask again: the task fails saying
+ * so. (SEP-2663 `tasks/update` lifts this; SDK 1.32 does not implement it.)
+ *
+ * A worker that dies between the remote create and the stored handle leaves a
+ * remote task nothing tracks: 2025-11-25 has no idempotency key, so the next
+ * claim creates the task again and the orphan reaper (lib/runtime/reap-orphans.ts)
+ * cancels the untracked one it finds through `tasks/list` (`listRemote`).
  */
 export interface McpDriverConfig {
   name: string;
   url: string;
   tool: string;
   headers?: Record<string, string>;
+  /** False: this server's `tasks/list` also shows tasks Herald did not create; the reaper leaves it alone. */
+  reapOrphans?: boolean;
 }
 
 export type McpDriver = Driver & {
-  /** Drops the connection (tests; workers keep it for the life of the process). */
+  /** Drops the connections (tests; workers keep them for the life of the process). */
   close(): Promise<void>;
 };
 
-const CALL_TIMEOUT_MS = 10_000;
 /** Waiting for input changes only when the user answers, which wakes the task at once. */
 const INPUT_POLL_MS = 30_000;
 /** A queued question arrives within milliseconds of `tasks/result`; this only bounds a silent server. */
@@ -55,186 +59,104 @@ const REMOTE_TTL_MS = 7 * 24 * 3_600_000;
 const MAX_ERROR_CHARS = 4_000;
 const MAX_PROGRESS_CHARS = 1_000;
 const MAX_REMOTE_ID_CHARS = 255;
-/** A question nobody answered for this long is released (the server's own timeout is usually shorter). */
-const MAX_QUESTION_AGE_MS = 24 * 3_600_000;
+/** Pages of `tasks/list` one reaper pass reads per server. */
+const MAX_LIST_PAGES = 20;
+/** A question not yet delivered on a poll may still be on its way: retry this often before giving up. */
+const QUESTION_RETRIES = 3;
 
-interface Question {
-  client: Client;
-  params: ElicitRequest["params"];
-  receivedAt: number;
-  reply: (r: ElicitResult) => void;
+type McpData = { server?: string; session?: unknown; protocol?: unknown; question?: { requestId?: unknown } | null };
+
+const dataOf = (task: Task): McpData => (task.driverData && typeof task.driverData === "object" ? (task.driverData as McpData) : {});
+
+function sessionOf(task: Task): SessionRef | null {
+  const d = dataOf(task);
+  return typeof d.session === "string" && d.session ? { session: d.session, ...(typeof d.protocol === "string" ? { protocol: d.protocol } : {}) } : null;
+}
+
+function storedQuestionId(task: Task): string | number | null {
+  const id = dataOf(task).question?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
 export function createMcpDriver(config: McpDriverConfig): McpDriver {
-  // Error text reaches task.error, notices and narration prompts: no server name in it.
-  const label = "the remote MCP server";
-  let current: { client: Client; ready: Promise<void> } | null = null;
-  /** Questions delivered to this process, by remote task id, waiting for the user. */
-  const questions = new Map<string, Question>();
-  const questionWaiters = new Map<string, Set<() => void>>();
+  const sessions = createSessions(config);
   /**
    * Remote ids this process created, by Herald task id: the loop compensates a
    * failed hand-off with the task row it claimed, which has no remoteRef yet.
    */
-  const submitted = new Map<string, string>();
+  const submitted = new Map<string, { remoteId: string; ref: SessionRef | null }>();
 
-  function remember(taskId: string, remoteId: string) {
-    submitted.set(taskId, remoteId);
+  function remember(taskId: string, remoteId: string, ref: SessionRef | null) {
+    submitted.set(taskId, { remoteId, ref });
     // Only the hand-off window needs it; bound the map for a long-lived worker.
     if (submitted.size > 1_000) submitted.delete(submitted.keys().next().value!);
   }
 
-  /** Withdraws held questions (their connection is gone, or nobody answered in time). */
-  function releaseQuestions(which: (q: Question) => boolean) {
-    for (const [id, q] of questions) {
-      if (which(q)) {
-        questions.delete(id);
-        q.reply({ action: "cancel" });
-      }
-    }
-  }
-
-  function onQuestion(client: Client, request: ElicitRequest, signal: AbortSignal): Promise<ElicitResult> {
-    const meta = request.params._meta as Record<string, unknown> | undefined;
-    const taskId = (meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined)?.taskId;
-    // Herald's calls are all task calls; a question outside a task has nobody to answer it.
-    if (typeof taskId !== "string") return Promise.resolve({ action: "decline" });
-    const now = Date.now();
-    releaseQuestions((q) => now - q.receivedAt > MAX_QUESTION_AGE_MS);
-    return new Promise<ElicitResult>((resolve) => {
-      let done = false;
-      const reply = (r: ElicitResult) => {
-        if (done) return;
-        done = true;
-        resolve(r);
-      };
-      // The server asked again: the older question can no longer be answered.
-      questions.get(taskId)?.reply({ action: "cancel" });
-      questions.set(taskId, { client, params: request.params, receivedAt: Date.now(), reply });
-      signal.addEventListener("abort", () => {
-        if (questions.get(taskId)?.reply === reply) questions.delete(taskId);
-        reply({ action: "cancel" });
-      });
-      for (const wake of questionWaiters.get(taskId) ?? []) wake();
-    });
-  }
-
-  function connect(): { client: Client; ready: Promise<void> } {
-    if (current) return current;
-    const client = new Client({ name: "herald", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => onQuestion(client, req, extra.signal));
-    client.onerror = () => {
-      // Failed calls surface through their own promise; stray stream errors are only noise here.
-    };
-    client.onclose = () => {
-      if (current?.client === client) current = null;
-      releaseQuestions((q) => q.client === client);
-    };
-    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-      requestInit: config.headers ? { headers: config.headers } : undefined,
-    });
-    const conn = { client, ready: client.connect(transport, { timeout: CALL_TIMEOUT_MS }) };
-    conn.ready.catch(() => drop(client));
-    current = conn;
-    return conn;
-  }
-
-  function drop(client: Client) {
-    if (current?.client === client) current = null;
-    releaseQuestions((q) => q.client === client);
-    client.close().catch(() => {});
-  }
-
-  function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    });
-  }
-
-  /** One request on the shared connection; a broken connection is replaced on the next call. */
-  async function rpc<T>(signal: AbortSignal, what: string, fn: (c: Client, o: RequestOptions) => Promise<T>): Promise<T> {
-    const conn = connect();
+  /**
+   * One call for a stored task, over its session. A server that lost the
+   * session (restart) may still know the task by id: one retry over this
+   * process's own session before the caller decides the task is gone.
+   */
+  async function call<T>(ref: SessionRef | null, signal: AbortSignal, what: string, fn: Parameters<typeof sessions.rpc<T>>[3]): Promise<T> {
     try {
-      await abortable(conn.ready, signal);
-      return await fn(conn.client, { timeout: CALL_TIMEOUT_MS, signal });
+      return await sessions.rpc(ref, signal, what, fn);
     } catch (err) {
-      if (signal.aborted) throw err;
-      if (isSchemaViolation(err)) throw new DriverProtocolError(`${label} sent a malformed ${what} reply: ${(err as Error).message.slice(0, 500)}`);
-      if (!isServerError(err)) drop(conn.client);
-      throw err;
+      if (!ref || !sessionGone(err)) throw err;
+      return sessions.rpc(null, signal, what, fn);
     }
   }
 
   const remoteIdOf = (task: Task): string => {
-    const id = task.remoteRef ?? submitted.get(task.id);
+    const id = task.remoteRef ?? submitted.get(task.id)?.remoteId;
     if (!id) throw new DriverProtocolError("the task has no remote MCP task id");
     return id;
   };
+  const refOf = (task: Task): SessionRef | null => sessionOf(task) ?? submitted.get(task.id)?.ref ?? null;
 
-  async function getTask(remoteId: string, signal: AbortSignal): Promise<GetTaskResult> {
-    const t = await rpc(signal, "tasks/get", (c, o) => c.experimental.tasks.getTask(remoteId, o));
+  async function getTask(ref: SessionRef | null, remoteId: string, signal: AbortSignal): Promise<GetTaskResult> {
+    const t = await call(ref, signal, "tasks/get", (c, o) => c.experimental.tasks.getTask(remoteId, o));
     if (t.taskId !== remoteId) throw new DriverProtocolError(`${label} answered tasks/get for another task`);
     return t;
   }
 
   /**
-   * Opens `tasks/result` just long enough for the server to deliver the queued
-   * question; it would otherwise block until the task ends.
+   * Opens `tasks/result` over the task's session just long enough for the
+   * server to deliver the queued question; it would otherwise block until the task ends.
    */
-  async function receiveQuestion(remoteId: string, signal: AbortSignal): Promise<Question | null> {
-    const have = questions.get(remoteId);
-    if (have) return have;
-    const stop = new AbortController();
-    const onAbort = () => stop.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    let wake = () => {};
-    const arrived = new Promise<void>((resolve) => (wake = resolve));
-    const waiters = questionWaiters.get(remoteId) ?? new Set();
-    waiters.add(wake);
-    questionWaiters.set(remoteId, waiters);
-    const timer = setTimeout(wake, QUESTION_WAIT_MS);
-    try {
-      const fetching = rpc(stop.signal, "tasks/result", (c, o) =>
+  const receiveQuestion = (ref: SessionRef | null, remoteId: string, signal: AbortSignal) =>
+    sessions.awaitQuestion(remoteId, QUESTION_WAIT_MS, signal, (stop) =>
+      sessions.rpc(ref, stop, "tasks/result", (c, o) =>
         c.experimental.tasks.getTaskResult(remoteId, CallToolResultSchema, { ...o, timeout: QUESTION_WAIT_MS + 1_000 }),
-      ).then(
-        () => {},
-        () => {},
-      );
-      await Promise.race([arrived, fetching]);
-      signal.throwIfAborted();
-      return questions.get(remoteId) ?? null;
-    } finally {
-      clearTimeout(timer);
-      waiters.delete(wake);
-      if (waiters.size === 0) questionWaiters.delete(remoteId);
-      signal.removeEventListener("abort", onAbort);
-      stop.abort(new Error("question received or not coming"));
-    }
-  }
+      ),
+    );
 
-  async function inputRequest(remote: GetTaskResult, task: Task, signal: AbortSignal): Promise<unknown> {
-    const q = await receiveQuestion(remote.taskId, signal);
+  async function askUser(remote: GetTaskResult, task: Task, signal: AbortSignal): Promise<StepOutcome> {
+    const pollAfterMs = Math.max(pollAfter(remote.pollInterval), INPUT_POLL_MS);
+    const q = await receiveQuestion(refOf(task), remote.taskId, signal);
     if (q) {
       const fields = q.params.mode === "url" ? undefined : q.params.requestedSchema;
-      return { question: q.params.message.slice(0, 4_000), ...(fields ? { fields } : {}) };
+      return {
+        status: "input_required",
+        inputRequest: { question: q.params.message.slice(0, 4_000), ...(fields ? { fields } : {}) },
+        // Committed with this poll: from now on any worker can answer it.
+        driverState: { question: { requestId: q.requestId } },
+        pollAfterMs,
+      };
     }
     // Already shown to the user: keep it, so the event does not change under them.
-    if (task.inputRequest !== null && task.inputRequest !== undefined) return task.inputRequest;
-    return { question: (remote.statusMessage || "The remote task is waiting for input.").slice(0, 4_000) };
+    const inputRequest = task.inputRequest ?? { question: (remote.statusMessage || "The remote task is waiting for input.").slice(0, 4_000) };
+    return { status: "input_required", inputRequest, pollAfterMs };
   }
 
   /** One fetch of the outcome; a failed task's own words beat its last status line. */
-  async function fetchResult(remoteId: string, signal: AbortSignal): Promise<CallToolResult> {
-    return rpc(signal, "tasks/result", (c, o) => c.experimental.tasks.getTaskResult(remoteId, CallToolResultSchema, o));
+  async function fetchResult(ref: SessionRef | null, remoteId: string, signal: AbortSignal): Promise<CallToolResult> {
+    return call(ref, signal, "tasks/result", (c, o) => c.experimental.tasks.getTaskResult(remoteId, CallToolResultSchema, o));
   }
 
-  async function failure(remote: GetTaskResult, signal: AbortSignal): Promise<string> {
+  async function failure(ref: SessionRef | null, remote: GetTaskResult, signal: AbortSignal): Promise<string> {
     let text = "";
     try {
-      const result = await fetchResult(remote.taskId, signal);
+      const result = await fetchResult(ref, remote.taskId, signal);
       text = result.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n").trim();
     } catch (err) {
       if (!isServerError(err)) throw err;
@@ -250,11 +172,108 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
     throw new Error(`${label} still reports the task as ${status} after tasks/cancel`);
   }
 
+  /** Tests only: holds the window between the remote create and the stored handle open for a SIGKILL. */
+  async function testPause(taskId: string) {
+    const hold = env("HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS");
+    if (hold <= 0) return;
+    console.log(`[mcp] test pause after create ${taskId}`);
+    await new Promise((r) => setTimeout(r, hold));
+  }
+
+  async function poll(ref: SessionRef | null, remoteId: string, task: Task, signal: AbortSignal): Promise<StepOutcome> {
+    let remote: GetTaskResult;
+    try {
+      remote = await getTask(ref, remoteId, signal);
+    } catch (err) {
+      // The SDK answers an unknown task with InvalidParams: expired (ttl) or lost in a server restart.
+      if (isServerError(err) && err.code === ErrorCode.InvalidParams) {
+        return { status: "failed", error: `${label} no longer knows this task (${err.message.slice(0, 300)})` };
+      }
+      throw err;
+    }
+    const pollAfterMs = pollAfter(remote.pollInterval);
+    // A question answered (or withdrawn) is not answered twice.
+    const moved = storedQuestionId(task) !== null ? { driverState: { question: null } } : {};
+    switch (remote.status) {
+      case "working": {
+        const message = remote.statusMessage?.trim().slice(0, MAX_PROGRESS_CHARS);
+        return { status: "running", pollAfterMs, ...moved, ...(message && message !== task.progressText ? { progress: message } : {}) };
+      }
+      case "input_required":
+        return askUser(remote, task, signal);
+      case "completed": {
+        const result = await fetchResult(ref, remoteId, signal);
+        if (result.isError) return { status: "failed", error: resultText(result).slice(0, MAX_ERROR_CHARS) };
+        return { publish: { partial: false, content: boundBody(resultText(result)) }, finished: true };
+      }
+      case "failed":
+        return { status: "failed", error: await failure(ref, remote, signal) };
+      case "cancelled":
+        return { status: "cancelled" };
+      default:
+        throw new DriverProtocolError(`${label} reported an unknown task status "${String((remote as { status: unknown }).status)}"`);
+    }
+  }
+
+  async function cancelRemote(ref: SessionRef | null, remoteId: string, signal: AbortSignal): Promise<TerminalSnapshot> {
+    try {
+      const r = await call(ref, signal, "tasks/cancel", (c, o) => c.experimental.tasks.cancelTask(remoteId, o));
+      if (r.taskId !== remoteId) throw new DriverProtocolError(`${label} answered tasks/cancel for another task`);
+      sessions.takeQuestion(remoteId)?.reply({ action: "cancel" });
+      return terminalOf(r.status, r);
+    } catch (err) {
+      // The SDK refuses to cancel a terminal task with InvalidParams: it finished first, so read how.
+      if (!(isServerError(err) && err.code === ErrorCode.InvalidParams)) throw err;
+      let remote: GetTaskResult;
+      try {
+        remote = await getTask(ref, remoteId, signal);
+      } catch (again) {
+        // Gone entirely (expired): nothing is left running.
+        if (isServerError(again) && again.code === ErrorCode.InvalidParams) return { status: "cancelled" };
+        throw again;
+      }
+      return terminalOf(remote.status, remote, remote.status === "failed" ? await failure(ref, remote, signal) : undefined);
+    }
+  }
+
+  async function answerRemote(task: Task, remoteId: string, response: string, signal: AbortSignal): Promise<void> {
+    const ref = refOf(task);
+    const fieldsOf = (q: { params: { mode?: string; requestedSchema?: unknown } }) =>
+      (q.params.mode === "url" ? undefined : q.params.requestedSchema) as Parameters<typeof elicitContent>[0];
+    // Fast path: this process still holds the question open; the SDK replies on its session.
+    const held = sessions.takeQuestion(remoteId);
+    if (held) return held.reply({ action: "accept", content: elicitContent(fieldsOf(held), response) });
+    const remote = await getTask(ref, remoteId, signal);
+    // The remote moved on (or ended) by itself: the next poll reports where it is.
+    if (remote.status !== "input_required") return;
+    const requestId = storedQuestionId(task);
+    const fields = (task.inputRequest as { fields?: Parameters<typeof elicitContent>[0] } | null)?.fields;
+    if (requestId !== null && ref) {
+      try {
+        await sessions.send(ref, { jsonrpc: "2.0", id: requestId, result: { action: "accept", content: elicitContent(fields, response) } }, signal);
+        return;
+      } catch (err) {
+        if (sessionGone(err)) throw new DriverProtocolError(`${label} no longer has the session its question was asked on (restarted?); MCP 2025-11-25 tasks cannot ask again, so the answer cannot be delivered`);
+        throw err;
+      }
+    }
+    // Not delivered yet when the question was shown: it may still be queued for this session.
+    const q = await receiveQuestion(ref, remoteId, signal);
+    if (q) {
+      sessions.takeQuestion(remoteId);
+      return q.reply({ action: "accept", content: elicitContent(fieldsOf(q), response) });
+    }
+    if (task.consecutiveErrors + 1 < QUESTION_RETRIES) throw new Error(`${label} has not delivered its question yet`);
+    throw new DriverProtocolError(
+      `${label} delivered its question to a worker that stopped before storing it; MCP 2025-11-25 tasks deliver a question once, so this server cannot take the answer`,
+    );
+  }
+
   return {
     maxConsecutiveErrors: Infinity,
 
     async submit(task, signal) {
-      const created = await rpc(signal, "tools/call", (c, o) =>
+      const created = await sessions.rpc(null, signal, "tools/call", (c, o) =>
         c.request(
           { method: "tools/call", params: { name: config.tool, arguments: { prompt: task.prompt, title: task.title } } },
           CreateTaskResultSchema,
@@ -267,14 +286,17 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
       });
       const id = created.task.taskId;
       if (!id || id.length > MAX_REMOTE_ID_CHARS) throw new DriverProtocolError(`${label} returned an unusable task id`);
-      remember(task.id, id);
-      return { remoteRef: id, driverData: { server: config.name } };
+      const ref = sessions.freshRef();
+      remember(task.id, id, ref);
+      await testPause(task.id);
+      const timing = { ...(typeof created.task.ttl === "number" ? { remoteTtlMs: created.task.ttl } : {}), pollMs: pollAfter(created.task.pollInterval) };
+      return { remoteRef: id, driverData: { server: config.name, ...(ref ?? {}), ...timing } };
     },
 
     async step({ task, signal }) {
       const remoteId = remoteIdOf(task);
       try {
-        const o = await poll(remoteId, task, signal);
+        const o = await poll(refOf(task), remoteId, task, signal);
         return { ...o, progress: hide(o.progress, remoteId), error: hide(o.error, remoteId), inputRequest: hide(o.inputRequest, remoteId), publish: hide(o.publish, remoteId) };
       } catch (err) {
         throw hide(err, remoteId);
@@ -282,11 +304,11 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
     },
 
     async cancel(task, signal) {
-      const remoteId = task.remoteRef ?? submitted.get(task.id);
+      const remoteId = task.remoteRef ?? submitted.get(task.id)?.remoteId;
       // Nothing reached the remote: nothing to stop.
       if (!remoteId) return { status: "cancelled" };
       try {
-        return hide(await cancelRemote(remoteId, signal), remoteId);
+        return hide(await cancelRemote(refOf(task), remoteId, signal), remoteId);
       } catch (err) {
         throw hide(err, remoteId);
       }
@@ -295,90 +317,42 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
     async answer(task, response, signal) {
       const remoteId = remoteIdOf(task);
       try {
-        await answerRemote(remoteId, response, signal);
+        await answerRemote(task, remoteId, response, signal);
       } catch (err) {
         throw hide(err, remoteId);
       }
     },
 
+    async listRemote(signal): Promise<RemoteListing[] | null> {
+      if (config.reapOrphans === false) return null;
+      const out: RemoteListing[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_LIST_PAGES; page++) {
+        let listed;
+        try {
+          listed = await sessions.rpc(null, signal, "tasks/list", (c, o) => c.experimental.tasks.listTasks(cursor, o));
+        } catch (err) {
+          // A server without tasks/list: nothing to reconcile through it.
+          if (isServerError(err) && err.code === ErrorCode.MethodNotFound) return null;
+          throw err;
+        }
+        for (const t of listed.tasks) out.push({ remoteRef: t.taskId, active: t.status === "working" || t.status === "input_required" });
+        cursor = listed.nextCursor;
+        if (!cursor) break;
+      }
+      return out;
+    },
+
+    async cancelUntracked(remoteRef, signal) {
+      await cancelRemote(null, remoteRef, signal).catch((err) => {
+        // Winding down counts as cancelled: the reaper asked once and will not ask again.
+        if (isServerError(err)) throw err;
+        if (!(err instanceof Error && err.message.includes("after tasks/cancel"))) throw err;
+      });
+    },
+
     async close() {
-      const conn = current;
-      current = null;
-      releaseQuestions(() => true);
-      await conn?.client.close().catch(() => {});
+      await sessions.close();
     },
   };
-
-  async function poll(remoteId: string, task: Task, signal: AbortSignal): Promise<StepOutcome> {
-    let remote: GetTaskResult;
-    try {
-      remote = await getTask(remoteId, signal);
-    } catch (err) {
-      // The SDK answers an unknown task with InvalidParams: expired (ttl) or lost in a server restart.
-      if (isServerError(err) && err.code === ErrorCode.InvalidParams) {
-        return { status: "failed", error: `${label} no longer knows this task (${err.message.slice(0, 300)})` };
-      }
-      throw err;
-    }
-    const pollAfterMs = pollAfter(remote.pollInterval);
-    switch (remote.status) {
-      case "working": {
-        const message = remote.statusMessage?.trim().slice(0, MAX_PROGRESS_CHARS);
-        return { status: "running", pollAfterMs, ...(message && message !== task.progressText ? { progress: message } : {}) };
-      }
-      case "input_required":
-        return { status: "input_required", inputRequest: await inputRequest(remote, task, signal), pollAfterMs: Math.max(pollAfterMs, INPUT_POLL_MS) };
-      case "completed": {
-        const result = await fetchResult(remoteId, signal);
-        if (result.isError) return { status: "failed", error: resultText(result).slice(0, MAX_ERROR_CHARS) };
-        return { publish: { partial: false, content: boundBody(resultText(result)) }, finished: true };
-      }
-      case "failed":
-        return { status: "failed", error: await failure(remote, signal) };
-      case "cancelled":
-        return { status: "cancelled" };
-      default:
-        throw new DriverProtocolError(`${label} reported an unknown task status "${String((remote as { status: unknown }).status)}"`);
-    }
-  }
-
-  async function cancelRemote(remoteId: string, signal: AbortSignal): Promise<TerminalSnapshot> {
-    try {
-      const r = await rpc(signal, "tasks/cancel", (c, o) => c.experimental.tasks.cancelTask(remoteId, o));
-      if (r.taskId !== remoteId) throw new DriverProtocolError(`${label} answered tasks/cancel for another task`);
-      questions.get(remoteId)?.reply({ action: "cancel" });
-      questions.delete(remoteId);
-      return terminalOf(r.status, r);
-    } catch (err) {
-      // The SDK refuses to cancel a terminal task with InvalidParams: it finished first, so read how.
-      if (!(isServerError(err) && err.code === ErrorCode.InvalidParams)) throw err;
-      let remote: GetTaskResult;
-      try {
-        remote = await getTask(remoteId, signal);
-      } catch (again) {
-        // Gone entirely (expired): nothing is left running.
-        if (isServerError(again) && again.code === ErrorCode.InvalidParams) return { status: "cancelled" };
-        throw again;
-      }
-      return terminalOf(remote.status, remote, remote.status === "failed" ? await failure(remote, signal) : undefined);
-    }
-  }
-
-  async function answerRemote(remoteId: string, response: string, signal: AbortSignal): Promise<void> {
-    let q = questions.get(remoteId) ?? null;
-    if (!q) {
-      const remote = await getTask(remoteId, signal);
-      // The remote moved on (or ended) by itself: the next poll reports where it is.
-      if (remote.status !== "input_required") return;
-      q = await receiveQuestion(remoteId, signal);
-      if (!q) {
-        throw new Error(
-          `${label} delivered its question over another connection (worker restart or reconnect); MCP tasks deliver a question once, so this answer waits until the server asks again`,
-        );
-      }
-    }
-    questions.delete(remoteId);
-    const fields = q.params.mode === "url" ? undefined : q.params.requestedSchema;
-    q.reply({ action: "accept", content: elicitContent(fields, response) });
-  }
 }

@@ -14,3 +14,8 @@ export function driverFor(name: string): Driver | null {
 export function registerDriver(name: string, driver: Driver): void {
   drivers.set(name, driver);
 }
+
+/** Every registered driver by name (the orphan reaper asks the remote ones for their lists). */
+export function registeredDrivers(): [string, Driver][] {
+  return [...drivers.entries()];
+}

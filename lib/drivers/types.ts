@@ -68,6 +68,13 @@ export interface TerminalSnapshot {
   error?: string;
 }
 
+/** One remote task as the remote's own list shows it (orphan reconciliation). */
+export interface RemoteListing {
+  remoteRef: string;
+  /** Still working or waiting: an untracked one costs the remote something until cancelled. */
+  active: boolean;
+}
+
 export interface Driver {
   submit(task: Task, signal: AbortSignal): Promise<SubmitResult>;
   /** One unit of work (native) or one poll of the remote task (remote drivers). */
@@ -95,6 +102,15 @@ export interface Driver {
    * drivers keep polling with backoff (Infinity) and report degraded tracking.
    */
   maxConsecutiveErrors?: number;
+  /**
+   * The remote tasks the remote lists to Herald's credentials, or null when it
+   * cannot list them. The orphan reaper cancels active ones no task row tracks
+   * (a worker died between the remote create and the stored handle and the
+   * protocol has no idempotency key to adopt them by).
+   */
+  listRemote?(signal: AbortSignal): Promise<RemoteListing[] | null>;
+  /** Cancels a remote task no row tracks (see listRemote); resolves once the remote accepted. */
+  cancelUntracked?(remoteRef: string, signal: AbortSignal): Promise<void>;
 }
 
 /** Consecutive poll errors after which the user is told tracking is degraded. */

@@ -27,6 +27,8 @@ interface Figures {
   workers_alive: number;
   leased_runs: number;
   leased_tasks: number;
+  orphans_cancelled: number;
+  orphans_pending: number;
 }
 
 /**
@@ -78,7 +80,10 @@ async function queryFigures(): Promise<Figures> {
       (SELECT count(*)::int FROM "worker_heartbeat"
          WHERE "stoppedAt" IS NULL AND "lastBeatAt" > now() - make_interval(secs => ${stale})) AS workers_alive,
       (SELECT coalesce(sum(leased), 0)::int FROM active_runs) AS leased_runs,
-      (SELECT coalesce(sum(leased), 0)::int FROM task_groups) AS leased_tasks
+      (SELECT coalesce(sum(leased), 0)::int FROM task_groups) AS leased_tasks,
+      -- Small: only remote tasks a dead worker left untracked (lib/runtime/orphans-sql.ts).
+      (SELECT count(*)::int FROM "remote_orphan" WHERE "cancelledAt" IS NOT NULL) AS orphans_cancelled,
+      (SELECT count(*)::int FROM "remote_orphan" WHERE "cancelledAt" IS NULL) AS orphans_pending
     FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50,
                  percentile_cont(0.99) WITHIN GROUP (ORDER BY s) AS p99
             FROM run_waits) rw,
@@ -123,6 +128,12 @@ function render(f: Figures): string {
     ["pending", "sending", "retry"].map((state) => [{ state }, emailIn(state)]));
   metric("herald_email_dead_letters", "gauge", "Notice emails given up on (permanent SMTP refusal or retry budget spent).", [
     [{}, emailIn("dead_letter")],
+  ]);
+  metric("herald_remote_orphans_cancelled_total", "counter", "Untracked remote tasks (created by a worker that died before storing the handle) the orphan reaper cancelled.", [
+    [{}, num(f.orphans_cancelled)],
+  ]);
+  metric("herald_remote_orphans_pending", "gauge", "Untracked remote tasks seen and not cancelled yet (inside the grace period, or the remote refused).", [
+    [{}, num(f.orphans_pending)],
   ]);
   metric("herald_workers_alive", "gauge", "Workers with a fresh heartbeat.", [[{}, alive]]);
   metric("herald_worker_utilisation", "gauge", "Leased runs and task steps over the run and task capacity of live workers.", [

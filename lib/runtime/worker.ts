@@ -18,6 +18,7 @@ import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import { beat, markStopped } from "@/lib/workers/heartbeat";
 import { reapOnce } from "@/lib/workers/reaper";
+import { reapOrphansOnce } from "@/lib/runtime/reap-orphans";
 import { Loop } from "@/lib/workers/loop";
 
 export const HEARTBEAT_MS = env("HERALD_HEARTBEAT_MS");
@@ -85,6 +86,11 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
     reapOnce().catch((err) => console.error("[worker] reaper failed", err));
   }, REAPER_MS);
   reaper.unref();
+  // Remote tasks a dead worker created but never stored (lib/runtime/reap-orphans.ts).
+  const orphans = setInterval(() => {
+    reapOrphansOnce(stopping).catch((err) => console.error("[worker] orphan reaper failed", err));
+  }, env("HERALD_ORPHAN_REAP_MS"));
+  orphans.unref();
 
   const running = Promise.all(loops.map((l) => l.start()));
   console.log(`[worker] ${id} started (loops: ${[...byName.keys()].join(", ")})`);
@@ -95,6 +101,7 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
       stopController.abort();
       clearInterval(heartbeat);
       clearInterval(reaper);
+      clearInterval(orphans);
       await running;
       await listener.stop();
       await markStopped(id).catch(() => {});
