@@ -1,21 +1,44 @@
-import { env } from "@/lib/config/env";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { wrapLanguageModel } from "ai";
+import { env } from "@/lib/config/env";
 import { createOfflineModel } from "./offline-model";
+import { alternateRoles } from "./alternate-roles";
+import { providerProfile, type ProviderProfile } from "./provider-profile";
+import { strictToolSchema } from "./strict-schema";
 
 /**
- * The offline model unless an OpenAI-compatible endpoint is configured
- * (OpenAI, Ollama, vLLM, llama.cpp server all speak it).
+ * The offline model unless a model endpoint is configured (HERALD_MODEL_PROVIDER
+ * or OPENAI_BASE_URL / OPENAI_API_KEY): OpenAI, Ollama, vLLM, llama.cpp's
+ * server and other OpenAI-compatible servers, each with its profile.
  */
 export function getModel(): LanguageModelV3 {
-  const baseURL = env("OPENAI_BASE_URL");
-  const apiKey = env("OPENAI_API_KEY");
-  if (!baseURL && !apiKey) return createOfflineModel();
+  const profile = providerProfile();
+  if (!profile) return createOfflineModel();
   const provider = createOpenAICompatible({
-    name: "openai-compatible",
-    baseURL: baseURL ?? "https://api.openai.com/v1",
-    apiKey,
+    name: profile.name,
+    baseURL: profile.baseURL,
+    apiKey: env("OPENAI_API_KEY"),
+    includeUsage: profile.includeUsage,
+    supportsStructuredOutputs: profile.structuredOutputs,
   });
-  return provider.chatModel(env("HERALD_MODEL"));
+  return wrapLanguageModel({
+    model: provider.chatModel(env("HERALD_MODEL")),
+    middleware: { specificationVersion: "v3", transformParams: async ({ params }) => conformRequest(params, profile) },
+  });
 }
 
+/**
+ * Every request to a real endpoint, in the shape the strictest servers accept:
+ * roles strictly alternating (whatever the stored history or the tool loop
+ * produced) and tool schemas in the strict-mode subset.
+ */
+export function conformRequest(params: LanguageModelV3CallOptions, profile: Pick<ProviderProfile, "strictTools">): LanguageModelV3CallOptions {
+  return {
+    ...params,
+    prompt: alternateRoles(params.prompt),
+    tools: params.tools?.map((t) =>
+      t.type === "function" ? { ...t, inputSchema: strictToolSchema(t.inputSchema), ...(profile.strictTools ? { strict: true } : {}) } : t,
+    ),
+  };
+}

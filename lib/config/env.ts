@@ -48,6 +48,11 @@ export const ENV_SCHEMA = z.object({
   OPENAI_BASE_URL: z.url().optional().describe("OpenAI-compatible endpoint; unset = the built-in offline model"),
   OPENAI_API_KEY: z.string().optional().describe("Key for OPENAI_BASE_URL"),
   HERALD_MODEL: z.string().min(1).default("gpt-4o-mini").describe("Model id at OPENAI_BASE_URL"),
+  HERALD_MODEL_PROVIDER: z
+    .enum(["openai", "ollama", "vllm", "llamacpp", "openai-compatible"])
+    .optional()
+    .describe("Profile of the model endpoint (default base URL, features it accepts); unset = openai for api.openai.com or no URL, else openai-compatible"),
+  HERALD_MODEL_TOOLS: onOff.describe("off = never offer tools (a server without a tool-call parser); chat only, no background tasks from chat"),
   HERALD_MODEL_TIMEOUT_MS: positiveMs(120_000).describe("A model request that sends nothing this long (headers, next stream chunk, a whole non-streamed answer) is cut and retried"),
   HERALD_MODEL_RETRY_INTERACTIVE_MS: nonNegativeMs(30_000).describe("Chat turns and narration: retries of a failing model provider stop this long after the first try"),
   HERALD_MODEL_RETRY_BACKGROUND_MS: positiveMs(1_800_000).describe("Research steps: how long a task waits for a failing model provider before it fails"),

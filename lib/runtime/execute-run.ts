@@ -9,6 +9,7 @@ import { toPublicRun } from "@/lib/contract/message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
 import { systemPrompt } from "@/lib/agent/prompt";
+import { modelToolsEnabled } from "@/lib/agent/provider-profile";
 import { taskProjection } from "@/lib/agent/task-projection";
 import { agentTools, toolAccessFor } from "@/lib/agent/tools";
 import { createFrame, type Frame } from "@/lib/text/frame";
@@ -114,24 +115,42 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
     const access = toolAccessFor(run, trigger);
     const messages = await loadHistory(run, trigger, frame);
     const model = countedModel(opts.model ?? getModel(), () => countRunModelRequest(run.id, token));
+    // A server without a tool-call parser refuses every request that carries tools, "Hello" included.
+    const withTools = modelToolsEnabled();
+    const tasks = await taskProjection(run.ownerId, run.conversationId, frame);
     const result = streamText({
       model,
-      system: `${systemPrompt(new Date(), frame, { readOnly: access === "read-only" })}\n\n${await taskProjection(run.ownerId, run.conversationId, frame)}`,
+      system: systemPrompt(new Date(), frame, { readOnly: access === "read-only", tasks, noTools: !withTools }),
       messages,
-      tools: agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access),
+      tools: withTools ? agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access) : undefined,
       stopWhen: stepCountIs(5),
       abortSignal: abort.signal,
       maxRetries: 1,
     });
     // fullStream rather than textStream: errors and aborts arrive as parts, not throws.
-    for await (const part of result.fullStream) {
-      if (part.type === "text-delta") {
-        streamed += part.text;
-        flushTimer ??= setTimeout(() => void flush(), DELTA_FLUSH_MS);
-      } else if (part.type === "error") throw part.error;
-      else if (part.type === "abort") throw abort.signal.reason ?? new Error("aborted");
+    let stepEnded = false;
+    let broken: unknown = null;
+    try {
+      for await (const part of result.fullStream) {
+        if (part.type === "text-delta") {
+          // Text before a tool call and the text after it are two paragraphs, not one glued sentence.
+          if (stepEnded && streamed.trim() && !/\s$/.test(streamed)) streamed += "\n\n";
+          stepEnded = false;
+          streamed += part.text;
+          flushTimer ??= setTimeout(() => void flush(), DELTA_FLUSH_MS);
+        } else if (part.type === "finish-step") stepEnded = true;
+        else if (part.type === "error") throw part.error;
+        else if (part.type === "abort") throw abort.signal.reason ?? new Error("aborted");
+      }
+    } catch (err) {
+      broken = err;
     }
     if (abort.signal.aborted) throw abort.signal.reason;
+    if (broken) {
+      // A stream cut after the user saw text keeps that text as the reply: asking again would repeat it.
+      if (!streamed.trim() || broken instanceof LeaseLostError) throw broken;
+      publicError(broken, `runs ${run.id}: stream broke, partial reply kept`);
+    }
     if (flushTimer) clearTimeout(flushTimer);
     await flush();
     const text = streamed.trim();
