@@ -9,7 +9,9 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "Herald", template: "%s · Herald" },
   description: "Chat with background tasks that keep their promises.",
-  manifest: "/manifest.webmanifest",
+  // The manifest link comes from app/manifest.ts; iOS reads its own tags for Add to Home Screen.
+  icons: { apple: [{ url: "/apple-touch-icon.png", sizes: "180x180", type: "image/png" }] },
+  appleWebApp: { capable: true, title: "Herald", statusBarStyle: "default" },
 };
 
 export const viewport: Viewport = {

@@ -3,11 +3,13 @@
 import Link from "next/link";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { authClient } from "@/lib/auth/client";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, safeNextPath } from "@/lib/contract/password";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { HeraldMark } from "./icons";
 import { LanguageSelect } from "./language-select";
+import { PasswordField, passwordInputClass } from "./password-field";
 import { Button } from "./ui/button";
 import { InlineAlert } from "./ui/inline-alert";
 
@@ -19,9 +21,6 @@ interface FormError {
   vars?: Record<string, string>;
   field?: Field;
 }
-
-const MIN_PASSWORD = 8;
-const MAX_PASSWORD = 128;
 
 interface AuthErrorLike {
   code?: string;
@@ -37,7 +36,12 @@ function mapAuthError(mode: Mode, error: AuthErrorLike): FormError {
   if (code.startsWith("USER_ALREADY_EXISTS") || error.status === 422) return { key: "errUserExists", field: "email" };
   if (code === "PASSWORD_TOO_SHORT") return { key: "errPasswordShort", field: "password" };
   if (code === "PASSWORD_TOO_LONG") return { key: "errPasswordLong", field: "password" };
+  if (code === "PASSWORD_TOO_COMMON") return { key: "errPasswordCommon", field: "password" };
   if (code === "INVALID_EMAIL") return { key: "errInvalidEmail", field: "email" };
+  // better-auth's body validation ("[body.email] Invalid email address"): never shown raw.
+  if (code === "VALIDATION_ERROR") {
+    return /email/i.test(error.message ?? "") ? { key: "errInvalidEmail", field: "email" } : { key: "errValidation" };
+  }
   if (error.status === 429) return { key: "errTooMany" };
   return { key: "errAuthGeneric", vars: { message: error.message || `HTTP ${error.status ?? "?"}` } };
 }
@@ -47,19 +51,17 @@ function validate(mode: Mode, name: string, email: string, password: string): Fo
   if (!email.trim()) return { key: "errEmailRequired", field: "email" };
   if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) return { key: "errInvalidEmail", field: "email" };
   if (!password) return { key: "errPasswordRequired", field: "password" };
-  if (mode === "sign-up" && password.length < MIN_PASSWORD) return { key: "errPasswordShort", field: "password" };
-  if (mode === "sign-up" && password.length > MAX_PASSWORD) return { key: "errPasswordLong", field: "password" };
+  if (mode === "sign-up" && password.length < MIN_PASSWORD_LENGTH) return { key: "errPasswordShort", field: "password" };
+  if (mode === "sign-up" && password.length > MAX_PASSWORD_LENGTH) return { key: "errPasswordLong", field: "password" };
   return null;
 }
 
-const inputClass =
-  "block w-full rounded-lg border border-border-strong bg-surface px-3 py-2.5 text-base text-fg placeholder:text-muted " +
-  "focus:border-accent focus-visible:outline-2 focus-visible:outline-offset-0 focus-visible:outline-ring " +
-  "aria-invalid:border-danger sm:text-sm";
+const inputClass = passwordInputClass;
 
-export function AuthForm({ mode }: { mode: Mode }) {
+/** `next`: where a link that needed a session was going (a same-origin path; anything else lands on "/"). */
+export function AuthForm({ mode, next }: { mode: Mode; next?: string }) {
   const { t } = useI18n();
-  const ids = { name: useId(), email: useId(), password: useId(), hint: useId(), error: useId() };
+  const ids = { name: useId(), email: useId(), error: useId() };
   const [error, setError] = useState<FormError | null>(null);
   const [pending, setPending] = useState(false);
   const hydrated = useHydrated();
@@ -102,7 +104,7 @@ export function AuthForm({ mode }: { mode: Mode }) {
         return;
       }
       // A full load: nothing cached in this tab may carry over to the new session.
-      window.location.assign("/");
+      window.location.assign(safeNextPath(next));
     } catch {
       setError({ key: "errNetwork" });
       setPending(false);
@@ -110,8 +112,9 @@ export function AuthForm({ mode }: { mode: Mode }) {
   }
 
   const isSignUp = mode === "sign-up";
-  const describedBy = (field: Field, extra?: string) =>
-    [error?.field === field ? ids.error : null, extra].filter(Boolean).join(" ") || undefined;
+  const describedBy = (field: Field) => (error?.field === field ? ids.error : undefined);
+  const nextPath = safeNextPath(next);
+  const otherHref = (isSignUp ? "/sign-in" : "/sign-up") + (nextPath !== "/" ? `?next=${encodeURIComponent(nextPath)}` : "");
 
   return (
     <div className="flex min-h-dvh flex-col">
@@ -180,29 +183,23 @@ export function AuthForm({ mode }: { mode: Mode }) {
               />
             </div>
 
-            <div className="space-y-1.5">
-              <label htmlFor={ids.password} className="block text-sm font-medium">
-                {t("password")}
-              </label>
-              <input
-                ref={passwordRef}
-                id={ids.password}
-                name="password"
-                type="password"
-                autoComplete={isSignUp ? "new-password" : "current-password"}
-                required
-                minLength={isSignUp ? MIN_PASSWORD : undefined}
-                readOnly={!hydrated}
-                aria-invalid={error?.field === "password" || undefined}
-                aria-describedby={describedBy("password", isSignUp ? ids.hint : undefined)}
-                className={inputClass}
-              />
-              {isSignUp && (
-                <p id={ids.hint} className="text-xs text-muted">
-                  {t("passwordHint")}
-                </p>
-              )}
-            </div>
+            <PasswordField
+              ref={passwordRef}
+              label={t("password")}
+              name="password"
+              autoComplete={isSignUp ? "new-password" : "current-password"}
+              readOnly={!hydrated}
+              invalid={error?.field === "password"}
+              describedBy={describedBy("password")}
+              hint={isSignUp ? t("passwordPolicyHint") : undefined}
+            />
+            {!isSignUp && (
+              <p className="-mt-2 text-right text-sm">
+                <Link href="/forgot-password" className="text-accent-text underline-offset-4 hover:underline">
+                  {t("forgotPassword")}
+                </Link>
+              </p>
+            )}
 
             <Button
               type="submit"
@@ -224,7 +221,7 @@ export function AuthForm({ mode }: { mode: Mode }) {
           <p className="mt-6 text-center text-sm text-muted">
             {isSignUp ? t("haveAccount") : t("noAccount")}{" "}
             <Link
-              href={isSignUp ? "/sign-in" : "/sign-up"}
+              href={otherHref}
               className="font-medium text-accent-text underline-offset-4 hover:underline"
             >
               {isSignUp ? t("signIn") : t("signUp")}

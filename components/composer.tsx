@@ -1,8 +1,10 @@
 "use client";
 
-import { useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { DeliveryRequest } from "@/lib/client/api";
 import { MAX_DUE_MINUTES, parseDueMinutes, type DeliveryMode } from "@/lib/client/delivery";
+import { draftKey, readDraft, writeDraft } from "@/lib/client/draft";
+import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import { SendIcon, TimerIcon } from "./icons";
@@ -37,6 +39,21 @@ export function Composer({
   const canSend = !disabled && value.trim().length > 0;
   const dueInSeconds = parseDueMinutes(minutes);
   const minutesInvalid = mode !== "none" && dueInSeconds === null;
+
+  // The unsent text survives a sign-out in another tab or a reload (lib/client/draft.ts).
+  const draftRef = useRef<string | null>(null);
+  useEffect(() => {
+    const key = draftKey(window.location.pathname);
+    draftRef.current = key;
+    const saved = readDraft(key);
+    if (!saved) return;
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- localStorage exists only after hydration
+    setValue(saved);
+    pushToast({ tone: "info", key: "draftRestored" });
+  }, []);
+  useEffect(() => {
+    if (draftRef.current) writeDraft(draftRef.current, value);
+  }, [value]);
 
   // Grow with the text up to a cap, then scroll inside.
   useLayoutEffect(() => {

@@ -66,7 +66,8 @@ export function GlobeIcon(props: SVGProps<SVGSVGElement>) {
 export function SignOutIcon(props: SVGProps<SVGSVGElement>) {
   return (
     <Icon {...props}>
-      <path d="M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 16l4-4-4-4M14 12H4" />
+      {/* The arrow leaves the door (a sign-in icon has it entering). */}
+      <path d="M9 4H6a2 2 0 0 0-2 2v12a2 2 0 0 0 2 2h3M16 16l4-4-4-4M20 12H9" />
     </Icon>
   );
 }

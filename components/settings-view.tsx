@@ -8,6 +8,7 @@ import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import { EMAIL_NOTICE_MODES, type EmailNoticeMode, type PublicSettings, type SettingsPatch } from "@/lib/contract/settings";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { AccountDataSection, ChangePasswordSection } from "./account-settings";
 import { ApiKeysSection } from "./api-keys";
 import { LanguageSelect } from "./language-select";
 import { SignOutEverywhereButton } from "./sign-out-button";
@@ -178,6 +179,9 @@ export function SettingsView() {
         <p className="text-sm text-muted">{t("sessionsLead")}</p>
         <SignOutEverywhereButton />
       </section>
+
+      <ChangePasswordSection />
+      <AccountDataSection />
     </div>
   );
 }

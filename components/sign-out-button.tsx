@@ -1,8 +1,9 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { stopFeed } from "@/lib/client/feed";
+import { announceSignOut, followSignOut } from "@/lib/client/session-sync";
 import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
@@ -25,16 +26,33 @@ export function SignOutButton({ inMenu = false }: { inMenu?: boolean }) {
       // The sign-in page is still the right place to land; if the cookie
       // survived, the next protected page will show it.
     }
+    // Other tabs of this browser leave too, now rather than at their next request.
+    announceSignOut();
     // A full load drops every cache of this session.
     window.location.assign("/sign-in");
   }
 
   if (inMenu) {
+    // Set apart below a divider, in the danger tone and with what it does, so it
+    // is not taken for "Sign in" or hit while reaching for Settings.
     return (
-      <Button variant="secondary" size="lg" block onClick={() => void signOut()} disabled={pending || !hydrated} className="gap-2 disabled:opacity-60">
-        <SignOutIcon className="size-4.5" />
-        {t("signOut")}
-      </Button>
+      <div className="space-y-1.5 border-t border-border pt-3">
+        <Button
+          variant="danger-outline"
+          size="lg"
+          block
+          onClick={() => void signOut()}
+          disabled={pending || !hydrated}
+          aria-describedby="sign-out-hint"
+          className="gap-2 disabled:opacity-60"
+        >
+          <SignOutIcon className="size-4.5" />
+          {t("signOut")}
+        </Button>
+        <p id="sign-out-hint" className="text-xs text-muted">
+          {t("signOutHint")}
+        </p>
+      </div>
     );
   }
 
@@ -83,6 +101,7 @@ export function SignOutEverywhereButton() {
     }
     // Clears this browser's (now dead) session cookie.
     await authClient.signOut().catch(() => {});
+    announceSignOut();
     window.location.assign("/sign-in");
   }
 
@@ -98,4 +117,10 @@ export function SignOutEverywhereButton() {
       {t("signOutAll")}
     </Button>
   );
+}
+
+/** Mounted once per signed-in page: a sign-out in another tab of this browser ends this one too. */
+export function SignOutSync() {
+  useEffect(() => followSignOut(), []);
+  return null;
 }

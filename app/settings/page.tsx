@@ -5,7 +5,7 @@ import { getSessionUser } from "@/lib/auth/session";
 
 export default async function SettingsPage() {
   const user = await getSessionUser();
-  if (!user) redirect("/sign-in");
+  if (!user) redirect("/sign-in?next=%2Fsettings");
   return (
     <AppShell user={{ name: user.name, email: user.email }} page="settings">
       <SettingsView />

@@ -3,6 +3,7 @@ import { AuthForm } from "@/components/auth-form";
 
 export const metadata: Metadata = { title: "Sign up" };
 
-export default function SignUpPage() {
-  return <AuthForm mode="sign-up" />;
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
+  const { next } = await searchParams;
+  return <AuthForm mode="sign-up" next={typeof next === "string" ? next : undefined} />;
 }

@@ -38,12 +38,18 @@ function isErrorBody(value: unknown): value is ApiErrorBody {
 
 let redirectingToSignIn = false;
 
+/** The sign-in page, coming back to this page afterwards. */
+export function signInHref(): string {
+  const here = window.location.pathname + window.location.search;
+  return here === "/" || here.startsWith("/sign-") ? "/sign-in" : `/sign-in?next=${encodeURIComponent(here)}`;
+}
+
 function onUnauthorized(): void {
   // The session ended (expired, signed out in another tab): nothing on this
   // page can work any more, and cached data belongs to that session.
   if (redirectingToSignIn || typeof window === "undefined") return;
   redirectingToSignIn = true;
-  window.location.assign("/sign-in");
+  window.location.assign(signInHref());
 }
 
 async function request<T>(path: string, init?: RequestInit & { json?: unknown }): Promise<T> {
@@ -242,6 +248,11 @@ export function createApiKey(name: string): Promise<PublicApiKey & { key: string
 
 export function revokeApiKey(id: string): Promise<void> {
   return request(`/api/keys/${encodeURIComponent(id)}`, { method: "DELETE", signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+}
+
+/** DELETE /api/account: the account's own password again (400 naming `password` when wrong). */
+export function deleteAccount(password: string): Promise<void> {
+  return request("/api/account", { method: "DELETE", json: { password }, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
 }
 
 export function answerTaskInput(id: string, response: string): Promise<{ task: PublicTask }> {

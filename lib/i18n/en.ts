@@ -1,7 +1,10 @@
 // English names marked "contract" are used verbatim by the external Playwright suite
 // (docs/contract.md#ui-accessible-names): change them only together with those tests.
 
+import { accountEn } from "./account-en";
+
 export const en = {
+  ...accountEn,
   appName: "Herald",
 
   // auth (contract: name, email, password, signIn, signUp)

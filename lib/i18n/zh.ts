@@ -1,7 +1,9 @@
 // The Chinese names are what the Chinese tests look for: change them only together with those tests.
 import type { en } from "./en";
+import { accountZh } from "./account-zh";
 
 export const zh: { [K in keyof typeof en]: string } = {
+  ...accountZh,
   appName: "Herald",
 
   name: "姓名",

@@ -8,7 +8,8 @@ import { findConversation } from "@/lib/chat/queries";
 export default async function ConversationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const user = await getSessionUser();
-  if (!user) redirect("/sign-in");
+  // Back here after signing in (a link from an email or another device).
+  if (!user) redirect(`/sign-in?next=${encodeURIComponent(`/c/${encodeURIComponent(id)}`)}`);
   // Foreign, missing and deleted look the same: a plain 404.
   const conversation = await findConversation(user.id, id);
   if (!conversation) notFound();

@@ -1,0 +1,66 @@
+// Account pages, settings' account section, the phone's account menu and the
+// delivery picker's explanation (issue 14). Spread into en.ts; account-zh.ts
+// has the same keys (checked by its type).
+
+export const accountEn = {
+  // auth forms
+  showPassword: "Show password",
+  passwordPolicyHint: "At least 8 characters, and not one of the common passwords.",
+  errPasswordCommon: "This password is one of the most common passwords, so it would be guessed quickly. Choose another one.",
+  forgotPassword: "Forgot password?",
+  forgotTitle: "Reset your password",
+  forgotLead: "Enter your account's email address and we'll send you a link to choose a new password.",
+  sendResetLink: "Send reset link",
+  sendingResetLink: "Sending…",
+  resetLinkSent: "If an account uses that address, a link to choose a new password is on its way. It works once, within one hour.",
+  resetEmailOff: "Email is off on this server, so no reset link can be sent. Ask the person who runs this Herald to reset your password.",
+  resetTitle: "Choose a new password",
+  newPassword: "New password",
+  setNewPassword: "Set new password",
+  resetDone: "Your password was changed and every device was signed out. Sign in with the new password.",
+  resetInvalid: "This reset link is invalid, was already used or has expired. Ask for a new one.",
+  askNewLink: "Ask for a new link",
+  backToSignIn: "Back to sign in",
+  errValidation: "Check the fields and try again.",
+
+  // settings: password, data, deletion
+  passwordSection: "Password",
+  currentPassword: "Current password",
+  changePassword: "Change password",
+  passwordChanged: "Password changed. Your other devices were signed out.",
+  errWrongPassword: "That is not your current password.",
+  dataSection: "Your data",
+  exportData: "Download my data",
+  exportLead: "A JSON file with your conversations, messages, reports and tasks.",
+  deleteSection: "Delete account",
+  deleteLead: "Stops your running tasks and removes your conversations, reports, tasks and API keys. This cannot be undone.",
+  deleteAccount: "Delete account…",
+  confirmWithPassword: "Your password",
+  deleteForever: "Delete my account forever",
+  keepAccount: "Keep my account",
+  deleting: "Deleting…",
+
+  // other tabs
+  signedOutElsewhere: "You were signed out in another tab. What you typed is kept and comes back after you sign in.",
+  draftRestored: "Your unsent message was restored.",
+
+  // phone header
+  signOutHint: "Signs this browser out. Your tasks keep running.",
+
+  // delivery picker
+  deliveryTimeOfDay: "At time",
+  deliveryWhen: "When",
+  whenInMinutes: "In minutes",
+  whenAtTime: "At a time of day",
+  explainAt: "Herald will tell you at {time} (in {left}) with whatever is ready then.",
+  explainAtStop: "Herald will tell you at {time} (in {left}) and stop the work then.",
+  explainBy: "Herald will tell you as soon as it is done, at the latest by {time} (in {left}).",
+  explainByAnyway: "Herald will tell you as soon as it is done, at the latest by {time} (in {left}), even if the work is unfinished then.",
+  explainNoTask: "A deadline only applies if the message starts background research.",
+  explainTooShort: "Research takes at least a minute or two: with less than a minute, Herald will most likely only tell you it did not finish in time.",
+  timeInvalid: "Enter a time of day (it is taken as the next time the clock shows it).",
+  durationSeconds: "{s} s",
+  durationMinutes: "{m} min {s} s",
+  durationHours: "{h} h {m} min",
+  tomorrowAt: "tomorrow {time}",
+};
