@@ -5,7 +5,7 @@ import { getDb } from "@/lib/db/client";
  * task the remote lists and no task row tracks:
  *
  *   (none) ──seen untracked──▶ seen ──untracked past grace, remote cancel accepted──▶ cancelled
- *     seen ──tracked after all (a hand-off committed late)──▶ (deleted)
+ *     seen ──tracked after all (a hand-off committed late), or no longer active──▶ (deleted)
  *
  * `cancelled` is final and counted once (herald_remote_orphans_cancelled_total in
  * /api/metrics); the grace period is measured on the database clock from the
@@ -20,12 +20,15 @@ export async function trackedRefs(driver: string, refs: string[]): Promise<Set<s
   return new Set(rows.map((r) => r.remoteRef));
 }
 
-/** Records first sightings and forgets rows that turned out tracked; returns the refs due for cancelling. */
-export async function sightOrphans(driver: string, untracked: string[], tracked: string[], graceMs: number): Promise<string[]> {
-  if (tracked.length > 0) {
-    await getDb().$executeRaw`
-      DELETE FROM "remote_orphan" WHERE driver = ${driver} AND "remoteRef" = ANY(${tracked}::text[]) AND "cancelledAt" IS NULL`;
-  }
+/**
+ * Records first sightings and forgets pending rows that are no longer an
+ * untracked active task (a hand-off committed late, or the task ended by
+ * itself); returns the refs due for cancelling.
+ */
+export async function sightOrphans(driver: string, untracked: string[], graceMs: number): Promise<string[]> {
+  await getDb().$executeRaw`
+    DELETE FROM "remote_orphan"
+    WHERE driver = ${driver} AND "cancelledAt" IS NULL AND NOT ("remoteRef" = ANY(${untracked}::text[]))`;
   if (untracked.length === 0) return [];
   await getDb().$executeRaw`
     INSERT INTO "remote_orphan" (driver, "remoteRef")

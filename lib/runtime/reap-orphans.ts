@@ -26,7 +26,7 @@ export async function reapOrphansOnce(signal: AbortSignal, graceMs = env("HERALD
       const tracked = await trackedRefs(name, active);
       const untracked = active.filter((r) => !tracked.has(r));
       seen += untracked.length;
-      for (const ref of await sightOrphans(name, untracked, [...tracked], graceMs)) {
+      for (const ref of await sightOrphans(name, untracked, graceMs)) {
         // A hand-off may have committed since the list was read.
         if ((await trackedRefs(name, [ref])).size > 0) continue;
         try {
