@@ -7,8 +7,10 @@
 //     that has caught up, timed from just before the add call to the handler's first line
 //     (Herald: the driver's submit, i.e. the first claim).
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import pg from "pg";
 import { BenchWorker, wallNow, type QueueSystem } from "./child";
+import { runStandalone } from "./fresh";
 import { summary, type Summary } from "./stats";
 
 export interface QueueFigures {
@@ -234,15 +236,18 @@ export async function queueBench(url: string, opts: { jobs?: number; latencyJobs
   const latencyJobs = opts.latencyJobs ?? 40;
   const concurrency = opts.concurrency ?? 4;
   const env = { HERALD_WORKER_CONCURRENCY: String(concurrency) };
-  const adapters: (() => Promise<Adapter>)[] = [
-    () => heraldAdapter(url, "herald"),
-    () => heraldAdapter(url, "herald-loop"),
-    () => graphileAdapter(url),
-    () => pgBossAdapter(url, 1),
-    () => pgBossAdapter(url, 25, `each of the ${concurrency} fetch loops takes 25 jobs: up to ${concurrency * 25} in flight, not the same concurrency`),
+  const adapters: [string, () => Promise<Adapter>][] = [
+    ["herald", () => heraldAdapter(url, "herald")],
+    ["herald-loop", () => heraldAdapter(url, "herald-loop")],
+    ["graphile-worker", () => graphileAdapter(url)],
+    ["pg-boss", () => pgBossAdapter(url, 1)],
+    ["pg-boss-batch", () => pgBossAdapter(url, 25, `each of the ${concurrency} fetch loops takes 25 jobs: up to ${concurrency * 25} in flight, not the same concurrency`)],
   ];
+  // BENCH_QUEUES=herald-loop,graphile-worker: a subset, for iterating on one figure.
+  const only = process.env.BENCH_QUEUES?.split(",");
   const rows: QueueFigures[] = [];
-  for (const make of adapters) {
+  for (const [key, make] of adapters) {
+    if (only && !only.includes(key)) continue;
     const row = await measure(await make(), { jobs, latencyJobs, concurrency, env });
     rows.push(row);
     if (process.env.BENCH_VERBOSE) console.log(row);
@@ -257,4 +262,10 @@ export async function queueBench(url: string, opts: { jobs?: number; latencyJobs
     }
   }
   return { rows, ratios };
+}
+
+// `BENCH_QUEUES=herald-loop,graphile-worker npx tsx bench/queues.ts [jobs] [concurrency]` on its own throwaway database.
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  const [jobs = 1000, concurrency = 4] = process.argv.slice(2).map(Number);
+  runStandalone({ HERALD_LIMITS: "off" }, () => queueBench(process.env.DATABASE_URL!, { jobs, concurrency }));
 }
