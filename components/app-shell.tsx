@@ -5,8 +5,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import type { PublicConversation } from "@/lib/contract/shapes";
 import { useFeed } from "@/lib/client/feed";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useConversation, useConversations } from "@/lib/client/queries";
-import { useAwaySignals } from "@/lib/client/away";
+import { useConversation } from "@/lib/client/queries";
 import { useI18n } from "@/lib/client/i18n";
 import Link from "next/link";
 import { AccountMenu } from "./account-menu";
@@ -41,7 +40,7 @@ export function AppShell({
   user: ShellUser;
   conversation?: PublicConversation;
   /** A page of its own (not a conversation): its name is the header's title. */
-  page?: "settings" | "allTasks";
+  page?: "settings";
   headerActions?: ReactNode;
   children: ReactNode;
 }) {
@@ -56,8 +55,6 @@ export function AppShell({
     : page
       ? t(page)
       : null;
-  const conversations = useConversations();
-  useAwaySignals(conversation?.id ?? null, title, conversations.data, t("appName"));
 
   // The drawer is a modal on phones only; if the window grows past that, let go of it.
   useEffect(() => {
@@ -79,7 +76,7 @@ export function AppShell({
       </a>
 
       <aside className="hidden w-72 shrink-0 border-r border-border bg-surface md:block">
-        <Sidebar activeId={conversation?.id} allTasksActive={page === "allTasks"} />
+        <Sidebar activeId={conversation?.id} />
       </aside>
 
       <div className="flex min-w-0 flex-1 flex-col">
@@ -100,7 +97,6 @@ export function AppShell({
                 <Dialog.Title className="sr-only">{t("conversations")}</Dialog.Title>
                 <Sidebar
                   activeId={conversation?.id}
-                  allTasksActive={page === "allTasks"}
                   onNavigate={() => setDrawerOpen(false)}
                   closeButton={<CloseButton />}
                 />
