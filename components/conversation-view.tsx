@@ -15,6 +15,7 @@ import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { Composer } from "./composer";
 import { AssistantBubble, MessageItem, ProgressGroup, UserBubble } from "./message-item";
+import { ReportVersionsProvider } from "./report-versions";
 import { Button } from "./ui/button";
 import { InlineAlert } from "./ui/inline-alert";
 
@@ -279,50 +280,52 @@ export function ConversationView({
             <p className="py-16 text-center text-sm text-muted">{t("emptyConversation")}</p>
           )}
 
-          {items.map((item) => {
-            switch (item.type) {
-              case "message":
-                return <MessageItem key={item.key} message={item.message} />;
-              case "progress":
-                return <ProgressGroup key={item.key} messages={item.messages} active={item.active} />;
-              case "stream":
-                return (
-                  <AssistantBubble
-                    key={item.key}
-                    streaming
-                    truncatedStart={item.stream.start > 0}
-                    message={{ content: item.stream.text, createdAt: "", runId: item.stream.runId }}
-                  />
-                );
-              case "outgoing":
-                return (
-                  <UserBubble
-                    key={item.key}
-                    message={{ content: item.entry.content, createdAt: item.entry.createdAt }}
-                    pending={item.entry.status === "sending"}
-                    failed={item.entry.status === "failed"}
-                  >
-                    {item.entry.status === "failed" && (
-                      <InlineAlert
-                        className="max-w-[85%] sm:max-w-[75%]"
-                        actions={
-                          <>
-                            <Button variant="danger" size="sm" onClick={() => retryOutgoing(qc, item.entry.clientMessageId)}>
-                              {t("tryAgain")}
-                            </Button>
-                            <Button variant="danger-outline" size="sm" onClick={() => discardOutgoing(item.entry.clientMessageId)}>
-                              {t("discard")}
-                            </Button>
-                          </>
-                        }
-                      >
-                        {errorText(t, item.entry)}
-                      </InlineAlert>
-                    )}
-                  </UserBubble>
-                );
-            }
-          })}
+          <ReportVersionsProvider messages={messages ?? []}>
+            {items.map((item) => {
+              switch (item.type) {
+                case "message":
+                  return <MessageItem key={item.key} message={item.message} />;
+                case "progress":
+                  return <ProgressGroup key={item.key} messages={item.messages} active={item.active} />;
+                case "stream":
+                  return (
+                    <AssistantBubble
+                      key={item.key}
+                      streaming
+                      truncatedStart={item.stream.start > 0}
+                      message={{ content: item.stream.text, createdAt: "", runId: item.stream.runId }}
+                    />
+                  );
+                case "outgoing":
+                  return (
+                    <UserBubble
+                      key={item.key}
+                      message={{ content: item.entry.content, createdAt: item.entry.createdAt }}
+                      pending={item.entry.status === "sending"}
+                      failed={item.entry.status === "failed"}
+                    >
+                      {item.entry.status === "failed" && (
+                        <InlineAlert
+                          className="max-w-[85%] sm:max-w-[75%]"
+                          actions={
+                            <>
+                              <Button variant="danger" size="sm" onClick={() => retryOutgoing(qc, item.entry.clientMessageId)}>
+                                {t("tryAgain")}
+                              </Button>
+                              <Button variant="danger-outline" size="sm" onClick={() => discardOutgoing(item.entry.clientMessageId)}>
+                                {t("discard")}
+                              </Button>
+                            </>
+                          }
+                        >
+                          {errorText(t, item.entry)}
+                        </InlineAlert>
+                      )}
+                    </UserBubble>
+                  );
+              }
+            })}
+          </ReportVersionsProvider>
 
           {lastRunFailed && (
             <p className="text-center text-xs text-muted">

@@ -1,6 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { Markdown } from "./markdown";
+import { headingId, reportHeadings } from "@/lib/client/report";
 
 const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
@@ -52,5 +53,14 @@ describe("Markdown", () => {
     expect(html("<https://example.com/b>")).toContain('href="https://example.com/b" rel="noopener noreferrer nofollow"');
     expect(html("[home](/c/abc)")).toContain('<a href="/c/abc">home</a>');
     expect(html("[mail](mailto:a@example.test)")).toContain('<a href="mailto:a@example.test">mail</a>');
+  });
+
+  it("gives headings the ids the table of contents points at, only when asked", () => {
+    const md = "# Title\n\nIntro\n\n## Part **one**\n\n```\n## code\n```\n\n### Deep";
+    const out = renderToStaticMarkup(<Markdown text={md} headingPrefix="r1" />);
+    const ids = [...out.matchAll(/<h[1-3] id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids).toEqual(reportHeadings(md).map((h) => headingId("r1", h.line)));
+    expect(ids).toHaveLength(3);
+    expect(html(md)).not.toContain(" id=");
   });
 });

@@ -1,4 +1,6 @@
-import ReactMarkdown, { type Components } from "react-markdown";
+import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
+import type { ComponentPropsWithoutRef, JSX } from "react";
+import { headingId } from "@/lib/client/report";
 import { cn } from "./ui/cn";
 
 const REL = "noopener noreferrer nofollow";
@@ -46,15 +48,36 @@ const components: Components = {
   },
 };
 
+type HeadingTag = "h1" | "h2" | "h3";
+
+/**
+ * Headings with ids from their source line (lib/client/report.ts#headingId), so
+ * a table of contents built from the same text can point at them, and
+ * focusable, so jumping to one moves the keyboard there too.
+ */
+function withHeadingIds(prefix: string): Components {
+  const heading = (Tag: HeadingTag) =>
+    function Heading({ node, children }: ComponentPropsWithoutRef<HeadingTag> & ExtraProps): JSX.Element {
+      const line = node?.position?.start.line;
+      return (
+        <Tag id={line ? headingId(prefix, line) : undefined} tabIndex={-1} className="scroll-mt-4 focus:outline-none">
+          {children}
+        </Tag>
+      );
+    };
+  return { ...components, h1: heading("h1"), h2: heading("h2"), h3: heading("h3") };
+}
+
 /**
  * Published bodies are Markdown. react-markdown renders to React elements and
  * ignores raw HTML, so a body (model or remote text) cannot inject markup; the
  * component map above keeps it from loading anything by itself either.
+ * `headingPrefix` gives headings ids for a table of contents.
  */
-export function Markdown({ text, className }: { text: string; className?: string }) {
+export function Markdown({ text, className, headingPrefix }: { text: string; className?: string; headingPrefix?: string }) {
   return (
     <div className={cn("markdown [overflow-wrap:anywhere]", className)}>
-      <ReactMarkdown components={components}>{text}</ReactMarkdown>
+      <ReactMarkdown components={headingPrefix ? withHeadingIds(headingPrefix) : components}>{text}</ReactMarkdown>
     </div>
   );
 }

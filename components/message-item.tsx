@@ -8,7 +8,7 @@ import { localNoticeText } from "./notice-text";
 import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
 import { DeliverySummary } from "./delivery-summary";
 import { LocalTime } from "./local-time";
-import { Markdown } from "./markdown";
+import { BodyCard } from "./report-card";
 import { OutcomeBadge } from "./task-badges";
 
 // Every element carries data-kind (docs/contract.md#message-kinds): the kinds are different things
@@ -166,44 +166,6 @@ export function ProgressGroup({ messages, active }: { messages: PublicMessage[];
         <p className="mt-2 pl-5.5 text-xs text-muted">{t("progressUpdates", { count: messages.length })}</p>
       )}
     </div>
-  );
-}
-
-export function BodyCard({ message }: { message: PublicMessageOf<"body"> }) {
-  const { t } = useI18n();
-  const version = message.meta?.version;
-  const partial = message.meta?.partial === true;
-  const title = message.meta?.title || null;
-  const publicationId = message.publicationId;
-
-  return (
-    <article
-      data-kind="body"
-      data-message-id={message.id}
-      data-seq={message.seq}
-      data-publication-id={publicationId ?? undefined}
-      data-partial={partial ? "true" : "false"}
-      id={publicationId ? `pub-${publicationId}` : undefined}
-      tabIndex={-1}
-      className="pub-target overflow-hidden rounded-2xl border border-border bg-surface shadow-sm"
-    >
-      <header className="flex flex-wrap items-center gap-2 border-b border-border bg-subtle/50 px-4 py-2.5">
-        <DocIcon className="size-4 text-muted" />
-        <span className="text-sm font-semibold">{title ?? t("publishedBody")}</span>
-        <span
-          className={`rounded-full px-2 py-0.5 text-xs font-medium ${
-            partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok"
-          }`}
-        >
-          {partial ? t("partial") : t("final")}
-        </span>
-        {version !== undefined && (
-          <span className="rounded-full border border-border px-2 py-0.5 font-mono text-xs text-muted">v{version}</span>
-        )}
-        <LocalTime iso={message.createdAt} className="ml-auto text-xs text-muted" />
-      </header>
-      <Markdown text={message.content} className="px-4 py-3 text-[0.95rem] leading-relaxed" />
-    </article>
   );
 }
 

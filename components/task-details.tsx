@@ -11,6 +11,7 @@ import { DocIcon, SpinnerIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { OutcomeBadge } from "./task-badges";
 import { TaskInstructions } from "./task-instructions";
+import { TaskElapsed } from "./task-progress";
 import { TaskTimeline } from "./task-timeline";
 import { Markdown } from "./markdown";
 import { localNoticeText } from "./notice-text";
@@ -113,6 +114,8 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
           {t("detailsFailed")}
         </InlineAlert>
       )}
+
+      <TaskElapsed task={current} />
 
       {current.status === "input_required" && <InputAnswer task={current} />}
 

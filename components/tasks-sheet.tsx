@@ -22,6 +22,7 @@ import { useI18n } from "@/lib/client/i18n";
 import { DeliverySummary, OvertimeSummary } from "./delivery-summary";
 import { AlertIcon, ChatIcon, ChevronIcon, SpinnerIcon, TasksIcon } from "./icons";
 import { LocalTime } from "./local-time";
+import { TaskProgress } from "./task-progress";
 import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
 import { TaskDetails } from "./task-details";
 import { CloseButton } from "./close-button";
@@ -333,6 +334,8 @@ function TaskRow({
           </span>
         )}
       </p>
+
+      <TaskProgress task={task} className="mt-2" />
 
       {task.progress && (
         <p className="mt-2 line-clamp-2 text-sm [overflow-wrap:anywhere]" title={task.progress.text}>

@@ -7,6 +7,7 @@ import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import type { PublicHistoryPage } from "@/lib/contract/history";
 import type { PublicSettings, SettingsPatch } from "@/lib/contract/settings";
 import type { PublicApiKey } from "@/lib/contract/keys";
+import type { CreatedShare, PublicShare } from "@/lib/contract/share";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -253,6 +254,18 @@ export function revokeApiKey(id: string): Promise<void> {
 /** DELETE /api/account: the account's own password again (400 naming `password` when wrong). */
 export function deleteAccount(password: string): Promise<void> {
   return request("/api/account", { method: "DELETE", json: { password }, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+}
+
+export function listShares(publicationId: string, signal?: AbortSignal): Promise<{ shares: PublicShare[] }> {
+  return request(`/api/publications/${encodeURIComponent(publicationId)}/shares`, { signal });
+}
+
+export function createShare(publicationId: string): Promise<CreatedShare> {
+  return request(`/api/publications/${encodeURIComponent(publicationId)}/shares`, { method: "POST", signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+}
+
+export function revokeShare(id: string): Promise<void> {
+  return request(`/api/shares/${encodeURIComponent(id)}`, { method: "DELETE", signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
 }
 
 export function answerTaskInput(id: string, response: string): Promise<{ task: PublicTask }> {

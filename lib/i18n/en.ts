@@ -2,9 +2,11 @@
 // (docs/contract.md#ui-accessible-names): change them only together with those tests.
 
 import { accountEn } from "./account-en";
+import { enReport } from "./report-en";
 
 export const en = {
   ...accountEn,
+  ...enReport,
   appName: "Herald",
 
   // auth (contract: name, email, password, signIn, signUp)

@@ -1,9 +1,11 @@
 // The Chinese names are what the Chinese tests look for: change them only together with those tests.
 import type { en } from "./en";
 import { accountZh } from "./account-zh";
+import { zhReport } from "./report-zh";
 
 export const zh: { [K in keyof typeof en]: string } = {
   ...accountZh,
+  ...zhReport,
   appName: "Herald",
 
   name: "姓名",

@@ -1,0 +1,88 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { useI18n } from "@/lib/client/i18n";
+import { reportFileName } from "@/lib/client/report";
+import { Button } from "./ui/button";
+
+/** Class on <html> while the report prints: app/globals.css then prints only `[data-report-print]`. */
+const PRINTING = "print-report";
+
+/**
+ * PDF is the browser's own print-to-PDF with a print stylesheet: it works
+ * offline, keeps the text selectable and searchable, uses the system's fonts for
+ * Chinese, and adds no library to the bundle. The reader picks "Save as PDF".
+ */
+function printReport() {
+  const root = document.documentElement;
+  // A page that is the report already (the share page) prints as it is.
+  if (!document.querySelector("body > [data-report-print]")) {
+    window.print();
+    return;
+  }
+  root.classList.add(PRINTING);
+  const done = () => {
+    root.classList.remove(PRINTING);
+    window.removeEventListener("afterprint", done);
+  };
+  window.addEventListener("afterprint", done);
+  window.print();
+}
+
+function download(content: string, fileName: string) {
+  const url = URL.createObjectURL(new Blob([content], { type: "text/markdown;charset=utf-8" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = fileName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // The click has handed the blob to the download already.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+/** Copy, download as Markdown, download as PDF: the same three wherever a report is read. */
+export function ReportActions({ content, title, version, className }: { content: string; title: string; version?: number; className?: string }) {
+  const { t } = useI18n();
+  const [status, setStatus] = useState<"" | "copied" | "copyFailed" | "pdf">("");
+  useEffect(() => {
+    if (!status) return;
+    const timer = setTimeout(() => setStatus(""), 6000);
+    return () => clearTimeout(timer);
+  }, [status]);
+
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(content);
+      setStatus("copied");
+    } catch {
+      setStatus("copyFailed");
+    }
+  };
+
+  return (
+    <div className={className}>
+      <div className="flex flex-wrap items-center gap-2 print:hidden">
+        <Button variant="secondary" size="md" onClick={() => void copy()}>
+          {t("reportCopy")}
+        </Button>
+        <Button variant="secondary" size="md" onClick={() => download(content, reportFileName(title, version, "md"))}>
+          {t("reportDownloadMd")}
+        </Button>
+        <Button
+          variant="secondary"
+          size="md"
+          onClick={() => {
+            setStatus("pdf");
+            printReport();
+          }}
+        >
+          {t("reportDownloadPdf")}
+        </Button>
+      </div>
+      <p role="status" className="mt-1 min-h-4 text-xs text-muted print:hidden">
+        {status === "copied" ? t("reportCopied") : status === "copyFailed" ? t("reportCopyFailed") : status === "pdf" ? t("reportPdfHint") : ""}
+      </p>
+    </div>
+  );
+}
