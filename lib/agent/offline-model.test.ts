@@ -23,7 +23,7 @@ describe("through the AI SDK", () => {
     });
     expect(calls).toEqual([{ task: "battery" }]);
     expect(result.steps).toHaveLength(2);
-    expect(result.text).toBe(`Stopping "EU battery supply chain"; anything already published stays available.`);
+    expect(result.text).toBe(`OK, "EU battery supply chain" is cancelled. Anything it already published stays in the conversation.`);
   });
 });
 

@@ -42,11 +42,48 @@ export interface ToolCandidate {
   title: string;
 }
 
-/** A task's timed-delivery contract as a tool shows it. */
+/**
+ * A task's timed-delivery contract as a tool shows it: the machine facts
+ * (`mode`, `dueAt`, `timeZone`) for reasoning, and `dueText`, the due time as
+ * the user reads it (their time zone, no ISO stamp), for repeating.
+ */
 export interface ToolDelivery {
   mode: "at" | "by";
   dueAt: string | null;
   reportIfUnfinished: boolean;
+  /** The account's time zone (IANA), in which `dueText` is written. */
+  timeZone: string;
+  /** E.g. "Mon 30 Nov, 11:33 CET". */
+  dueText: string;
+}
+
+/**
+ * Every result a person will hear about carries `say`: plain sentences the
+ * model may repeat (in the user's language). Field names, enum values
+ * (`on_time`, `at`) and ISO times are for reasoning, never for the reply.
+ */
+export const SAY_HINT =
+  "Tell the user what `say` says, in their language and in your own words; never repeat field names, enum values or ISO times.";
+
+/** The contract in plain English: "I'll report at Mon 30 Nov, 11:33 CET, even if it finishes earlier." */
+export function deliverySay(d: Pick<ToolDelivery, "mode" | "dueText" | "reportIfUnfinished">): string {
+  if (!d.dueText) return "";
+  if (d.mode === "at") return `The user will be told at ${d.dueText}, even if it finishes earlier.`;
+  return `The user will be told as soon as it is done, by ${d.dueText} at the latest${d.reportIfUnfinished ? ", with whatever exists then if it is not finished" : ""}.`;
+}
+
+/** A delivery outcome in plain English; null for none yet. */
+export function outcomeSay(outcome: string | null): string | null {
+  switch (outcome) {
+    case "on_time":
+      return "The result was delivered on time.";
+    case "early":
+      return "It finished before the promised time.";
+    case "missed":
+      return "It was not finished by the promised time.";
+    default:
+      return null;
+  }
 }
 
 export interface StartTaskStarted {
@@ -56,6 +93,8 @@ export interface StartTaskStarted {
   message: string;
   /** Only when the user's message fixed one. */
   delivery?: ToolDelivery;
+  /** Plain sentences for the reply (SAY_HINT). */
+  say: string;
 }
 export type StartTaskResult = ToolError | StartTaskStarted;
 
@@ -66,7 +105,7 @@ export type CancelTaskResult =
   | { cancelled: false; error: string }
   | { cancelled: false; message: string }
   | { cancelled: false; candidates: ToolCandidate[]; message: string }
-  | { cancelled: true; task: ToolTaskRecord; message: string };
+  | { cancelled: true; task: ToolTaskRecord; message: string; say: string };
 
 export interface CheckTaskFound {
   found: true;
@@ -74,6 +113,8 @@ export interface CheckTaskFound {
   status: TaskStatus;
   progress: { text: string; at: string } | null;
   delivery: (ToolDelivery & { outcome: string | null }) | null;
+  /** Plain sentences for the reply (SAY_HINT): status, what exists, the promise and how it went. */
+  say: string;
   /** `content` is an excerpt framed as untrusted data. */
   latestPublication: { version: number; partial: boolean; createdAt: string; truncated: boolean; content: string } | null;
   /** The remote's question, framed as untrusted data. */

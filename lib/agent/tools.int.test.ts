@@ -177,7 +177,9 @@ describe("start_background_task", () => {
     expect(task.prompt).toBe(content);
     expect(task.dueAt!.getTime()).toBe(message.createdAt.getTime() + 600_000);
     expect(result.text).toContain(`I've started researching "EU Battery Supply Chain" in the background.`);
-    expect(result.text).toContain("(at)");
+    // The promise in plain words, in the account's time zone (UTC unless set): no mode name, no ISO stamp.
+    expect(result.text).toMatch(/I'll tell you at \w{3} \d{1,2} \w{3}, \d{2}:\d{2}(:\d{2})? UTC, even if it finishes earlier\./);
+    expect(result.text).not.toMatch(/\(at\)|\d{4}-\d{2}-\d{2}/);
     expect(result.text).not.toContain(task.id);
   });
 
@@ -298,7 +300,12 @@ describe("list, cancel, check, update", () => {
     expect(r.found).toBe(true);
     expect(r.status).toBe("running");
     expect(r.progress.text).toBe("Section 2 of 4 drafted");
-    expect(r.delivery).toMatchObject({ mode: "at", outcome: null });
+    expect(r.delivery).toMatchObject({ mode: "at", outcome: null, timeZone: "UTC" });
+    // Machine facts for reasoning, plain words for repeating: no ISO stamp, enum or field name in `say`.
+    expect(r.delivery.dueText).toMatch(/^\w{3} \d{1,2} \w{3}, \d{2}:\d{2}(:\d{2})? UTC$/);
+    expect(r.say).toContain("is running.");
+    expect(r.say).toContain(`The user will be told at ${r.delivery.dueText}`);
+    expect(r.say).not.toMatch(/\d{4}-\d{2}-\d{2}|_|\bat\)|outcome|dueAt/);
     expect(r.latestPublication).toMatchObject({ version: 1, partial: true, truncated: true });
     // Framed with the prompt's frame, so it carries the nonce the system prompt names.
     expect(r.latestPublication.content.startsWith(frame.begin)).toBe(true);
@@ -489,7 +496,8 @@ describe("with a real worker", () => {
     expect(Math.abs(task.dueAt!.getTime() - (accepted.createdAt.getTime() + 600_000))).toBeLessThan(2_000);
     const reply = await getDb().message.findFirstOrThrow({ where: { runId: run.id, kind: "assistant" } });
     expect(reply.content).toContain(`I've started researching "EU Battery Supply Chain" in the background.`);
-    expect(reply.content).toContain("(at)");
+    expect(reply.content).toContain("I'll tell you at ");
+    expect(reply.content).not.toMatch(/\(at\)|\d{4}-\d{2}-\d{2}/);
     expect(reply.content).not.toContain(task.id);
     await stopWorkers(w);
   });

@@ -12,8 +12,9 @@ import { updateTask } from "@/lib/tasks/update-task";
 import { ACTIVE_STATUSES } from "@/lib/contract/task";
 import { createFrame, neutralizeUntrusted, type Frame } from "@/lib/text/frame";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
-import { toolRecord, type CancelTaskResult, type CheckTaskFound, type CheckTaskResult, type ListTasksResult, type StartTaskResult, type ToolCandidate, type ToolError, type UpdateTaskResult } from "./tool-results";
+import { deliverySay, outcomeSay, SAY_HINT, toolRecord, type ToolDelivery, type CancelTaskResult, type CheckTaskFound, type CheckTaskResult, type ListTasksResult, type StartTaskResult, type ToolCandidate, type ToolError, type UpdateTaskResult } from "./tool-results";
 import { matchTasks } from "./match-tasks";
+import { formatDue, statusText } from "./offline/format";
 import { driverChoices } from "@/lib/drivers/choices";
 import type { AgentChoice } from "@/lib/drivers/agent-config";
 
@@ -53,6 +54,20 @@ const PROGRESS_CHARS = 500;
 const candidate = (t: { id: string; title: string }): ToolCandidate => ({ id: t.id, title: neutralizeUntrusted(t.title) });
 
 // ------------------------------------------------------------------ helpers ---
+
+/** The account's time zone (settings), in which due times are told. */
+async function readerZone(ownerId: string): Promise<string> {
+  const row = await getDb().user.findUnique({ where: { id: ownerId }, select: { timeZone: true } });
+  return row?.timeZone ?? "UTC";
+}
+
+/** A contract as the tools show it: machine facts plus the due time as the user reads it. */
+function toolDelivery(d: { mode: "none" | "at" | "by"; dueAt: string | null; reportIfUnfinished: boolean }, timeZone: string): ToolDelivery | null {
+  if (d.mode === "none") return null;
+  return { mode: d.mode, dueAt: d.dueAt, reportIfUnfinished: d.reportIfUnfinished, timeZone, dueText: formatDue(d.dueAt, "en", timeZone) };
+}
+
+const quoted = (title: string) => `"${neutralizeUntrusted(title)}"`;
 
 /** Expected refusals (not found, conflict, no worker) go back to the model as data; anything else fails the run. */
 async function guarded<T>(fn: () => Promise<T>): Promise<T | ToolError> {
@@ -162,7 +177,8 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
       description:
         "Start long work (research, analysis, a report) as a durable background task in this conversation and return at once. " +
         "The user is told here when it finishes, fails, needs input or reaches the time they asked for; any delivery time is taken " +
-        "from the user's message by Herald, so do not pass one. After calling, reply with one short acknowledgement." +
+        "from the user's message by Herald, so do not pass one. After calling, reply with one short acknowledgement. " +
+        SAY_HINT +
         (choices.length > 1 ? " The work may go to a remote agent instead of Herald's own research: see `agent`." : ""),
       inputSchema: startInputFor(choices) as typeof startInput,
       execute: ({ title, prompt, agent }) =>
@@ -184,14 +200,14 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
             delivery,
             anchorAt: delivery ? trigger.createdAt : undefined,
           });
+          const contract = toolDelivery(task.delivery, await readerZone(ctx.ownerId));
           return {
             taskId: task.id,
             title: neutralizeUntrusted(task.title),
             status: task.status,
             message: "Started in the background; the user will be told here when it needs attention.",
-            ...(task.delivery.mode !== "none"
-              ? { delivery: { mode: task.delivery.mode, dueAt: task.delivery.dueAt, reportIfUnfinished: task.delivery.reportIfUnfinished } }
-              : {}),
+            ...(contract ? { delivery: contract } : {}),
+            say: [`Started ${quoted(task.title)} in the background.`, contract ? deliverySay(contract) : "The user will be told here when it is done."].join(" "),
           };
         }),
     }),
@@ -230,14 +246,20 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
             };
           }
           const cancelled = await requestCancel(ctx.ownerId, matches[0].id);
-          return { cancelled: true, task: toolRecord(cancelled), message: "Cancellation requested; committed partial results are kept." };
+          return {
+            cancelled: true,
+            task: toolRecord(cancelled),
+            message: "Cancellation requested; committed partial results are kept.",
+            say: `${quoted(cancelled.title)} is cancelled; anything it already published stays in the conversation.`,
+          };
         }),
     }),
 
     [TOOL_NAMES.check]: tool({
       description:
         "Status of one background task of this conversation (any state): progress, delivery time and outcome, the latest published " +
-        "report excerpt and host notices. Pass its title or id; omit when there is only one task.",
+        "report excerpt and host notices. Pass its title or id; omit when there is only one task. " +
+        SAY_HINT,
       inputSchema: checkInput,
       execute: ({ task }) =>
         guarded<CheckTaskResult>(async () => {
@@ -250,7 +272,7 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
           }
           if (matches.length === 0 && task?.trim()) {
             const byId = await getTaskDetail(ctx.ownerId, task.trim());
-            if (byId && byId.conversationId === ctx.conversationId) return checkResult(byId, frame);
+            if (byId && byId.conversationId === ctx.conversationId) return checkResult(byId, frame, await readerZone(ctx.ownerId));
           }
           if (matches.length === 0) {
             return {
@@ -268,7 +290,7 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
           }
           const detail = await getTaskDetail(ctx.ownerId, matches[0].id);
           if (!detail) return { found: false, message: "That task no longer exists" };
-          return checkResult(detail, frame);
+          return checkResult(detail, frame, await readerZone(ctx.ownerId));
         }),
     }),
 
@@ -305,9 +327,17 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
   return Object.fromEntries(Object.entries(all).filter(([name]) => allowed.includes(name)));
 }
 
-function checkResult(detail: PublicTaskDetail, frame: Frame): CheckTaskFound {
+function checkResult(detail: PublicTaskDetail, frame: Frame, timeZone: string): CheckTaskFound {
   const latest = detail.publications.find((p) => p.id === detail.latestPublicationId) ?? detail.publications.at(-1) ?? null;
   const progress = detail.progress;
+  const contract = toolDelivery(detail.delivery, timeZone);
+  const stopping = detail.cancelRequested && ACTIVE_STATUSES.includes(detail.status);
+  const say = [
+    `${quoted(detail.title)} is ${stopping ? "stopping" : (statusText("en", detail.status) ?? "in an unknown state")}.`,
+    latest ? (latest.partial ? `A partial report (version ${latest.version}) is in the conversation.` : "The final report is in the conversation.") : "Nothing has been published yet.",
+    contract && ACTIVE_STATUSES.includes(detail.status) ? deliverySay(contract) : "",
+    contract ? (outcomeSay(detail.delivery.outcome) ?? "") : "",
+  ].filter(Boolean).join(" ");
   return {
     found: true,
     task: toolRecord(detail),
@@ -315,10 +345,8 @@ function checkResult(detail: PublicTaskDetail, frame: Frame): CheckTaskFound {
     progress: progress
       ? { text: neutralizeUntrusted(progress.text.length > PROGRESS_CHARS ? `${progress.text.slice(0, PROGRESS_CHARS - 1)}…` : progress.text), at: progress.at }
       : null,
-    delivery:
-      detail.delivery.mode === "none"
-        ? null
-        : { mode: detail.delivery.mode, dueAt: detail.delivery.dueAt, reportIfUnfinished: detail.delivery.reportIfUnfinished, outcome: detail.delivery.outcome },
+    delivery: contract ? { ...contract, outcome: detail.delivery.outcome } : null,
+    say,
     latestPublication: latest
       ? {
           version: latest.version,

@@ -14,7 +14,7 @@ describe("offline model strings", () => {
   });
 
   it("fills placeholders once, leaving values and unknown names as they are", () => {
-    expect(offlineText("en", "cancelOk", { title: '"{title}" $& $1' })).toBe(`Stopping "{title}" $& $1; anything already published stays available.`);
+    expect(offlineText("en", "cancelOk", { title: '"{title}" $& $1' })).toBe(`OK, "{title}" $& $1 is cancelled. Anything it already published stays in the conversation.`);
     expect(offlineText("zh", "listHead", { count: 3 })).toBe("这个对话的后台任务（3 个）：");
     expect(offlineText("en", "listHead")).toBe("Background tasks in this conversation ({count}):");
     expect(offlineText("en", "listHead", { other: 1 })).toBe("Background tasks in this conversation ({count}):");

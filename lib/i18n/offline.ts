@@ -90,13 +90,17 @@ const MESSAGES = {
     en: "I've started researching {title} in the background. I'll tell you here when it's done.",
     zh: "我已经在后台开始研究{title}，完成后会在这里告诉你。",
   },
+  startAckTimed: {
+    en: "I've started researching {title} in the background.",
+    zh: "我已经在后台开始研究{title}。",
+  },
   startDueAt: {
-    en: "Due at {due} (at): I'll report at that time, even if it finishes earlier.",
-    zh: "约定时间：{due}（at：到点告诉你）。",
+    en: "I'll tell you at {due}, even if it finishes earlier.",
+    zh: "我会在{due}告诉你结果，即使提前完成也等到那时。",
   },
   startDueBy: {
-    en: "Due at {due} (by): I'll report as soon as it's done, at the latest then.",
-    zh: "最晚：{due}（by：一完成就告诉你）。",
+    en: "I'll tell you as soon as it's done, by {due} at the latest.",
+    zh: "一完成就告诉你，最晚在{due}。",
   },
   startReportUnfinished: {
     en: "If it isn't finished by then, I'll tell you what exists so far.",
@@ -116,8 +120,8 @@ const MESSAGES = {
 
   cancelError: { en: "I couldn't stop it: {error}", zh: "没能停止任务：{error}" },
   cancelOk: {
-    en: "Stopping {title}; anything already published stays available.",
-    zh: "正在停止{title}；已经发布的内容会保留。",
+    en: "OK, {title} is cancelled. Anything it already published stays in the conversation.",
+    zh: "好的，{title}已取消。已经发布的内容会保留在对话里。",
   },
 
   checkError: { en: "I couldn't check on it: {error}", zh: "没能查询任务：{error}" },
@@ -128,11 +132,13 @@ const MESSAGES = {
   checkPartial: { en: "A partial report (version {version}) is available.", zh: "已有一份阶段性报告（第 {version} 版）可以阅读。" },
   checkFinal: { en: "The final report is available.", zh: "最终报告已经可以阅读。" },
   checkUnpublished: { en: "Nothing has been published yet.", zh: "还没有发布任何报告。" },
-  checkDue: { en: "Due at {due} ({mode}).", zh: "约定时间（{mode}）：{due}。" },
-  checkDueOutcome: { en: "Due at {due} ({mode}); delivery: {outcome}.", zh: "约定时间（{mode}）：{due}，结果：{outcome}。" },
+  checkDueAt: { en: "I'll tell you at {due}.", zh: "我会在{due}告诉你。" },
+  checkDueBy: { en: "I'll tell you when it's done, by {due} at the latest.", zh: "完成后告诉你，最晚在{due}。" },
+  checkDueOutcome: { en: "It was promised for {due}; {outcome}.", zh: "约定的时间是{due}，{outcome}。" },
+  outcomeOnTime: { en: "it was delivered on time", zh: "已按时送达" },
+  outcomeEarly: { en: "it finished early", zh: "提前完成了" },
+  outcomeMissed: { en: "it wasn't finished in time", zh: "没能按时完成" },
   checkInput: { en: "It is waiting for your answer to a question.", zh: "它在等你回答一个问题。" },
-  checkNotices: { en: "Notices: {notices}.", zh: "通知：{notices}。" },
-  checkNoticeOutcome: { en: "{key} ({outcome})", zh: "{key}（{outcome}）" },
 
   updateError: { en: "I couldn't pass that on: {error}", zh: "没能把补充要求交给任务：{error}" },
   updateOk: {

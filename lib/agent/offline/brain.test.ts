@@ -82,7 +82,7 @@ describe("after a tool result", () => {
 
   it("replies in the language the user last typed, not the host's", () => {
     const prompt = afterTool("停止电池研究", TOOLS.cancel, { task: "电池" }, { cancelled: true, task: { title: "电池供应链" } });
-    expect(reply(prompt)).toContain("正在停止「电池供应链」");
+    expect(reply(prompt)).toContain("「电池供应链」已取消");
   });
 });
 

@@ -38,10 +38,38 @@ export function statusWords(t: Pick<ToolTaskRecord, "status" | "cancelRequested"
   return statusText(lang, s) ?? s;
 }
 
-/** A clock time for a due date; UTC so the text is the same on every machine. */
-export function formatDue(iso: string | null | undefined): string {
+/**
+ * A due time as a person reads it: weekday, day, month and clock time in the
+ * reader's time zone and language, with the zone's short name ("Mon 30 Nov,
+ * 11:33 GMT+1", "11月30日周一 11:33 UTC"), never an ISO stamp. Seconds only when
+ * the time is under an hour away from `now`, where they matter.
+ */
+export function formatDue(iso: string | null | undefined, lang: Lang = "en", timeZone = "UTC", now = new Date()): string {
   if (!iso) return "";
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "";
-  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 19)} UTC`;
+  const zone = validZone(timeZone);
+  const near = Math.abs(d.getTime() - now.getTime()) < 3_600_000;
+  const locale = lang === "zh" ? "zh-CN" : "en-GB";
+  const when = new Intl.DateTimeFormat(locale, {
+    timeZone: zone,
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+    ...(near ? { second: "2-digit" as const } : {}),
+    hourCycle: "h23",
+  }).format(d);
+  const name = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" }).formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? zone;
+  return lang === "zh" ? `${when}（${name}）` : `${when} ${name}`;
+}
+
+function validZone(timeZone: string): string {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone });
+    return timeZone;
+  } catch {
+    return "UTC";
+  }
 }

@@ -61,11 +61,14 @@ describe("replies after a tool result", () => {
         title: "Heat Pumps",
         status: "submitted",
         message: "Started",
-        delivery: { mode: "at", dueAt: "2026-11-29T10:10:00.000Z", reportIfUnfinished: false },
+        delivery: { mode: "at", dueAt: "2026-11-29T10:10:00.000Z", reportIfUnfinished: false, timeZone: "Europe/Berlin", dueText: "" },
       }),
     );
-    expect(text).toContain(`I've started researching "Heat Pumps" in the background. I'll tell you here when it's done.`);
-    expect(text).toContain("Due at 2026-11-29 10:10:00 UTC (at)");
+    expect(text).toContain(`I've started researching "Heat Pumps" in the background.`);
+    expect(text).not.toContain("when it's done. I'll tell you at");
+    // In the reader's zone and words: Berlin is UTC+1 in November; no ISO stamp, no mode name.
+    expect(text).toContain("I'll tell you at Sun 29 Nov, 11:10 CET, even if it finishes earlier.");
+    expect(text).not.toMatch(/2026-11-29|\(at\)|UTC/);
     expect(text).not.toContain("task-id-123");
   });
 
@@ -75,11 +78,12 @@ describe("replies after a tool result", () => {
         taskId: "t1",
         title: "热泵",
         status: "submitted",
-        delivery: { mode: "by", dueAt: "2026-11-29T10:10:00.000Z", reportIfUnfinished: true },
+        delivery: { mode: "by", dueAt: "2026-11-29T10:10:00.000Z", reportIfUnfinished: true, timeZone: "Asia/Shanghai", dueText: "" },
       }),
     );
     expect(text).toContain("「热泵」");
-    expect(text).toContain("by");
+    expect(text).toContain("最晚在11月29日周日 18:10（GMT+8）");
+    expect(text).not.toMatch(/by|2026-11-29/);
     expect(text).toContain("还没做完");
     expect(text).not.toContain("t1");
   });
@@ -120,21 +124,22 @@ describe("replies after a tool result", () => {
         message: "Cancellation requested; committed partial results are kept.",
       }),
     );
-    expect(ok).toBe(`Stopping "EU battery supply chain"; anything already published stays available.`);
+    expect(ok).toBe(`OK, "EU battery supply chain" is cancelled. Anything it already published stays in the conversation.`);
     const none = reply(afterTool("stop the lithium research", TOOLS.cancel, { task: "lithium" }, { cancelled: false, message: "No active background task matches" }));
     expect(none).toContain(`"lithium"`);
     const zh = reply(afterTool("停止电池研究", TOOLS.cancel, { task: "电池" }, { cancelled: true, task: { title: "电池供应链" } }));
-    expect(zh).toContain("正在停止「电池供应链」");
+    expect(zh).toContain("好的，「电池供应链」已取消。");
+    expect(zh).not.toContain("正在停止");
   });
 
-  it("check: status, progress, body availability, notices", () => {
+  it("check: status, progress, body availability, and the promise in plain words", () => {
     const text = reply(
       afterTool("is the battery report done?", TOOLS.check, { task: "battery" }, {
         found: true,
         task: { id: "x", title: "EU battery supply chain", status: "running", cancelRequested: false, error: null },
         status: "running",
         progress: { text: "Section 2 of 4 drafted", at: "2026-11-29T10:00:00.000Z" },
-        delivery: { mode: "at", dueAt: "2026-11-29T10:10:00.000Z", reportIfUnfinished: false, outcome: "missed" },
+        delivery: { mode: "at", dueAt: "2026-11-29T10:10:00.000Z", reportIfUnfinished: false, outcome: "missed", timeZone: "UTC", dueText: "" },
         latestPublication: { version: 1, partial: true, content: `${BEGIN_MARKER}\nbody\n${END_MARKER}` },
         notices: [{ key: "due", outcome: "missed", createdAt: "2026-11-29T10:10:00.000Z" }],
       }),
@@ -142,7 +147,8 @@ describe("replies after a tool result", () => {
     expect(text).toContain(`"EU battery supply chain" is running.`);
     expect(text).toContain("Section 2 of 4 drafted");
     expect(text).toContain("partial report (version 1)");
-    expect(text).toContain("due (missed)");
+    expect(text).toContain("It was promised for Sun 29 Nov, 10:10 UTC; it wasn't finished in time.");
+    expect(text).not.toMatch(/missed|Notices|due \(/);
     expect(text).not.toContain(BEGIN_MARKER);
   });
 

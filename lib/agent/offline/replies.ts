@@ -6,7 +6,9 @@ import { readFrames } from "@/lib/text/frame";
 import { TOOLS } from "../tool-names";
 import type { ToolInputs } from "../tools";
 import type { CancelTaskResult, CheckTaskResult, ListTasksResult, StartTaskResult, ToolCandidate, ToolError, ToolResults, UpdateTaskResult } from "../tool-results";
-import { formatDue, quote, short, statusWords } from "./format";
+import { formatDue, isTerminal, quote, short, statusWords } from "./format";
+
+const OUTCOME_WORDS: Record<string, OfflineMessageId> = { on_time: "outcomeOnTime", early: "outcomeEarly", missed: "outcomeMissed" };
 import { TRAILING_PUNCT } from "./intent";
 import { isChinese } from "@/lib/i18n/detect";
 import { readerLang } from "./prompt-text";
@@ -111,9 +113,9 @@ function noMatch(task: string | null | undefined, lang: Lang, activeOnly: boolea
 function replyStart(r: StartTaskResult, lang: Lang): string {
   if ("error" in r) return offlineText(lang, "startError", { error: short(r.error) });
   const d = r.delivery;
-  const parts = [offlineText(lang, "startAck", { title: quote(lang, r.title) })];
+  const parts = [offlineText(lang, d?.dueAt ? "startAckTimed" : "startAck", { title: quote(lang, r.title) })];
   if (d?.dueAt) {
-    parts.push(offlineText(lang, d.mode === "at" ? "startDueAt" : "startDueBy", { due: formatDue(d.dueAt) }));
+    parts.push(offlineText(lang, d.mode === "at" ? "startDueAt" : "startDueBy", { due: formatDue(d.dueAt, lang, d.timeZone) }));
     if (d.reportIfUnfinished) parts.push(offlineText(lang, "startReportUnfinished"));
   }
   return joinSentences(lang, parts);
@@ -153,7 +155,6 @@ function replyCheck(r: CheckTaskResult, input: Input<typeof TOOLS.check>, lang: 
   }
   const t = r.task;
   const pub = r.latestPublication;
-  const notices = r.notices ?? [];
   const d = r.delivery;
   const parts = [offlineText(lang, "checkStatus", { title: quote(lang, t.title), status: statusWords(t, lang) })];
   if (t.error) parts.push(offlineText(lang, "checkReason", { error: short(t.error) }));
@@ -161,18 +162,14 @@ function replyCheck(r: CheckTaskResult, input: Input<typeof TOOLS.check>, lang: 
   parts.push(
     pub ? (pub.partial ? offlineText(lang, "checkPartial", { version: String(pub.version) }) : offlineText(lang, "checkFinal")) : offlineText(lang, "checkUnpublished"),
   );
+  // The promise in words: what will happen while it runs, how it went once judged; a cancel or failure says it alone.
   if (d?.dueAt) {
-    const vars = { due: formatDue(d.dueAt), mode: String(d.mode) };
-    parts.push(d.outcome ? offlineText(lang, "checkDueOutcome", { ...vars, outcome: String(d.outcome) }) : offlineText(lang, "checkDue", vars));
+    const due = formatDue(d.dueAt, lang, d.timeZone);
+    const outcome = d.outcome && Object.hasOwn(OUTCOME_WORDS, d.outcome) ? offlineText(lang, OUTCOME_WORDS[d.outcome]) : null;
+    if (outcome) parts.push(offlineText(lang, "checkDueOutcome", { due, outcome }));
+    else if (!isTerminal(t.status)) parts.push(offlineText(lang, d.mode === "at" ? "checkDueAt" : "checkDueBy", { due }));
   }
   if (r.inputRequest) parts.push(offlineText(lang, "checkInput"));
-  if (notices.length) {
-    const list = notices.map((n) => {
-      const key = short(n.key, 40);
-      return n.outcome ? offlineText(lang, "checkNoticeOutcome", { key, outcome: String(n.outcome) }) : key;
-    });
-    parts.push(offlineText(lang, "checkNotices", { notices: list.join(offlineText(lang, "listSeparator")) }));
-  }
   return joinSentences(lang, parts);
 }
 
