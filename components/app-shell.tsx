@@ -5,7 +5,8 @@ import { useEffect, useState, type ReactNode } from "react";
 import type { PublicConversation } from "@/lib/contract/shapes";
 import { useFeed } from "@/lib/client/feed";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { useConversation } from "@/lib/client/queries";
+import { useConversation, useConversations } from "@/lib/client/queries";
+import { useAwaySignals } from "@/lib/client/away";
 import { useI18n } from "@/lib/client/i18n";
 import Link from "next/link";
 import { AccountMenu } from "./account-menu";
@@ -40,7 +41,7 @@ export function AppShell({
   user: ShellUser;
   conversation?: PublicConversation;
   /** A page of its own (not a conversation): its name is the header's title. */
-  page?: "settings";
+  page?: "settings" | "allTasks";
   headerActions?: ReactNode;
   children: ReactNode;
 }) {
@@ -55,6 +56,8 @@ export function AppShell({
     : page
       ? t(page)
       : null;
+  const conversations = useConversations();
+  useAwaySignals(conversation?.id ?? null, title, conversations.data, t("appName"));
 
   // The drawer is a modal on phones only; if the window grows past that, let go of it.
   useEffect(() => {
@@ -76,7 +79,7 @@ export function AppShell({
       </a>
 
       <aside className="hidden w-72 shrink-0 border-r border-border bg-surface md:block">
-        <Sidebar activeId={conversation?.id} />
+        <Sidebar activeId={conversation?.id} allTasksActive={page === "allTasks"} />
       </aside>
 
       <div className="flex min-w-0 flex-1 flex-col">
@@ -97,6 +100,7 @@ export function AppShell({
                 <Dialog.Title className="sr-only">{t("conversations")}</Dialog.Title>
                 <Sidebar
                   activeId={conversation?.id}
+                  allTasksActive={page === "allTasks"}
                   onNavigate={() => setDrawerOpen(false)}
                   closeButton={<CloseButton />}
                 />

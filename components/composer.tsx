@@ -18,9 +18,15 @@ export function Composer({
   onSend,
   disabled = false,
 }: {
+  autoFocus = true,
+  prefill,
   onSend: (content: string, delivery?: DeliveryRequest) => void;
   disabled?: boolean;
 }) {
+  /** Focus the text box when the page opens (not on touch screens, where it would pop the keyboard up). */
+  autoFocus?: boolean;
+  /** Text to put in the box (an example prompt); a new `nonce` puts it again. */
+  prefill?: { text: string; nonce: number };
   const { t } = useI18n();
   const id = useId();
   const hintId = useId();
@@ -58,6 +64,16 @@ export function Composer({
   // Grow with the text up to a cap, then scroll inside.
   useLayoutEffect(() => {
     const el = textareaRef.current;
+  useEffect(() => {
+    if (autoFocus && window.matchMedia("(pointer: fine)").matches) textareaRef.current?.focus({ preventScroll: true });
+  }, [autoFocus]);
+  useEffect(() => {
+    if (!prefill) return;
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- an outside control (an example prompt) sets the text
+    setValue(prefill.text);
+    textareaRef.current?.focus();
+  }, [prefill]);
+
     if (!el) return;
     el.style.height = "auto";
     el.style.height = `${Math.min(el.scrollHeight, MAX_HEIGHT_PX)}px`;

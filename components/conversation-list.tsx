@@ -1,16 +1,34 @@
 "use client";
 
-import Link from "next/link";
+import type { PublicConversation } from "@/lib/contract/shapes";
 import { useConversations } from "@/lib/client/queries";
 import { useI18n } from "@/lib/client/i18n";
-import { LocalTime } from "./local-time";
+import { ConversationItem } from "./conversation-item";
 import { Button } from "./ui/button";
-import { cn } from "./ui/cn";
 import { InlineAlert } from "./ui/inline-alert";
+
+/** A chat nothing was written in yet (a "New chat" draft) is listed only while it is open. */
+export function listedConversations(all: readonly PublicConversation[], activeId?: string): PublicConversation[] {
+  return all.filter((c) => c.lastSeq > 0 || c.id === activeId || c.title.trim() !== "New chat");
+}
 
 export function ConversationList({ activeId, onNavigate }: { activeId?: string; onNavigate?: () => void }) {
   const { t } = useI18n();
   const { data, isPending, isError, refetch } = useConversations();
+  const listed = data ? listedConversations(data, activeId) : undefined;
+  const pinned = listed?.filter((c) => c.pinned) ?? [];
+  const rest = listed?.filter((c) => !c.pinned) ?? [];
+
+  const section = (label: string, items: PublicConversation[]) => (
+    <section aria-label={label}>
+      {pinned.length > 0 && <h2 className="px-3 pt-2 pb-1 text-xs font-medium tracking-wide text-muted uppercase">{label}</h2>}
+      <ul className="space-y-0.5">
+        {items.map((conversation) => (
+          <ConversationItem key={conversation.id} conversation={conversation} active={conversation.id === activeId} onNavigate={onNavigate} />
+        ))}
+      </ul>
+    </section>
+  );
 
   return (
     <nav aria-label={t("conversations")} className="min-h-0 flex-1 overflow-y-auto px-2 pb-4">
@@ -34,32 +52,9 @@ export function ConversationList({ activeId, onNavigate }: { activeId?: string; 
           {t("conversationsFailed")}
         </InlineAlert>
       )}
-      {data && data.length === 0 && <p className="px-3 py-2 text-sm text-muted">{t("noConversations")}</p>}
-      {data && data.length > 0 && (
-        <ul className="space-y-0.5">
-          {data.map((conversation) => {
-            const active = conversation.id === activeId;
-            return (
-              <li key={conversation.id}>
-                <Link
-                  href={`/c/${conversation.id}`}
-                  onClick={onNavigate}
-                  aria-current={active ? "page" : undefined}
-                  className={cn(
-                    "group flex flex-col gap-0.5 rounded-lg px-3 py-2 text-sm",
-                    active ? "bg-accent-soft text-accent-text" : "text-fg hover:bg-subtle",
-                  )}
-                >
-                  <span className={cn("truncate", active ? "font-semibold" : "font-medium")}>
-                    {conversation.title.trim() || t("untitled")}
-                  </span>
-                  <LocalTime iso={conversation.updatedAt} className="text-xs text-muted" />
-                </Link>
-              </li>
-            );
-          })}
-        </ul>
-      )}
+      {listed && listed.length === 0 && <p className="px-3 py-2 text-sm text-muted">{t("noConversations")}</p>}
+      {pinned.length > 0 && section(t("pinnedChats"), pinned)}
+      {rest.length > 0 && section(t("recentChats"), rest)}
     </nav>
   );
 }

@@ -28,7 +28,8 @@ export function NewChatButton({
   const router = useRouter();
   const [navigating, startNavigation] = useTransition();
   const create = useMutation({
-    mutationFn: () => createConversation(),
+    // A draft: the account's empty chat is reused, and the sidebar lists it only once something is written.
+    mutationFn: () => createConversation(undefined, { draft: true }),
     onSuccess: (conversation) => {
       upsertConversation(qc, conversation);
       qc.setQueryData(queryKeys.conversation(conversation.id), conversation);

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useEffect, useState } from "react";
 import { dismissToast, registerToastHost, useToasts, useTopToastHost } from "@/lib/client/toasts";
 import { useI18n } from "@/lib/client/i18n";
@@ -34,7 +35,17 @@ export function Toaster() {
             )}
           >
             {toast.tone === "error" && <AlertIcon className="mt-0.5 size-4 shrink-0" />}
-            <p className="min-w-0 flex-1 [overflow-wrap:anywhere]">{text}</p>
+            <p className="min-w-0 flex-1 [overflow-wrap:anywhere]">
+              {text}
+              {toast.link && (
+                <>
+                  {" "}
+                  <Link href={toast.link.href} onClick={() => dismissToast(toast.id)} className="font-medium underline underline-offset-4">
+                    {t(toast.link.key)}
+                  </Link>
+                </>
+              )}
+            </p>
             <Button variant="overlay" size="icon-sm" onClick={() => dismissToast(toast.id)} className="-m-1">
               <CloseIcon className="size-4" />
               <span className="sr-only">{t("dismiss")}</span>

@@ -128,8 +128,29 @@ export function listConversations(signal?: AbortSignal): Promise<{ conversations
   return request("/api/conversations", { signal });
 }
 
-export function createConversation(title?: string): Promise<PublicConversation> {
-  return request("/api/conversations", { method: "POST", json: title ? { title } : {} });
+export function createConversation(title?: string, options: { draft?: boolean } = {}): Promise<PublicConversation> {
+  return request("/api/conversations", { method: "POST", json: { ...(title ? { title } : {}), ...(options.draft ? { draft: true } : {}) } });
+}
+
+/** Rename (`title`) and pin (`pinned`). */
+export function updateConversation(id: string, patch: { title?: string; pinned?: boolean }): Promise<PublicConversation> {
+  return request(`/api/conversations/${encodeURIComponent(id)}`, { method: "PATCH", json: patch, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+}
+
+/** Moves the read mark forward to `seq` (the newest message on screen). */
+export function markConversationRead(id: string, seq: number): Promise<PublicConversation> {
+  return request(`/api/conversations/${encodeURIComponent(id)}/read`, { method: "POST", json: { seq } });
+}
+
+export interface ConversationSearchHit {
+  conversation: PublicConversation;
+  match: "title" | "message";
+  seq: number | null;
+  snippet: string | null;
+}
+
+export function searchConversations(q: string, signal?: AbortSignal): Promise<{ results: ConversationSearchHit[] }> {
+  return request(`/api/conversations/search?${new URLSearchParams({ q })}`, { signal });
 }
 
 export function getConversation(id: string, signal?: AbortSignal): Promise<ConversationDetail> {

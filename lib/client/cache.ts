@@ -116,7 +116,9 @@ export function upsertMessages(qc: QueryClient, conversationId: string, messages
 
 // ---------- conversations ----------
 
+/** Pinned first, then newest activity (the server's order, lib/chat/queries.ts). */
 function compareConversations(a: PublicConversation, b: PublicConversation): number {
+  if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
   if (a.updatedAt !== b.updatedAt) return Date.parse(b.updatedAt) - Date.parse(a.updatedAt);
   return Date.parse(b.createdAt) - Date.parse(a.createdAt);
 }
@@ -125,8 +127,51 @@ export function sortConversations(list: PublicConversation[]): PublicConversatio
   return list.sort(compareConversations);
 }
 
-function newer(a: PublicConversation, b: PublicConversation): PublicConversation {
-  return Date.parse(a.updatedAt) >= Date.parse(b.updatedAt) ? a : b;
+/**
+ * The copy to keep: the newer activity wins. Reading is not activity (it keeps
+ * `updatedAt`), so between copies of the same moment the read mark and the
+ * newest seq only move forward; otherwise `a` stays.
+ */
+export function newer(a: PublicConversation, b: PublicConversation): PublicConversation {
+  const ta = Date.parse(a.updatedAt);
+  const tb = Date.parse(b.updatedAt);
+  if (ta !== tb) return ta > tb ? a : b;
+  const read = b.lastReadSeq > a.lastReadSeq || (b.lastReadSeq === a.lastReadSeq && b.lastSeq > a.lastSeq) ? b : a;
+  const lastSeq = Math.max(a.lastSeq, b.lastSeq);
+  if (read === a && lastSeq === a.lastSeq) return a;
+  return { ...a, lastSeq, lastReadSeq: read.lastReadSeq, unread: read.unread };
+}
+
+function sameConversation(a: PublicConversation, b: PublicConversation): boolean {
+  return (
+    a.updatedAt === b.updatedAt &&
+    a.title === b.title &&
+    a.pinned === b.pinned &&
+    a.unread === b.unread &&
+    a.lastReadSeq === b.lastReadSeq &&
+    a.lastSeq === b.lastSeq
+  );
+}
+
+/**
+ * A message seen on the feed: counted as unread once (by seq) unless it is the
+ * user's own turn, which means they have seen everything before it — the
+ * same rule appendMessage applies to the stored count.
+ */
+export function applyMessageToConversation(c: PublicConversation, m: Pick<PublicMessage, "seq" | "kind">): PublicConversation {
+  if (m.seq <= c.lastSeq) return c;
+  if (m.kind === "user") return { ...c, lastSeq: m.seq, lastReadSeq: m.seq, unread: 0 };
+  return { ...c, lastSeq: m.seq, unread: m.seq > c.lastReadSeq ? c.unread + 1 : c.unread };
+}
+
+export function noteConversationMessage(qc: QueryClient, message: PublicMessage): void {
+  const apply = (c: PublicConversation) => (c.id === message.conversationId ? applyMessageToConversation(c, message) : c);
+  qc.setQueryData<PublicConversation[]>(queryKeys.conversations, (prev) => {
+    if (!prev) return prev;
+    const next = prev.map(apply);
+    return next.some((c, i) => c !== prev[i]) ? next : prev;
+  });
+  qc.setQueryData<PublicConversation | null>(queryKeys.conversation(message.conversationId), (prev) => (prev ? apply(prev) : prev));
 }
 
 // A deletion seen on the feed must not be undone by a snapshot read before it.
@@ -163,9 +208,10 @@ export function upsertConversation(qc: QueryClient, conversation: PublicConversa
   qc.setQueryData<PublicConversation[]>(queryKeys.conversations, (prev) => {
     if (!prev) return prev;
     const existing = prev.find((c) => c.id === conversation.id);
-    if (existing && newer(existing, conversation) === existing && existing.title === conversation.title) return prev;
+    const merged = existing ? newer(conversation, existing) : conversation;
+    if (existing && sameConversation(existing, merged)) return prev;
     const next = prev.filter((c) => c.id !== conversation.id);
-    next.push(existing ? newer(conversation, existing) : conversation);
+    next.push(merged);
     return sortConversations(next);
   });
   qc.setQueryData<PublicConversation | null>(queryKeys.conversation(conversation.id), (prev) =>

@@ -7,6 +7,7 @@ import type { DurableFeedType, FeedPayload } from "@/lib/contract/shapes";
 import {
   isRunActive,
   mergeRun,
+  noteConversationMessage,
   patchTask,
   queryKeys,
   rememberFeedMessage,
@@ -18,6 +19,7 @@ import {
 import { confirmOutgoing } from "./outbox";
 import { applyDelta, endStream, finishStream } from "./streams";
 import { notifyNotice, trackVisibility } from "./browser-notify";
+import { cachedTask, noteTaskUpdate } from "./away";
 
 const DURABLE_TYPES: readonly DurableFeedType[] = [
   "message.created",
@@ -80,6 +82,7 @@ function onMessageCreated(qc: QueryClient, data: Received<"message.created">): v
   rememberFeedMessage(message);
   upsertMessages(qc, message.conversationId, [message]);
   touchConversation(qc, message.conversationId, message.createdAt);
+  noteConversationMessage(qc, message);
   if (message.kind === "assistant" && message.runId) finishStream(message.runId);
   if (message.kind === "user" && message.clientMessageId) confirmOutgoing(message.clientMessageId);
   // The notice's message carries what a system notification needs (title, sentence); its notice.created twin does not.
@@ -117,6 +120,7 @@ function refetchTypeNow(): "active" | "none" {
 function onTaskUpdated(qc: QueryClient, data: Received<"task.updated">): void {
   const task = data?.task;
   if (!task || typeof task.id !== "string") return;
+  noteTaskUpdate(qc, task, cachedTask(qc, task.id));
   // The detail was older: its publications, notices or progress may have moved on too.
   if (patchTask(qc, task)) {
     void qc.invalidateQueries(

@@ -11,6 +11,8 @@ export interface Toast {
   vars?: Record<string, string | number>;
   /** Translated into the `reason` variable at render time. */
   reasonKey?: MessageKey;
+  /** A link after the text (e.g. to the chat a finished task belongs to). */
+  link?: { href: string; key: MessageKey };
 }
 
 type Snapshot = readonly Toast[];

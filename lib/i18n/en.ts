@@ -3,10 +3,12 @@
 
 import { accountEn } from "./account-en";
 import { enReport } from "./report-en";
+import { enChat } from "./chat-en";
 
 export const en = {
   ...accountEn,
   ...enReport,
+  ...enChat,
   appName: "Herald",
 
   // auth (contract: name, email, password, signIn, signUp)

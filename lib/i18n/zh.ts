@@ -2,10 +2,12 @@
 import type { en } from "./en";
 import { accountZh } from "./account-zh";
 import { zhReport } from "./report-zh";
+import { zhChat } from "./chat-zh";
 
 export const zh: { [K in keyof typeof en]: string } = {
   ...accountZh,
   ...zhReport,
+  ...zhChat,
   appName: "Herald",
 
   name: "姓名",
