@@ -12,7 +12,7 @@ const LEAVES = ["util", "text", "errors", "config", "i18n", "contract", "securit
 const ORDER = [
   "db", "limits", "events", "auth", "keys", "settings", "workers", "drivers", // storage and process facts
   "runs", "chat", "tasks", "email", "share", // rows and their transitions (email: the outbox on the notice row; share: links to publications)
-  "delivery", "notify", // policies: what is due, what to tell
+  "delivery", "notify", "retention", // policies: what is due, what to tell, what is kept
   "agent", // capabilities: the model and its tools
   "ap", // the Agent Protocol surface: threads and runs over tasks
   "api", "metrics", "commands", "runtime", // orchestration: route wrapper, executors and loops, cross-domain commands

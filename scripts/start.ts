@@ -23,6 +23,7 @@ import { within } from "../lib/util/within";
 import { DatabaseSetupError, ensureDatabase, type DatabaseHandle } from "../lib/db/ensure";
 import { sleep } from "../lib/util/sleep";
 import { CrashHistory, DEFAULT_POLICY, exitWords } from "./supervisor";
+import { log } from "../lib/util/log";
 
 // A bad setting fails here, in one line naming it, before anything starts.
 try {
@@ -45,7 +46,10 @@ const KILL_WAIT_MS = 5_000;
 const BUILD_INPUTS = ["app", "components", "lib", "public", "package-lock.json", "next.config.ts", "proxy.ts", "postcss.config.mjs", "tsconfig.json"];
 const NOT_BUILD_INPUT = /\.(int\.)?test\.[cm]?[jt]sx?$/;
 
-const say = (s: string) => console.log(`[herald] ${s}`);
+// The supervisor's lines go through the structured logger: formatted on a terminal, JSON lines when piped.
+const logger = log("supervisor");
+const say = (s: string) => logger.info(s);
+const warn = (s: string) => logger.warn(s);
 
 /** `--workers N` wins over HERALD_WORKERS. */
 function workerCount(): number {
@@ -358,7 +362,7 @@ async function main(): Promise<void> {
   for (let i = 1; i <= WORKERS; i++) {
     const name = WORKERS === 1 ? "worker" : `worker-${i}`;
     supervise(name, ["--import", "tsx", "worker/index.ts"], childEnv, "worker/index.ts", (why) =>
-      say(`${why}. The web server keeps running; background work waits for another worker (restart Herald to try again).`),
+      warn(`${why}. The web server keeps running; background work waits for another worker (restart Herald to try again).`),
     );
   }
   await recordChildren(dataDir);
@@ -387,7 +391,7 @@ function supervise(name: string, args: string[], childEnv: NodeJS.ProcessEnv, ma
           giveUp(`${name} crashed ${decision.recent} times within ${DEFAULT_POLICY.windowMs / 1000} s (last: ${how}); giving up on it — its output is above, prefixed by its own tags`);
           return;
         }
-        say(`${name} exited unexpectedly (${how}); restarting it in ${(decision.delayMs / 1000).toFixed(1)} s`);
+        warn(`${name} exited unexpectedly (${how}); restarting it in ${(decision.delayMs / 1000).toFixed(1)} s`);
         setTimeout(() => {
           if (shuttingDown) return;
           start();
@@ -414,7 +418,7 @@ function watchDatabase(handle: DatabaseHandle, log: (line: string) => void, data
       const decision = history.record(Date.now());
       const logFile = path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log");
       if (!decision.restart) return void shutdown(1, `PostgreSQL crashed ${decision.recent} times within ${DEFAULT_POLICY.windowMs / 1000} s; giving up (its log: ${logFile})`);
-      say(`PostgreSQL exited unexpectedly; restarting it on the same data directory in ${(decision.delayMs / 1000).toFixed(1)} s (its log: ${logFile})`);
+      warn(`PostgreSQL exited unexpectedly; restarting it on the same data directory in ${(decision.delayMs / 1000).toFixed(1)} s (its log: ${logFile})`);
       await sleep(decision.delayMs);
       if (shuttingDown) return;
       try {

@@ -1,13 +1,15 @@
 import { checkEnv, env } from "@/lib/config/env";
 import { ensureDatabase, type DatabaseHandle } from "@/lib/db/ensure";
 import { startWorker } from "@/lib/runtime/worker";
+import { log } from "@/lib/util/log";
 
 // `npm run worker` beside `npm start`: without DATABASE_URL it attaches to the
 // embedded cluster that npm start owns (same HERALD_DATA_DIR), never a second one.
 checkEnv();
+const logger = log("worker");
 let db: DatabaseHandle | null = null;
 if (!env("DATABASE_URL")) {
-  db = await ensureDatabase({ migrate: false, log: (s) => console.log(`[worker] ${s}`) });
+  db = await ensureDatabase({ migrate: false, log: (s) => logger.info(s) });
   process.env.DATABASE_URL = db.url;
 }
 
@@ -17,17 +19,17 @@ let signals = 0;
 const onSignal = (sig: NodeJS.Signals) => {
   signals += 1;
   if (signals > 1) {
-    console.error(`[worker] second ${sig}: exiting now`);
+    logger.error({ signal: sig }, `second ${sig}: exiting now`);
     process.exit(1);
   }
-  console.log(`[worker] ${sig}: finishing or releasing current work`);
+  logger.info({ signal: sig }, `${sig}: finishing or releasing current work`);
   worker
     .stop()
     .then(() => db?.stop())
     .then(
       () => process.exit(0),
       (err) => {
-        console.error("[worker] shutdown failed", err);
+        logger.error({ err }, "shutdown failed");
         process.exit(1);
       },
     );

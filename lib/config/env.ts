@@ -87,7 +87,7 @@ export const ENV_SCHEMA = z.object({
   HERALD_NARRATION: onOff.describe("off = notices only, no narration turn"),
   HERALD_RESEARCH_STEPS: z.coerce.number().int().min(1).max(50).default(4).describe("Sections of a native research task"),
   HERALD_RESEARCH_STEP_MS: z.coerce.number().min(0).max(60_000).default(1_500).describe("Pacing between research sections (holds no worker slot)"),
-  HERALD_EVENT_RETENTION_DAYS: positiveInt(30).describe("Feed events older than this are reaped"),
+  HERALD_EVENT_RETENTION_DAYS: positiveInt(30).describe("Feed events older than this are deleted by the retention job"),
 
   // ---- email (lib/email)
   SMTP_URL: z.string().min(1).optional().describe("SMTP server for notice emails (smtp://user:pass@host:587, smtps://…); unset = email off"),
@@ -110,6 +110,10 @@ export const ENV_SCHEMA = z.object({
   HERALD_ALLOW_SIMULATE: zeroOne.describe("1 accepts options.simulate (tests and benchmarks)"),
   HERALD_AUTH_RATE_LIMIT: onOff.describe("off lifts sign-in/sign-up throttling (test suites)"),
   HERALD_METRICS_TOKEN: z.string().min(1).optional().describe("Bearer token for /api/metrics; unset = endpoint off"),
+
+  // ---- operations (docs/operations.md#logs, #retention)
+  HERALD_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Lowest level logged (JSON lines; formatted when stdout is a terminal)"),
+  HERALD_RETENTION_INTERVAL_MS: positiveMs(60 * 60_000).describe("How often one worker of the fleet runs the retention job"),
 
   // ---- tooling
   HERALD_DEBUG_MIGRATE: z.string().optional().describe("Set: print the schema engine's diagnostics"),

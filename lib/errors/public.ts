@@ -1,4 +1,5 @@
 import { APICallError, RetryError } from "ai";
+import { log } from "@/lib/util/log";
 import { DriverProtocolError } from "./protocol";
 import { ERROR_CATEGORIES, type ErrorCategory } from "./categories";
 
@@ -29,10 +30,10 @@ export function classifyError(err: unknown): ErrorCategory {
 }
 
 /**
- * Logs the raw error under `context` and returns the sentence that may be
- * stored and shown.
+ * Logs the raw error under `context` (one JSON line with the ids of the work in
+ * progress, lib/util/log.ts) and returns the sentence that may be stored and shown.
  */
 export function publicError(err: unknown, context: string, category: ErrorCategory = classifyError(err)): string {
-  console.error(`[${context}] ${category}:`, err);
+  log().error({ err, context, category }, `[${context}] ${category}`);
   return ERROR_CATEGORIES[category];
 }

@@ -2,6 +2,9 @@ import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
 import { HEARTBEAT_STALE_MS } from "@/lib/workers/heartbeat";
 import { singleFlight } from "./cache";
+import { renderFleet } from "./fleet";
+import type { ProcessSnapshot } from "./process";
+import { QUEUES_COLUMN, QUEUES_CTE, renderQueues, type QueueRow } from "./queues";
 
 /**
  * Operator metrics in Prometheus text format, computed from the database (the
@@ -29,6 +32,8 @@ interface Figures {
   leased_tasks: number;
   orphans_cancelled: number;
   orphans_pending: number;
+  queues: QueueRow[] | null;
+  fleet: ProcessSnapshot[] | null;
 }
 
 /**
@@ -61,7 +66,7 @@ async function queryFigures(): Promise<Figures> {
                FILTER (WHERE "startedAt" IS NOT NULL AND "createdAt" > now() - interval '1 hour') AS delays
       FROM "task"
       GROUP BY status, "notificationStatus"
-    )
+    ), ${QUEUES_CTE}
     SELECT
       (SELECT coalesce(json_agg(json_build_object('kind', kind, 'status', status, 'n', n) ORDER BY kind, status), '[]'::json)
          FROM active_runs) AS runs,
@@ -83,7 +88,12 @@ async function queryFigures(): Promise<Figures> {
       (SELECT coalesce(sum(leased), 0)::int FROM task_groups) AS leased_tasks,
       -- Small: only remote tasks a dead worker left untracked (lib/runtime/orphans-sql.ts).
       (SELECT count(*)::int FROM "remote_orphan" WHERE "cancelledAt" IS NOT NULL) AS orphans_cancelled,
-      (SELECT count(*)::int FROM "remote_orphan" WHERE "cancelledAt" IS NULL) AS orphans_pending
+      (SELECT count(*)::int FROM "remote_orphan" WHERE "cancelledAt" IS NULL) AS orphans_pending,
+      ${QUEUES_COLUMN},
+      -- Each live worker's own counters and histograms, stored by its heartbeat (lib/metrics/process.ts).
+      (SELECT json_agg(metrics) FROM "worker_heartbeat"
+         WHERE metrics IS NOT NULL AND "stoppedAt" IS NULL
+           AND "lastBeatAt" > now() - make_interval(secs => ${stale})) AS fleet
     FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50,
                  percentile_cont(0.99) WITHIN GROUP (ORDER BY s) AS p99
             FROM run_waits) rw,
@@ -135,6 +145,7 @@ function render(f: Figures): string {
   metric("herald_remote_orphans_pending", "gauge", "Untracked remote tasks seen and not cancelled yet (inside the grace period, or the remote refused).", [
     [{}, num(f.orphans_pending)],
   ]);
+  renderQueues(f.queues, metric);
   metric("herald_workers_alive", "gauge", "Workers with a fresh heartbeat.", [[{}, alive]]);
   metric("herald_worker_utilisation", "gauge", "Leased runs and task steps over the run and task capacity of live workers.", [
     [{}, alive ? busy / (alive * concurrency * 2) : 0],
@@ -144,7 +155,8 @@ function render(f: Figures): string {
 
 /** One uncached collection: one SQL statement. */
 export async function collectMetrics(): Promise<string> {
-  return render(await queryFigures());
+  const figures = await queryFigures();
+  return render(figures) + (await renderFleet(figures.fleet));
 }
 
 /**

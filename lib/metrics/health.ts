@@ -1,4 +1,5 @@
 import { liveWorkers } from "@/lib/workers/heartbeat";
+import { log } from "@/lib/util/log";
 import { singleFlight } from "./cache";
 
 /**
@@ -29,7 +30,7 @@ async function probe(): Promise<Health> {
     const w = await Promise.race([liveWorkers(), timeout]);
     return { db: "ok", workers: { alive: w.alive, lastBeatAt: w.lastBeatAt } };
   } catch (err) {
-    console.error("[health] database check failed", err);
+    log("health").error({ err }, "database check failed");
     return DOWN;
   } finally {
     clearTimeout(timer);

@@ -95,7 +95,8 @@ describe("metrics collection", () => {
     expect(value(text, /^herald_task_start_delay_seconds\{quantile="0.99"\} /)).toBeGreaterThan(0);
     expect(value(text, /^herald_workers_alive /)).toBeGreaterThanOrEqual(0);
     for (const line of text.trim().split("\n")) {
-      expect(line).toMatch(/^(# (HELP|TYPE) herald_\w+ .+|herald_\w+(\{[a-z]+="[\w.]+"(,[a-z]+="[\w.]+")*\})? -?[\d.e+-]+)$/);
+      // Label values: words, or a worker's process id (host:pid:random) and a histogram's le="+Inf".
+      expect(line).toMatch(/^(# (HELP|TYPE) herald_\w+ .+|herald_\w+(\{[a-z]+="[\w.:+-]+"(,[a-z]+="[\w.:+-]+")*\})? -?[\d.e+-]+)$/);
     }
     for (const id of [u.id, conv, run.id, task.id]) expect(text).not.toContain(id);
   });

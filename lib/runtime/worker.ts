@@ -17,13 +17,17 @@ import { emailAvailable } from "@/lib/settings/queries";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import { beat, markStopped } from "@/lib/workers/heartbeat";
-import { reapOnce } from "@/lib/workers/reaper";
+import { retentionTick } from "@/lib/retention/job";
+import { processSnapshot, setProcessLabel } from "@/lib/metrics/process";
+import { log } from "@/lib/util/log";
+import { instrumentLoop } from "@/lib/runtime/instrument";
 import { reapOrphansOnce } from "@/lib/runtime/reap-orphans";
 import { Loop } from "@/lib/workers/loop";
 
 export const HEARTBEAT_MS = env("HERALD_HEARTBEAT_MS");
 const POLL_MS = env("HERALD_POLL_MS");
-const REAPER_MS = 10 * 60_000;
+/** How often each worker asks whether the fleet's retention job is due (one cheap claim statement). */
+const RETENTION_CHECK_MS = 60_000;
 
 export interface RunningWorker {
   id: string;
@@ -39,25 +43,30 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   const startedAt = new Date();
   const stopController = new AbortController();
   const stopping = stopController.signal;
+  const logger = log("worker").child({ workerId: id });
+  setProcessLabel(id);
   // Every in-flight row listens for the stop; a busy worker has far more than ten.
   setMaxListeners(1000, stopping);
   const mcp = registerConfiguredMcpDrivers();
-  if (mcp.length) console.log(`[worker] MCP drivers: ${mcp.join(", ")}`);
+  if (mcp.length) logger.info(`MCP drivers: ${mcp.join(", ")}`);
   const agents = registerConfiguredAgentDrivers().map((a) => a.driver);
-  if (agents.length) console.log(`[worker] remote agent drivers: ${agents.join(", ")}`);
+  if (agents.length) logger.info(`remote agent drivers: ${agents.join(", ")}`);
   const concurrency = opts.concurrency ?? env("HERALD_WORKER_CONCURRENCY");
 
   const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [
-    new Loop({ name: "runs", concurrency, pollMs: POLL_MS, claim: (n) => claimRuns(id, n), work: executeRun }, stopping),
+    new Loop(instrumentLoop({ name: "runs", concurrency, pollMs: POLL_MS, claim: (n) => claimRuns(id, n), work: executeRun }, id), stopping),
     new Loop(
-      { name: "tasks", concurrency, pollMs: POLL_MS, claim: (n) => claimExecution(id, n), work: executeTask, nextWakeMs: nextExecutionDueMs },
+      instrumentLoop(
+        { name: "tasks", concurrency, pollMs: POLL_MS, claim: (n) => claimExecution(id, n), work: executeTask, nextWakeMs: nextExecutionDueMs },
+        id,
+      ),
       stopping,
     ),
-    new Loop({ name: "cancel", concurrency: 2, pollMs: POLL_MS, claim: (n) => claimCancels(id, n), work: executeCancel }, stopping),
-    new Loop(notifyLoop(id), stopping),
-    new Loop(dueLoop(), stopping),
+    new Loop(instrumentLoop({ name: "cancel", concurrency: 2, pollMs: POLL_MS, claim: (n) => claimCancels(id, n), work: executeCancel }, id), stopping),
+    new Loop(instrumentLoop(notifyLoop(id), id), stopping),
+    new Loop(instrumentLoop(dueLoop(), id), stopping),
     // Without SMTP_URL email is off: queued notices wait for a worker that has one (lib/email/state.ts E3).
-    ...(emailAvailable() ? [new Loop(emailLoop(id), stopping)] : []),
+    ...(emailAvailable() ? [new Loop(instrumentLoop(emailLoop(id), id), stopping)] : []),
   ];
   const byName = new Map(loops.map((l) => [l.name, l]));
 
@@ -74,33 +83,37 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
     [WORK_CHANNEL],
     (_channel, payload) => onWake(payload),
     () => loops.forEach((l) => l.wake()),
-    (m) => console.warn(`[worker] ${m}`),
+    (m) => logger.warn(m),
   );
   await listener.start();
-  await beat(id, [...byName.keys()], startedAt);
+  // Each beat carries this worker's counters: /api/metrics serves them from the table.
+  const beatNow = async () => beat(id, [...byName.keys()], startedAt, await processSnapshot());
+  await beatNow();
   const heartbeat = setInterval(() => {
-    beat(id, [...byName.keys()], startedAt).catch((err) => console.error("[worker] heartbeat failed", err));
+    beatNow().catch((err) => logger.error({ err }, "heartbeat failed"));
   }, HEARTBEAT_MS);
 
-  const reaper = setInterval(() => {
-    reapOnce().catch((err) => console.error("[worker] reaper failed", err));
-  }, REAPER_MS);
-  reaper.unref();
+  // Every worker asks, at start and then every minute; the one whose claim moves the
+  // fleet's schedule runs it (lib/retention/job.ts).
+  const retentionCheck = () => void retentionTick(id).catch((err) => logger.error({ err }, "retention failed"));
+  const retention = setInterval(retentionCheck, Math.min(RETENTION_CHECK_MS, env("HERALD_RETENTION_INTERVAL_MS")));
+  retention.unref();
+  retentionCheck();
   // Remote tasks a dead worker created but never stored (lib/runtime/reap-orphans.ts).
   const orphans = setInterval(() => {
-    reapOrphansOnce(stopping).catch((err) => console.error("[worker] orphan reaper failed", err));
+    reapOrphansOnce(stopping).catch((err) => logger.error({ err }, "orphan reaper failed"));
   }, env("HERALD_ORPHAN_REAP_MS"));
   orphans.unref();
 
   const running = Promise.all(loops.map((l) => l.start()));
-  console.log(`[worker] ${id} started (loops: ${[...byName.keys()].join(", ")})`);
+  logger.info(`started (loops: ${[...byName.keys()].join(", ")})`);
 
   return {
     id,
     async stop() {
       stopController.abort();
       clearInterval(heartbeat);
-      clearInterval(reaper);
+      clearInterval(retention);
       clearInterval(orphans);
       await running;
       await listener.stop();

@@ -29,12 +29,12 @@ const double: Driver = {
 };
 registerDriver("double", double);
 
-// publicError logs the raw error with "[tasks <id>]"; the row only gets the category's sentence.
+// publicError logs the raw error in a JSON line with "context":"tasks <id>"; the row only gets the category's sentence.
 const errorLog = vi.spyOn(console, "error").mockImplementation(() => {});
 const logged = () => errorLog.mock.calls.flat().map(String).join("\n");
 const taskLog = (id: string) =>
   errorLog.mock.calls
-    .filter((c) => String(c[0]).startsWith(`[tasks ${id}]`))
+    .filter((c) => String(c[0]).includes(`"context":"tasks ${id}"`))
     .flat()
     .map(String)
     .join("\n");

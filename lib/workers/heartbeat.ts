@@ -5,11 +5,13 @@ import { getDb } from "@/lib/db/client";
 /** A worker that has not beaten for this long is considered dead. */
 export const HEARTBEAT_STALE_MS = env("HERALD_HEARTBEAT_STALE_MS");
 
-export async function beat(workerId: string, loops: string[], startedAt: Date): Promise<void> {
+/** `metrics`: the worker's own counters (lib/metrics/process.ts), kept as given; null leaves them out. */
+export async function beat(workerId: string, loops: string[], startedAt: Date, metrics: unknown = null): Promise<void> {
+  const snapshot = metrics === null ? null : JSON.stringify(metrics);
   await getDb().$executeRaw`
-    INSERT INTO "worker_heartbeat" (id, host, pid, "startedAt", "lastBeatAt", loops)
-    VALUES (${workerId}, ${os.hostname()}, ${process.pid}, ${startedAt}, now(), ${JSON.stringify(loops)}::jsonb)
-    ON CONFLICT (id) DO UPDATE SET "lastBeatAt" = now(), loops = EXCLUDED.loops, "stoppedAt" = NULL`;
+    INSERT INTO "worker_heartbeat" (id, host, pid, "startedAt", "lastBeatAt", loops, metrics)
+    VALUES (${workerId}, ${os.hostname()}, ${process.pid}, ${startedAt}, now(), ${JSON.stringify(loops)}::jsonb, ${snapshot}::jsonb)
+    ON CONFLICT (id) DO UPDATE SET "lastBeatAt" = now(), loops = EXCLUDED.loops, "stoppedAt" = NULL, metrics = EXCLUDED.metrics`;
 }
 
 export async function markStopped(workerId: string): Promise<void> {

@@ -1,3 +1,5 @@
+import { log } from "@/lib/util/log";
+
 /**
  * The skeleton every lease loop shares: claim → work → commit or release.
  * A loop claims up to its free capacity, runs each row independently (one bad
@@ -45,7 +47,7 @@ export class Loop<Row> {
   }
 
   private log(msg: string, err?: unknown) {
-    (this.spec.log ?? ((m, e) => console.error(`[${this.spec.name}] ${m}`, e ?? "")))(msg, err);
+    (this.spec.log ?? ((m, e) => log("loop").error({ err: e, loop: this.spec.name }, m)))(msg, err);
   }
 
   private async run(): Promise<void> {

@@ -2,6 +2,7 @@ import { scrapeMetrics } from "@/lib/metrics/collect";
 import { scrapeAccess } from "@/lib/metrics/token";
 import { errorResponse, json } from "@/lib/api/route";
 import { ApiError } from "@/lib/errors/api-error";
+import { log } from "@/lib/util/log";
 
 export const dynamic = "force-dynamic";
 
@@ -25,7 +26,7 @@ export async function GET(req: Request): Promise<Response> {
   try {
     text = await scrapeMetrics();
   } catch (err) {
-    console.error("[metrics] collection failed", err);
+    log("metrics").error({ err }, "collection failed");
     return errorResponse(new ApiError("unavailable", "Metrics are unavailable right now; try again shortly"));
   }
   return new Response(text, {

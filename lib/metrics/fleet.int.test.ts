@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import * as metrics from "@/app/api/metrics/route";
+import { getDb } from "@/lib/db/client";
+import { postMessage } from "@/lib/chat/post-message";
+import { startTask } from "@/lib/tasks/start-task";
+import { collectMetrics } from "@/lib/metrics/collect";
+import { LOOPS } from "@/lib/metrics/queues";
+import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
+
+const TOKEN = "fleet-metrics-token-0123456789";
+
+/** Value of the first sample whose line starts with `prefix` and contains every fragment. */
+function sample(text: string, name: string, ...fragments: string[]): number | null {
+  const line = text.split("\n").find((l) => (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) && fragments.every((f) => l.includes(f)));
+  return line === undefined ? null : Number(line.split(" ").pop());
+}
+
+let worker: WorkerProc | null = null;
+let saved: string | undefined;
+beforeAll(() => {
+  saved = process.env.HERALD_METRICS_TOKEN;
+  process.env.HERALD_METRICS_TOKEN = TOKEN;
+});
+afterAll(async () => {
+  if (worker) await stopWorkers(worker);
+  if (saved === undefined) delete process.env.HERALD_METRICS_TOKEN;
+  else process.env.HERALD_METRICS_TOKEN = saved;
+});
+
+describe("/api/metrics after real work", () => {
+  it("serves queue depth and expired leases from Postgres and each live worker's counters and histograms", async () => {
+    const u = await signUp("Fleet metrics");
+    const conv = await createConversationFor(u);
+    const db = getDb();
+
+    // A turn whose worker died mid-run: running, lease expired. No worker runs yet.
+    const crashed = await postMessage(u.id, conv, { content: "hello", clientMessageId: randomUUID() });
+    await db.$executeRaw`
+      UPDATE "run" SET status = 'running', attempts = 1, "leaseOwner" = 'dead-worker', "leaseToken" = 'dead-token',
+        "leaseExpiresAt" = now() - interval '5 seconds', "startedAt" = now() - interval '40 seconds'
+      WHERE id = ${crashed.run.id}`;
+    // A task due since a minute ago: the oldest due age reads at least that.
+    const due = await startTask({
+      ownerId: u.id,
+      conversationId: await createConversationFor(u),
+      title: "metrics due",
+      prompt: "metrics",
+      clientRequestId: randomUUID(),
+      options: { simulate: { steps: 1, stepMs: 0 } },
+    });
+    await db.$executeRaw`UPDATE "task" SET "nextRunAt" = now() - interval '60 seconds' WHERE id = ${due.task.id}`;
+
+    const before = await collectMetrics();
+    expect(sample(before, "herald_leases_expired", 'loop="runs"')).toBeGreaterThanOrEqual(1);
+    expect(sample(before, "herald_queue_depth", 'loop="runs"')).toBeGreaterThanOrEqual(1);
+    expect(sample(before, "herald_queue_depth", 'loop="tasks"')).toBeGreaterThanOrEqual(1);
+    expect(sample(before, "herald_queue_oldest_due_seconds", 'loop="tasks"')).toBeGreaterThanOrEqual(59);
+    for (const loop of LOOPS) expect(sample(before, "herald_queue_depth", `loop="${loop}"`), loop).not.toBeNull();
+
+    worker = startWorkerProcess();
+    await waitFor(async () => (await db.run.findUniqueOrThrow({ where: { id: crashed.run.id } })).status === "succeeded", 60_000, "recovered run");
+    await waitFor(async () => (await db.task.findUniqueOrThrow({ where: { id: due.task.id } })).status === "succeeded", 60_000, "task");
+    // The counters travel with the next heartbeat (HERALD_HEARTBEAT_MS=1000 in test workers).
+    type Snapshot = { name: string; values: { value: number; labels: Record<string, string> }[] }[];
+    const beat = await waitFor(async () => {
+      const rows = await db.workerHeartbeat.findMany({ where: { stoppedAt: null, NOT: { metrics: { equals: null as never } } } });
+      return rows.find((r) =>
+        ((r.metrics ?? []) as Snapshot).some((m) => m.name === "herald_lease_recoveries_total" && m.values.some((v) => v.labels.loop === "runs" && v.value >= 1)),
+      );
+    }, 30_000, "a heartbeat carrying the recovery");
+
+    // The first scrape in this file: nothing cached yet.
+    const res = await metrics.GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const proc = `process="${beat.id}"`;
+    expect(sample(text, "herald_lease_recoveries_total", 'loop="runs"', proc)).toBe(1);
+    expect(sample(text, "herald_loop_claimed_total", 'loop="runs"', proc)).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "herald_loop_claimed_total", 'loop="tasks"', proc)).toBeGreaterThanOrEqual(2);
+    expect(sample(text, "herald_queue_wait_seconds_count", 'loop="tasks"', proc)).toBeGreaterThanOrEqual(2);
+    // The step due a minute ago waited at least that long: it is past the 30 s bucket.
+    expect(sample(text, "herald_queue_wait_seconds_bucket", 'loop="tasks"', 'le="30"', proc)!).toBeLessThan(
+      sample(text, "herald_queue_wait_seconds_count", 'loop="tasks"', proc)!,
+    );
+    expect(sample(text, "herald_start_delay_seconds_count", 'kind="task"', proc)).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "herald_loop_busy_seconds_total", 'loop="tasks"', proc)).toBeGreaterThan(0);
+    expect(sample(text, "herald_loop_slots", 'loop="runs"', proc)).toBeGreaterThanOrEqual(1);
+    expect(text).toContain("# TYPE herald_queue_wait_seconds histogram");
+    expect(text).toContain("# TYPE herald_emails_sent_total counter");
+    // The recovered run is no longer waiting behind an expired lease.
+    expect(sample(await collectMetrics(), "herald_leases_expired", 'loop="runs"')).toBeLessThan(sample(before, "herald_leases_expired", 'loop="runs"')!);
+  });
+});

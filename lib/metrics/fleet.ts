@@ -1,0 +1,15 @@
+import { AggregatorRegistry } from "prom-client";
+import type { ProcessSnapshot } from "./process";
+
+/**
+ * Prometheus text for the per-process figures of every live worker, from the
+ * snapshots their heartbeats stored (lib/metrics/process.ts). Each series keeps
+ * its `process` label, so nothing is summed across workers here; a worker that
+ * stopped beating drops out (its counters restart under a new label if it comes
+ * back, which rate() reads as a reset).
+ */
+export async function renderFleet(snapshots: ProcessSnapshot[] | null): Promise<string> {
+  const valid = (snapshots ?? []).filter((s): s is ProcessSnapshot => Array.isArray(s));
+  if (valid.length === 0) return "";
+  return AggregatorRegistry.aggregate(valid as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics();
+}
