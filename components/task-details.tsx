@@ -13,6 +13,7 @@ import { OutcomeBadge } from "./task-badges";
 import { TaskInstructions } from "./task-instructions";
 import { TaskElapsed } from "./task-progress";
 import { TaskTimeline } from "./task-timeline";
+import { TaskRemoteTiming } from "./task-remote-timing";
 import { Markdown } from "./markdown";
 import { localNoticeText } from "./notice-text";
 import { Button } from "./ui/button";
@@ -198,6 +199,12 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
             </Part>
           )}
         </>
+      )}
+
+      {current.remote && (
+        <Part title={t("remoteTimingTitle")}>
+          <TaskRemoteTiming task={current} />
+        </Part>
       )}
 
       {current.error && (

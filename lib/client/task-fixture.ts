@@ -17,6 +17,7 @@ export function taskFixture(id: string, status: TaskStatus, second: number, extr
     steps: null,
     delivery: { mode: "none", dueAt: null, reportIfUnfinished: false, outcome: null, allowOvertime: true, budget: null },
     spent: { modelRequests: 0 },
+    remote: null,
     cancelRequested: false,
     cancel: { attempts: 0, lastError: null },
     notification: { status: "none", attempts: 0, error: null },

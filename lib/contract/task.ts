@@ -54,6 +54,13 @@ export interface PublicTask {
   };
   /** What the task has used so far; wall time is completedAt (or now) − startedAt. */
   spent: { modelRequests: number };
+  /**
+   * Remote tasks only (null for native research): the remote's own limit on
+   * its run (MCP: the ttl the server granted; agents: what the operator
+   * configured as the remote's run timeout) and how often Herald polls it now.
+   * Shown beside the deadline (delivery.dueAt), which is Herald's promise to the user.
+   */
+  remote: { runTimeoutSeconds: number | null; pollIntervalSeconds: number | null } | null;
   cancelRequested: boolean;
   cancel: { attempts: number; lastError: string | null };
   notification: { status: string; attempts: number; error: string | null };
@@ -69,6 +76,14 @@ const bound = (s: string | null, n = PUBLIC_ERROR_CHARS) => (s === null ? null :
 /** A stored failure as clients may see it: the sentence (bounded) and its category. */
 export function publicFailure(error: string | null): { error: string | null; errorCode: ErrorCategory | null } {
   return { error: bound(error), errorCode: errorCodeOf(error) };
+}
+
+/** Two numbers from the driver's bookkeeping, whatever else driverData holds (remote ids, sessions). */
+function remoteTimingOf(t: Task): PublicTask["remote"] {
+  if (t.driver === "research" || !t.driver.includes(":")) return null;
+  const d = (t.driverData && typeof t.driverData === "object" ? t.driverData : {}) as Record<string, unknown>;
+  const seconds = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.round(v / 100) / 10 : null);
+  return { runTimeoutSeconds: seconds(d.remoteTtlMs), pollIntervalSeconds: seconds(d.pollMs) };
 }
 
 /** Only the two known budget fields, whatever the JSON column holds. */
@@ -104,6 +119,7 @@ export function toPublicTask(t: Task): PublicTask {
       budget: budgetOf(t.budget),
     },
     spent: { modelRequests: t.modelRequests },
+    remote: remoteTimingOf(t),
     cancelRequested: t.cancelRequestedAt !== null,
     cancel: { attempts: t.cancelAttempts, lastError: bound(t.lastCancelError) },
     notification: { status: t.notificationStatus, attempts: t.notificationAttempts, error: bound(t.notificationError) },

@@ -18,6 +18,10 @@ const entry = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   /** The assistant id or graph id the runs are created for. */
   assistantId: z.string().min(1).max(200),
+  /** The remote's own run time limit as the operator knows it (shown in the sheet beside the deadline and the poll interval). */
+  runTimeoutSeconds: z.number().int().positive().max(30 * 24 * 3600).optional(),
+  /** Shown to users in the composer's "Work with" picker; without it the agent is not offered there. */
+  label: z.string().trim().min(1).max(80).optional(),
   headersFromEnv: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "a header name"), z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable name")).optional(),
 });
 
@@ -28,6 +32,8 @@ export interface RemoteAgentEntry {
   assistantId: string;
   /** Resolved header values: secrets, never logged or shown. */
   headers: Record<string, string>;
+  runTimeoutSeconds?: number;
+  label?: string;
 }
 
 const PREFIX = "[agents] HERALD_REMOTE_AGENTS";
@@ -86,7 +92,8 @@ export function parseRemoteAgents(raw: string | undefined, secrets: (name: strin
       headers[header] = value;
     }
     seen.add(r.data.name);
-    out.push({ name: r.data.name, description: r.data.description, url: r.data.url, assistantId: r.data.assistantId, headers });
+    const { runTimeoutSeconds, label } = r.data;
+    out.push({ name: r.data.name, description: r.data.description, url: r.data.url, assistantId: r.data.assistantId, headers, ...(runTimeoutSeconds ? { runTimeoutSeconds } : {}), ...(label ? { label } : {}) });
   });
   return out;
 }

@@ -4,6 +4,7 @@ import { env } from "@/lib/config/env";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import type { Driver, StepOutcome, TerminalSnapshot } from "./types";
 import { boundBody, hide } from "./mcp-content";
+import { withPollMs } from "./poll-ms";
 
 /**
  * A remote agent over the Agent Protocol as LangGraph Platform serves it
@@ -28,6 +29,8 @@ export interface AgentDriverConfig {
   url: string;
   assistantId: string;
   headers: Record<string, string>;
+  /** The remote's own limit on a run as the operator knows it (LangGraph servers do not publish it); shown in the sheet. */
+  runTimeoutSeconds?: number;
 }
 
 const CALL_TIMEOUT_MS = 10_000;
@@ -314,13 +317,13 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
         }
         await testPause(task.id);
       }
-      return { remoteRef: threadId, driverData: { agent: config.name } };
+      return { remoteRef: threadId, driverData: { agent: config.name, ...(config.runTimeoutSeconds ? { remoteTtlMs: config.runTimeoutSeconds * 1000 } : {}) } };
     },
 
     async step({ task, signal }) {
       const threadId = threadOf(task);
       try {
-        const o = await poll(task, threadId, signal);
+        const o = withPollMs(task, await poll(task, threadId, signal));
         return { ...o, error: hide(o.error, threadId), inputRequest: hide(o.inputRequest, threadId), publish: hide(o.publish, threadId) };
       } catch (err) {
         throw hide(err, threadId);

@@ -11,6 +11,7 @@ import { DriverProtocolError } from "@/lib/errors/protocol";
 import type { Driver, RemoteListing, StepOutcome, TerminalSnapshot } from "./types";
 import { boundBody, elicitContent, hide, isServerError, pollAfter, resultText } from "./mcp-content";
 import { createSessions, label, sessionGone, type SessionRef } from "./mcp-session";
+import { withPollMs } from "./poll-ms";
 
 /**
  * Remote research through MCP Tasks (spec 2025-11-25, SDK experimental API):
@@ -296,7 +297,7 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
     async step({ task, signal }) {
       const remoteId = remoteIdOf(task);
       try {
-        const o = await poll(refOf(task), remoteId, task, signal);
+        const o = withPollMs(task, await poll(refOf(task), remoteId, task, signal));
         return { ...o, progress: hide(o.progress, remoteId), error: hide(o.error, remoteId), inputRequest: hide(o.inputRequest, remoteId), publish: hide(o.publish, remoteId) };
       } catch (err) {
         throw hide(err, remoteId);

@@ -284,4 +284,12 @@ export const en = {
   notFoundTitle: "Not found",
   notFoundLead: "This page doesn't exist, or it belongs to someone else.",
   goHome: "Go to Herald",
+  // remote task timing (task details)
+  remoteTimingTitle: "Remote timing",
+  remoteDeadline: "Deadline",
+  remoteNoDeadline: "none",
+  remoteRunTimeout: "Remote run limit",
+  remotePollInterval: "Polled every",
+  remoteNotStated: "not stated",
+  secondsShort: "{seconds} s",
 };

@@ -273,4 +273,12 @@ export const zh: { [K in keyof typeof en]: string } = {
   notFoundTitle: "未找到",
   notFoundLead: "这个页面不存在，或者属于其他人。",
   goHome: "返回 Herald",
+  // remote task timing (task details)
+  remoteTimingTitle: "远程计时",
+  remoteDeadline: "截止时间",
+  remoteNoDeadline: "无",
+  remoteRunTimeout: "远程运行时限",
+  remotePollInterval: "轮询间隔",
+  remoteNotStated: "未说明",
+  secondsShort: "{seconds} 秒",
 };
