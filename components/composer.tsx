@@ -2,11 +2,12 @@
 
 import { useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { DeliveryRequest } from "@/lib/client/api";
-import { MAX_DUE_MINUTES, parseDueMinutes, type DeliveryMode } from "@/lib/client/delivery";
+import { MAX_DUE_MINUTES, minutesText, parseDueMinutes, secondsUntilTimeOfDay, type DeliveryMode } from "@/lib/client/delivery";
 import { draftKey, readDraft, writeDraft } from "@/lib/client/draft";
 import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
+import { DeliveryExplainer, TimeOfDayField } from "./delivery-picker";
 import { SendIcon, TimerIcon } from "./icons";
 import { Button } from "./ui/button";
 import { cn } from "./ui/cn";
@@ -36,6 +37,8 @@ export function Composer({
   const [value, setValue] = useState("");
   const [mode, setMode] = useState<DeliveryMode>("none");
   const [minutes, setMinutes] = useState(DEFAULT_MINUTES);
+  /** "Tell me at" a time of day; empty = the minutes count. */
+  const [timeOfDay, setTimeOfDay] = useState("");
   const [reportAnyway, setReportAnyway] = useState(false);
   const [stopAtDeadline, setStopAtDeadline] = useState(false);
   const [showMinutesError, setShowMinutesError] = useState(false);
@@ -86,15 +89,18 @@ export function Composer({
       minutesRef.current?.focus();
       return;
     }
+    // A time of day is counted from the moment of sending, not of typing.
+    const due = mode === "at" && timeOfDay ? (secondsUntilTimeOfDay(timeOfDay, new Date()) ?? dueInSeconds) : dueInSeconds;
     const delivery =
-      mode !== "none" && dueInSeconds !== null
-        ? { mode, dueInSeconds, reportIfUnfinished: reportAnyway, ...(stopAtDeadline ? { allowOvertime: false } : {}) }
+      mode !== "none" && due !== null
+        ? { mode, dueInSeconds: due, reportIfUnfinished: reportAnyway, ...(stopAtDeadline ? { allowOvertime: false } : {}) }
         : undefined;
     onSend(value.trim(), delivery);
     setValue("");
     // A deadline belongs to one message; the next one starts without.
     setMode("none");
     setMinutes(DEFAULT_MINUTES);
+    setTimeOfDay("");
     setReportAnyway(false);
     setStopAtDeadline(false);
     setShowMinutesError(false);
@@ -173,13 +179,27 @@ export function Composer({
                   min="0"
                   max={MAX_DUE_MINUTES}
                   value={minutes}
-                  onChange={(event) => setMinutes(event.target.value)}
+                  onChange={(event) => {
+                    setMinutes(event.target.value);
+                    setTimeOfDay("");
+                  }}
                   onBlur={() => setShowMinutesError(true)}
                   aria-invalid={(showMinutesError && minutesInvalid) || undefined}
                   aria-describedby={showMinutesError && minutesInvalid ? minutesErrorId : undefined}
                   className={cn(fieldClass, "w-20", showMinutesError && minutesInvalid && "border-danger")}
                 />
               </span>
+              {mode === "at" && (
+                <TimeOfDayField
+                  value={timeOfDay}
+                  className={fieldClass}
+                  onChange={(text) => {
+                    setTimeOfDay(text);
+                    const seconds = secondsUntilTimeOfDay(text, new Date());
+                    if (seconds !== null) setMinutes(minutesText(seconds));
+                  }}
+                />
+              )}
               <CheckboxField label={t("reportIfUnfinished")} checked={reportAnyway} onChange={setReportAnyway} />
               <CheckboxField label={t("stopAtDeadline")} checked={stopAtDeadline} onChange={setStopAtDeadline} />
               {showMinutesError && minutesInvalid && (
@@ -187,6 +207,13 @@ export function Composer({
                   {t("dueInvalid")}
                 </p>
               )}
+              <DeliveryExplainer
+                mode={mode}
+                dueInSeconds={dueInSeconds}
+                timeOfDay={mode === "at" ? timeOfDay : ""}
+                reportAnyway={reportAnyway}
+                stopAtDeadline={stopAtDeadline}
+              />
             </>
           )}
         </fieldset>

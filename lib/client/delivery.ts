@@ -17,3 +17,36 @@ export function parseDueMinutes(text: string): number | null {
   // Whole milliseconds: 0.1 min is 6 s, not 6.000000000000001.
   return Math.round(minutes * 60_000) / 1000;
 }
+
+/** Below this a research task rarely finishes: the picker explains instead of keeping quiet. */
+export const SHORT_DUE_SECONDS = 60;
+
+/**
+ * "HH:MM" or "HH:MM:SS" (an <input type="time">, the reader's zone) → seconds
+ * from `now` to the next time the clock shows it: today if still ahead, else
+ * tomorrow. Null when it is not a time of day.
+ */
+export function secondsUntilTimeOfDay(text: string, now: Date): number | null {
+  const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/.exec(text.trim());
+  if (!m) return null;
+  const [h, min, s] = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+  if (h > 23 || min > 59 || s > 59) return null;
+  const target = new Date(now);
+  target.setHours(h, min, s, 0);
+  if (target.getTime() <= now.getTime()) target.setDate(target.getDate() + 1);
+  return (target.getTime() - now.getTime()) / 1000;
+}
+
+/** Minutes for the "Due in (minutes)" field that match a number of seconds (two decimals at most). */
+export function minutesText(seconds: number): string {
+  return String(Math.round((seconds / 60) * 100) / 100);
+}
+
+/** A duration in whole parts for a sentence: under a minute in seconds, under an hour in minutes and seconds. */
+export function durationParts(seconds: number): { unit: "s" | "ms" | "hm"; h: number; m: number; s: number } {
+  const total = Math.max(0, Math.round(seconds));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return { unit: total < 60 ? "s" : total < 3600 ? "ms" : "hm", h, m, s };
+}

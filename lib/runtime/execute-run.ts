@@ -5,6 +5,7 @@ import { getDb } from "@/lib/db/client";
 import { emitEvent, publishDelta, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { titleAfterExchange } from "@/lib/chat/titles";
+import { deliveryNote, withDeliveryNote } from "@/lib/chat/delivery-note";
 import { toPublicRun } from "@/lib/contract/message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
@@ -161,7 +162,8 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
         conversationId: run.conversationId,
         ownerId: run.ownerId,
         kind: "assistant",
-        content: text || "…",
+        // A deadline with no task to keep it, or one too short to meet, is said under the reply.
+        content: withDeliveryNote(text || "…", await deliveryNote(tx, run)),
         runId: run.id,
       });
       if (run.kind === "chat") await titleAfterExchange(tx, run.ownerId, run.conversationId, run.id);

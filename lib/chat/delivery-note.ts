@@ -1,0 +1,70 @@
+import type { Tx } from "@/lib/db/client";
+import { messageMetaOf } from "@/lib/contract/message";
+
+/** Below this a research task rarely finishes in time (the composer's picker says the same: lib/client/delivery.ts). */
+const SHORT_DUE_SECONDS = 60;
+
+const WORDS = {
+  en: {
+    unused: (when: string) =>
+      `No background task was started for this message, so the deadline you set (${when}) does not apply. Ask for research if you want a result by then.`,
+    short: (seconds: number) =>
+      `${seconds} seconds is very little time for research: expect to hear that it did not finish in time, with whatever it had by then.`,
+    at: "tell me at",
+    by: "tell me by",
+  },
+  zh: {
+    unused: (when: string) => `这条消息没有开始后台任务，所以你设置的期限（${when}）不适用。如果想在那之前拿到结果，请让我做研究。`,
+    short: (seconds: number) => `${seconds} 秒对研究来说太短了：多半只能告诉你没能按时完成，以及到那时已有的结果。`,
+    at: "到点告诉我",
+    by: "限时内告诉我",
+  },
+} as const;
+
+function clock(iso: string, lang: "en" | "zh", timeZone: string | null): string {
+  const date = new Date(iso);
+  try {
+    return new Intl.DateTimeFormat(lang === "zh" ? "zh-CN" : "en-GB", {
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      timeZone: timeZone ?? "UTC",
+      timeZoneName: "short",
+    }).format(date);
+  } catch {
+    return date.toISOString();
+  }
+}
+
+/**
+ * A sentence the host adds under a chat reply about the message's delivery
+ * contract (issue 14): a deadline chosen for a message that started no task
+ * says so instead of leaving a "Tell me by …" chip that never fires, and a
+ * task started with a deadline under a minute says what to expect. Null when
+ * there is nothing to say. Host text in the account's language and time zone,
+ * never model text.
+ */
+export async function deliveryNote(
+  tx: Tx,
+  run: { id: string; kind: string; ownerId: string; conversationId: string; triggerMessageId: string | null },
+): Promise<string | null> {
+  if (run.kind !== "chat" || !run.triggerMessageId) return null;
+  const trigger = await tx.message.findFirst({
+    where: { id: run.triggerMessageId, conversationId: run.conversationId, ownerId: run.ownerId, kind: "user" },
+    select: { id: true, meta: true },
+  });
+  const delivery = trigger ? messageMetaOf("user", trigger.meta)?.delivery : undefined;
+  if (!trigger || !delivery) return null;
+  const started = await tx.task.count({ where: { ownerId: run.ownerId, OR: [{ originRunId: run.id }, { originMessageId: trigger.id }] } });
+  const user = await tx.user.findUnique({ where: { id: run.ownerId }, select: { language: true, timeZone: true } });
+  const lang = user?.language === "zh" ? "zh" : "en";
+  const w = WORDS[lang];
+  if (started === 0) return w.unused(`${w[delivery.mode]} ${clock(delivery.dueAt, lang, user?.timeZone ?? null)}`);
+  if (delivery.dueInSeconds < SHORT_DUE_SECONDS) return w.short(Math.round(delivery.dueInSeconds));
+  return null;
+}
+
+/** The reply with the note as its last paragraph (one message, not two). */
+export function withDeliveryNote(reply: string, note: string | null): string {
+  return note ? `${reply}\n\n_${note}_` : reply;
+}
