@@ -48,6 +48,7 @@ export function OvertimeSummary({ delivery, spent }: Pick<PublicTask, "delivery"
   const limits: string[] = [];
   if (delivery.budget?.maxModelRequests !== undefined) limits.push(t("budgetRequests", { n: delivery.budget.maxModelRequests }));
   if (delivery.budget?.maxWallSeconds !== undefined) limits.push(t("budgetMinutes", { n: Math.ceil(delivery.budget.maxWallSeconds / 60) }));
+  if (delivery.budget?.maxTokens !== undefined) limits.push(t("budgetTokens", { n: delivery.budget.maxTokens }));
   const rule = !delivery.allowOvertime
     ? t("overtimeOff")
     : limits.length > 0

@@ -13,6 +13,7 @@ import { OutcomeBadge } from "./task-badges";
 import { TaskInstructions } from "./task-instructions";
 import { TaskElapsed } from "./task-progress";
 import { TaskTimeline } from "./task-timeline";
+import { ProviderWait, TaskUsage } from "./task-usage";
 import { TaskRemoteTiming } from "./task-remote-timing";
 import { Markdown } from "./markdown";
 import { localNoticeText } from "./notice-text";
@@ -206,6 +207,16 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
           <TaskRemoteTiming task={current} />
         </Part>
       )}
+
+      {current.waitingForProvider && (
+        <Part title={t("providerWaitTitle")}>
+          <ProviderWait task={current} />
+        </Part>
+      )}
+
+      <Part title={t("usageTitle")}>
+        <TaskUsage spent={current.spent} />
+      </Part>
 
       {current.error && (
         <Part title={t("errorLabel")}>

@@ -55,6 +55,8 @@ export interface PeerBehaviours {
   omitFinishReason: boolean;
   /** Streams are cut (socket destroyed, no [DONE]) after this many content chunks; null = never. */
   cutStreamAfterChunks: number | null;
+  /** An outage: while set, every chat request fails this way (after any failNext ones); null = up. */
+  outage: PeerFailure | null;
 }
 
 export type PeerFailure =
@@ -121,6 +123,7 @@ export const DEFAULT_BEHAVIOURS: PeerBehaviours = {
   usage: true,
   omitFinishReason: false,
   cutStreamAfterChunks: null,
+  outage: null,
 };
 
 export const PLAN_TITLES = ["Early origins", "Industrial scale-up", "Regulation and markets", "Outlook"];
@@ -293,7 +296,7 @@ export async function startOpenAIPeer(initial: Partial<PeerBehaviours> = {}): Pr
     };
 
     if (!body) return refuse(400, "body is not JSON");
-    const failure = failures.shift();
+    const failure = failures.shift() ?? behaviours.outage ?? undefined;
     if (failure && "stall" in failure) {
       record.outcome = "stall";
       return;

@@ -87,3 +87,8 @@ export function breakerFor(key: string): Breaker {
   if (!b) breakers.set(key, (b = new Breaker()));
   return b;
 }
+
+/** Forgets every endpoint's state (tests that run one outage after another in one process). */
+export function resetBreakers(): void {
+  breakers.clear();
+}

@@ -46,9 +46,9 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
     const before = peer.requests.length;
     try {
       const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000 } });
-      const err = await model
-        .doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "x" }] }], responseFormat: { type: "json" } })
-        .catch((e: unknown) => e);
+      const err = await Promise.resolve(
+        model.doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "x" }] }], responseFormat: { type: "json" } }),
+      ).catch((e: unknown) => e);
       expect(APICallError.isInstance(err) && err.statusCode).toBe(400);
       expect(peer.requests.slice(before).map((r) => r.outcome)).toEqual(["400"]);
     } finally {

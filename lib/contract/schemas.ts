@@ -101,11 +101,12 @@ export const deliveryInput = z
     dueAt: dueAtInput.optional(),
     reportIfUnfinished: z.boolean().optional(),
     allowOvertime: z.boolean().optional(),
-    /** Overtime budget: past a missed dueAt the research stops once either is spent. */
+    /** Overtime budget: past a missed dueAt the research stops once any is spent (tokens: input + output). */
     budget: z
       .strictObject({
         maxModelRequests: z.number().int().positive().max(10_000).optional(),
         maxWallSeconds: z.number().positive().max(7 * 24 * 3600).optional(),
+        maxTokens: z.number().int().positive().max(1_000_000_000).optional(),
       })
       .optional(),
   })

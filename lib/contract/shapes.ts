@@ -48,7 +48,7 @@ export const deliveryMetaSchema = z.object({
   dueInSeconds: z.number(),
   reportIfUnfinished: z.boolean(),
   allowOvertime: z.boolean(),
-  budget: z.object({ maxModelRequests: z.number().optional(), maxWallSeconds: z.number().optional() }).optional(),
+  budget: z.object({ maxModelRequests: z.number().optional(), maxWallSeconds: z.number().optional(), maxTokens: z.number().optional() }).optional(),
   source: z.enum(["picker", "phrase"]),
 });
 export type DeliveryMeta = z.infer<typeof deliveryMetaSchema>;

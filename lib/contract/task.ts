@@ -49,11 +49,20 @@ export interface PublicTask {
     outcome: string | null;
     /** False: the task stops at dueAt (status deadline_exceeded). True: it may run on within `budget`. */
     allowOvertime: boolean;
-    /** Past a missed dueAt the research stops once either is spent; null = no limit. */
-    budget: { maxModelRequests?: number; maxWallSeconds?: number } | null;
+    /** Past a missed dueAt the research stops once any is spent (tokens: input + output); null = no limit. */
+    budget: { maxModelRequests?: number; maxWallSeconds?: number; maxTokens?: number } | null;
   };
   /** What the task has used so far; wall time is completedAt (or now) − startedAt. */
-  spent: { modelRequests: number };
+  spent: {
+    modelRequests: number;
+    /** Tokens the provider reported for every request of the task (0 where it reports none). */
+    inputTokens: number;
+    outputTokens: number;
+    /** Estimated from the operator's price table (HERALD_MODEL_PRICES), USD; null = no price known. */
+    costUsd: number | null;
+  };
+  /** Set while a step waits for a failing model provider (rate limit, outage); `since` is when the wait began. */
+  waitingForProvider: { since: string } | null;
   /**
    * Remote tasks only (null for native research): the remote's own limit on
    * its run (MCP: the ttl the server granted; agents: what the operator
@@ -86,13 +95,14 @@ function remoteTimingOf(t: Task): PublicTask["remote"] {
   return { runTimeoutSeconds: seconds(d.remoteTtlMs), pollIntervalSeconds: seconds(d.pollMs) };
 }
 
-/** Only the two known budget fields, whatever the JSON column holds. */
+/** Only the known budget fields, whatever the JSON column holds. */
 function budgetOf(raw: unknown): PublicTask["delivery"]["budget"] {
   if (!raw || typeof raw !== "object") return null;
   const b = raw as Record<string, unknown>;
   const out: NonNullable<PublicTask["delivery"]["budget"]> = {};
   if (typeof b.maxModelRequests === "number") out.maxModelRequests = b.maxModelRequests;
   if (typeof b.maxWallSeconds === "number") out.maxWallSeconds = b.maxWallSeconds;
+  if (typeof b.maxTokens === "number") out.maxTokens = b.maxTokens;
   return Object.keys(out).length > 0 ? out : null;
 }
 
@@ -118,7 +128,8 @@ export function toPublicTask(t: Task): PublicTask {
       allowOvertime: t.allowOvertime,
       budget: budgetOf(t.budget),
     },
-    spent: { modelRequests: t.modelRequests },
+    spent: { modelRequests: t.modelRequests, inputTokens: t.inputTokens, outputTokens: t.outputTokens, costUsd: t.costUsd },
+    waitingForProvider: t.providerWaitSince && !isTerminalStatus(t.status) ? { since: t.providerWaitSince.toISOString() } : null,
     remote: remoteTimingOf(t),
     cancelRequested: t.cancelRequestedAt !== null,
     cancel: { attempts: t.cancelAttempts, lastError: bound(t.lastCancelError) },

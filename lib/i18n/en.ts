@@ -4,11 +4,13 @@
 import { accountEn } from "./account-en";
 import { enReport } from "./report-en";
 import { enChat } from "./chat-en";
+import { enUsage } from "./usage-en";
 
 export const en = {
   ...accountEn,
   ...enReport,
   ...enChat,
+  ...enUsage,
   appName: "Herald",
 
   // auth (contract: name, email, password, signIn, signUp)

@@ -3,11 +3,13 @@ import type { en } from "./en";
 import { accountZh } from "./account-zh";
 import { zhReport } from "./report-zh";
 import { zhChat } from "./chat-zh";
+import { zhUsage } from "./usage-zh";
 
 export const zh: { [K in keyof typeof en]: string } = {
   ...accountZh,
   ...zhReport,
   ...zhChat,
+  ...zhUsage,
   appName: "Herald",
 
   name: "姓名",

@@ -88,6 +88,14 @@ export async function countRunModelRequest(id: string, token: string): Promise<b
   return n === 1;
 }
 
+/** Adds one answered request's tokens (and estimated cost) to the run; by id, the tokens were spent either way. */
+export async function addRunUsage(id: string, u: { inputTokens: number; outputTokens: number; costUsd: number | null }): Promise<void> {
+  await getDb().$executeRaw`
+    UPDATE "run" SET "inputTokens" = "inputTokens" + ${u.inputTokens}, "outputTokens" = "outputTokens" + ${u.outputTokens},
+      "costUsd" = CASE WHEN ${u.costUsd}::float8 IS NULL THEN "costUsd" ELSE coalesce("costUsd", 0) + ${u.costUsd}::float8 END
+    WHERE id = ${id}`;
+}
+
 /**
  * Takes the run out of `running` inside the caller's transaction, only if our
  * lease still holds. Returns null on a guard miss: someone else owns it now.

@@ -19,11 +19,17 @@ import { factsOf, STOPPED_AT_DEADLINE, syncNotices, writeNotice } from "@/lib/de
 export interface Budget {
   maxModelRequests?: number;
   maxWallSeconds?: number;
+  /** Input plus output tokens, as the provider reported them. */
+  maxTokens?: number;
 }
 
-export function budgetExceeded(task: Pick<Task, "budget" | "modelRequests" | "startedAt" | "createdAt">, now: Date): boolean {
+export function budgetExceeded(
+  task: Pick<Task, "budget" | "modelRequests" | "inputTokens" | "outputTokens" | "startedAt" | "createdAt">,
+  now: Date,
+): boolean {
   const b = (task.budget ?? {}) as Budget;
   if (b.maxModelRequests !== undefined && task.modelRequests >= b.maxModelRequests) return true;
+  if (b.maxTokens !== undefined && task.inputTokens + task.outputTokens >= b.maxTokens) return true;
   const since = task.startedAt ?? task.createdAt;
   return b.maxWallSeconds !== undefined && now.getTime() - since.getTime() >= b.maxWallSeconds * 1000;
 }

@@ -9,6 +9,7 @@ import { deliveryNote, withDeliveryNote } from "@/lib/chat/delivery-note";
 import { toPublicRun } from "@/lib/contract/message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
+import { resilientModel } from "@/lib/agent/resilient-model";
 import { systemPrompt } from "@/lib/agent/prompt";
 import { modelToolsEnabled } from "@/lib/agent/provider-profile";
 import { taskProjection } from "@/lib/agent/task-projection";
@@ -17,6 +18,7 @@ import { createFrame, type Frame } from "@/lib/text/frame";
 import { NARRATION_EVENT, narrationPrompt } from "@/lib/notify/deliver";
 import { parseEventSnapshot, type EventSnapshot } from "@/lib/notify/state";
 import {
+  addRunUsage,
   countRunModelRequest,
   finishRunGuarded,
   releaseRun,
@@ -115,7 +117,11 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
     // Only a turn the user wrote gets tools that change tasks; a narration run can only look them up.
     const access = toolAccessFor(run, trigger);
     const messages = await loadHistory(run, trigger, frame);
-    const model = countedModel(opts.model ?? getModel(), () => countRunModelRequest(run.id, token));
+    // Interactive policy: short in-place retries (Retry-After, backoff), a silence timeout, tokens per answered request.
+    const model = resilientModel(countedModel(opts.model ?? getModel(), () => countRunModelRequest(run.id, token)), {
+      mode: "interactive",
+      onUsage: (u) => addRunUsage(run.id, u),
+    });
     // A server without a tool-call parser refuses every request that carries tools, "Hello" included.
     const withTools = modelToolsEnabled();
     const tasks = await taskProjection(run.ownerId, run.conversationId, frame);
@@ -126,7 +132,8 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
       tools: withTools ? agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access) : undefined,
       stopWhen: stepCountIs(5),
       abortSignal: abort.signal,
-      maxRetries: 1,
+      // Retries are the resilient model's (one policy for every call); the SDK's own would ignore Retry-After.
+      maxRetries: 0,
     });
     // fullStream rather than textStream: errors and aborts arrive as parts, not throws.
     let stepEnded = false;

@@ -6,6 +6,10 @@ import { Prisma } from "@/lib/db/generated/client.ts";
 import { appendMessage } from "@/lib/chat/append-message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
+import { resilientModel } from "@/lib/agent/resilient-model";
+import { backgroundWaitMs, ProviderWaitError } from "@/lib/agent/retry";
+import type { TokenUsage } from "@/lib/agent/usage";
+import { env } from "@/lib/config/env";
 import { driverFor } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
 import { TRACKING_DEGRADED_AFTER, type ProgressReply, type StepOutcome } from "@/lib/drivers/types";
@@ -20,8 +24,11 @@ import { publicFailure, type TerminalStatus } from "@/lib/contract/task";
 import {
   backoffMs,
   commitPoll,
+  addTaskUsage,
   countTaskModelRequest,
   deferExecution,
+  deferForProvider,
+  providerWaitedMs,
   lockExecutionGuarded,
   markStarted,
   markTerminal,
@@ -71,19 +78,27 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
     if (task.dueEvaluatedAt && (await overtimeSpent(task, token))) return "lost";
     if (task.inputResponse !== null && task.status === "input_required") return await answer(task, token, abort.signal);
     const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
-    const model = countedModel(getModel(), () => countTaskModelRequest(task.id, token));
+    // Tokens go to the task as each answer arrives (a step that fails later still spent them), and to the step's row.
+    const stepUsage = { inputTokens: 0, outputTokens: 0 };
+    const onUsage = async (u: TokenUsage) => {
+      stepUsage.inputTokens += u.inputTokens;
+      stepUsage.outputTokens += u.outputTokens;
+      await addTaskUsage(task.id, u);
+    };
+    const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
     const reportProgress = modelProgressWriter(task, token, steps);
     const outcome = await driver.step({ task, steps, model, signal: abort.signal, reportProgress });
     if (outcome.defer) {
       const { ms, driverState } = outcome.defer;
       return (await deferExecution(task.id, token, ms, driverState)) ? "deferred" : "lost";
     }
-    return await commitStep(task, token, outcome);
+    return await commitStep(task, token, outcome, stepUsage);
   } catch (err) {
     if (stopping.aborted && !(err instanceof LeaseLostError && !abort.signal.aborted)) {
       return (await releaseExecution(task.id, token, null, 0, false)) ? "released" : "lost";
     }
     if (err instanceof LeaseLostError || (abort.signal.aborted && abort.signal.reason instanceof LeaseLostError)) return "lost";
+    if (err instanceof ProviderWaitError) return await waitForProvider(task, token, err);
     const message = publicError(err, `tasks ${task.id}`);
     const budget = driver?.maxConsecutiveErrors ?? TASK_MAX_CONSECUTIVE_ERRORS;
     if (err instanceof DriverProtocolError || task.consecutiveErrors + 1 >= budget) {
@@ -188,7 +203,26 @@ export function normalizeOutcome(o: StepOutcome): StepOutcome {
   };
 }
 
-async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Promise<ExecOutcome> {
+/**
+ * The model provider failed in a way worth retrying: the step is deferred (no
+ * lease held while waiting) and the task says it is waiting for the provider,
+ * until the wait measured on the database clock passes its budget.
+ */
+async function waitForProvider(task: LeasedTask, token: string, err: ProviderWaitError): Promise<ExecOutcome> {
+  const message = publicError(err, `tasks ${task.id}: step waits for the model provider`);
+  const budget = env("HERALD_MODEL_RETRY_BACKGROUND_MS");
+  return getDb().$transaction(async (tx) => {
+    if (!(await lockExecutionGuarded(tx, task.id, token))) return "lost";
+    const waited = await providerWaitedMs(tx, task.id);
+    if (waited >= budget) return (await terminal(tx, task.id, "failed", message)) ? "failed" : "lost";
+    // The last try lands at the end of the budget, not after it.
+    const wait = Math.min(backgroundWaitMs(waited, err.retryAfterMs), Math.max(budget - waited, 50));
+    if (await deferForProvider(tx, task.id, wait)) await emitTaskById(tx, task.id);
+    return "deferred";
+  });
+}
+
+async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usage = { inputTokens: 0, outputTokens: 0 }): Promise<ExecOutcome> {
   const outcome = normalizeOutcome(raw);
   return getDb().$transaction(async (tx) => {
     const row = await lockExecutionGuarded(tx, task.id, token);
@@ -206,6 +240,8 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome): Pr
             input: step.input as Prisma.InputJsonValue,
             output: step.output as Prisma.InputJsonValue,
             modelRequests: step.modelRequests,
+            inputTokens: usage.inputTokens,
+            outputTokens: usage.outputTokens,
           },
         ],
         skipDuplicates: true,

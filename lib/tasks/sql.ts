@@ -18,6 +18,9 @@ import { TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
  *   running                   step deferred (pacing wait)             running         same; lease dropped, nextRunAt = now() + wait
  *   running                   last step committed (final body)        succeeded       same
  *   running                   5 consecutive step errors / protocol    failed          same
+ *   running                   model provider failed (retryable)       running         same; deferred, providerWaitSince set once;
+ *                                                                                     the next committed step clears it
+ *   running                   provider wait past its budget           failed          same (HERALD_MODEL_RETRY_BACKGROUND_MS)
  *   running|queued            update(message)                         updating        not terminal; next step consumes it → running
  *   running                   remote poll says input_required         input_required  same guard; an outbox event (notice + narration)
  *   input_required            answer stored, next claim → driver      running         same guard; polled again at once
@@ -118,6 +121,43 @@ export async function countTaskModelRequest(id: string, token: string): Promise<
 }
 
 /**
+ * Adds one answered request's tokens (and estimated cost) to the task. By id
+ * only, not by lease: the provider spent them whoever owns the row now.
+ */
+export async function addTaskUsage(id: string, u: { inputTokens: number; outputTokens: number; costUsd: number | null }): Promise<void> {
+  await getDb().$executeRaw`
+    UPDATE "task" SET "inputTokens" = "inputTokens" + ${u.inputTokens}, "outputTokens" = "outputTokens" + ${u.outputTokens},
+      "costUsd" = CASE WHEN ${u.costUsd}::float8 IS NULL THEN "costUsd" ELSE coalesce("costUsd", 0) + ${u.costUsd}::float8 END
+    WHERE id = ${id}`;
+}
+
+/** How long the task has been waiting for the model provider (database clock); 0 when it is not. */
+export async function providerWaitedMs(tx: Tx, id: string): Promise<number> {
+  const [row] = await tx.$queryRaw<{ ms: number }[]>`
+    SELECT (extract(epoch FROM now() - coalesce("providerWaitSince", now())) * 1000)::float8 AS ms FROM "task" WHERE id = ${id}`;
+  return row?.ms ?? 0;
+}
+
+/**
+ * running → running, waiting for the model provider: like a pacing defer (no
+ * lease, no attempt, no error) but marks the wait. Its start moves updatedAt
+ * (the task now says so); later waits of the same outage do not. True when the
+ * wait just began.
+ */
+export async function deferForProvider(tx: Tx, id: string, delayMs: number): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ began: boolean }[]>`
+    UPDATE "task" t SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+      "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),
+      attempts = t.attempts - 1, "consecutiveErrors" = 0,
+      "providerWaitSince" = coalesce(t."providerWaitSince", now()),
+      "updatedAt" = CASE WHEN t."providerWaitSince" IS NULL THEN now() ELSE t."updatedAt" END
+    FROM (SELECT "providerWaitSince" IS NULL AS began FROM "task" WHERE id = ${id}) before
+    WHERE t.id = ${id}
+    RETURNING before.began`;
+  return rows[0]?.began ?? false;
+}
+
+/**
  * (none) → submitted: the launch intent. `now` is the database clock the caller
  * read in its transaction; claims compare nextRunAt with now(), never this process's clock.
  */
@@ -174,7 +214,7 @@ export interface PollResult {
 export async function commitPoll(tx: Tx, id: string, r: PollResult): Promise<void> {
   await tx.$executeRaw`
     UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
-      "consecutiveErrors" = 0, "updatedAt" = now(),
+      "consecutiveErrors" = 0, "updatedAt" = now(), "providerWaitSince" = NULL,
       -- An answer stored while this poll ran is handed over at once; once the remote
       -- stops waiting, a stored answer belongs to no question and is dropped.
       "nextRunAt" = CASE WHEN ${r.waiting} AND "inputResponse" IS NOT NULL THEN now() ELSE now() + make_interval(secs => ${secs(r.delayMs)}) END,

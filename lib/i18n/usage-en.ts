@@ -1,0 +1,14 @@
+// UI strings of model usage, cost and provider waits (components/task-usage.tsx, components/delivery-summary.tsx).
+// Spread into en.ts; usage-zh.ts is kept key for key by its type.
+
+export const enUsage = {
+  providerWaitTitle: "Model provider",
+  waitingForProvider: "Waiting for the model provider",
+  waitingForProviderHint: "The provider is failing or limiting requests right now; the task goes on by itself once it answers.",
+  usageTitle: "Model usage",
+  usageTokens: "{input} input · {output} output tokens",
+  usageRequests: "{n} requests",
+  usageCost: "≈ ${cost} estimated",
+  usageNone: "No tokens reported yet",
+  budgetTokens: "{n} tokens",
+};
