@@ -7,15 +7,18 @@ import { ConversationItem } from "./conversation-item";
 import { Button } from "./ui/button";
 import { InlineAlert } from "./ui/inline-alert";
 
-/** A chat nothing was written in yet (a "New chat" draft) is listed only while it is open. */
-export function listedConversations(all: readonly PublicConversation[], activeId?: string): PublicConversation[] {
-  return all.filter((c) => c.lastSeq > 0 || c.id === activeId || c.title.trim() !== "New chat");
+/** A chat nothing was written in yet (a "New chat" draft, untitled) is not listed: it is saved for the API's sake only. */
+export function listedConversations(all: readonly PublicConversation[]): PublicConversation[] {
+  return all.filter((c) => c.lastSeq > 0 || c.title.trim() !== DRAFT_TITLE);
 }
+
+/** lib/chat/titles.ts DEFAULT_TITLE: the name of a chat no one has named yet. */
+const DRAFT_TITLE = "New chat";
 
 export function ConversationList({ activeId, onNavigate }: { activeId?: string; onNavigate?: () => void }) {
   const { t } = useI18n();
   const { data, isPending, isError, refetch } = useConversations();
-  const listed = data ? listedConversations(data, activeId) : undefined;
+  const listed = data ? listedConversations(data) : undefined;
   const pinned = listed?.filter((c) => c.pinned) ?? [];
   const rest = listed?.filter((c) => !c.pinned) ?? [];
 
