@@ -30,6 +30,8 @@ interface Figures {
   workers_alive: number;
   leased_runs: number;
   leased_tasks: number;
+  usage: { work: string; input: number; output: number; cost: number | null }[];
+  waiting_for_provider: number;
   orphans_cancelled: number;
   orphans_pending: number;
   queues: QueueRow[] | null;
@@ -62,6 +64,8 @@ async function queryFigures(): Promise<Figures> {
     ), task_groups AS (
       SELECT status, "notificationStatus" AS notification, count(*)::int AS n,
              count(*) FILTER (WHERE "leaseExpiresAt" > now())::int AS leased,
+             sum("inputTokens")::float8 AS input_tokens, sum("outputTokens")::float8 AS output_tokens, sum("costUsd")::float8 AS cost,
+             count(*) FILTER (WHERE "providerWaitSince" IS NOT NULL)::int AS waiting,
              array_agg(extract(epoch FROM ("startedAt" - "createdAt"))::float8)
                FILTER (WHERE "startedAt" IS NOT NULL AND "createdAt" > now() - interval '1 hour') AS delays
       FROM "task"
@@ -86,6 +90,14 @@ async function queryFigures(): Promise<Figures> {
          WHERE "stoppedAt" IS NULL AND "lastBeatAt" > now() - make_interval(secs => ${stale})) AS workers_alive,
       (SELECT coalesce(sum(leased), 0)::int FROM active_runs) AS leased_runs,
       (SELECT coalesce(sum(leased), 0)::int FROM task_groups) AS leased_tasks,
+      -- Tokens on the rows still kept (the retention job deletes old runs): runs are read once more, tasks ride along.
+      json_build_array(
+        (SELECT json_build_object('work', 'task', 'input', coalesce(sum(input_tokens), 0), 'output', coalesce(sum(output_tokens), 0), 'cost', sum(cost))
+           FROM task_groups),
+        (SELECT json_build_object('work', 'run', 'input', coalesce(sum("inputTokens"), 0)::float8, 'output', coalesce(sum("outputTokens"), 0)::float8,
+                'cost', sum("costUsd")::float8) FROM "run")) AS usage,
+      (SELECT coalesce(sum(waiting), 0)::int FROM task_groups WHERE status IN ('submitted', 'queued', 'running', 'updating', 'input_required'))
+        AS waiting_for_provider,
       -- Small: only remote tasks a dead worker left untracked (lib/runtime/orphans-sql.ts).
       (SELECT count(*)::int FROM "remote_orphan" WHERE "cancelledAt" IS NOT NULL) AS orphans_cancelled,
       (SELECT count(*)::int FROM "remote_orphan" WHERE "cancelledAt" IS NULL) AS orphans_pending,
@@ -147,6 +159,14 @@ function render(f: Figures): string {
   ]);
   renderQueues(f.queues, metric);
   metric("herald_workers_alive", "gauge", "Workers with a fresh heartbeat.", [[{}, alive]]);
+  metric("herald_model_tokens", "gauge", "Model tokens the provider reported, on task and run rows still kept (input and output).",
+    f.usage.flatMap((u) => [
+      [{ work: u.work, direction: "input" }, num(u.input)],
+      [{ work: u.work, direction: "output" }, num(u.output)],
+    ] as [Record<string, string>, number][]));
+  metric("herald_model_cost_usd", "gauge", "Estimated model cost (HERALD_MODEL_PRICES) on task and run rows still kept; 0 without a price table.",
+    f.usage.map((u) => [{ work: u.work }, num(u.cost)]));
+  metric("herald_tasks_waiting_for_provider", "gauge", "Active tasks whose next step waits for a failing model provider.", [[{}, num(f.waiting_for_provider)]]);
   metric("herald_worker_utilisation", "gauge", "Leased runs and task steps over the run and task capacity of live workers.", [
     [{}, alive ? busy / (alive * concurrency * 2) : 0],
   ]);

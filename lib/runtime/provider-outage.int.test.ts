@@ -7,6 +7,7 @@ import { executeTask } from "@/lib/runtime/execute-task";
 import { postMessage } from "@/lib/chat/post-message";
 import { toPublicTask } from "@/lib/contract/task";
 import { resetBreakers } from "@/lib/agent/breaker";
+import { collectMetrics } from "@/lib/metrics/collect";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { PLAN_TITLES, startOpenAIPeer, type OpenAIPeer } from "@/tests/openai-peer";
 import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
@@ -64,6 +65,7 @@ async function newResearch(steps = 2) {
 }
 
 const row = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
+const metric = (text: string, line: string) => Number(text.split("\n").find((l) => l.startsWith(`${line} `))?.split(" ").pop());
 
 /** This process is the worker: claims the task whenever it is due and runs one step, until it ends. */
 async function drive(id: string, until: (t: Awaited<ReturnType<typeof row>>) => boolean, timeoutMs = 30_000) {
@@ -98,8 +100,9 @@ describe("research tasks and a failing model provider", () => {
     expect(waiting.leaseToken).toBeNull();
     expect(waiting.consecutiveErrors).toBe(0);
     expect(toPublicTask(waiting).waitingForProvider?.since).toBe(waiting.providerWaitSince!.toISOString());
-    // Not claimable before the provider's time.
+    // Not claimable before the provider's time; operators see it waiting.
     expect(await claimExecution("outage-test", 1, [id])).toEqual([]);
+    expect(metric(await collectMetrics(), "herald_tasks_waiting_for_provider")).toBeGreaterThanOrEqual(1);
     await drive(id, (t) => t.status === "succeeded");
     const done = await row(id);
     expect(done.providerWaitSince).toBeNull();
@@ -163,6 +166,10 @@ describe("research tasks and a failing model provider", () => {
     expect(task.inputTokens).toBe(steps.reduce((n, s) => n + s.inputTokens, 0));
     expect(task.outputTokens).toBe(steps.reduce((n, s) => n + s.outputTokens, 0));
     expect(task.costUsd).toBeCloseTo((task.inputTokens * 2 + task.outputTokens * 8) / 1e6, 12);
+    const text = await collectMetrics();
+    expect(metric(text, 'herald_model_tokens{work="task",direction="input"}')).toBeGreaterThanOrEqual(task.inputTokens);
+    expect(metric(text, 'herald_model_tokens{work="task",direction="output"}')).toBeGreaterThanOrEqual(task.outputTokens);
+    expect(metric(text, 'herald_model_cost_usd{work="task"}')).toBeGreaterThanOrEqual(task.costUsd!);
     expect(toPublicTask(task).spent).toEqual({
       modelRequests: task.modelRequests,
       inputTokens: task.inputTokens,
