@@ -9,6 +9,7 @@ import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import { DeliveryExplainer, TimeOfDayField } from "./delivery-picker";
 import { SendIcon, TimerIcon } from "./icons";
+import { WorkWithPicker } from "./work-with-picker";
 import { Button } from "./ui/button";
 import { cn } from "./ui/cn";
 
@@ -18,16 +19,17 @@ const DEFAULT_MINUTES = "10";
 export function Composer({
   onSend,
   disabled = false,
-}: {
   autoFocus = true,
   prefill,
-  onSend: (content: string, delivery?: DeliveryRequest) => void;
+}: {
+  /** `workWith`: the "Work with" pick (an opaque id of GET /api/work-choices), absent for "best fit". */
+  onSend: (content: string, delivery?: DeliveryRequest, workWith?: string) => void;
   disabled?: boolean;
-}) {
   /** Focus the text box when the page opens (not on touch screens, where it would pop the keyboard up). */
   autoFocus?: boolean;
   /** Text to put in the box (an example prompt); a new `nonce` puts it again. */
   prefill?: { text: string; nonce: number };
+}) {
   const { t } = useI18n();
   const id = useId();
   const hintId = useId();
@@ -41,6 +43,7 @@ export function Composer({
   const [timeOfDay, setTimeOfDay] = useState("");
   const [reportAnyway, setReportAnyway] = useState(false);
   const [stopAtDeadline, setStopAtDeadline] = useState(false);
+  const [workWith, setWorkWith] = useState("");
   const [showMinutesError, setShowMinutesError] = useState(false);
   const hydrated = useHydrated();
   const textareaRef = useRef<HTMLTextAreaElement>(null);
@@ -64,9 +67,6 @@ export function Composer({
     if (draftRef.current) writeDraft(draftRef.current, value);
   }, [value]);
 
-  // Grow with the text up to a cap, then scroll inside.
-  useLayoutEffect(() => {
-    const el = textareaRef.current;
   useEffect(() => {
     if (autoFocus && window.matchMedia("(pointer: fine)").matches) textareaRef.current?.focus({ preventScroll: true });
   }, [autoFocus]);
@@ -77,6 +77,9 @@ export function Composer({
     textareaRef.current?.focus();
   }, [prefill]);
 
+  // Grow with the text up to a cap, then scroll inside.
+  useLayoutEffect(() => {
+    const el = textareaRef.current;
     if (!el) return;
     el.style.height = "auto";
     el.style.height = `${Math.min(el.scrollHeight, MAX_HEIGHT_PX)}px`;
@@ -95,7 +98,7 @@ export function Composer({
       mode !== "none" && due !== null
         ? { mode, dueInSeconds: due, reportIfUnfinished: reportAnyway, ...(stopAtDeadline ? { allowOvertime: false } : {}) }
         : undefined;
-    onSend(value.trim(), delivery);
+    onSend(value.trim(), delivery, workWith || undefined);
     setValue("");
     // A deadline belongs to one message; the next one starts without.
     setMode("none");
@@ -103,6 +106,7 @@ export function Composer({
     setTimeOfDay("");
     setReportAnyway(false);
     setStopAtDeadline(false);
+    setWorkWith("");
     setShowMinutesError(false);
     textareaRef.current?.focus();
   }
@@ -152,6 +156,7 @@ export function Composer({
           data-testid="delivery-picker"
           className="flex flex-wrap items-center gap-x-3 gap-y-1.5 px-3 pb-2 text-xs text-muted"
         >
+          <WorkWithPicker value={workWith} onChange={setWorkWith} className={fieldClass} />
           <span className="flex items-center gap-1.5">
             <TimerIcon className="size-4" />
             <label htmlFor={modeId}>{t("delivery")}</label>

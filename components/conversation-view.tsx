@@ -230,9 +230,9 @@ export function ConversationView({
     el.style.overflowAnchor = stickToBottom.current ? "none" : "auto";
   }
 
-  function onSend(content: string, delivery?: DeliveryRequest) {
+  function onSend(content: string, delivery?: DeliveryRequest, workWith?: string) {
     stickToBottom.current = true;
-    sendOutgoing(qc, conversationId, content, delivery);
+    sendOutgoing(qc, conversationId, content, delivery, workWith);
   }
 
   return (

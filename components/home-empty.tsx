@@ -30,7 +30,7 @@ export function HomeEmpty() {
   const [error, setError] = useState<string | null>(null);
   const [, startNavigation] = useTransition();
 
-  async function start(content: string, delivery?: DeliveryRequest) {
+  async function start(content: string, delivery?: DeliveryRequest, workWith?: string) {
     setStarting(true);
     setError(null);
     try {
@@ -38,7 +38,7 @@ export function HomeEmpty() {
       upsertConversation(qc, conversation);
       qc.setQueryData(queryKeys.conversation(conversation.id), conversation);
       qc.setQueryData<PublicMessage[]>(queryKeys.messages(conversation.id), (prev) => prev ?? []);
-      sendOutgoing(qc, conversation.id, content, delivery);
+      sendOutgoing(qc, conversation.id, content, delivery, workWith);
       startNavigation(() => router.push(`/c/${conversation.id}`));
     } catch (cause) {
       setError(t("startFailed", { reason: errorWords(t, cause) }));
@@ -55,7 +55,7 @@ export function HomeEmpty() {
         <p className="max-w-md text-sm text-muted">{t("homeComposerLead")}</p>
       </div>
       <div className="w-full max-w-2xl space-y-3">
-        <Composer onSend={(content, delivery) => void start(content, delivery)} disabled={starting} prefill={prefill} />
+        <Composer onSend={(content, delivery, workWith) => void start(content, delivery, workWith)} disabled={starting} prefill={prefill} />
         {error && <InlineAlert>{error}</InlineAlert>}
         <section aria-label={t("examplePrompts")}>
           <h2 className="sr-only">{t("examplePrompts")}</h2>

@@ -15,7 +15,7 @@ import { TOOLS as TOOL_NAMES } from "./tool-names";
 import { deliverySay, outcomeSay, SAY_HINT, toolRecord, type ToolDelivery, type CancelTaskResult, type CheckTaskFound, type CheckTaskResult, type ListTasksResult, type StartTaskResult, type ToolCandidate, type ToolError, type UpdateTaskResult } from "./tool-results";
 import { matchTasks } from "./match-tasks";
 import { formatDue, statusText } from "./offline/format";
-import { driverChoices } from "@/lib/drivers/choices";
+import { driverChoices, driverForWorkChoice } from "@/lib/drivers/choices";
 import type { AgentChoice } from "@/lib/drivers/agent-config";
 
 export interface ToolContext {
@@ -101,6 +101,12 @@ export function deliveryFromMessage(message: { meta: unknown }): DeliveryContrac
   const parsed = deliverySchema.safeParse(meta.delivery);
   if (!parsed.success || (parsed.data.dueAt === undefined && parsed.data.dueInSeconds === undefined)) return undefined;
   return parsed.data;
+}
+
+/** The driver the user picked for this turn ("Work with"), if the server still offers it. */
+function workChoiceOf(message: { meta: unknown }): string | null {
+  const id = (message.meta as { workWith?: unknown } | null)?.workWith;
+  return typeof id === "string" ? driverForWorkChoice(id) : null;
 }
 
 /**
@@ -192,7 +198,8 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
             conversationId: ctx.conversationId,
             title,
             prompt,
-            driver: agent ?? "research",
+            // The user's pick in the composer wins; otherwise the model routed by the descriptions.
+            driver: workChoiceOf(trigger) ?? agent ?? "research",
             // A retried run (same run id) finds the task its first attempt created.
             clientRequestId: `run:${ctx.runId}:start:${key}`,
             originRunId: ctx.runId,

@@ -9,6 +9,7 @@ import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitEvent, wakeWorkers } from "@/lib/events/emit";
 import type { PublicMessage, PublicRun } from "@/lib/contract/shapes";
+import { driverForWorkChoice } from "@/lib/drivers/choices";
 import { appendMessage } from "./append-message";
 import { titleFromMessage } from "./titles";
 import { toPublicConversation, toPublicMessage, toPublicRun } from "@/lib/contract/message";
@@ -18,6 +19,8 @@ export interface PostMessageInput {
   clientMessageId: string;
   /** From the composer's picker; otherwise parsed from the text ("tell me in 10 minutes"). */
   delivery?: DeliveryContract;
+  /** The composer's "Work with" picker (an id of workChoices()); the start tool sends the turn's task there. */
+  workWith?: string;
 }
 
 
@@ -45,6 +48,12 @@ async function deliveryMeta(tx: Tx, input: PostMessageInput, parsed: ParsedDeliv
   };
 }
 
+/** The picker's id rides on the message (opaque), resolved to a driver only when the start tool runs. */
+function withWorkChoice(meta: Prisma.InputJsonValue | undefined, workWith: string | undefined): Prisma.InputJsonValue | undefined {
+  if (workWith === undefined) return meta;
+  return { ...((meta as Record<string, Prisma.InputJsonValue> | undefined) ?? {}), workWith };
+}
+
 async function findExisting(ownerId: string, conversationId: string, clientMessageId: string) {
   const db = getDb();
   const message = await db.message.findUnique({ where: { ownerId_clientMessageId: { ownerId, clientMessageId } } });
@@ -68,6 +77,9 @@ export async function postMessage(
 ): Promise<{ message: PublicMessage; run: PublicRun; created: boolean }> {
   const existing = await findExisting(ownerId, conversationId, input.clientMessageId);
   if (existing) return { ...existing, created: false };
+  if (input.workWith !== undefined && !driverForWorkChoice(input.workWith)) {
+    throw new ApiError("bad_request", "workWith: not a choice this server offers (GET /api/work-choices)", "workWith");
+  }
   const parsed = input.delivery ? null : parseDeliveryPhrase(input.content);
   try {
     const result = await getDb().$transaction(async (tx) => {
@@ -77,7 +89,7 @@ export async function postMessage(
         kind: "user",
         content: input.content,
         clientMessageId: input.clientMessageId,
-        meta: await deliveryMeta(tx, input, parsed),
+        meta: withWorkChoice(await deliveryMeta(tx, input, parsed), input.workWith),
       });
       // After the insert: appendMessage locked the conversation, then the account
       // (writer order), so concurrent posts of one account are counted in turn.

@@ -217,7 +217,7 @@ export interface DeliveryRequest {
 
 export function sendMessage(
   conversationId: string,
-  body: { content: string; clientMessageId: string; delivery?: DeliveryRequest },
+  body: { content: string; clientMessageId: string; delivery?: DeliveryRequest; workWith?: string },
 ): Promise<SendMessageResult> {
   return request(`/api/conversations/${encodeURIComponent(conversationId)}/messages`, {
     method: "POST",
@@ -314,4 +314,14 @@ export function getSettings(signal?: AbortSignal): Promise<PublicSettings> {
 
 export function patchSettings(patch: SettingsPatch): Promise<PublicSettings> {
   return request("/api/settings", { method: "PATCH", json: patch });
+}
+
+/** The composer's "Work with" picker: opaque ids and public labels (label null: Herald's own research). */
+export interface WorkChoice {
+  id: string;
+  label: string | null;
+}
+
+export function getWorkChoices(signal?: AbortSignal): Promise<{ choices: WorkChoice[] }> {
+  return request("/api/work-choices", { signal });
 }

@@ -13,6 +13,8 @@ export interface OutgoingMessage {
   content: string;
   /** The composer's delivery picker; resent unchanged on retry. */
   delivery?: DeliveryRequest;
+  /** The composer's "Work with" pick (an opaque id); resent unchanged on retry. */
+  workWith?: string;
   status: "sending" | "failed";
   error: ApiError | null;
   /** ISO time of the (first) send, for display before the server's time is known. */
@@ -38,6 +40,7 @@ async function deliver(qc: QueryClient, entry: OutgoingMessage): Promise<void> {
       content: entry.content,
       clientMessageId: entry.clientMessageId,
       ...(entry.delivery ? { delivery: entry.delivery } : {}),
+      ...(entry.workWith ? { workWith: entry.workWith } : {}),
     });
     // Same tick: the stored copy replaces the optimistic one without a gap.
     upsertMessages(qc, entry.conversationId, [message]);
@@ -58,12 +61,14 @@ export function sendOutgoing(
   conversationId: string,
   content: string,
   delivery?: DeliveryRequest,
+  workWith?: string,
 ): void {
   const entry: OutgoingMessage = {
     clientMessageId: newClientId(),
     conversationId,
     content,
     delivery,
+    ...(workWith ? { workWith } : {}),
     status: "sending",
     error: null,
     createdAt: new Date().toISOString(),

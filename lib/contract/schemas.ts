@@ -122,6 +122,8 @@ export const postMessageBody = z.strictObject({
   content: z.string().trim().min(1, "must not be empty").max(MAX_MESSAGE_CHARS),
   clientMessageId: z.string().min(1).max(100),
   delivery: deliveryInput.optional(),
+  /** The composer's "Work with" picker: an id from GET /api/work-choices (opaque; never a driver name). */
+  workWith: z.string().min(1).max(40).optional(),
 });
 
 export const listTasksQuery = z.object({

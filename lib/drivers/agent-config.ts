@@ -102,6 +102,8 @@ export function parseRemoteAgents(raw: string | undefined, secrets: (name: strin
 export interface AgentChoice {
   driver: string;
   description: string;
+  /** The operator's public name for the composer's picker; unlabelled agents are not offered there. */
+  label?: string;
 }
 
 let registered: { raw: string | undefined; choices: AgentChoice[] } | null = null;
@@ -115,7 +117,7 @@ export function registerConfiguredAgentDrivers(raw: string | undefined = env("HE
   const choices = parseRemoteAgents(raw).map((a) => {
     const driver = `agent:${a.name}`;
     registerDriver(driver, createAgentDriver(a));
-    return { driver, description: a.description };
+    return { driver, description: a.description, ...(a.label ? { label: a.label } : {}) };
   });
   registered = { raw, choices };
   return choices;

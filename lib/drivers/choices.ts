@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { registerConfiguredAgentDrivers, type AgentChoice } from "./agent-config";
-import { mcpChoices } from "./mcp-config";
+import { mcpChoices, mcpLabels } from "./mcp-config";
 
 /** Native research: the default, and what the chat model picks when no description fits better. */
 export const RESEARCH_CHOICE: AgentChoice = {
@@ -15,4 +16,36 @@ export const RESEARCH_CHOICE: AgentChoice = {
  */
 export function driverChoices(): AgentChoice[] {
   return [RESEARCH_CHOICE, ...registerConfiguredAgentDrivers(), ...mcpChoices()];
+}
+
+/**
+ * What the composer's "Work with" picker offers a browser: an opaque id and
+ * the operator's public label (null: native research, worded by the client in
+ * the reader's language). Driver names, descriptions, urls and ids stay here.
+ */
+export interface WorkChoice {
+  id: string;
+  label: string | null;
+}
+
+export const NATIVE_CHOICE_ID = "research";
+
+/** Stable across processes and restarts (web and worker agree), and says nothing readable about the driver. */
+export function workChoiceId(driver: string): string {
+  return driver === "research" ? NATIVE_CHOICE_ID : `w_${createHash("sha256").update(`herald-work-choice\0${driver}`).digest("hex").slice(0, 20)}`;
+}
+
+function labelled(): { driver: string; label: string }[] {
+  const agents = registerConfiguredAgentDrivers().flatMap((a) => (a.label ? [{ driver: a.driver, label: a.label }] : []));
+  return [...agents, ...mcpLabels()];
+}
+
+export function workChoices(): WorkChoice[] {
+  return [{ id: NATIVE_CHOICE_ID, label: null }, ...labelled().map((c) => ({ id: workChoiceId(c.driver), label: c.label }))];
+}
+
+/** The driver behind a picker id, or null for an id this server does not offer. */
+export function driverForWorkChoice(id: string): string | null {
+  if (id === NATIVE_CHOICE_ID) return "research";
+  return labelled().find((c) => workChoiceId(c.driver) === id)?.driver ?? null;
 }

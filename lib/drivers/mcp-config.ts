@@ -56,7 +56,12 @@ export function parseMcpServers(raw: string | undefined): McpServerEntry[] {
   return out;
 }
 
-let registered: { raw: string | undefined; names: string[]; choices: { driver: string; description: string }[] } | null = null;
+let registered: {
+  raw: string | undefined;
+  names: string[];
+  choices: { driver: string; description: string }[];
+  labels: { driver: string; label: string }[];
+} | null = null;
 
 /**
  * Registers `mcp:<name>` for every configured server and returns the driver
@@ -72,7 +77,8 @@ export function registerConfiguredMcpDrivers(raw: string | undefined = env("HERA
     return name;
   });
   const choices = servers.flatMap((s) => (s.description ? [{ driver: `mcp:${s.name}`, description: s.description }] : []));
-  registered = { raw, names, choices };
+  const labels = servers.flatMap((s) => (s.label ? [{ driver: `mcp:${s.name}`, label: s.label }] : []));
+  registered = { raw, names, choices, labels };
   return names;
 }
 
@@ -80,4 +86,10 @@ export function registerConfiguredMcpDrivers(raw: string | undefined = env("HERA
 export function mcpChoices(): { driver: string; description: string }[] {
   registerConfiguredMcpDrivers();
   return registered?.choices ?? [];
+}
+
+/** Servers the composer's picker offers (those with a `label`). */
+export function mcpLabels(): { driver: string; label: string }[] {
+  registerConfiguredMcpDrivers();
+  return registered?.labels ?? [];
 }

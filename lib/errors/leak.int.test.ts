@@ -8,6 +8,9 @@ import { startTask } from "@/lib/tasks/start-task";
 import { claimExecution } from "@/lib/tasks/sql";
 import { executeTask } from "@/lib/runtime/execute-task";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
+import * as workChoicesRoute from "@/app/api/work-choices/route";
+import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
+import { driverForWorkChoice } from "@/lib/drivers/choices";
 import { call, createConversationFor, signUp } from "@/tests/helpers";
 import { ERROR_CATEGORIES } from "./categories";
 
@@ -96,6 +99,50 @@ describe("errors leak nothing", () => {
       logged.mockRestore();
       remoteSays = null;
       failure = () => Object.assign(new Error(SECRET), { code: "ECONNREFUSED" });
+    }
+  });
+});
+
+describe("the composer's Work with picker leaks nothing", () => {
+  it("GET /api/work-choices: opaque ids and operator labels only; a message names its pick by id, an unknown id is a 400 naming workWith", async () => {
+    const agentSecret = `agent-key-${randomUUID()}`;
+    const mcpSecret = `mcp-token-${randomUUID()}`;
+    process.env.HERALD_LEAK_AGENT_KEY = agentSecret;
+    process.env.HERALD_REMOTE_AGENTS = JSON.stringify([
+      { name: "patents-internal", label: "Patent search", description: "Patent landscape agent: prior art", url: "http://agents.internal.example:8123", assistantId: "graph-7f3a", headersFromEnv: { "x-api-key": "HERALD_LEAK_AGENT_KEY" } },
+      { name: "unlabelled", description: "Not offered in the picker", url: "http://hidden.internal.example:1", assistantId: "g" },
+    ]);
+    process.env.HERALD_MCP_SERVERS = JSON.stringify([
+      { name: "mcp-internal", label: "Market data", url: "http://mcp.internal.example:9000/mcp", tool: "research_tool_x", headers: { authorization: `Bearer ${mcpSecret}` } },
+    ]);
+    try {
+      const u = await signUp("Picker");
+      const r = await call(workChoicesRoute.GET, { user: u });
+      expect(r.status).toBe(200);
+      const choices = r.json.choices as { id: string; label: string | null }[];
+      expect(choices.map((c) => c.label)).toEqual([null, "Patent search", "Market data"]);
+      expect(choices[0].id).toBe("research");
+      const text = JSON.stringify(r.json);
+      for (const s of ["patents-internal", "unlabelled", "mcp-internal", "agents.internal", "hidden.internal", "mcp.internal", "graph-7f3a", "research_tool_x", "prior art", "agent:", "mcp:", agentSecret, mcpSecret]) {
+        expect(text.includes(s), `work choices leak ${s}`).toBe(false);
+      }
+      expect(driverForWorkChoice(choices[1].id)).toBe("agent:patents-internal");
+      expect(driverForWorkChoice(choices[2].id)).toBe("mcp:mcp-internal");
+
+      const conv = await createConversationFor(u);
+      const bad = await call(messagesRoute.POST, { user: u, params: { id: conv }, body: { content: "hello", clientMessageId: randomUUID(), workWith: "agent:patents-internal" } });
+      expect(bad.status).toBe(400);
+      expect(bad.json.error.field).toBe("workWith");
+      const ok = await call(messagesRoute.POST, { user: u, params: { id: conv }, body: { content: "research patents", clientMessageId: randomUUID(), workWith: choices[1].id } });
+      expect(ok.status).toBe(202);
+      const stored = await getDb().message.findUniqueOrThrow({ where: { id: ok.json.message.id } });
+      expect(stored.meta).toMatchObject({ workWith: choices[1].id });
+      const visible = JSON.stringify([ok.json, (await call(messagesRoute.GET, { user: u, params: { id: conv } })).json]);
+      expect(visible).not.toContain("patents-internal");
+    } finally {
+      delete process.env.HERALD_REMOTE_AGENTS;
+      delete process.env.HERALD_MCP_SERVERS;
+      delete process.env.HERALD_LEAK_AGENT_KEY;
     }
   });
 });

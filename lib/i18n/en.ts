@@ -294,4 +294,8 @@ export const en = {
   remotePollInterval: "Polled every",
   remoteNotStated: "not stated",
   secondsShort: "{seconds} s",
+  // composer: who does the work
+  workWith: "Work with",
+  workWithAuto: "Best fit",
+  workWithNative: "Herald research",
 };

@@ -283,4 +283,8 @@ export const zh: { [K in keyof typeof en]: string } = {
   remotePollInterval: "轮询间隔",
   remoteNotStated: "未说明",
   secondsShort: "{seconds} 秒",
+  // composer: who does the work
+  workWith: "交给",
+  workWithAuto: "自动选择",
+  workWithNative: "Herald 研究",
 };
