@@ -1,4 +1,4 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import { InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
 import { env } from "@/lib/config/env";
@@ -24,7 +24,40 @@ export function getModel(): LanguageModelV3 {
   });
   return wrapLanguageModel({
     model: provider.chatModel(env("HERALD_MODEL")),
-    middleware: { specificationVersion: "v3", transformParams: async ({ params }) => conformRequest(params, profile) },
+    middleware: {
+      specificationVersion: "v3",
+      transformParams: async ({ params }) => conformRequest(params, profile),
+      wrapStream: async ({ doStream }) => {
+        const result = await doStream();
+        return { ...result, stream: result.stream.pipeThrough(acceptMissingFinishReason()) };
+      },
+    },
+  });
+}
+
+/**
+ * Some servers end a complete stream ([DONE] or a clean close) without ever
+ * sending a finish_reason; the SDK then reports an error after the text and
+ * tool calls it already passed on, and the turn would be lost. Such an end is
+ * an end: "tool-calls" when calls arrived (so they run), else "stop". A
+ * connection cut mid-stream is not this case: it errors the stream itself.
+ */
+export function acceptMissingFinishReason(): TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart> {
+  let calls = false;
+  let missing = false;
+  return new TransformStream({
+    transform(part, controller) {
+      if (part.type === "tool-call") calls = true;
+      if (part.type === "error" && InvalidResponseDataError.isInstance(part.error) && /without a finish reason/.test(part.error.message)) {
+        missing = true;
+        return;
+      }
+      if (part.type === "finish" && missing) {
+        controller.enqueue({ ...part, finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined } });
+        return;
+      }
+      controller.enqueue(part);
+    },
   });
 }
 
