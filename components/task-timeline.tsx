@@ -15,7 +15,7 @@ import { InlineAlert } from "./ui/inline-alert";
 const textClass = "whitespace-pre-wrap [overflow-wrap:anywhere]";
 
 function Line({ item, title }: { item: PublicHistoryItem; title: string }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   switch (item.type) {
     case "created":
       return <>{t("hist_created")}</>;
@@ -27,6 +27,9 @@ function Line({ item, title }: { item: PublicHistoryItem; title: string }) {
           {t("hist_step", { index: item.index })}
           {item.title && <span className="text-muted"> · {item.title}</span>}
           {item.instructions.length > 0 && <span className="text-muted"> · {t("hist_step_instructions", { count: item.instructions.length })}</span>}
+          {item.inputTokens + item.outputTokens > 0 && (
+            <span className="text-muted"> · {t("hist_step_tokens", { n: (item.inputTokens + item.outputTokens).toLocaleString(locale) })}</span>
+          )}
         </>
       );
     case "progress":

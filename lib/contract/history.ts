@@ -34,7 +34,16 @@ interface Base<T extends HistoryItemType> {
 export type PublicHistoryItem =
   | (Base<"created"> & { title: string; driver: string; delivery: { mode: "none" | "at" | "by"; dueAt: string | null } })
   | Base<"cancel_requested">
-  | (Base<"step"> & { index: number; kind: string; title: string | null; modelRequests: number; instructions: string[] })
+  | (Base<"step"> & {
+      index: number;
+      kind: string;
+      title: string | null;
+      modelRequests: number;
+      /** The step's tokens as the provider reported them (0 where it reports none). */
+      inputTokens: number;
+      outputTokens: number;
+      instructions: string[];
+    })
   | (Base<"progress"> & { text: string; step: number | null })
   | (Base<"publication"> & { publicationId: string; version: number; partial: boolean })
   /** `from` is null when the entry before it is older than the feed log keeps (HERALD_EVENT_RETENTION_DAYS). */

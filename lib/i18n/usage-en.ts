@@ -11,4 +11,5 @@ export const enUsage = {
   usageCost: "≈ ${cost} estimated",
   usageNone: "No tokens reported yet",
   budgetTokens: "{n} tokens",
+  hist_step_tokens: "{n} tokens",
 };

@@ -11,4 +11,5 @@ export const zhUsage: { [K in keyof typeof enUsage]: string } = {
   usageCost: "估计约 ${cost}",
   usageNone: "尚未报告 token 用量",
   budgetTokens: "{n} 个 token",
+  hist_step_tokens: "{n} 个 token",
 };

@@ -98,6 +98,7 @@ export function taskHistorySql(ownerId: string, taskId: string, after: HistoryCu
       UNION ALL
       SELECT s."createdAt", ${rank.step}, s.index, '', 'step',
              jsonb_build_object('index', s.index, 'kind', s.kind, 'modelRequests', s."modelRequests",
+                                'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens",
                                 'title', CASE WHEN jsonb_typeof(s.input->'title') = 'string' THEN s.input->>'title' END,
                                 'instructions', CASE WHEN jsonb_typeof(s.input->'updates') = 'array' THEN s.input->'updates' END)
       FROM "task_step" s WHERE s."taskId" = ${taskId}
@@ -202,6 +203,8 @@ function toItem(r: Row): PublicHistoryItem | null {
         kind: str(d.kind) ?? "",
         title: bounded(d.title, 200),
         modelRequests: num(d.modelRequests),
+        inputTokens: num(d.inputTokens),
+        outputTokens: num(d.outputTokens),
         instructions,
       };
     }
