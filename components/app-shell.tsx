@@ -10,6 +10,7 @@ import { useAwaySignals } from "@/lib/client/away";
 import { useI18n } from "@/lib/client/i18n";
 import Link from "next/link";
 import { AccountMenu } from "./account-menu";
+import { ConnectionBanner } from "./connection-banner";
 import { MenuIcon, SettingsIcon } from "./icons";
 import { LanguageSelect } from "./language-select";
 import { NewChatButton } from "./new-chat-button";
@@ -151,6 +152,7 @@ export function AppShell({
         </main>
       </div>
       <Toaster />
+      <ConnectionBanner />
       <SignOutSync />
     </div>
   );

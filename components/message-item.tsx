@@ -4,6 +4,7 @@ import { useId, useState, type ReactNode } from "react";
 import type { PublicMessage, PublicMessageOf, UserMessageMeta } from "@/lib/contract/shapes";
 import { failureWords } from "@/lib/client/error-words";
 import { useI18n } from "@/lib/client/i18n";
+import { useFeedLive } from "@/lib/client/feed-connection";
 import { localNoticeText } from "./notice-text";
 import { AlertIcon, BellIcon, ChevronIcon, DocIcon, HeraldMark } from "./icons";
 import { DeliverySummary } from "./delivery-summary";
@@ -113,6 +114,7 @@ function lastLine(text: string): string {
 /** A task's progress proposals: the latest line up front, the rest on demand. */
 export function ProgressGroup({ messages, active }: { messages: PublicMessage[]; active: boolean }) {
   const { t } = useI18n();
+  const live = useFeedLive();
   const [open, setOpen] = useState(false);
   const historyId = useId();
   const latest = messages[messages.length - 1];
@@ -129,7 +131,7 @@ export function ProgressGroup({ messages, active }: { messages: PublicMessage[];
       {/* On a phone the toggle takes a row of its own under the line instead of squeezing it. */}
       <div className="grid grid-cols-[auto_minmax(0,1fr)] items-start gap-x-3 gap-y-1 sm:grid-cols-[auto_minmax(0,1fr)_auto]">
         <span className="relative mt-1.5 flex size-2.5 shrink-0" aria-hidden="true">
-          {active && (
+          {active && live && (
             <span className="absolute inline-flex size-full animate-ping rounded-full bg-accent/60 motion-reduce:animate-none" />
           )}
           <span className={`relative inline-flex size-2.5 rounded-full ${active ? "bg-accent" : "bg-border-strong"}`} />
@@ -243,7 +245,9 @@ export function NoticeBanner({ message }: { message: PublicMessageOf<"notice"> }
             className="inline-flex items-center gap-1 text-sm font-medium text-accent-text underline-offset-4 hover:underline"
           >
             <DocIcon className="size-4" />
-            {t("openBody")}
+            {t("openReport")}
+            {/* The older name stays in the accessible name (docs/contract.md: openBody). */}
+            <span className="sr-only"> ({t("openBody")})</span>
           </a>
         )}
       </div>

@@ -3,6 +3,8 @@
 import type { SVGProps } from "react";
 import type { TaskStatus } from "@/lib/client/tasks";
 import { useI18n } from "@/lib/client/i18n";
+import { useFeedLive } from "@/lib/client/feed-connection";
+import { isTerminalStatus } from "@/lib/contract/task";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import {
   BanIcon,
@@ -35,12 +37,21 @@ export function statusKey(status: TaskStatus): MessageKey {
 
 export function StatusBadge({ status }: { status: TaskStatus }) {
   const { t } = useI18n();
+  const live = useFeedLive();
   const look = STATUS_LOOK[status] ?? STATUS_LOOK.submitted;
   const Icon = look.icon;
+  // With the feed down an active status is only the last thing we heard: greyed and still, never a live pulse.
+  const stale = !live && !isTerminalStatus(status);
   return (
     <span
       data-status={status}
-      className={cn("inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium", look.tone)}
+      data-stale={stale || undefined}
+      title={stale ? t("staleStatus", { status: t(statusKey(status)) }) : undefined}
+      className={cn(
+        "inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium",
+        look.tone,
+        stale && "opacity-60 grayscale [&_svg]:animate-none",
+      )}
     >
       <Icon className="size-3.5" />
       {t(statusKey(status))}

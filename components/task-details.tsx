@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useId, useState, type ReactNode } from "react";
 import { errorWords, failureWords } from "@/lib/client/error-words";
 import { useAnswerInput, useTaskDetail } from "@/lib/client/queries";
-import type { PublicTask } from "@/lib/client/tasks";
+import { isTaskActive, type PublicTask } from "@/lib/client/tasks";
 import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { DocIcon, SpinnerIcon } from "./icons";
@@ -174,7 +174,8 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
                           onClick={onNavigate}
                           className="font-medium text-accent-text underline-offset-4 hover:underline"
                         >
-                          {t("openBody")}
+                          {t("openReport")}
+                          <span className="sr-only"> ({t("openBody")})</span>
                         </Link>
                       )}
                     </div>
@@ -202,15 +203,15 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
         </>
       )}
 
-      {current.remote && (
-        <Part title={t("remoteTimingTitle")}>
-          <TaskRemoteTiming task={current} />
-        </Part>
-      )}
-
       {current.waitingForProvider && (
         <Part title={t("providerWaitTitle")}>
           <ProviderWait task={current} />
+        </Part>
+      )}
+
+      {current.remote && (
+        <Part title={t("remoteTimingTitle")}>
+          <TaskRemoteTiming task={current} />
         </Part>
       )}
 
@@ -218,9 +219,10 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
         <TaskUsage spent={current.spent} />
       </Part>
 
-      {current.error && (
-        <Part title={t("errorLabel")}>
-          <p className={cn("text-xs text-danger", textClass)}>{failureWords(t, current)}</p>
+      {/* A failure is red; an error while still running is a retry under way; once it ended otherwise, an old error is history. */}
+      {current.error && (current.status === "failed" || isTaskActive(current.status)) && (
+        <Part title={current.status === "failed" ? t("errorLabel") : t("errorRetrying")}>
+          <p className={cn("text-xs", current.status === "failed" ? "text-danger" : "text-warn", textClass)}>{failureWords(t, current)}</p>
         </Part>
       )}
 

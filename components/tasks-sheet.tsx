@@ -19,12 +19,14 @@ import {
 import { failureWords } from "@/lib/client/error-words";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
+import { useFeedLive } from "@/lib/client/feed-connection";
 import { DeliverySummary, OvertimeSummary } from "./delivery-summary";
 import { AlertIcon, ChatIcon, ChevronIcon, SpinnerIcon, TasksIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { TaskProgress } from "./task-progress";
 import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
 import { TaskDetails } from "./task-details";
+import { CancelTaskButton } from "./cancel-task-button";
 import { CloseButton } from "./close-button";
 import { Toaster } from "./toaster";
 import { Button } from "./ui/button";
@@ -45,6 +47,7 @@ export function TasksSheet({ conversationId = null }: { conversationId?: TaskSco
   const active = countActive(list.data);
   const descriptionId = useId();
   const announcement = useStatusAnnouncements(conversationId, open);
+  const live = useFeedLive();
 
   return (
     <>
@@ -64,7 +67,11 @@ export function TasksSheet({ conversationId = null }: { conversationId?: TaskSco
               <span
                 aria-hidden="true"
                 data-testid="tasks-badge"
-                className="absolute -top-0.5 -right-0.5 flex h-4.5 min-w-4.5 items-center justify-center rounded-full bg-accent px-1 text-[0.65rem] leading-none font-semibold text-accent-fg ring-2 ring-surface"
+                data-stale={!live || undefined}
+                className={cn(
+                  "absolute -top-0.5 -right-0.5 flex h-4.5 min-w-4.5 items-center justify-center rounded-full bg-accent px-1 text-[0.65rem] leading-none font-semibold text-accent-fg ring-2 ring-surface",
+                  !live && "opacity-60 grayscale",
+                )}
               >
                 {active > 99 ? "99+" : active}
               </span>
@@ -352,8 +359,9 @@ function TaskRow({
             reportIfUnfinished={task.delivery.reportIfUnfinished}
           />
           <OvertimeSummary delivery={task.delivery} spent={task.spent} />
-          {task.delivery.outcome ? (
-            <OutcomeBadge outcome={task.delivery.outcome} />
+          {/* A promise that ended with a cancel or a failure says so, never "missed" or "not due yet". */}
+          {task.delivery.outcome || task.status === "cancelled" || task.status === "failed" ? (
+            <OutcomeBadge outcome={task.delivery.outcome ?? task.status} />
           ) : (
             <span className="rounded-full border border-dashed border-border-strong px-2 py-0.5">{t("deliveryPending")}</span>
           )}
@@ -398,20 +406,7 @@ function TaskRow({
           {t("viewDetails")}
           <ChevronIcon className={cn("size-3.5 transition-transform motion-reduce:transition-none", open && "rotate-180")} />
         </Button>
-        {active && (
-          <Button
-            variant={cancelling ? "pending" : "danger-outline"}
-            size="md"
-            aria-disabled={cancelling || undefined}
-            onClick={() => {
-              if (!cancelling) cancel.mutate(task);
-            }}
-            className="gap-1.5"
-          >
-            {cancelling && <SpinnerIcon className="size-3.5" />}
-            {cancelling ? t("cancelling") : t("cancelTask")}
-          </Button>
-        )}
+        {active && <CancelTaskButton title={task.title} cancelling={cancelling} onConfirm={() => cancel.mutate(task)} />}
       </div>
 
       <div id={detailsId} hidden={!open}>

@@ -118,7 +118,7 @@ test("a finishing task moves from Active to Recent, with badge and a single anno
   await expect(row(recent, title).getByRole("button", { name: "View details" })).toHaveAttribute("aria-expanded", "true");
   await expect(row(recent, title).getByText("Final", { exact: true })).toBeVisible();
   await expect(row(recent, title).getByText(/^v\d+$/).first()).toBeVisible();
-  await expect(row(recent, title).getByText("Delivered").or(row(recent, title).getByText(/Waiting to send|Sending|Nothing to send/))).toBeVisible();
+  await expect(row(recent, title).getByText("Delivered").or(row(recent, title).getByText(/Waiting to send|Sending|Nothing to tell you yet/))).toBeVisible();
 });
 
 test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, then cancelled", async ({ page }) => {
@@ -142,7 +142,23 @@ test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, th
       body: JSON.stringify({ error: { code: "unavailable", message: "No worker is running" } }),
     });
   });
+  // Cancel asks first and says what is kept; "Keep it running" (focused first) and Escape cancel nothing.
   await task.getByRole("button", { name: "Cancel task" }).click();
+  const confirm = page.getByRole("alertdialog", { name: `Cancel “${title}”?` });
+  await expect(confirm).toBeVisible();
+  await expect(confirm).toContainText("Anything it has already published stays");
+  await expect(confirm.getByRole("button", { name: "Keep it running" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(confirm).toBeHidden();
+  await expect(task.getByRole("button", { name: "Cancel task" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(confirm).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(confirm).toBeHidden();
+  await expect(page.getByTestId("tasks-sheet")).toBeVisible();
+  await expect(task.getByRole("button", { name: "Cancel task" })).toBeVisible();
+  await task.getByRole("button", { name: "Cancel task" }).click();
+  await confirm.getByRole("button", { name: "Yes, cancel it" }).click();
   await expect(task.getByRole("button", { name: "Cancelling…" })).toBeVisible();
   release();
   await expect(page.getByRole("alert").filter({ hasText: "No worker is running" })).toBeVisible();
@@ -158,6 +174,7 @@ test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, th
   });
   const response = page.waitForResponse((r) => r.url().includes("/cancel") && r.request().method() === "POST");
   await task.getByRole("button", { name: "Cancel task" }).click();
+  await page.getByRole("button", { name: "Yes, cancel it" }).click();
   await expect(task.getByRole("button", { name: "Cancelling…" })).toBeVisible();
   await expect(task.getByRole("button", { name: "Cancelling…" })).toHaveAttribute("aria-disabled", "true");
   pass();
@@ -201,6 +218,7 @@ test("two browser contexts of one account stay in sync through the feed", async 
   await pageB.route((url) => isTaskListRequest(url.toString()), (route) => route.abort());
 
   await row(section(sheetA, "Active"), title).getByRole("button", { name: "Cancel task" }).click();
+  await pageA.getByRole("button", { name: "Yes, cancel it" }).click();
   await expect(row(section(sheetB, "Recent"), title)).toContainText("Cancelled", { timeout: 20_000 });
   await expect(row(section(sheetB, "Active"), title)).toHaveCount(0);
   await expect(row(section(sheetA, "Recent"), title)).toContainText("Cancelled");

@@ -19,6 +19,7 @@ import {
 import { confirmOutgoing } from "./outbox";
 import { applyDelta, endStream, finishStream } from "./streams";
 import { notifyNotice, trackVisibility } from "./browser-notify";
+import { feedLost, feedOpened, feedStopped } from "./feed-connection";
 import { cachedTask, noteTaskUpdate } from "./away";
 
 const DURABLE_TYPES: readonly DurableFeedType[] = [
@@ -198,16 +199,22 @@ function connect(): void {
   state.source = source;
 
   source.addEventListener("open", () => {
+    if (source !== state.source) return;
     state.retryDelay = MIN_RETRY_MS;
     // Without a cursor the server can't replay what happened between our
-    // snapshots and this connection; refetch them instead.
-    if (state.lastEventId === null) void state.qc?.invalidateQueries();
+    // snapshots and this connection; refetch them instead. After an outage,
+    // refetch too: the replay covers the log, not a list that polled and failed meanwhile.
+    const wasDown = feedOpened();
+    if (state.lastEventId === null || wasDown) void state.qc?.invalidateQueries();
   });
 
   source.addEventListener("error", () => {
+    if (source !== state.source) return;
+    // Either way what the page shows may now be stale: say so until it opens again.
+    feedLost();
     // CONNECTING: the browser is already retrying (with Last-Event-ID).
     // CLOSED: it gave up (HTTP error, bad content type); we take over.
-    if (source !== state.source || source.readyState !== EventSource.CLOSED) return;
+    if (source.readyState !== EventSource.CLOSED) return;
     scheduleReconnect();
   });
 
@@ -317,6 +324,7 @@ export function acquireFeed(qc: QueryClient): () => void {
 /** Closes the feed now (sign-out): nothing more may arrive for this account. */
 export function stopFeed(): void {
   close();
+  feedStopped();
   state.detach?.();
   state.detach = null;
   if (state.releaseTimer !== null) clearTimeout(state.releaseTimer);
