@@ -1,0 +1,35 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { ReactNode } from "react";
+import { I18nProvider } from "@/lib/client/i18n";
+import type { Lang } from "@/lib/i18n/dictionaries";
+import { ProviderWait, TaskUsage } from "./task-usage";
+
+const html = (node: ReactNode, lang: Lang = "en") => renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);
+const spent = { modelRequests: 5, inputTokens: 12_345, outputTokens: 678, costUsd: 0.0301 };
+
+describe("task usage and provider waits in task details", () => {
+  it("shows requests, input and output tokens and the estimated cost, in English and Chinese", () => {
+    const en = html(<TaskUsage spent={spent} />);
+    expect(en).toContain("5 requests");
+    expect(en).toContain("12,345 input · 678 output tokens");
+    expect(en).toContain("≈ $0.0301 estimated");
+    const zh = html(<TaskUsage spent={spent} />, "zh");
+    expect(zh).toContain("5 次请求");
+    expect(zh).toContain("输入 12,345 个 token · 输出 678 个 token");
+    expect(zh).toContain("估计约 $0.0301");
+  });
+
+  it("says when no tokens were reported and leaves the cost out without a price table", () => {
+    const none = html(<TaskUsage spent={{ modelRequests: 2, inputTokens: 0, outputTokens: 0, costUsd: null }} />);
+    expect(none).toContain("No tokens reported yet");
+    expect(none).not.toContain("$");
+  });
+
+  it("says the task waits for the model provider only while it does", () => {
+    const since = "2026-11-30T12:00:00.000Z";
+    expect(html(<ProviderWait task={{ waitingForProvider: { since } }} />)).toContain("Waiting for the model provider");
+    expect(html(<ProviderWait task={{ waitingForProvider: { since } }} />, "zh")).toContain("正在等待模型服务商");
+    expect(html(<ProviderWait task={{ waitingForProvider: null }} />)).toBe("");
+  });
+});
