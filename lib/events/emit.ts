@@ -9,6 +9,9 @@ import { getDb } from "@/lib/db/client";
  * The seq comes from bumping user.eventSeq, which row-locks the account until
  * commit: a second writer for the same account waits, so events commit in seq
  * order and a reader resuming after N can never skip a seq that commits later.
+ *
+ * One statement (bump, insert, NOTIFY): a task's path emits about ten events, and
+ * three round trips each were a fifth of every statement a task cost.
  */
 export async function emitEvent(
   tx: Tx,
@@ -16,20 +19,18 @@ export async function emitEvent(
   event: LoggedFeedEvent,
   refs: { conversationId?: string | null; taskId?: string | null } = {},
 ): Promise<bigint> {
-  const [{ eventSeq }] = await tx.$queryRaw<{ eventSeq: bigint }[]>`
-    UPDATE "user" SET "eventSeq" = "eventSeq" + 1 WHERE id = ${ownerId} RETURNING "eventSeq"`;
-  await tx.event.create({
-    data: {
-      ownerId,
-      seq: eventSeq,
-      type: event.type,
-      conversationId: refs.conversationId ?? null,
-      taskId: refs.taskId ?? null,
-      payload: event.data as object,
-    },
-  });
-  await tx.$executeRaw`SELECT pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify({ o: ownerId, s: eventSeq.toString() })})`;
-  return eventSeq;
+  // pg_notify returns void, which the driver cannot read: it runs in a lateral that yields no column.
+  const [{ seq }] = await tx.$queryRaw<{ seq: bigint }[]>`
+    WITH bumped AS (UPDATE "user" SET "eventSeq" = "eventSeq" + 1 WHERE id = ${ownerId} RETURNING "eventSeq"),
+    inserted AS (
+      INSERT INTO "event" ("ownerId", seq, type, "conversationId", "taskId", payload)
+      SELECT ${ownerId}, bumped."eventSeq", ${event.type}, ${refs.conversationId ?? null}, ${refs.taskId ?? null},
+             ${JSON.stringify(event.data)}::jsonb
+      FROM bumped
+      RETURNING "ownerId", seq)
+    SELECT inserted.seq FROM inserted
+    CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('o', inserted."ownerId", 's', inserted.seq::text)::text)) notified`;
+  return seq;
 }
 
 /** Tells idle workers there is due work for a loop. Transactional when given a tx. */
