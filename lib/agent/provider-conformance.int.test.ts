@@ -10,6 +10,7 @@ import {
   DEFAULT_BEHAVIOURS,
   GREETING_TEXT,
   NARRATION_TEXT,
+  PLAN_TITLES,
   startOpenAIPeer,
   TEXT_BEFORE_TOOLS,
   type OpenAIPeer,
@@ -111,9 +112,10 @@ async function converse(behaviours: Partial<PeerBehaviours>, ask = "Please resea
   return { hello, ack, tasks, narrated, followUp, requests: peer.requests.slice(from), conversationId };
 }
 
-async function finalBody(taskId: string): Promise<string> {
+/** The section headings of the task's latest published body. */
+async function sectionTitles(taskId: string): Promise<string[]> {
   const body = await getDb().message.findFirst({ where: { taskId, kind: "body" }, orderBy: { seq: "desc" } });
-  return body?.content ?? "";
+  return [...(body?.content ?? "").matchAll(/^## (.+)$/gm)].map((m) => m[1]);
 }
 
 /** What every conversation must show, whatever the provider did. */
@@ -122,7 +124,7 @@ async function expectWorking(c: Conversation, opts: { ack?: string } = {}) {
   expect(c.ack).toEqual({ status: "succeeded", text: opts.ack ?? ACK_TEXT });
   for (const t of c.tasks) {
     expect(t.status).toBe("succeeded");
-    expect((await finalBody(t.id)).match(/^## /gm)).toHaveLength(4);
+    expect(await sectionTitles(t.id)).toEqual(PLAN_TITLES);
   }
   expect(c.narrated.runs.every((r) => r.status === "succeeded")).toBe(true);
   expect(c.narrated.texts.every((t) => t === NARRATION_TEXT)).toBe(true);
@@ -223,6 +225,20 @@ describe("provider conformance: a conversation keeps working", () => {
       expect(sent.map((r) => [r.outcome, r.tools.length])).toEqual([["ok", 0], ["ok", 0]]);
       expect(String(sent[0].messages[0].content)).toContain("cannot start, look up or change background tasks");
     }
+  });
+
+  it("a plan written as prose by an endpoint without JSON mode still yields its four sections", async () => {
+    peer.behaviours.refuseResponseFormat = true;
+    const user = await signUp("ProsePlan");
+    const conversationId = await createConversationFor(user);
+    const from = peer.requests.length;
+    expect(await say(user, conversationId, "Please research the history of tidal power")).toEqual({ status: "succeeded", text: ACK_TEXT });
+    const [task] = await finishedTasks(conversationId, 1);
+    expect(task.status).toBe("succeeded");
+    expect(await sectionTitles(task.id)).toEqual(PLAN_TITLES);
+    // The structured request was refused, and the plain one got the prose plan ("Here's a plan…:", bold titles, glosses).
+    const plans = peer.requests.slice(from).filter((r) => JSON.stringify(r.messages).includes("[herald:research-plan]"));
+    expect(plans.map((r) => [r.outcome, r.responseFormat === null])).toEqual([["400", false], ["ok", true]]);
   });
 
   it("the openai-compatible profile asks for no usage chunk; vLLM's does", async () => {
