@@ -59,7 +59,7 @@ function validate(mode: Mode, name: string, email: string, password: string): Fo
 const inputClass = passwordInputClass;
 
 /** `next`: where a link that needed a session was going (a same-origin path; anything else lands on "/"). */
-export function AuthForm({ mode, next }: { mode: Mode; next?: string }) {
+export function AuthForm({ mode, next, signedOutElsewhere = false }: { mode: Mode; next?: string; signedOutElsewhere?: boolean }) {
   const { t } = useI18n();
   const ids = { name: useId(), email: useId(), error: useId() };
   const [error, setError] = useState<FormError | null>(null);
@@ -138,6 +138,11 @@ export function AuthForm({ mode, next }: { mode: Mode; next?: string }) {
             {error && (
               <InlineAlert id={ids.error} icon={false}>
                 {t(error.key, error.vars)}
+              </InlineAlert>
+            )}
+            {!error && signedOutElsewhere && (
+              <InlineAlert tone="info" icon={false}>
+                {t("signedOutElsewhere")}
               </InlineAlert>
             )}
 

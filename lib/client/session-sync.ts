@@ -24,7 +24,8 @@ export function followSignOut(): () => void {
     if (event.data !== SIGNED_OUT) return;
     // Nothing more for this account may arrive in this tab.
     stopFeed();
-    window.location.assign(signInHref());
+    const href = signInHref();
+    window.location.assign(`${href}${href.includes("?") ? "&" : "?"}signedOut=1`);
   };
   return () => channel.close();
 }

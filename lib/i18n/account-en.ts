@@ -49,16 +49,12 @@ export const accountEn = {
 
   // delivery picker
   deliveryTimeOfDay: "At time",
-  deliveryWhen: "When",
-  whenInMinutes: "In minutes",
-  whenAtTime: "At a time of day",
   explainAt: "Herald will tell you at {time} (in {left}) with whatever is ready then, finished or not.",
   explainBy: "Herald will tell you as soon as it's done. If it isn't done by {time} (in {left}), you'll hear when it finishes.",
   explainByAnyway: "Herald will tell you as soon as it's done, and at {time} (in {left}) at the latest, finished or not.",
   explainStop: "The work stops at that time.",
   explainNoTask: "A deadline only applies if the message starts background research.",
   explainTooShort: "Research takes at least a minute or two: with less than a minute, Herald will most likely only tell you it did not finish in time.",
-  timeInvalid: "Enter a time of day (it is taken as the next time the clock shows it).",
   durationSeconds: "{s} s",
   durationMinutes: "{m} min {s} s",
   durationHours: "{h} h {m} min",
