@@ -8,6 +8,7 @@ import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
 import * as updateRoute from "@/app/api/tasks/[id]/update/route";
 import * as inputRoute from "@/app/api/tasks/[id]/input/route";
 import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
+import * as workChoicesRoute from "@/app/api/work-choices/route";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { taskProjection } from "@/lib/agent/task-projection";
 import { buildEventSnapshot } from "@/lib/notify/event";
@@ -32,7 +33,7 @@ let u: TestUser;
 
 const agentsJson = (url: string) =>
   JSON.stringify([
-    { name: "peer", description: "Patent landscape agent: searches patents and prior art", url, assistantId: "herald-test", headersFromEnv: { "x-herald-secret": "HERALD_TEST_AGENT_SECRET" } },
+    { name: "peer", label: "Patent agent", runTimeoutSeconds: 1800, description: "Patent landscape agent: searches patents and prior art", url, assistantId: "herald-test", headersFromEnv: { "x-herald-secret": "HERALD_TEST_AGENT_SECRET" } },
   ]);
 
 beforeAll(async () => {
@@ -238,6 +239,33 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     // The secret did reach the remote: the dev server copies request headers into run metadata.
     const state = await remote.threads.getState(done.remoteRef!);
     expect(JSON.stringify(state.metadata)).toContain(SECRET);
+  });
+
+  it("streaming relay: the graph's custom progress lines become bounded, rate-limited progress messages while the run works", { timeout: 60_000 }, async () => {
+    const { id } = await launch("stream me [slow:14000] [progress]");
+    const done = await settled(id, "succeeded", 45_000);
+    const progress = (await getDb().message.findMany({ where: { taskId: id, kind: "progress" }, orderBy: { seq: "asc" } })).map((m) => m.content);
+    // Relayed from the stream (the poll alone has no text), at most one per 10 s of a 14 s run.
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress.length).toBeLessThanOrEqual(2);
+    for (const p of progress) expect(p).toMatch(/^Step \d+ of 56$/);
+    expect(done.driverData).toMatchObject({ relayedAt: expect.any(Number) });
+    expect((done.driverData as { stream?: unknown }).stream).toBeUndefined();
+    // The sheet's remote timing: no operator run limit for this agent, the current poll interval.
+    const pub = (await call(taskRoute.GET, { user: u, params: { id } })).json.task;
+    expect(pub.remote).toEqual({ runTimeoutSeconds: 1800, pollIntervalSeconds: expect.any(Number) });
+  });
+
+  it("from the chat with Work with: the pick sends the task to the agent even when the text matches no description", async () => {
+    const choices = (await call(workChoicesRoute.GET, { user: u })).json.choices as { id: string; label: string | null }[];
+    expect(choices.map((c) => c.label)).toEqual([null, "Patent agent"]);
+    const conv = await createConversationFor(u);
+    const text = "research the history of lighthouses";
+    const posted = await call(messagesRoute.POST, { user: u, params: { id: conv }, body: { content: text, clientMessageId: randomUUID(), workWith: choices[1].id } });
+    expect(posted.status).toBe(202);
+    const task = await waitFor(() => getDb().task.findFirst({ where: { conversationId: conv } }), 30_000, "task started from chat");
+    expect(task.driver).toBe("agent:peer");
+    await settled(task.id, "succeeded");
   });
 
   // Last: it stops the peer. (langgraphjs dev keeps its state in memory; a restarted one has forgotten every thread,

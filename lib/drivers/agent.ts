@@ -5,6 +5,7 @@ import { DriverProtocolError } from "@/lib/errors/protocol";
 import type { Driver, StepOutcome, TerminalSnapshot } from "./types";
 import { boundBody, hide } from "./mcp-content";
 import { withPollMs } from "./poll-ms";
+import { RELAY_MIN_INTERVAL_MS, relayRun } from "./agent-stream";
 
 /**
  * A remote agent over the Agent Protocol as LangGraph Platform serves it
@@ -44,6 +45,8 @@ const MAX_REMOTE_ID_CHARS = 255;
 const RUN_PAGE = 100;
 const KEY = "herald_task_id";
 const UPDATE_KEY = "herald_update";
+/** What runs publish to their stream: the state (the default) and the graph's own progress lines (relayed). */
+const STREAM_MODES: ("values" | "custom")[] = ["values", "custom"];
 
 // Error text reaches the log through publicError; still, no agent name, url or id in it.
 const label = "the remote agent";
@@ -200,7 +203,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
     if (!run) return { status: "failed", error: `${label} has no run for this task` };
     switch (runOutcome(run.status)) {
       case "active":
-        return { status: run.status === "pending" ? "queued" : "running", pollAfterMs: runningPollMs(run) };
+        return run.status === "running" ? relay(task, threadId, run, signal) : { status: "queued", pollAfterMs: runningPollMs(run) };
       case "failed":
         return { status: "failed", error: `${label} reported that its run failed${await failureDetail(threadId, signal)}` };
       case "timeout":
@@ -211,6 +214,24 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
       case "done":
         return finished(threadId, signal);
     }
+  }
+
+  /**
+   * A running run: its stream is watched for a moment (lib/drivers/agent-stream.ts)
+   * when the remote serves one, and the newest line becomes a progress
+   * message at most every RELAY_MIN_INTERVAL_MS; plain polling otherwise.
+   */
+  async function relay(task: Task, threadId: string, run: Run, signal: AbortSignal): Promise<StepOutcome> {
+    const base: StepOutcome = { status: "running", pollAfterMs: runningPollMs(run) };
+    const data = (task.driverData ?? {}) as { stream?: unknown; relayedAt?: unknown };
+    if (data.stream === false) return base;
+    const r = await relayRun(client, threadId, run.run_id, signal);
+    if (r === "unsupported") return { ...base, driverState: { stream: false } };
+    // The stream ended: the run is finishing, so look again at once.
+    const next = r.ended ? { pollAfterMs: RUNNING_POLL_MS } : {};
+    const last = typeof data.relayedAt === "number" ? data.relayedAt : 0;
+    if (!r.line || r.line === task.progressText || Date.now() - last < RELAY_MIN_INTERVAL_MS) return { ...base, ...next };
+    return { ...base, ...next, progress: r.line, driverState: { relayedAt: Date.now() } };
   }
 
   /**
@@ -247,6 +268,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
           input: { messages: pending.map((content) => ({ role: "user", content })) },
           metadata: { [KEY]: task.id, [UPDATE_KEY]: seq },
           multitaskStrategy: "interrupt",
+          streamMode: STREAM_MODES,
           signal,
         }),
       );
@@ -308,6 +330,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
               input: { messages: [{ role: "user", content: task.prompt }] },
               metadata: { [KEY]: task.id },
               multitaskStrategy: "reject",
+              streamMode: STREAM_MODES,
               signal,
             }),
           );
@@ -350,7 +373,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
         // The remote moved on (an earlier attempt of this answer already resumed it): the next poll reports where it is.
         if (thread.status !== "interrupted") return;
         await call("runs.create", () =>
-          client.runs.create(threadId, config.assistantId, { command: { resume: response }, metadata: { [KEY]: task.id }, multitaskStrategy: "reject", signal }),
+          client.runs.create(threadId, config.assistantId, { command: { resume: response }, metadata: { [KEY]: task.id }, multitaskStrategy: "reject", streamMode: STREAM_MODES, signal }),
         );
       } catch (err) {
         throw hide(err, threadId);
