@@ -1,0 +1,101 @@
+import { test, expect, type Page } from "@playwright/test";
+import { randomUUID } from "node:crypto";
+import { createTask, signUpViaUi } from "./helpers";
+
+function sidebar(page: Page) {
+  return page.getByRole("navigation", { name: "Conversations" });
+}
+
+async function startFromHome(page: Page, text: string): Promise<string> {
+  await page.goto("/");
+  await page.getByLabel("Message").fill(text);
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.waitForURL(/\/c\/[^/]+$/);
+  await expect(page.locator('[data-kind="assistant"]').last()).toBeVisible();
+  await expect(page.locator('[data-streaming="true"]')).toHaveCount(0);
+  return page.url().split("/c/")[1];
+}
+
+/** A turn posted without this page: the reply arrives over the feed only. */
+async function postElsewhere(page: Page, conversationId: string, content: string): Promise<void> {
+  const res = await page.request.post(`/api/conversations/${conversationId}/messages`, { data: { content, clientMessageId: randomUUID() } });
+  expect(res.status()).toBe(202);
+}
+
+async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate((hide) => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hide ? "hidden" : "visible") });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => hide });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+}
+
+function favicon(page: Page) {
+  return page.locator("link[data-away-icon]");
+}
+
+test("unread marks follow the account across pages; tab title and favicon carry the count", async ({ page, context }) => {
+  await signUpViaUi(page, "Away");
+  const first = await startFromHome(page, "Tell me about lighthouses");
+  const second = await startFromHome(page, "Tell me about canals");
+  await expect(page).toHaveTitle("Canals · Herald");
+  await expect(favicon(page)).toHaveAttribute("data-unread", "0");
+
+  // A reply lands in the chat that is not open: a dot in the sidebar, a count in the title and the favicon.
+  await postElsewhere(page, first, "And foghorns?");
+  const firstLink = sidebar(page).getByRole("link", { name: /Lighthouses/ });
+  await expect(firstLink).toContainText("1 unread");
+  await expect(page).toHaveTitle("(1) Canals · Herald");
+  await expect(favicon(page)).toHaveAttribute("data-unread", "1");
+
+  // Another page of the same account sees the same mark (it is stored), and reading there clears it here.
+  const other = await context.newPage();
+  await other.goto("/");
+  await expect(sidebar(other).getByRole("link", { name: /Lighthouses/ })).toContainText("1 unread");
+  await expect(other).toHaveTitle("(1) Herald");
+  await sidebar(other).getByRole("link", { name: /Lighthouses/ }).click();
+  await expect(other).toHaveTitle("Lighthouses · Herald");
+  await expect(firstLink).not.toContainText("unread");
+  await expect(page).toHaveTitle("Canals · Herald");
+  await other.close();
+
+  // The open chat in a background tab collects unread replies until the reader comes back.
+  await setHidden(page, true);
+  await postElsewhere(page, second, "And locks?");
+  await expect(page).toHaveTitle("(1) Canals · Herald");
+  await setHidden(page, false);
+  await expect(page).toHaveTitle("Canals · Herald");
+  const marks = (await (await page.request.get("/api/conversations")).json()) as { conversations: { id: string; unread: number }[] };
+  expect(marks.conversations.map((c) => c.unread)).toEqual([0, 0]);
+});
+
+test("all tasks from any chat, and a toast when a task in another chat finishes", async ({ page }) => {
+  await signUpViaUi(page, "Tasker");
+  const elsewhere = await startFromHome(page, "Tell me about glaciers");
+  await startFromHome(page, "Tell me about deserts");
+
+  // Research running in another chat is visible from this one.
+  await createTask(page, elsewhere, "Glacier retreat", { steps: 3, stepMs: 600_000 });
+  const allTasks = page.getByRole("link", { name: /All tasks/ });
+  await expect(page.getByTestId("all-tasks-running")).toHaveText(/1/);
+  await allTasks.click();
+  await page.waitForURL("**/tasks");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("All tasks");
+  await expect(page).toHaveTitle("All tasks · Herald");
+  const running = page.getByRole("region", { name: "Running now" });
+  const row = running.getByRole("listitem", { name: "Glacier retreat" });
+  await expect(row).toContainText("in Glaciers");
+  await expect(row).toHaveAttribute("data-status", /queued|running/);
+  await row.getByRole("link", { name: "Open chat: Glacier retreat" }).click();
+  await page.waitForURL(`**/c/${elsewhere}`);
+
+  // A task finishing in another chat raises one toast with a way there.
+  await page.goto("/tasks");
+  await createTask(page, elsewhere, "Ice core summary", { steps: 1, stepMs: 0 });
+  const toast = page.getByTestId("toast").filter({ hasText: "“Ice core summary” finished in Glaciers." });
+  await expect(toast).toBeVisible();
+  await expect(page.getByRole("region", { name: "Finished" }).getByRole("listitem", { name: "Ice core summary" })).toHaveAttribute("data-status", "succeeded");
+  await toast.getByRole("link", { name: "Open" }).click();
+  await page.waitForURL(`**/c/${elsewhere}`);
+  await expect(page.getByTestId("toast")).toHaveCount(0);
+});
