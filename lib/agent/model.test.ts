@@ -55,4 +55,15 @@ describe("conformRequest", () => {
     });
     expect(conformRequest(params, { strictTools: false }).tools?.[0]).not.toHaveProperty("strict");
   });
+
+  it("puts an object response schema in the same subset and leaves other response formats alone", () => {
+    const schema = { $schema: "x", type: "object" as const, properties: { sections: { type: "array" as const, items: { type: "string" as const, maxLength: 200 }, minItems: 1 } }, required: ["sections"] };
+    const json = conformRequest({ ...params, responseFormat: { type: "json", schema, name: "plan" } }, { strictTools: true });
+    expect(json.responseFormat).toEqual({
+      type: "json",
+      name: "plan",
+      schema: { type: "object", properties: { sections: { type: "array", items: { type: "string" } } }, required: ["sections"], additionalProperties: false },
+    });
+    expect(conformRequest({ ...params, responseFormat: { type: "text" } }, { strictTools: true }).responseFormat).toEqual({ type: "text" });
+  });
 });

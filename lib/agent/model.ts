@@ -64,12 +64,17 @@ export function acceptMissingFinishReason(): TransformStream<LanguageModelV3Stre
 /**
  * Every request to a real endpoint, in the shape the strictest servers accept:
  * roles strictly alternating (whatever the stored history or the tool loop
- * produced) and tool schemas in the strict-mode subset.
+ * produced), tool and response schemas in the strict-mode subset.
  */
 export function conformRequest(params: LanguageModelV3CallOptions, profile: Pick<ProviderProfile, "strictTools">): LanguageModelV3CallOptions {
   return {
     ...params,
     prompt: alternateRoles(params.prompt),
+    // Structured output (research plans) goes through the same subset: OpenAI's strict json_schema refuses the rest.
+    responseFormat:
+      params.responseFormat?.type === "json" && params.responseFormat.schema?.type === "object"
+        ? { ...params.responseFormat, schema: strictToolSchema(params.responseFormat.schema) }
+        : params.responseFormat,
     tools: params.tools?.map((t) =>
       t.type === "function" ? { ...t, inputSchema: strictToolSchema(t.inputSchema), ...(profile.strictTools ? { strict: true } : {}) } : t,
     ),
