@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { appendMessage } from "@/lib/chat/append-message";
+import { postMessage } from "@/lib/chat/post-message";
 import { startTask } from "@/lib/tasks/start-task";
 import { pickFreePort } from "@/lib/util/free-port";
 import { handleAuthRequest } from "@/lib/auth/handler";
@@ -127,6 +128,8 @@ describe("password reset", () => {
 
 async function seed(u: TestUser, secret: string) {
   const conversationId = await createConversationFor(u, `chat of ${secret}`);
+  // A queued chat turn (no worker runs here): deletion cancels and removes it.
+  await postMessage(u.id, conversationId, { content: `turn ${secret}`, clientMessageId: randomUUID() });
   await db().$transaction(async (tx) => {
     await appendMessage(tx, { conversationId, ownerId: u.id, kind: "user", content: `visible ${secret}` });
     await appendMessage(tx, { conversationId, ownerId: u.id, kind: "assistant", content: `hidden prompt ${secret}`, hidden: true });
@@ -146,7 +149,7 @@ async function seed(u: TestUser, secret: string) {
 }
 
 async function counts(ownerId: string) {
-  const [messages, publications, tasks, events, keys, sessions, conversations] = await Promise.all([
+  const [messages, publications, tasks, events, keys, sessions, conversations, runs] = await Promise.all([
     db().message.count({ where: { ownerId } }),
     db().publication.count({ where: { ownerId } }),
     db().task.count({ where: { ownerId } }),
@@ -154,8 +157,9 @@ async function counts(ownerId: string) {
     db().apiKey.count({ where: { ownerId } }),
     db().session.count({ where: { userId: ownerId } }),
     db().conversation.count({ where: { ownerId, deletedAt: null } }),
+    db().run.count({ where: { ownerId } }),
   ]);
-  return { messages, publications, tasks, events, keys, sessions, conversations };
+  return { messages, publications, tasks, events, keys, sessions, conversations, runs };
 }
 
 describe("account deletion", () => {
@@ -172,13 +176,13 @@ describe("account deletion", () => {
     const missing = await call(accountRoute.DELETE, { user: a, method: "DELETE", body: {} });
     expect(missing.status).toBe(400);
     expect(missing.json.error.field).toBe("password");
-    expect((await counts(a.id)).messages).toBe(2);
+    expect((await counts(a.id)).messages).toBe(3);
 
     const ok = await call(accountRoute.DELETE, { user: a, method: "DELETE", body: { password: PASSWORD } });
     expect(ok.status).toBe(204);
 
     const after = await counts(a.id);
-    expect(after).toMatchObject({ messages: 0, publications: 0, events: 0, keys: 0, sessions: 0, conversations: 0 });
+    expect(after).toMatchObject({ messages: 0, publications: 0, events: 0, keys: 0, sessions: 0, conversations: 0, runs: 0 });
     // Only the fenced active task stays, scrubbed, for the cancel loop to stop.
     const left = await db().task.findMany({ where: { ownerId: a.id } });
     expect(left.map((t) => t.id)).toEqual([sa.activeId]);
@@ -225,7 +229,7 @@ describe("data export", () => {
     expect(data.account.email).toBe(a.email);
     expect(data.conversations).toHaveLength(1);
     expect(data.conversations[0].id).toBe(sa.conversationId);
-    expect(data.conversations[0].messages.map((m: { content: string }) => m.content)).toEqual(["visible EXP"]);
+    expect(data.conversations[0].messages.map((m: { content: string }) => m.content)).toEqual(["turn EXP", "visible EXP"]);
     expect(data.tasks.map((t: { id: string }) => t.id).sort()).toEqual([sa.activeId, sa.doneId].sort());
     expect(data.reports).toHaveLength(1);
     expect(data.reports[0]).toMatchObject({ id: sa.publicationId, content: "report EXP", version: 1, partial: false });

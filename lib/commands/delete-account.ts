@@ -14,7 +14,7 @@ import { fenceCancel } from "@/lib/tasks/request-cancel";
  * - every queued chat turn is cancelled and every active task gets the cancel
  *   fence, so the cancel loop stops it (remote ones too) the usual way;
  * - what the person wrote and received is removed: messages, publications,
- *   notices (no email goes out any more), the feed log, AP runs, API keys,
+ *   notices (no email goes out any more), chat turns, the feed log, AP runs, API keys,
  *   share links, finished tasks and their steps, sessions, the password and
  *   any reset tokens;
  * - what remains is a tombstone the loops can still write through while the
@@ -60,6 +60,8 @@ export async function deleteAccount(userId: string): Promise<void> {
         UPDATE "task" SET title = '', prompt = '', "pendingUpdates" = NULL, "inputRequest" = NULL, "inputResponse" = NULL,
           "progressText" = NULL, "updatedAt" = now()
         WHERE "ownerId" = ${userId}`;
+      // Every run is cancelled or finished by now; a worker still holding one misses its guard and drops it.
+      await tx.$executeRaw`DELETE FROM "run" WHERE "ownerId" = ${userId}`;
       await tx.$executeRaw`DELETE FROM "event" WHERE "ownerId" = ${userId}`;
       await tx.$executeRaw`DELETE FROM "verification" WHERE value = ${userId}`;
       await tx.$executeRaw`DELETE FROM "session" WHERE "userId" = ${userId}`;
