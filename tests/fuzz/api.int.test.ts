@@ -7,6 +7,8 @@ import { findUnstorable } from "@/lib/api/route";
 import * as conversations from "@/app/api/conversations/route";
 import * as conversation from "@/app/api/conversations/[id]/route";
 import * as messages from "@/app/api/conversations/[id]/messages/route";
+import * as readMark from "@/app/api/conversations/[id]/read/route";
+import * as search from "@/app/api/conversations/search/route";
 import * as tasks from "@/app/api/tasks/route";
 import * as task from "@/app/api/tasks/[id]/route";
 import * as cancel from "@/app/api/tasks/[id]/cancel/route";
@@ -224,6 +226,17 @@ const BODIES: Record<string, BodySpec> = {
     key: "clientRequestId",
   },
   updateTask: { valid: () => fc.record({ message: goodText }), bad: { message: badText(4000), unexpected: fc.constant(1) } },
+  updateConversation: {
+    valid: () => {
+      const title = goodText.filter((t) => t.trim().length <= 200);
+      return fc.oneof(fc.record({ title }), fc.record({ pinned: fc.boolean() }), fc.record({ title, pinned: fc.boolean() }));
+    },
+    bad: { title: badText(200), pinned: fc.constantFrom("yes", 1, 0, null, "true", []), unexpected: fc.constant(1) },
+  },
+  markRead: {
+    valid: () => fc.record({ seq: fc.nat({ max: 2_147_483_647 }) }),
+    bad: { seq: fc.constantFrom(-1, 1.5, "3", null, true, 2_147_483_648, 1e300), unexpected: fc.constant(1) },
+  },
   answerInput: { valid: () => fc.record({ response: goodText }), bad: { response: badText(4000), unexpected: fc.constant(1) } },
 };
 
@@ -358,7 +371,7 @@ const extraHeadersArb = fc.array(
 interface Spec {
   name: string;
   handler: Handler;
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   path: (id: string) => string;
   id?: "conversation" | "task" | "inputTask";
   query?: Record<string, { valid: fc.Arbitrary<string>; any: fc.Arbitrary<string> }>;
@@ -425,6 +438,18 @@ function specs(): Spec[] {
       id: "conversation",
       ok: [204],
       freshOwn: async () => (await createConversation(A.id, "to delete")).id,
+    },
+    // 429 once 20 conversations are pinned (docs/api.md#conversations).
+    { name: "PATCH /api/conversations/:id", handler: conversation.PATCH, method: "PATCH", path: (id) => `/api/conversations/${id}`, id: "conversation", body: BODIES.updateConversation, ok: [200, 429] },
+    { name: "POST /api/conversations/:id/read", handler: readMark.POST, method: "POST", path: (id) => `/api/conversations/${id}/read`, id: "conversation", body: BODIES.markRead, ok: [200] },
+    {
+      name: "GET /api/conversations/search",
+      handler: search.GET,
+      method: "GET",
+      path: () => "/api/conversations/search",
+      query: { q: { valid: goodText.filter((t) => t.trim().length <= 100), any: anyString }, limit: intQuery(50) },
+      // 400 naming q when the generated query leaves q out (every known key is optional there).
+      ok: [200, 400],
     },
     {
       name: "GET /api/conversations/:id/messages",
@@ -737,6 +762,8 @@ describe("cross-account isolation", () => {
     const attempts: [string, Promise<Res>][] = [
       ["GET conversation", call(conversation.GET, { user: A, ...conv })],
       ["DELETE conversation", call(conversation.DELETE, { user: A, method: "DELETE", ...conv })],
+      ["PATCH conversation", call(conversation.PATCH, { user: A, method: "PATCH", ...conv, body: { title: "mine now", pinned: true } })],
+      ["POST read mark", call(readMark.POST, { user: A, ...conv, body: { seq: 1 } })],
       ["GET messages", call(messages.GET, { user: A, ...conv, path: `/api/conversations/${fx.bConv}/messages?after=0` })],
       ["POST message", call(messages.POST, { user: A, ...conv, body: { content: "hi", clientMessageId: randomUUID() } })],
       ["POST message with delivery", call(messages.POST, { user: A, ...conv, body: { content: "hi", clientMessageId: randomUUID(), delivery: { mode: "at", dueInSeconds: 60 } } })],
