@@ -82,16 +82,12 @@ export function ConversationSearchResults({ query, onNavigate }: { query: string
 
   return (
     <nav aria-label={t("searchChats")} className="min-h-0 flex-1 overflow-y-auto px-2 pb-4">
-      <p className="sr-only" aria-live="polite">
-        {hits && hits.length === 0 ? t("searchNoResults", { q }) : ""}
-      </p>
       {(results.isPending || q !== query.trim()) && <p className="px-3 py-2 text-sm text-muted">{t("searching")}</p>}
       {results.isError && <p className="px-3 py-2 text-sm text-danger">{t("searchFailed")}</p>}
-      {hits && hits.length === 0 && q === query.trim() && (
-        <p className="px-3 py-2 text-sm text-muted" aria-hidden="true">
-          {t("searchNoResults", { q })}
-        </p>
-      )}
+      {/* Always there, so screen readers hear the verdict when it appears. */}
+      <p role="status" className="px-3 text-sm text-muted empty:hidden">
+        {hits && hits.length === 0 && q === query.trim() ? t("searchNoResults", { q }) : null}
+      </p>
       {hits && hits.length > 0 && (
         <ul className="space-y-0.5">
           {hits.map((hit) => (

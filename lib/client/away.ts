@@ -84,7 +84,10 @@ export function useAwaySignals(
   appName: string,
 ): void {
   const qc = useQueryClient();
-  const open = conversations?.find((c) => c.id === conversationId) ?? null;
+  // The list holds the newest 100; an older chat opened from a link has only its own copy.
+  const open =
+    conversations?.find((c) => c.id === conversationId) ??
+    (conversationId ? (qc.getQueryData<PublicConversation | null>(queryKeys.conversation(conversationId)) ?? null) : null);
   // The conversation on screen is being read: only a hidden tab counts it.
   const visible = typeof document !== "undefined" && document.visibilityState === "visible";
   const total = unreadTotal(conversations?.filter((c) => !(visible && c.id === conversationId)));
