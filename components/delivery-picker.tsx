@@ -20,7 +20,7 @@ export function TimeOfDayField({
   return (
     <span className="flex items-center gap-1.5">
       <label htmlFor={id}>{t("deliveryTimeOfDay")}</label>
-      <input id={id} type="time" step={1} value={value} onChange={(event) => onChange(event.target.value)} className={cn(className, "w-32")} />
+      <input id={id} type="time" step={1} value={value} onChange={(event) => onChange(event.target.value)} className={cn(className, "w-[9.5rem]")} />
     </span>
   );
 }
