@@ -27,7 +27,7 @@ export function DeliverySummary({
       {dueAt ? (
         <span>
           {before}
-          <LocalTime iso={dueAt} />
+          <LocalTime iso={dueAt} seconds />
           {after}
         </span>
       ) : (

@@ -40,8 +40,19 @@ function sameDay(a: Date, b: Date): boolean {
 /**
  * A timestamp in the reader's locale and time zone. The server knows neither,
  * so the text appears only once hydrated (no mismatch, no wrong zone).
+ * `seconds`: where a few seconds matter (due times, a task's start and end).
  */
-export function LocalTime({ iso, className, mode = "auto" }: { iso: string; className?: string; mode?: "auto" | "full" }) {
+export function LocalTime({
+  iso,
+  className,
+  mode = "auto",
+  seconds = false,
+}: {
+  iso: string;
+  className?: string;
+  mode?: "auto" | "full";
+  seconds?: boolean;
+}) {
   const { locale } = useI18n();
   const hydrated = useHydrated();
   const current = useSyncExternalStore(subscribeClock, getNow, () => 0);
@@ -52,10 +63,11 @@ export function LocalTime({ iso, className, mode = "auto" }: { iso: string; clas
   let title: string | undefined;
   if (hydrated) {
     title = new Intl.DateTimeFormat(locale, { dateStyle: "full", timeStyle: "medium" }).format(date);
+    const timeStyle = seconds ? "medium" : "short";
     text =
       mode === "auto" && sameDay(date, new Date(current))
-        ? new Intl.DateTimeFormat(locale, { timeStyle: "short" }).format(date)
-        : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" }).format(date);
+        ? new Intl.DateTimeFormat(locale, { timeStyle }).format(date)
+        : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle }).format(date);
   }
 
   return (

@@ -123,7 +123,7 @@ function TimelineList({ taskId, title }: { taskId: string; title: string }) {
       <ol data-testid="task-timeline" tabIndex={0} aria-label={t("timeline")} className="max-h-48 space-y-1 overflow-y-auto text-xs">
         {items.map((item) => (
           <li key={item.id} data-history-type={item.type} className="flex gap-2">
-            <LocalTime iso={item.at} className="shrink-0 text-muted tabular-nums" />
+            <LocalTime iso={item.at} seconds className="shrink-0 text-muted tabular-nums" />
             <span className={cn("min-w-0", textClass)}>
               <Line item={item} title={title} />
             </span>

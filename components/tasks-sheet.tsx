@@ -324,20 +324,20 @@ function TaskRow({
       <p className="mt-1 flex flex-wrap gap-x-3 text-xs text-muted">
         {task.startedAt ? (
           <span>
-            {t("timeStarted")} <LocalTime iso={task.startedAt} />
+            {t("timeStarted")} <LocalTime iso={task.startedAt} seconds />
           </span>
         ) : (
           <span>
-            {t("timeCreated")} <LocalTime iso={task.createdAt} />
+            {t("timeCreated")} <LocalTime iso={task.createdAt} seconds />
           </span>
         )}
         {task.completedAt ? (
           <span>
-            {t("timeFinished")} <LocalTime iso={task.completedAt} />
+            {t("timeFinished")} <LocalTime iso={task.completedAt} seconds />
           </span>
         ) : (
           <span>
-            {t("timeUpdated")} <LocalTime iso={task.updatedAt} />
+            {t("timeUpdated")} <LocalTime iso={task.updatedAt} seconds />
           </span>
         )}
       </p>
