@@ -60,8 +60,27 @@ function checkNewPassword(path: string, body: unknown): void {
   throw new APIError("BAD_REQUEST", { message: PASSWORD_TOO_COMMON_MESSAGE, code: PASSWORD_TOO_COMMON });
 }
 
+/** Reset emails per address: enough for a person who lost one, not an inbox flood. */
+const RESET_EMAIL_RULE = { window: 60 * 60, max: 3 };
+
+async function throttleResetEmail(path: string, body: unknown): Promise<void> {
+  if (path !== "/request-password-reset" || !authRateLimitEnabled()) return;
+  const email = (body as { email?: unknown } | undefined)?.email;
+  if (typeof email !== "string" || !email.trim()) return;
+  // Counted whether or not the address has an account, so the answer tells nothing.
+  const { allowed, retryAfter } = await consume(`reset|${emailKey(email)}`, RESET_EMAIL_RULE);
+  if (!allowed) {
+    throw new APIError(
+      "TOO_MANY_REQUESTS",
+      { message: "Too many reset emails for this address. Try again later.", code: "TOO_MANY_ATTEMPTS" },
+      { "Retry-After": String(retryAfter ?? RESET_EMAIL_RULE.window) },
+    );
+  }
+}
+
 const beforeHook = createAuthMiddleware(async (ctx) => {
   checkNewPassword(ctx.path, ctx.body);
+  await throttleResetEmail(ctx.path, ctx.body);
   if (ctx.path !== SIGN_IN_PATH || !authRateLimitEnabled()) return;
   const email = (ctx.body as { email?: unknown } | undefined)?.email;
   if (typeof email !== "string" || !email.trim()) return;

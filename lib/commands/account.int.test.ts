@@ -54,8 +54,9 @@ afterAll(() => {
   sink?.kill("SIGTERM");
 });
 
-function auth(path: string, body?: unknown, cookie?: string): Promise<Response> {
+function auth(path: string, body?: unknown, cookie?: string, clientIp?: string): Promise<Response> {
   const headers: Record<string, string> = { origin: ORIGIN };
+  if (clientIp) headers["x-herald-client-ip"] = clientIp;
   if (body !== undefined) headers["content-type"] = "application/json";
   if (cookie) headers.cookie = cookie;
   return handleAuthRequest(
@@ -118,6 +119,16 @@ describe("password reset", () => {
     await auth("/request-password-reset", { email: known.email, redirectTo: `${ORIGIN}/reset-password` });
     await waitFor(async () => lines.slice(before).some((l) => l.to === known.email), 20_000, "second email");
     expect(lines.slice(before).some((l) => l.to === email)).toBe(false);
+  });
+
+  it("sends at most 3 reset emails per address an hour", async () => {
+    const email = `flooded-${randomUUID().slice(0, 8)}@example.test`;
+    const answers: Response[] = [];
+    // A new client address each time: the per-address limit is what is measured, not better-auth's per-IP one.
+    for (let i = 0; i < 4; i++) answers.push(await auth("/request-password-reset", { email, redirectTo: `${ORIGIN}/reset-password` }, undefined, `10.9.${i}.${Math.floor(Math.random() * 250) + 1}`));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    expect(((await answers[3].json()) as { message: string }).message).toMatch(/Too many reset emails/);
+    expect(Number(answers[3].headers.get("retry-after"))).toBeGreaterThan(60);
   });
 
   it("refuses a made-up token", async () => {
