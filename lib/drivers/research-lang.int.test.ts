@@ -28,6 +28,8 @@ const asStep = (taskId: string, o: StepOutcome, i: number): TaskStep => ({
   input: o.step!.input as never,
   output: o.step!.output as never,
   modelRequests: o.step!.modelRequests,
+  inputTokens: 0,
+  outputTokens: 0,
   createdAt: new Date(),
 });
 
