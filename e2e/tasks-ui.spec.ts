@@ -353,6 +353,10 @@ test("Chinese UI: translated sheet, statuses and composer controls", async ({ pa
   await expect(task.getByRole("button", { name: "查看详情" })).toBeVisible();
   await expect(task).toContainText(/排队中|运行中|已提交/);
   await task.getByRole("button", { name: "取消任务" }).click();
+  const confirm = page.getByRole("alertdialog", { name: "取消“电池供应链”？" });
+  await expect(confirm).toContainText("已经发布的内容会保留在对话中");
+  await confirm.getByRole("button", { name: "确认取消" }).click();
+  await expect(confirm).toBeHidden();
   await expect(task.getByRole("button", { name: "正在取消…" }).or(sheet.getByRole("region", { name: "最近" }).getByText("已取消"))).toBeVisible();
   await expect(sheet.getByRole("region", { name: "最近" }).getByRole("listitem", { name: "电池供应链" })).toContainText("已取消", {
     timeout: 20_000,
