@@ -4,6 +4,8 @@
 // of 50. The page is read newest-first through (conversationId, seq), so the two
 // should cost the same.
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { runStandalone } from "./fresh";
 import type { TestUser } from "../tests/helpers";
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
@@ -71,4 +73,13 @@ export async function conversationOpenBench(user: TestUser, rounds = 60): Promis
 
 export function formatConversationOpen(r: ConversationOpenResult): string {
   return `opening a conversation (first page of 50 through the API): 5,000 messages p50 ${r.firstPageMs.large.p50} ms vs 50 messages p50 ${r.firstPageMs.small.p50} ms — ratio ${r.ratio}`;
+}
+
+// `npx tsx bench/conversation-open.ts [rounds]` on its own throwaway database.
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  const rounds = Number(process.argv[2] ?? 60);
+  runStandalone({ HERALD_AUTH_RATE_LIMIT: "off" }, async () => {
+    const { signUp } = await import("../tests/helpers");
+    return { conversationOpen: await conversationOpenBench(await signUp("OpenBench"), rounds) };
+  });
 }

@@ -1,5 +1,7 @@
 // GET /api/tasks through the real route handler (session lookup, zod, the query, the
 // public projection, JSON) for an account holding 10,000 tasks, inserted directly.
+import path from "node:path";
+import { runStandalone } from "./fresh";
 import { summary, type Summary } from "./stats";
 
 export interface ListTasksFigure {
@@ -53,4 +55,10 @@ export async function listTasksBench(opts: { tasks?: number; active?: number; re
   const act = await time("/api/tasks?scope=active");
   const recent = await time("/api/tasks?scope=recent");
   return { tasks: total, active, requests, allMs: all.ms, activeMs: act.ms, recentMs: recent.ms, returned: all.returned };
+}
+
+// `npx tsx bench/list-tasks.ts [tasks] [active] [requests]` on its own throwaway database.
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  const [tasks = 10_000, active = 200, requests = 200] = process.argv.slice(2, 5).map(Number);
+  runStandalone({ HERALD_AUTH_RATE_LIMIT: "off" }, async () => ({ listTasks: await listTasksBench({ tasks, active, requests }) }));
 }

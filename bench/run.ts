@@ -2,6 +2,7 @@
 // with real worker processes, and writes bench/results/<timestamp>.json.
 //   - due-notice lateness: notice.createdAt − task.dueAt (both database clock)
 //   - event → feed latency: commit of an event → its frame read from /api/events' stream
+//   - commit → browser receipt in Chromium: the feed vs the sheet's 3 s polling vs a 5 s poll loop (bench/browser-feed.ts)
 //   - chat run throughput and queue wait with 2 workers
 //   - feed fan-out: 2,000 feeds of 20 accounts, everyone posting at once (bench/fanout.ts); a burst of 200
 //     one-step research tasks on one worker (bench/task-burst.ts); both with the workers above stopped
@@ -9,6 +10,7 @@
 //   - opening a conversation of 5,000 messages vs one of 50: the first page's request (bench/conversation-open.ts)
 //   - with the workers above stopped (bench/worker-figures.ts): Herald's lease loop vs graphile-worker and pg-boss,
 //     research tasks per minute with 1, 2 and 4 workers, idle cost per worker, GET /api/tasks over 10,000 tasks
+//   - then SVG charts of the run into docs/charts/ (bench/charts.ts), linked from docs/benchmarks.md
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -39,6 +41,7 @@ async function main() {
   let textSummary = "";
   let workerSummary = "";
   let openSummary = "";
+  let receiptSummary = "";
   const workers = [startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }), startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" })];
   try {
     const user = await signUp("Bench");
@@ -106,10 +109,13 @@ async function main() {
     ac.abort();
     results.eventToFeedMs = summary(lat);
 
-    // 2b. The same through next start and real Chromium's EventSource (skipped without a build or browser).
-    const { browserFeedLatency } = await import("./browser-feed");
-    const browserLat = await browserFeedLatency(db.url);
-    results.eventToBrowserMs = browserLat ? summary(browserLat) : "skipped: run `npx next build` and install chromium";
+    // 2b. Commit → receipt in real Chromium through next start: the feed vs the sheet's 3 s polling vs a 5 s poll
+    // loop, all three in one page (skipped without a build or browser).
+    const { browserReceiptBench, formatReceipt } = await import("./browser-feed");
+    const receipt = await browserReceiptBench(db.url);
+    results.browserReceipt = receipt ?? "skipped: run `npx next build` and install chromium";
+    results.eventToBrowserMs = receipt ? receipt.feed : results.browserReceipt;
+    if (receipt) receiptSummary = formatReceipt(receipt);
 
     // 3. Chat runs: throughput and queue wait with 2 workers.
     const M = 60;
@@ -165,8 +171,11 @@ async function main() {
   console.log(`\ndue-notice lateness p99 ${due.p99.toFixed(1)} ms (target < 200 ms: ${due.p99 < 200 ? "met" : "MISSED"})`);
   console.log(textSummary);
   console.log(openSummary);
+  console.log(receiptSummary);
   console.log(workerSummary);
   console.log(`written ${path.relative(process.cwd(), file)}`);
+  const { writeCharts } = await import("./charts");
+  for (const chart of writeCharts(results)) console.log(`written ${path.relative(process.cwd(), chart)}`);
   process.exit(0);
 }
 
