@@ -51,6 +51,9 @@ export default defineConfig({
       HERALD_ALLOW_SIMULATE: "1",
       // Many sign-ups from one address in seconds is the suite, not an attack.
       HERALD_AUTH_RATE_LIMIT: "off",
+      // One labelled MCP server for the Work with picker (e2e/work-with.spec.ts); nothing listens there, and it has no
+      // description, so the chat model never routes to it by itself.
+      HERALD_MCP_SERVERS: JSON.stringify([{ name: "e2e-market-internal", label: "Market data", url: "http://127.0.0.1:45871/mcp", tool: "market_tool", reapOrphans: false }]),
     },
   },
 });
