@@ -25,7 +25,7 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
     const before = peer.requests.length;
     peer.failNext(1, { status: 429, retryAfter: 1 });
     const started = Date.now();
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 5_000 } });
+    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 5_000, answerTimeoutMs: 5_000 } });
     const { text } = await say(model);
     expect(text).toBe(GREETING_TEXT);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -34,7 +34,7 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
 
   it("gives up once the interactive budget is spent and says why", async () => {
     peer.failNext(1, { status: 429, retryAfter: 30 });
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 2_000, timeoutMs: 5_000 } });
+    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 2_000, timeoutMs: 5_000, answerTimeoutMs: 5_000 } });
     const started = Date.now();
     const err = await say(model).catch((e: unknown) => e);
     expect(APICallError.isInstance(err) && err.statusCode).toBe(429);
@@ -59,7 +59,7 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
   it("cuts a request that is accepted and never answered, then retries", async () => {
     const before = peer.requests.length;
     peer.failNext(1, { stall: true });
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 400 } });
+    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 400, answerTimeoutMs: 400 } });
     const started = Date.now();
     const { text } = await say(model);
     expect(text).toBe(GREETING_TEXT);
@@ -69,7 +69,7 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
 
   it("cuts a stream that sent its headers and then nothing (the turn fails instead of hanging)", async () => {
     peer.failNext(1, { stallAfterHeaders: true });
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 400 } });
+    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 400, answerTimeoutMs: 400 } });
     const started = Date.now();
     let error: unknown = null;
     const result = streamText({ model, prompt: "Hi", maxRetries: 0, onError: ({ error: e }) => void (error = e) });

@@ -39,7 +39,7 @@ export function resilientModel(inner: LanguageModelV3, opts: ResilientOptions): 
       return inner.supportedUrls;
     },
     doGenerate: (options) =>
-      withRetries(policy, breaker, options.abortSignal, async (signal, timer) => {
+      withRetries(policy, policy.answerTimeoutMs, breaker, options.abortSignal, async (signal, timer) => {
         timer.arm();
         const result = await inner.doGenerate({ ...options, abortSignal: signal });
         timer.disarm();
@@ -47,7 +47,7 @@ export function resilientModel(inner: LanguageModelV3, opts: ResilientOptions): 
         return result;
       }),
     doStream: (options) =>
-      withRetries(policy, breaker, options.abortSignal, async (signal, timer) => {
+      withRetries(policy, policy.timeoutMs, breaker, options.abortSignal, async (signal, timer) => {
         timer.arm();
         const result = await inner.doStream({ ...options, abortSignal: signal });
         return { ...result, stream: watchStream(result.stream, timer, record) };
@@ -145,6 +145,7 @@ function watchStream(
  */
 async function withRetries<T>(
   policy: RetryPolicy,
+  silenceMs: number,
   breaker: Breaker,
   caller: AbortSignal | undefined,
   send: (signal: AbortSignal, timer: SilenceTimer) => Promise<T>,
@@ -161,7 +162,7 @@ async function withRetries<T>(
     const abort = new AbortController();
     const forward = () => abort.abort(caller!.reason);
     caller?.addEventListener("abort", forward, { once: true });
-    const timer = silenceTimer(policy.timeoutMs, abort);
+    const timer = silenceTimer(silenceMs, abort);
     try {
       const result = await send(abort.signal, timer);
       breaker.success();

@@ -22,8 +22,10 @@ export const BACKOFF_CAP_MS = 60_000;
 
 export interface RetryPolicy {
   mode: CallMode;
-  /** The longest a request may go without the provider sending anything. */
+  /** Streamed requests (chat turns, narration): the longest wait for the response headers or the next chunk. */
   timeoutMs: number;
+  /** Non-streamed requests (research steps): the longest wait for the whole answer. */
+  answerTimeoutMs: number;
   /** Interactive: total time from the first try after which no retry starts. */
   budgetMs: number;
 }
@@ -32,6 +34,7 @@ export function policyFor(mode: CallMode): RetryPolicy {
   return {
     mode,
     timeoutMs: env("HERALD_MODEL_TIMEOUT_MS"),
+    answerTimeoutMs: env("HERALD_MODEL_ANSWER_TIMEOUT_MS"),
     budgetMs: mode === "interactive" ? env("HERALD_MODEL_RETRY_INTERACTIVE_MS") : env("HERALD_MODEL_RETRY_BACKGROUND_MS"),
   };
 }

@@ -53,7 +53,8 @@ export const ENV_SCHEMA = z.object({
     .optional()
     .describe("Profile of the model endpoint (default base URL, features it accepts); unset = openai for api.openai.com or no URL, else openai-compatible"),
   HERALD_MODEL_TOOLS: onOff.describe("off = never offer tools (a server without a tool-call parser); chat only, no background tasks from chat"),
-  HERALD_MODEL_TIMEOUT_MS: positiveMs(120_000).describe("A model request that sends nothing this long (headers, next stream chunk, a whole non-streamed answer) is cut and retried"),
+  HERALD_MODEL_TIMEOUT_MS: positiveMs(60_000).describe("A streamed model request (chat, narration) whose headers or next chunk take longer is cut and retried"),
+  HERALD_MODEL_ANSWER_TIMEOUT_MS: positiveMs(300_000).describe("A non-streamed model request (research steps) whose whole answer takes longer is cut and retried"),
   HERALD_MODEL_RETRY_INTERACTIVE_MS: nonNegativeMs(30_000).describe("Chat turns and narration: retries of a failing model provider stop this long after the first try"),
   HERALD_MODEL_RETRY_BACKGROUND_MS: positiveMs(1_800_000).describe("Research steps: how long a task waits for a failing model provider before it fails"),
   HERALD_MODEL_PRICES: z
