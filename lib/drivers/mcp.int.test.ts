@@ -17,6 +17,8 @@ import { parseMcpServers, registerConfiguredMcpDrivers } from "./mcp-config";
 import { startMcpPeer, type McpPeer, type PeerOptions } from "@/tests/mcp-peer";
 import { call, createConversationFor, signUp, waitFor, type TestUser } from "@/tests/helpers";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
+import { reapOrphansOnce } from "@/lib/runtime/reap-orphans";
+import { collectMetrics } from "@/lib/metrics/collect";
 
 // Raw driver and remote text is logged by publicError, never stored: read it from the log.
 const errorLog = vi.spyOn(console, "error").mockImplementation(() => {});
@@ -368,6 +370,45 @@ describe("mcp driver against a real MCP Tasks server", () => {
     expect(created).toBeTruthy();
     expect(callsOf("tasks/cancel", remoteId)).toHaveLength(1);
     expect((await peer.taskState(remoteId))?.status).toBe("cancelled");
+  });
+});
+
+describe("orphan reaper (tasks/list) against the real MCP server", () => {
+  it("cancels an active remote task no row tracks once it stayed untracked past the grace, counts it once, and leaves tracked and ended tasks alone", async () => {
+    peer.options.durationMs = 60_000;
+    // A tracked task: submitted and stored like any other.
+    const tracked = await newTask("Tracked");
+    const trackedRemote = await submitted(tracked.id);
+    // An orphan: created remotely by a submit whose handle never reached a row (no task row has this id).
+    const ghost = { id: `ghost-${randomUUID()}`, prompt: "lost", title: "Lost" } as Parameters<typeof driver.submit>[0];
+    const { remoteRef: orphan } = await driver.submit(ghost, new AbortController().signal);
+    const signal = new AbortController().signal;
+
+    // First sighting only: inside the grace period nothing is cancelled.
+    await reapOrphansOnce(signal, 60_000);
+    expect((await peer.taskState(orphan))?.status).toBe("working");
+    expect(await getDb().remoteOrphan.findUnique({ where: { driver_remoteRef: { driver: "mcp:peer", remoteRef: orphan } } })).toMatchObject({ cancelledAt: null });
+
+    await reapOrphansOnce(signal, 0);
+    expect((await peer.taskState(orphan))?.status).toBe("cancelled");
+    expect(callsOf("tasks/cancel", orphan)).toHaveLength(1);
+    expect((await peer.taskState(trackedRemote))?.status).toBe("working");
+    expect(await getDb().remoteOrphan.count({ where: { remoteRef: trackedRemote } })).toBe(0);
+    // Counted once; a cancelled orphan is no longer active, so later passes leave it be.
+    await reapOrphansOnce(signal, 0);
+    expect(callsOf("tasks/cancel", orphan)).toHaveLength(1);
+    expect(await getDb().remoteOrphan.count({ where: { remoteRef: orphan, cancelledAt: { not: null } } })).toBe(1);
+    expect(await collectMetrics()).toMatch(/herald_remote_orphans_cancelled_total [1-9]/);
+    await cancelNow(tracked.id);
+  });
+
+  it("a server configured with reapOrphans: false is never listed", async () => {
+    const quiet = createMcpDriver({ name: "quiet", url: peer.url, tool: "research", reapOrphans: false });
+    try {
+      expect(await quiet.listRemote!(new AbortController().signal)).toBeNull();
+    } finally {
+      await quiet.close();
+    }
   });
 });
 
