@@ -87,7 +87,13 @@ const deliverySchema = z.object({
   dueAt: z.string().refine((s) => !Number.isNaN(Date.parse(s))).optional(),
   reportIfUnfinished: z.boolean().optional(),
   allowOvertime: z.boolean().optional(),
-  budget: z.object({ maxModelRequests: z.number().int().positive().optional(), maxWallSeconds: z.number().positive().optional() }).optional(),
+  budget: z
+    .object({
+      maxModelRequests: z.number().int().positive().optional(),
+      maxWallSeconds: z.number().positive().optional(),
+      maxTokens: z.number().int().positive().optional(),
+    })
+    .optional(),
 });
 
 /**
