@@ -31,9 +31,10 @@ export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | nu
   // createdAt is the database's now() (constant within the transaction), not
   // Prisma's client-side default: delivery contracts are anchored on it.
   // Read marks ride on the same row update: a reader's own turn means they have
-  // seen everything before it; anything else visible is one more unread.
+  // seen everything before it; anything else visible but progress lines (they
+  // come by the dozen while research runs) is one more unread.
   const own = m.kind === "user" && !m.hidden;
-  const counts = !own && !m.hidden;
+  const counts = !own && !m.hidden && m.kind !== "progress";
   const rows = await tx.$queryRaw<{ messageSeq: number; now: Date }[]>`
     UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now(),
       "lastReadSeq" = CASE WHEN ${own} THEN "messageSeq" + 1 ELSE "lastReadSeq" END,

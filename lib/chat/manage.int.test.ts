@@ -13,7 +13,7 @@ import { appendMessage } from "./append-message";
 import { titleAfterExchange, titleFromMessage } from "./titles";
 import { likePattern } from "./search";
 
-async function add(user: TestUser, conversationId: string, kind: "user" | "assistant" | "body", content: string, hidden = false) {
+async function add(user: TestUser, conversationId: string, kind: "user" | "assistant" | "body" | "progress", content: string, hidden = false) {
   return getDb().$transaction((tx) => appendMessage(tx, { conversationId, ownerId: user.id, kind, content, hidden }));
 }
 
@@ -37,6 +37,7 @@ describe("read marks", () => {
     await add(u, conv, "user", "question");
     await add(u, conv, "assistant", "answer 1");
     await add(u, conv, "assistant", "prompt", true); // hidden: not unread
+    await add(u, conv, "progress", "step 1 of 3"); // progress lines come by the dozen: not unread
     const last = await add(u, conv, "body", "report");
     let [c] = (await list(u)).filter((x) => x.id === conv);
     expect(c).toMatchObject({ unread: 2, lastReadSeq: 1, lastSeq: last.seq });

@@ -25,7 +25,7 @@ export async function markRead(ownerId: string, id: string, seq: number): Promis
     const [{ n }] = await tx.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM (
         SELECT 1 FROM "message"
-        WHERE "conversationId" = ${id} AND seq > ${target} AND NOT hidden AND kind <> 'user'
+        WHERE "conversationId" = ${id} AND seq > ${target} AND NOT hidden AND kind NOT IN ('user', 'progress')
         LIMIT ${UNREAD_COUNT_CAP}
       ) unread`;
     // updatedAt stays: reading is not activity, and the list is ordered by it.

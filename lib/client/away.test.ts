@@ -37,9 +37,10 @@ describe("unread counting in the cache", () => {
     c = applyMessageToConversation(c, { seq: 3, kind: "assistant" });
     c = applyMessageToConversation(c, { seq: 3, kind: "assistant" }); // a replay
     c = applyMessageToConversation(c, { seq: 4, kind: "body" });
-    expect(c).toMatchObject({ unread: 2, lastSeq: 4, lastReadSeq: 2 });
-    c = applyMessageToConversation(c, { seq: 5, kind: "user" });
-    expect(c).toMatchObject({ unread: 0, lastSeq: 5, lastReadSeq: 5 });
+    c = applyMessageToConversation(c, { seq: 5, kind: "progress" }); // not news on its own
+    expect(c).toMatchObject({ unread: 2, lastSeq: 5, lastReadSeq: 2 });
+    c = applyMessageToConversation(c, { seq: 6, kind: "user" });
+    expect(c).toMatchObject({ unread: 0, lastSeq: 6, lastReadSeq: 6 });
   });
 
   it("between copies of the same moment the read mark only moves forward", () => {

@@ -154,14 +154,15 @@ function sameConversation(a: PublicConversation, b: PublicConversation): boolean
 }
 
 /**
- * A message seen on the feed: counted as unread once (by seq) unless it is the
- * user's own turn, which means they have seen everything before it — the
- * same rule appendMessage applies to the stored count.
+ * A message seen on the feed: counted as unread once (by seq) unless it is a
+ * progress line or the user's own turn, which means they have seen everything
+ * before it — the same rule appendMessage applies to the stored count.
  */
 export function applyMessageToConversation(c: PublicConversation, m: Pick<PublicMessage, "seq" | "kind">): PublicConversation {
   if (m.seq <= c.lastSeq) return c;
   if (m.kind === "user") return { ...c, lastSeq: m.seq, lastReadSeq: m.seq, unread: 0 };
-  return { ...c, lastSeq: m.seq, unread: m.seq > c.lastReadSeq ? c.unread + 1 : c.unread };
+  const counts = m.kind !== "progress" && m.seq > c.lastReadSeq;
+  return { ...c, lastSeq: m.seq, unread: counts ? c.unread + 1 : c.unread };
 }
 
 export function noteConversationMessage(qc: QueryClient, message: PublicMessage): void {
