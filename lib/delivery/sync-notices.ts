@@ -25,7 +25,7 @@ export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec
       return `${t} is due now but not finished; ${spec.publicationId ? "a partial report is available" : "nothing has been published yet"}. It keeps working and will report again when done.`;
     case "stopped":
       return spec.key === "stopped"
-        ? `${t} used up its overtime budget after the deadline and was stopped; ${spec.publicationId ? "the partial report is kept" : "nothing had been published"}.`
+        ? `${t} ran past the deadline as far as you allowed and was stopped; ${spec.publicationId ? "the partial report is kept" : "nothing had been published"}.`
         : `${t} reached its deadline and was stopped; ${spec.publicationId ? "the partial report is kept" : "nothing had been published"}.`;
     case "failed":
       return `${t} failed: ${(task.error ?? "unknown error").slice(0, 300)}; ${body}.`;

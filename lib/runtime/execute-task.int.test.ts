@@ -24,12 +24,12 @@ async function end(user: TestUser, title: string, status: "succeeded" | "failed"
 }
 
 describe("terminal(): the TerminalFact message", () => {
-  it("a failure carries its category and stored sentence in meta; the content text is unchanged", async () => {
+  it("a failure carries its category and stored sentence in meta; the content says it in plain words", async () => {
     const u = await signUp("TerminalFailed");
     const sentence = ERROR_CATEGORIES.remote_failed;
     const { done, message, sent } = await end(u, "Heat pumps", "failed", sentence);
     const completedAt = done.completedAt!.toISOString();
-    expect(message.content).toBe(`Failed at ${completedAt}: ${sentence}`);
+    expect(message.content).toBe(`"Heat pumps" failed: ${sentence}`);
     expect(message.meta).toEqual({ status: "failed", completedAt, title: "Heat pumps", errorCode: "remote_failed", error: sentence });
     // The feed carries the same projection.
     expect(sent).toEqual([expect.objectContaining({ meta: message.meta })]);
@@ -47,6 +47,7 @@ describe("terminal(): the TerminalFact message", () => {
     expect(ok.message.meta).toEqual({ status: "succeeded", completedAt: ok.done.completedAt!.toISOString(), title: "Cobalt" });
     const cancelled = await end(u, "Nickel", "cancelled", null);
     expect(cancelled.message.meta).not.toHaveProperty("error");
-    expect(cancelled.message.content).toMatch(/^Cancelled at .*; published bodies are kept\.$/);
+    expect(cancelled.message.content).toBe(`"Nickel" was cancelled; anything it already published stays.`);
+    expect(ok.message.content).toBe(`"Cobalt" finished.`);
   });
 });

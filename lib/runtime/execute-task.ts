@@ -357,14 +357,16 @@ async function publish(tx: Tx, task: Task, body: { partial: boolean; content: st
 export async function terminal(tx: Tx, taskId: string, status: TerminalStatus, error: string | null) {
   const task = await markTerminal(tx, taskId, status, error);
   if (!task) return null;
+  // Plain words (people and models read it); the moment is in meta.completedAt, browsers word it from meta.
+  const title = `"${task.title}"`;
   const text =
     status === "succeeded"
-      ? `Finished at ${task.completedAt!.toISOString()}.`
+      ? `${title} finished.`
       : status === "failed"
-        ? `Failed at ${task.completedAt!.toISOString()}: ${(error ?? "unknown error").slice(0, 500)}`
+        ? `${title} failed: ${(error ?? "unknown error").slice(0, 500)}`
         : status === "deadline_exceeded"
-          ? `Stopped at its deadline at ${task.completedAt!.toISOString()}; published bodies are kept.`
-          : `Cancelled at ${task.completedAt!.toISOString()}; published bodies are kept.`;
+          ? `${title} stopped at its deadline; anything it already published stays.`
+          : `${title} was cancelled; anything it already published stays.`;
   await appendMessage(tx, {
     skipIfGone: true,
     conversationId: task.conversationId,
