@@ -94,6 +94,28 @@ describe("mcp driver across worker crashes", () => {
     await expectOneOfEach(id);
   });
 
+  it("SIGKILL after the handle is stored, while the remote works: the next worker polls the same remote task over the stored session; one remote task, one of each", { timeout: 60_000 }, async () => {
+    peer.options.durationMs = 4_000;
+    const first = startWorkerProcess(workerEnv());
+    workers.push(first);
+    const title = `Stored ${randomUUID().slice(0, 8)}`;
+    const id = await launch(title);
+    const running = await waitFor(async () => {
+      const r = await row(id);
+      return r.status === "running" && r.remoteRef ? r : null;
+    }, 30_000, "running with a stored handle");
+    await kill(first);
+    workers.push(startWorkerProcess(workerEnv()));
+    const done = await settled(id, "succeeded");
+    expect(done.remoteRef).toBe(running.remoteRef);
+    expect([...peer.tasks.values()].filter((t) => t.args.title === title)).toHaveLength(1);
+    const session = (running.driverData as { session: string }).session;
+    const polls = peer.calls.filter((c) => c.method === "tasks/get" && c.taskId === done.remoteRef);
+    expect(polls.length).toBeGreaterThan(1);
+    expect(polls.every((c) => c.headers["mcp-session-id"] === session)).toBe(true);
+    await expectOneOfEach(id);
+  });
+
   it("SIGKILL between the remote create and the stored handle: the task runs once more remotely, the reaper cancels the orphan (counted), one live remote task, one of each notice", { timeout: 90_000 }, async () => {
     // The orphan would work a minute; the task's second remote run finishes at once.
     peer.options.durationMs = 60_000;
