@@ -82,6 +82,28 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it("a caller's abort still reaches a stream that is being read (lease lost mid-turn)", async () => {
+    peer.failNext(1, { stallAfterHeaders: true });
+    const before = peer.requests.length;
+    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 10_000, answerTimeoutMs: 10_000 } });
+    const caller = new AbortController();
+    const started = Date.now();
+    const { stream } = await model.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }], abortSignal: caller.signal });
+    await peer.waitForRequests(before + 1);
+    caller.abort(new Error("lease lost"));
+    const reader = stream.getReader();
+    // The provider's own "stream-start" part may come first; then the stream must end, not hang.
+    let ended = "";
+    while (!ended) {
+      ended = await reader.read().then(
+        (r) => (r.done ? "closed" : ""),
+        () => "errored",
+      );
+    }
+    expect(ended).toBe("errored");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it("background calls hand the wait back instead of sleeping", async () => {
     peer.failNext(1, { status: 503 });
     const model = resilientModel(base(), { mode: "background", breaker: new Breaker() });

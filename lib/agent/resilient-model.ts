@@ -39,7 +39,7 @@ export function resilientModel(inner: LanguageModelV3, opts: ResilientOptions): 
       return inner.supportedUrls;
     },
     doGenerate: (options) =>
-      withRetries(policy, policy.answerTimeoutMs, breaker, options.abortSignal, async (signal, timer) => {
+      withRetries(policy, { silenceMs: policy.answerTimeoutMs, streaming: false }, breaker, options.abortSignal, async (signal, timer) => {
         timer.arm();
         const result = await inner.doGenerate({ ...options, abortSignal: signal });
         timer.disarm();
@@ -47,7 +47,7 @@ export function resilientModel(inner: LanguageModelV3, opts: ResilientOptions): 
         return result;
       }),
     doStream: (options) =>
-      withRetries(policy, policy.timeoutMs, breaker, options.abortSignal, async (signal, timer) => {
+      withRetries(policy, { silenceMs: policy.timeoutMs, streaming: true }, breaker, options.abortSignal, async (signal, timer) => {
         timer.arm();
         const result = await inner.doStream({ ...options, abortSignal: signal });
         return { ...result, stream: watchStream(result.stream, timer, record) };
@@ -145,7 +145,7 @@ function watchStream(
  */
 async function withRetries<T>(
   policy: RetryPolicy,
-  silenceMs: number,
+  request: { silenceMs: number; streaming: boolean },
   breaker: Breaker,
   caller: AbortSignal | undefined,
   send: (signal: AbortSignal, timer: SilenceTimer) => Promise<T>,
@@ -162,12 +162,15 @@ async function withRetries<T>(
     const abort = new AbortController();
     const forward = () => abort.abort(caller!.reason);
     caller?.addEventListener("abort", forward, { once: true });
-    const timer = silenceTimer(silenceMs, abort);
+    const timer = silenceTimer(request.silenceMs, abort);
     try {
       const result = await send(abort.signal, timer);
       breaker.success();
+      // A stream is still being read: the caller's abort must keep reaching its connection.
+      if (!request.streaming) caller?.removeEventListener("abort", forward);
       return result;
     } catch (raw) {
+      caller?.removeEventListener("abort", forward);
       timer.disarm();
       // Our own timeout aborts the fetch; callers should see the stall, not an AbortError.
       const err = timer.fired ?? raw;
@@ -185,8 +188,6 @@ async function withRetries<T>(
       const wait = verdict.retryAfterMs ?? backoffMs(attempt);
       if (Date.now() + wait > deadline) throw err;
       await pause(wait, caller);
-    } finally {
-      caller?.removeEventListener("abort", forward);
     }
   }
 }
