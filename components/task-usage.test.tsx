@@ -30,6 +30,8 @@ describe("task usage and provider waits in task details", () => {
     const since = "2026-11-30T12:00:00.000Z";
     expect(html(<ProviderWait task={{ waitingForProvider: { since } }} />)).toContain("Waiting for the model provider");
     expect(html(<ProviderWait task={{ waitingForProvider: { since } }} />, "zh")).toContain("正在等待模型服务商");
+    expect(html(<ProviderWait task={{ waitingForProvider: { since } }} />)).toContain("goes on by itself");
+    expect(html(<ProviderWait task={{ waitingForProvider: { since } }} compact />)).not.toContain("goes on by itself");
     expect(html(<ProviderWait task={{ waitingForProvider: null }} />)).toBe("");
   });
 });

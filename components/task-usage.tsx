@@ -3,17 +3,21 @@
 import type { PublicTask } from "@/lib/client/tasks";
 import { useI18n } from "@/lib/client/i18n";
 import { LocalTime } from "./local-time";
+import { cn } from "./ui/cn";
 
-/** "Waiting for the model provider · since 12:03" while a step waits out a provider outage or rate limit. */
-export function ProviderWait({ task }: { task: Pick<PublicTask, "waitingForProvider"> }) {
+/**
+ * "Waiting for the model provider · since 12:03" while a step waits out a
+ * provider outage or rate limit; `compact` (the sheet's task rows) leaves out the explanation.
+ */
+export function ProviderWait({ task, compact = false, className }: { task: Pick<PublicTask, "waitingForProvider">; compact?: boolean; className?: string }) {
   const { t } = useI18n();
   if (!task.waitingForProvider) return null;
   return (
-    <div role="status" data-testid="provider-wait" className="space-y-0.5 text-xs text-warn">
+    <div data-testid="provider-wait" className={cn("space-y-0.5 text-xs text-warn", className)}>
       <p>
         {t("waitingForProvider")} · <LocalTime iso={task.waitingForProvider.since} />
       </p>
-      <p className="text-muted">{t("waitingForProviderHint")}</p>
+      {!compact && <p className="text-muted">{t("waitingForProviderHint")}</p>}
     </div>
   );
 }

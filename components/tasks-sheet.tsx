@@ -24,6 +24,7 @@ import { DeliverySummary, OvertimeSummary } from "./delivery-summary";
 import { AlertIcon, ChatIcon, ChevronIcon, SpinnerIcon, TasksIcon } from "./icons";
 import { LocalTime } from "./local-time";
 import { TaskProgress } from "./task-progress";
+import { ProviderWait } from "./task-usage";
 import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
 import { TaskDetails } from "./task-details";
 import { CancelTaskButton } from "./cancel-task-button";
@@ -343,6 +344,7 @@ function TaskRow({
       </p>
 
       <TaskProgress task={task} className="mt-2" />
+      <ProviderWait task={task} compact className="mt-2" />
 
       {task.progress && (
         <p className="mt-2 line-clamp-2 text-sm [overflow-wrap:anywhere]" title={task.progress.text}>
