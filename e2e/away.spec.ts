@@ -1,6 +1,13 @@
 import { test, expect, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { createTask, signUpViaUi } from "./helpers";
+
+// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
+const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
+  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
 
 function sidebar(page: Page) {
   return page.getByRole("navigation", { name: "Conversations" });
@@ -47,6 +54,7 @@ test("unread marks follow the account across pages; tab title and favicon carry 
   await expect(firstLink).toContainText("1 unread");
   await expect(page).toHaveTitle("(1) Canals · Herald");
   await expect(favicon(page)).toHaveAttribute("data-unread", "1");
+  await page.screenshot({ path: path.join(SHOTS, "sidebar-unread-1280.png") });
 
   // Another page of the same account sees the same mark (it is stored), and reading there clears it here.
   const other = await context.newPage();
@@ -95,7 +103,29 @@ test("all tasks from any chat, and a toast when a task in another chat finishes"
   const toast = page.getByTestId("toast").filter({ hasText: "“Ice core summary” finished in Glaciers." });
   await expect(toast).toBeVisible();
   await expect(page.getByRole("region", { name: "Finished" }).getByRole("listitem", { name: "Ice core summary" })).toHaveAttribute("data-status", "succeeded");
+  await page.screenshot({ path: path.join(SHOTS, "all-tasks-toast-1280.png") });
   await toast.getByRole("link", { name: "Open" }).click();
   await page.waitForURL(`**/c/${elsewhere}`);
   await expect(page.getByTestId("toast")).toHaveCount(0);
+});
+
+test("phone: the drawer carries search, All tasks and unread dots; the home composer fits", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signUpViaUi(page, "Pocket");
+  const chat = await startFromHome(page, "Tell me about bridges");
+  await startFromHome(page, "Tell me about tunnels");
+  await postElsewhere(page, chat, "And suspension bridges?");
+  await expect(page).toHaveTitle("(1) Tunnels · Herald");
+  await page.getByRole("button", { name: "Conversations" }).click();
+  const drawer = page.getByRole("dialog", { name: "Conversations" });
+  await expect(drawer.getByRole("searchbox", { name: "Search chats" })).toBeVisible();
+  await expect(drawer.getByRole("link", { name: /All tasks/ })).toBeVisible();
+  await expect(drawer.getByRole("link", { name: /Bridges/ })).toContainText("1 unread");
+  await page.screenshot({ path: path.join(SHOTS, "drawer-unread-390.png") });
+  await drawer.getByRole("link", { name: /Bridges/ }).click();
+  await expect(drawer).toHaveCount(0);
+  await expect(page).toHaveTitle("Bridges · Herald");
+  await page.goto("/");
+  await expect(page.getByRole("region", { name: "Examples" })).toBeVisible();
+  await page.screenshot({ path: path.join(SHOTS, "home-composer-390.png") });
 });
