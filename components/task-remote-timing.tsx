@@ -13,7 +13,13 @@ import { LocalTime } from "./local-time";
 export function TaskRemoteTiming({ task }: { task: Pick<PublicTask, "remote" | "delivery"> }) {
   const { t } = useI18n();
   if (!task.remote) return null;
-  const seconds = (s: number | null) => (s === null ? t("remoteNotStated") : t("secondsShort", { seconds: s }));
+  // An MCP ttl is often hours, a poll interval seconds: each in the unit that reads naturally.
+  const seconds = (s: number | null) => {
+    if (s === null) return t("remoteNotStated");
+    if (s >= 3600) return t("hoursShort", { hours: Math.round((s / 3600) * 10) / 10 });
+    if (s >= 120) return t("minutesShort", { minutes: Math.round(s / 60) });
+    return t("secondsShort", { seconds: s });
+  };
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-xs" data-testid="remote-timing">
       <dt className="text-muted">{t("remoteDeadline")}</dt>

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { newChat, send, signUpViaUi } from "./helpers";
+import { newChat, openTasksSheet, send, signUpViaUi } from "./helpers";
 
 // The composer's "Work with" picker (issue 11): Best fit, Herald's own research and each remote the operator
 // labelled. playwright.config.ts configures one MCP server with the label "Market data" (its url leads nowhere:
@@ -22,6 +22,16 @@ test("Work with: the choices carry labels only, a pick sends the turn's task to 
   await expect
     .poll(async () => (await (await page.request.get(`/api/tasks?conversationId=${conversationId}&scope=all`)).json()).tasks.map((t: { driver: string }) => t.driver), { timeout: 30_000 })
     .toEqual(["mcp"]);
+
+  // The remote task's details keep its clocks apart: no deadline was asked, the remote has said nothing yet.
+  const sheet = await openTasksSheet(page);
+  await sheet.getByRole("button", { name: "View details" }).first().click();
+  const timing = sheet.getByTestId("remote-timing");
+  await expect(timing).toContainText("Deadline");
+  await expect(timing).toContainText("none");
+  await expect(timing).toContainText("Remote run limit");
+  await expect(timing).toContainText("Polled every");
+  await page.keyboard.press("Escape");
 
   await page.getByLabel("Language", { exact: true }).selectOption({ label: "中文" });
   await expect(page.getByTestId("work-with-picker").getByLabel("交给").locator("option")).toHaveText(["自动选择", "Herald 研究", "Market data"]);

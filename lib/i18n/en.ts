@@ -308,6 +308,8 @@ export const en = {
   remotePollInterval: "Polled every",
   remoteNotStated: "not stated",
   secondsShort: "{seconds} s",
+  minutesShort: "{minutes} min",
+  hoursShort: "{hours} h",
   // composer: who does the work
   workWith: "Work with",
   workWithAuto: "Best fit",

@@ -294,6 +294,8 @@ export const zh: { [K in keyof typeof en]: string } = {
   remotePollInterval: "轮询间隔",
   remoteNotStated: "未说明",
   secondsShort: "{seconds} 秒",
+  minutesShort: "{minutes} 分钟",
+  hoursShort: "{hours} 小时",
   // composer: who does the work
   workWith: "交给",
   workWithAuto: "自动选择",
