@@ -21,12 +21,12 @@ export function ReportDiff({ before, after, afterVersion }: { before: string; af
               key={i}
               data-diff={l.type}
               className={`px-3 whitespace-pre-wrap [overflow-wrap:anywhere] ${
-                l.type === "add" ? "bg-ok-soft text-ok" : l.type === "del" ? "bg-danger-soft text-danger line-through" : "text-muted"
+                l.type === "add" ? "bg-ok-soft text-ok" : l.type === "del" ? "bg-danger-soft text-danger" : "text-muted"
               }`}
             >
               {l.type !== "same" && <span className="sr-only">{l.type === "add" ? t("reportDiffAdded") : t("reportDiffRemoved")}: </span>}
               <span aria-hidden="true">{l.type === "add" ? "+ " : l.type === "del" ? "− " : "  "}</span>
-              {l.text || " "}
+              <span className={l.type === "del" ? "line-through" : undefined}>{l.text || " "}</span>
             </li>
           ))}
         </ol>

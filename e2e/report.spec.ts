@@ -65,6 +65,8 @@ test("report view: earlier version folded and compared, contents, copy, download
   const diff = partial.getByTestId("report-diff");
   await expect(diff.locator('[data-diff="del"]').first()).toContainText("Partial report");
   await expect(diff.locator('[data-diff="add"]').first()).toBeVisible();
+  await partial.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, "report-versions-1280.png") });
 
   // The final report opens full-width with a table of contents that moves focus to the section.
   await final.getByRole("button", { name: "Open report" }).click();
@@ -128,10 +130,10 @@ test("report view: earlier version folded and compared, contents, copy, download
   for (const secret of [email, "Reporter", conversationId]) expect(html).not.toContain(secret);
   await expect(reader.locator("[data-kind]")).toHaveCount(0);
   await expect(reader.getByRole("button", { name: "Sign out" })).toHaveCount(0);
+  await reader.screenshot({ path: path.join(SHOTS, "share-page-390.png") });
   await shared.getByRole("navigation", { name: "Contents" }).getByRole("link", { name: "Trends" }).click();
   await expect(shared.getByRole("heading", { name: "Trends" })).toBeFocused();
   expect(await reader.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await reader.screenshot({ path: path.join(SHOTS, "share-page-390.png") });
 
   await share.getByRole("button", { name: "Revoke link" }).click();
   await expect(share).toContainText("Link revoked");
@@ -165,11 +167,11 @@ test("a Chinese request gets a Chinese report and progress; the report view work
   await expect(view.getByRole("navigation", { name: "目录" })).toBeVisible();
   for (const name of ["复制为 Markdown", "下载 Markdown", "下载 PDF", "分享"]) await expect(view.getByRole("button", { name })).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: path.join(SHOTS, "report-view-390-zh-dark.png") });
   // Keyboard: Tab reaches the contents, Escape closes and focus returns to the button that opened it.
   await view.getByRole("navigation", { name: "目录" }).getByRole("link", { name: "风险与未决问题" }).focus();
   await page.keyboard.press("Enter");
   await expect(view.getByRole("heading", { name: "风险与未决问题" })).toBeFocused();
-  await page.screenshot({ path: path.join(SHOTS, "report-view-390-zh-dark.png") });
   await page.keyboard.press("Escape");
   await expect(view).toBeHidden();
   await expect(final.getByRole("button", { name: "打开报告" })).toBeFocused();
