@@ -11,7 +11,9 @@ import { getDb } from "@/lib/db/client";
  * order and a reader resuming after N can never skip a seq that commits later.
  *
  * One statement (bump, insert, NOTIFY): a task's path emits about ten events, and
- * three round trips each were a fifth of every statement a task cost.
+ * three round trips each were a fifth of every statement a task cost. The time is
+ * the moment of the write (clock_timestamp), not the transaction's start: a task's
+ * timeline interleaves events with rows written later in the same transaction.
  */
 export async function emitEvent(
   tx: Tx,
@@ -23,9 +25,9 @@ export async function emitEvent(
   const [{ seq }] = await tx.$queryRaw<{ seq: bigint }[]>`
     WITH bumped AS (UPDATE "user" SET "eventSeq" = "eventSeq" + 1 WHERE id = ${ownerId} RETURNING "eventSeq"),
     inserted AS (
-      INSERT INTO "event" ("ownerId", seq, type, "conversationId", "taskId", payload)
+      INSERT INTO "event" ("ownerId", seq, type, "conversationId", "taskId", payload, "createdAt")
       SELECT ${ownerId}, bumped."eventSeq", ${event.type}, ${refs.conversationId ?? null}, ${refs.taskId ?? null},
-             ${JSON.stringify(event.data)}::jsonb
+             ${JSON.stringify(event.data)}::jsonb, clock_timestamp()
       FROM bumped
       RETURNING "ownerId", seq)
     SELECT inserted.seq FROM inserted
