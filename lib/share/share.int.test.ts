@@ -85,6 +85,8 @@ describe("report share links", () => {
     expect(gone.status).toBe(204);
     expect(await readSharedReport(link.json.token)).toBeNull();
     expect((await create(owner, publicationId)).status).toBe(404);
+    const listGone = await call(sharesRoute.GET, { user: owner, path: `/api/publications/${publicationId}/shares`, params: { id: publicationId } });
+    expect(listGone.status).toBe(404);
   });
 
   it("bounds link creation per minute and per account with 429 and Retry-After", async () => {
