@@ -33,6 +33,12 @@ export interface PeerOptions {
   pollIntervalMs: number;
   question: string;
   failMessage: string;
+  /**
+   * Like the SDK's own in-memory store: a task is visible only to the MCP
+   * session that created it (tasks/get, tasks/result, tasks/cancel, tasks/list
+   * from another session: not found). Default false: visible to any session.
+   */
+  sessionScoped?: boolean;
   /** The final text; defaults to a short report naming the title and prompt. */
   resultText?: (args: { prompt: string; title?: string; answer?: string }) => string;
 }
@@ -116,20 +122,33 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
    * connection, this peer keeps tasks visible across sessions. A cancel that
    * reaches an `ignore-cancel` task finds the work already finished.
    */
+  const ownerSession = new Map<string, string | undefined>();
+  /** Another session asking about a session-scoped task: as if it did not exist. */
+  const hidden = (taskId: string, sessionId?: string) => options.sessionScoped === true && sessionId !== undefined && ownerSession.get(taskId) !== sessionId;
   const store: TaskStore = {
-    createTask: (params: CreateTaskOptions, requestId: RequestId, request: Request) =>
-      inner.createTask({ ...params, pollInterval: options.pollIntervalMs }, requestId, request),
-    getTask: (taskId: string) => inner.getTask(taskId),
+    async createTask(params: CreateTaskOptions, requestId: RequestId, request: Request, sessionId?: string) {
+      const task = await inner.createTask({ ...params, pollInterval: options.pollIntervalMs }, requestId, request);
+      ownerSession.set(task.taskId, sessionId);
+      return task;
+    },
+    getTask: async (taskId: string, sessionId?: string) => (hidden(taskId, sessionId) ? null : inner.getTask(taskId)),
     storeTaskResult: (taskId: string, status: "completed" | "failed", result: Result) => inner.storeTaskResult(taskId, status, result),
-    getTaskResult: (taskId: string) => inner.getTaskResult(taskId),
-    async updateTaskStatus(taskId: string, status: Task["status"], statusMessage?: string) {
+    async getTaskResult(taskId: string, sessionId?: string) {
+      if (hidden(taskId, sessionId)) throw new Error(`Task not found: ${taskId}`);
+      return inner.getTaskResult(taskId);
+    },
+    async updateTaskStatus(taskId: string, status: Task["status"], statusMessage?: string, sessionId?: string) {
+      if (hidden(taskId, sessionId)) throw new Error(`Task not found: ${taskId}`);
       const task = tasks.get(taskId);
       if (status === "cancelled" && task?.mode === "ignore-cancel") {
         return inner.storeTaskResult(taskId, "completed", resultFor(task));
       }
       return inner.updateTaskStatus(taskId, status, statusMessage);
     },
-    listTasks: (cursor?: string) => inner.listTasks(cursor),
+    async listTasks(cursor?: string, sessionId?: string) {
+      const page = await inner.listTasks(cursor);
+      return { ...page, tasks: page.tasks.filter((t) => !hidden(t.taskId, sessionId)) };
+    },
   };
 
   /** Stops quietly when the task was cancelled (or the peer stopped) under it. */

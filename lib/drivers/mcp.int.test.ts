@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   errorLog.mockClear();
-  Object.assign(peer.options, defaults, { resultText: undefined });
+  Object.assign(peer.options, defaults, { resultText: undefined, sessionScoped: false });
   peer.failNext(0);
   u = await signUp("Mcp");
 });
@@ -317,6 +317,35 @@ describe("mcp driver against a real MCP Tasks server", () => {
       expect((await row(id)).error).toBe(ERROR_CATEGORIES.protocol);
       expect(logged()).toMatch(/no longer has the session its question was asked on/);
       expect(peer.tasks.get(remoteId)?.answers).toEqual([]);
+    } finally {
+      registerDriver("mcp:peer", driver);
+      await other.close();
+    }
+  });
+
+  it("a server that binds tasks to the creating MCP session: another process polls, answers and finishes over the stored session; without it the task is unknown", async () => {
+    peer.options.sessionScoped = true;
+    peer.options.mode = "input";
+    const { id } = await newTask("Scoped");
+    const remoteId = await submitted(id);
+    const other = createMcpDriver({ name: "peer", url: peer.url, tool: "research" });
+    registerDriver("mcp:peer", other);
+    try {
+      // Without the stored session another connection cannot see the task at all.
+      const { session: _s, ...withoutSession } = (await row(id)).driverData as Record<string, unknown>;
+      const bare = { ...(await row(id)), driverData: withoutSession };
+      expect(await other.step({ task: bare, steps: [], model: undefined as never, signal: new AbortController().signal })).toMatchObject({ status: "failed", error: expect.stringMatching(/no longer knows this task/) });
+
+      await remoteStatus(remoteId, "input_required");
+      expect(await tick(id)).toBe("stepped");
+      expect((await row(id)).status).toBe("input_required");
+      expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Oceania" } })).status).toBe(200);
+      expect(await tick(id)).toBe("stepped");
+      await waitFor(async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0, 5_000, "the answer to reach the remote");
+      expect(peer.tasks.get(remoteId)?.answers).toEqual([{ action: "accept", content: { answer: "Oceania" } }]);
+      await remoteStatus(remoteId, "completed");
+      expect(await tick(id)).toBe("finished");
+      expect((await getDb().publication.findMany({ where: { taskId: id } }))[0].content).toContain("Scope: Oceania");
     } finally {
       registerDriver("mcp:peer", driver);
       await other.close();
