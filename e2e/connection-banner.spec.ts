@@ -1,9 +1,16 @@
 import { test, expect } from "@playwright/test";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
 import { createTask, newChat, openTasksSheet, signUpViaUi } from "./helpers";
+
+const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
+  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
 
 // Issue 14 #6: with the server gone the page kept a pulsing "Running" badge and no word about it.
 
 test("feed gone: Reconnecting… and greyed badges; back: Connected again, a refetch, then the banner goes", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
   await signUpViaUi(page, "Offline");
   const conversationId = await newChat(page);
   const title = "Long outage study";
@@ -28,6 +35,7 @@ test("feed gone: Reconnecting… and greyed badges; back: Connected again, a ref
   const status = sheet.getByRole("listitem", { name: title }).locator("span[data-status]");
   await expect(status).toHaveAttribute("data-status", /running|queued|submitted/);
   await expect(status).toHaveAttribute("data-stale", "true");
+  await page.screenshot({ path: path.join(SHOTS, "reconnecting-sheet-1280.png") });
   await page.keyboard.press("Escape");
   await expect(sheet).toBeHidden();
 
@@ -36,6 +44,7 @@ test("feed gone: Reconnecting… and greyed badges; back: Connected again, a ref
   await page.unroute("**/api/events**");
   await expect(banner).toHaveAttribute("data-state", "restored", { timeout: 20_000 });
   await expect(banner).toContainText("Connected again.");
+  await page.screenshot({ path: path.join(SHOTS, "reconnected-1280.png") });
   await refetch;
   await expect(badge).not.toHaveAttribute("data-stale", "true");
   await expect(banner).toHaveCount(0, { timeout: 10_000 });

@@ -1,0 +1,73 @@
+import { test, expect, type Page } from "@playwright/test";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { newChat, openTasksSheet, signUpViaUi } from "./helpers";
+
+// Issue 14 #1 and #5 in the browser: a timed task cancelled (after a confirmation) before its due time. The
+// cancel is one line in the conversation; at the old due time nothing more appears and nothing says "missed".
+
+const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
+  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
+
+async function timedTask(page: Page, conversationId: string, title: string, dueInSeconds: number, steps: number, stepMs: number) {
+  const res = await page.request.post("/api/tasks", {
+    data: {
+      conversationId,
+      title,
+      prompt: `Research ${title}`,
+      clientRequestId: randomUUID(),
+      options: { simulate: { steps, stepMs } },
+      delivery: { mode: "at", dueInSeconds },
+    },
+  });
+  expect(res.status(), await res.text()).toBe(202);
+  return ((await res.json()) as { task: { id: string; delivery: { dueAt: string } } }).task;
+}
+
+test("a timed task cancelled before its due time: one line for the cancel, nothing at the due time", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signUpViaUi(page, "Canceller");
+  const created = await page.request.post("/api/conversations", { data: { title: "Witness chat" } });
+  expect(created.status()).toBe(201);
+  const witnessChat = ((await created.json()) as { conversation?: { id: string }; id?: string });
+  const witnessChatId = witnessChat.conversation?.id ?? witnessChat.id!;
+  const conversationId = await newChat(page);
+  const title = "Grid storage outlook";
+  const task = await timedTask(page, conversationId, title, 8, 3, 600_000);
+  // Due a moment later in another chat: once its due moment has been told, the cancelled one's has passed too.
+  const witness = await timedTask(page, witnessChatId, "Witness", 10, 1, 0);
+
+  const sheet = await openTasksSheet(page);
+  const row = sheet.getByRole("listitem", { name: title });
+  await row.getByRole("button", { name: "Cancel task" }).click();
+  const confirm = page.getByRole("alertdialog", { name: `Cancel “${title}”?` });
+  await expect(confirm).toContainText("Anything it has already published stays");
+  await page.screenshot({ path: path.join(SHOTS, "cancel-confirm-1280.png") });
+  await confirm.getByRole("button", { name: "Yes, cancel it" }).click();
+  await expect(sheet.getByRole("region", { name: "Recent" }).getByRole("listitem", { name: title })).toContainText("Cancelled", { timeout: 20_000 });
+  // The promise ended with the cancel: the sheet says so, never "missed" or "not due yet".
+  const done = sheet.getByRole("region", { name: "Recent" }).getByRole("listitem", { name: title });
+  await expect(done.locator("[data-outcome]")).toHaveAttribute("data-outcome", "cancelled");
+  await page.keyboard.press("Escape");
+
+  const said = page.locator(`[data-kind="terminal"], [data-kind="notice"], [data-kind="assistant"]`);
+  await expect(page.locator('[data-kind="terminal"][data-status="cancelled"]')).toHaveCount(1);
+  await expect(page.locator('[data-kind="terminal"][data-status="cancelled"]')).toContainText(`“${title}” was cancelled; anything it already published stays`);
+  await expect(said).toHaveCount(1);
+  await page.screenshot({ path: path.join(SHOTS, "cancel-timed-1280.png") });
+
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/tasks/${witness.id}`)).json()).task.delivery.outcome, { timeout: 30_000 })
+    .toBe("on_time");
+  expect(Date.parse(witness.delivery.dueAt)).toBeGreaterThan(Date.parse(task.delivery.dueAt));
+  const after = (await (await page.request.get(`/api/tasks/${task.id}`)).json()).task;
+  expect(after.status).toBe("cancelled");
+  expect(after.delivery.outcome).toBeNull();
+  await expect(said).toHaveCount(1);
+  await page.reload();
+  await expect(page.locator('[data-kind="terminal"][data-status="cancelled"]')).toHaveCount(1);
+  await expect(said).toHaveCount(1);
+  await expect(page.locator('[data-outcome="missed"]')).toHaveCount(0);
+});
