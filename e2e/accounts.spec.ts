@@ -70,6 +70,8 @@ test("signing out in one tab signs out the others at once; the typed draft comes
   await other.getByLabel("Message").fill("a draft I must not lose");
 
   await page.getByRole("button", { name: "Sign out" }).click();
+  // The tab that signed out lands on the plain sign-in page; only the other one follows it.
+  await page.waitForURL(/\/sign-in$/);
   await other.waitForURL(/\/sign-in\?next=.*signedOut=1$/, { timeout: 5_000 });
   await expect(other.getByText("You were signed out in another tab.")).toBeVisible();
   await signIn(other, email);

@@ -9,23 +9,32 @@ import { stopFeed } from "./feed";
 const CHANNEL = "herald-session";
 const SIGNED_OUT = "signed-out";
 
+// One channel per tab for both sending and listening: a BroadcastChannel never
+// receives its own messages, so the tab that signs out does not also follow
+// itself to a second sign-in URL.
+let channel: BroadcastChannel | null = null;
+
+function tabChannel(): BroadcastChannel | null {
+  if (typeof BroadcastChannel === "undefined") return null;
+  channel ??= new BroadcastChannel(CHANNEL);
+  return channel;
+}
+
 export function announceSignOut(): void {
-  if (typeof BroadcastChannel === "undefined") return;
-  const channel = new BroadcastChannel(CHANNEL);
-  channel.postMessage(SIGNED_OUT);
-  channel.close();
+  tabChannel()?.postMessage(SIGNED_OUT);
 }
 
 /** Listens while a signed-in page is open; returns the stop function. */
 export function followSignOut(): () => void {
-  if (typeof BroadcastChannel === "undefined") return () => {};
-  const channel = new BroadcastChannel(CHANNEL);
-  channel.onmessage = (event: MessageEvent) => {
+  const ch = tabChannel();
+  if (!ch) return () => {};
+  const onMessage = (event: MessageEvent) => {
     if (event.data !== SIGNED_OUT) return;
     // Nothing more for this account may arrive in this tab.
     stopFeed();
     const href = signInHref();
     window.location.assign(`${href}${href.includes("?") ? "&" : "?"}signedOut=1`);
   };
-  return () => channel.close();
+  ch.addEventListener("message", onMessage);
+  return () => ch.removeEventListener("message", onMessage);
 }
