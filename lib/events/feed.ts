@@ -117,6 +117,11 @@ class FeedStream {
           for (const r of rows) {
             if (this.closed) return;
             if (r.seq === null) continue;
+            // Seqs are contiguous per account, so a jump means retention removed events this
+            // stream had not seen (between resolveCursor and this read): say so, as a stale cursor would.
+            if (r.seq > this.cursor + 1n) {
+              this.send(enc.encode(frame({ id: (r.seq - 1n).toString(), event: "reset", data: "{}" })));
+            }
             this.send(eventFrame(r));
             this.cursor = r.seq;
             sent += 1;
