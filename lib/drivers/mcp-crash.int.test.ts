@@ -72,7 +72,7 @@ async function expectOneOfEach(id: string) {
 }
 
 describe("mcp driver across worker crashes", () => {
-  it("the worker that saw the question is SIGKILLed; the answer posted afterwards reaches the remote through another worker", { timeout: 60_000 }, async () => {
+  it("the worker that saw the question is SIGKILLed; the answer posted afterwards reaches the remote through another worker", { timeout: 90_000 }, async () => {
     peer.options.mode = "input";
     const first = startWorkerProcess(workerEnv());
     workers.push(first);
@@ -80,7 +80,7 @@ describe("mcp driver across worker crashes", () => {
     const asked = await waitFor(async () => {
       const r = await row(id);
       return r.status === "input_required" && (r.driverData as { question?: unknown })?.question ? r : null;
-    }, 30_000, "the question stored");
+    }, 45_000, "the question stored");
     expect(asked.inputRequest).toMatchObject({ question: "Which region should the research cover?" });
     await kill(first);
 
@@ -111,7 +111,8 @@ describe("mcp driver across worker crashes", () => {
     expect([...peer.tasks.values()].filter((t) => t.args.title === title)).toHaveLength(1);
     const session = (running.driverData as { session: string }).session;
     const polls = peer.calls.filter((c) => c.method === "tasks/get" && c.taskId === done.remoteRef);
-    expect(polls.length).toBeGreaterThan(1);
+    // "running" is written when a claim starts, before its first tasks/get: the first worker may have polled or not.
+    expect(polls.length).toBeGreaterThanOrEqual(1);
     expect(polls.every((c) => c.headers["mcp-session-id"] === session)).toBe(true);
     await expectOneOfEach(id);
   });

@@ -62,6 +62,9 @@ const MAX_PROGRESS_CHARS = 1_000;
 const MAX_REMOTE_ID_CHARS = 255;
 /** Pages of `tasks/list` one reaper pass reads per server. */
 const MAX_LIST_PAGES = 20;
+/** input_required without a delivered question: looked for this many times at this pace before the slow input pace. */
+const QUESTION_FAST_LOOKS = 6;
+const QUESTION_LOOK_MS = 2_000;
 /** A question not yet delivered on a poll may still be on its way: retry this often before giving up. */
 const QUESTION_RETRIES = 3;
 
@@ -140,13 +143,16 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
         status: "input_required",
         inputRequest: { question: q.params.message.slice(0, 4_000), ...(fields ? { fields } : {}) },
         // Committed with this poll: from now on any worker can answer it.
-        driverState: { question: { requestId: q.requestId } },
+        driverState: { question: { requestId: q.requestId }, questionWaits: 0 },
         pollAfterMs,
       };
     }
     // Already shown to the user: keep it, so the event does not change under them.
     const inputRequest = task.inputRequest ?? { question: (remote.statusMessage || "The remote task is waiting for input.").slice(0, 4_000) };
-    return { status: "input_required", inputRequest, pollAfterMs };
+    // Not delivered yet (a slow server): look again soon a few times, so the answer can be routed; then rarely.
+    const waits = Number((task.driverData as { questionWaits?: unknown } | null)?.questionWaits) || 0;
+    if (storedQuestionId(task) !== null || waits >= QUESTION_FAST_LOOKS) return { status: "input_required", inputRequest, pollAfterMs };
+    return { status: "input_required", inputRequest, pollAfterMs: QUESTION_LOOK_MS, driverState: { questionWaits: waits + 1 } };
   }
 
   /** One fetch of the outcome; a failed task's own words beat its last status line. */
