@@ -245,9 +245,10 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     const { id } = await launch("stream me [slow:14000] [progress]");
     const done = await settled(id, "succeeded", 45_000);
     const progress = (await getDb().message.findMany({ where: { taskId: id, kind: "progress" }, orderBy: { seq: "asc" } })).map((m) => m.content);
-    // Relayed from the stream (the poll alone has no text), at most one per 10 s of a 14 s run.
+    // Relayed from the stream (the poll alone has no text), at most one per 10 s of the run (≥ 14 s; longer on a loaded machine).
+    const ranMs = done.completedAt!.getTime() - done.startedAt!.getTime();
     expect(progress.length).toBeGreaterThanOrEqual(1);
-    expect(progress.length).toBeLessThanOrEqual(2);
+    expect(progress.length).toBeLessThanOrEqual(Math.ceil(ranMs / 10_000));
     for (const p of progress) expect(p).toMatch(/^Step \d+ of 56$/);
     expect(done.driverData).toMatchObject({ relayedAt: expect.any(Number) });
     expect((done.driverData as { stream?: unknown }).stream).toBeUndefined();
