@@ -63,12 +63,16 @@ async function kill(w: WorkerProc) {
   await w.exited;
 }
 
-/** One of each visible fact: a body, a terminal line; the notification outbox saw one terminal event. */
+/** One of each visible fact: a body, a terminal line, one notice per event. */
 async function expectOneOfEach(id: string) {
   const kinds = (await getDb().message.findMany({ where: { taskId: id } })).map((m) => m.kind);
   expect(kinds.filter((k) => k === "body")).toHaveLength(1);
   expect(kinds.filter((k) => k === "terminal")).toHaveLength(1);
   expect(await getDb().publication.count({ where: { taskId: id } })).toBe(1);
+  // One notice per event (the end, and a question if there was one), each shown once in the conversation.
+  const notices = await getDb().notice.findMany({ where: { taskId: id } });
+  expect(notices.filter((n) => n.outcome === "done")).toHaveLength(1);
+  expect(kinds.filter((k) => k === "notice")).toHaveLength(notices.length);
 }
 
 describe("mcp driver across worker crashes", () => {
