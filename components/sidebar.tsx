@@ -51,7 +51,7 @@ export function Sidebar({
 /** Every task of the account, from any chat: research running elsewhere is one click away. */
 function AllTasksLink({ active, onNavigate }: { active: boolean; onNavigate?: () => void }) {
   const { t } = useI18n();
-  const tasks = useTaskList(null);
+  const tasks = useTaskList(null, { poll: false });
   const running = tasks.data?.filter((task) => isTaskActive(task.status)).length ?? 0;
   return (
     <Link

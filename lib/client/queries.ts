@@ -151,9 +151,10 @@ const TASK_STALE_MS = 1000;
  * feed: 3 s while something is active, 15 s otherwise, never while the tab is
  * hidden (React Query skips interval fetches then), and again on refocus.
  */
-export function useTaskList(conversationId: TaskScope) {
+export function useTaskList(conversationId: TaskScope, options: { poll?: boolean } = {}) {
   const qc = useQueryClient();
   const key = queryKeys.taskList(conversationId);
+  const poll = options.poll ?? true;
   return useQuery({
     queryKey: key,
     queryFn: async ({ signal }) => {
@@ -161,9 +162,11 @@ export function useTaskList(conversationId: TaskScope) {
       return mergeTaskSnapshot(qc.getQueryData<PublicTask[]>(key), tasks, conversationId);
     },
     staleTime: TASK_STALE_MS,
-    refetchInterval: (query) => taskRefetchInterval(query.state.data),
+    // `poll: false` (the sidebar's running count): the feed keeps the list current and a
+    // reset refetches it; the sheet on the same page already polls as the safety net.
+    refetchInterval: poll ? (query) => taskRefetchInterval(query.state.data) : false,
     refetchIntervalInBackground: false,
-    refetchOnWindowFocus: true,
+    refetchOnWindowFocus: poll,
   });
 }
 
