@@ -40,6 +40,10 @@ test("the feed reconnects after the server restarts and replays what happened me
 
     web.kill("SIGKILL");
     await new Promise<void>((r) => web.once("exit", () => r()));
+    // The page says so instead of looking healthy.
+    const banner = page.getByTestId("connection-banner");
+    await expect(banner).toHaveAttribute("data-state", "reconnecting", { timeout: 15_000 });
+    await expect(banner).toContainText("Reconnecting…");
     // While this page's server is down, the other web process accepts a turn and the worker answers it.
     const other = await page.request.post(`http://localhost:3100/api/conversations/${conversationId}/messages`, {
       data: { content: "while you were away", clientMessageId: crypto.randomUUID() },
@@ -51,6 +55,7 @@ test("the feed reconnects after the server restarts and replays what happened me
     // No reload: EventSource reconnects with Last-Event-ID and gets the missed events.
     await expect(page.locator('[data-kind="user"]').filter({ hasText: "while you were away" })).toHaveCount(1, { timeout: 30_000 });
     await expect(page.locator('[data-kind="assistant"]')).toHaveCount(2, { timeout: 30_000 });
+    await expect(page.getByTestId("connection-banner")).toHaveCount(0, { timeout: 15_000 });
   } finally {
     web.kill("SIGTERM");
     await db.stop();
