@@ -332,7 +332,7 @@ describe("mcp driver against a real MCP Tasks server", () => {
     registerDriver("mcp:peer", other);
     try {
       // Without the stored session another connection cannot see the task at all.
-      const { session: _s, ...withoutSession } = (await row(id)).driverData as Record<string, unknown>;
+      const { session: _s, ...withoutSession } = (await row(id)).driverData as Record<string, string>;
       const bare = { ...(await row(id)), driverData: withoutSession };
       expect(await other.step({ task: bare, steps: [], model: undefined as never, signal: new AbortController().signal })).toMatchObject({ status: "failed", error: expect.stringMatching(/no longer knows this task/) });
 
