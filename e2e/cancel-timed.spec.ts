@@ -2,7 +2,7 @@ import { test, expect, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { newChat, openTasksSheet, signUpViaUi } from "./helpers";
+import { newChat, newEmail, openTasksSheet, signUpViaUi } from "./helpers";
 
 // Issue 14 #1 and #5 in the browser: a timed task cancelled (after a confirmation) before its due time. The
 // cancel is one line in the conversation; at the old due time nothing more appears and nothing says "missed".
@@ -70,4 +70,42 @@ test("a timed task cancelled before its due time: one line for the cancel, nothi
   await expect(page.locator('[data-kind="terminal"][data-status="cancelled"]')).toHaveCount(1);
   await expect(said).toHaveCount(1);
   await expect(page.locator('[data-outcome="missed"]')).toHaveCount(0);
+});
+
+test("phone, Chinese, dark: the confirmation fits, is keyboard-operable and says what is kept; the banner in Chinese", async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark", deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  await signUpViaUi(page, "林", newEmail("lin-cancel"));
+  expect((await page.request.patch("/api/settings", { data: { language: "zh" } })).status()).toBe(200);
+  const conversationId = await newChat(page);
+  await page.reload();
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  const title = "储能展望";
+  await timedTask(page, conversationId, title, 600, 3, 600_000);
+
+  const sheet = await openTasksSheet(page, "后台任务");
+  const row = sheet.getByRole("listitem", { name: title });
+  await row.getByRole("button", { name: "取消任务" }).click();
+  const confirm = page.getByRole("alertdialog", { name: `取消“${title}”？` });
+  await expect(confirm).toContainText("已经发布的内容会保留在对话中");
+  const box = await confirm.boundingBox();
+  expect(box!.x).toBeGreaterThanOrEqual(0);
+  expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+  await expect(confirm.getByRole("button", { name: "继续运行" })).toBeFocused();
+  await page.screenshot({ path: path.join(SHOTS, "cancel-confirm-390-zh-dark.png") });
+  await page.keyboard.press("Tab");
+  await expect(confirm.getByRole("button", { name: "确认取消" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(confirm).toBeHidden();
+  await expect(sheet.getByRole("region", { name: "最近" }).getByRole("listitem", { name: title })).toContainText("已取消", { timeout: 20_000 });
+  await page.keyboard.press("Escape");
+
+  await page.route("**/api/events**", (route) => route.abort("connectionreset"));
+  await page.evaluate(() => document.dispatchEvent(new Event("resume")));
+  const banner = page.getByTestId("connection-banner");
+  await expect(banner).toContainText("正在重新连接…", { timeout: 10_000 });
+  await page.screenshot({ path: path.join(SHOTS, "reconnecting-390-zh-dark.png") });
+  await page.unroute("**/api/events**");
+  await expect(banner).toContainText("已重新连接", { timeout: 20_000 });
+  await context.close();
 });
