@@ -140,6 +140,14 @@ test("report view: earlier version folded and compared, contents, copy, download
   await expect(share).toContainText("Not shared");
   expect((await reader.goto(url))?.status()).toBe(404);
   await stranger.close();
+
+  // The same view on a phone keeps every action in reach without sideways scrolling.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await view.getByRole("button", { name: "Share", exact: true }).click();
+  await view.getByRole("navigation", { name: "Contents" }).scrollIntoViewIfNeeded();
+  for (const name of ["Copy as Markdown", "Download Markdown", "Download PDF"]) await expect(view.getByRole("button", { name })).toBeInViewport();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: path.join(SHOTS, "report-view-390.png") });
   await context.close();
 });
 
@@ -172,6 +180,9 @@ test("a Chinese request gets a Chinese report and progress; the report view work
   await view.getByRole("navigation", { name: "目录" }).getByRole("link", { name: "风险与未决问题" }).focus();
   await page.keyboard.press("Enter");
   await expect(view.getByRole("heading", { name: "风险与未决问题" })).toBeFocused();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(view.getByRole("navigation", { name: "目录" })).toBeInViewport();
+  await page.screenshot({ path: path.join(SHOTS, "report-view-1280-zh-dark.png") });
   await page.keyboard.press("Escape");
   await expect(view).toBeHidden();
   await expect(final.getByRole("button", { name: "打开报告" })).toBeFocused();
