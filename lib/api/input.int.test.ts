@@ -163,7 +163,8 @@ describe("input the database cannot hold", () => {
     expect(posted.status).toBe(202);
     const conv = await getDb().conversation.findUniqueOrThrow({ where: { id: conversationId } });
     expect(conv.title).not.toContain("\ufffd");
-    expect(conv.title).toBe(`${"a".repeat(56)}😀…`);
+    // 59 code points and an ellipsis (lib/chat/titles.ts); 59 UTF-16 units would end inside the second emoji.
+    expect(conv.title).toBe(`A${"a".repeat(55)}😀😀😀…`);
     const started = await call(tasks.POST, {
       user,
       body: { conversationId, title: `${"b".repeat(119)}😀tail`, prompt: "p", clientRequestId: randomUUID() },
