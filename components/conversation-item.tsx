@@ -6,7 +6,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent 
 import type { PublicConversation } from "@/lib/contract/shapes";
 import { useDeleteConversation, usePinConversation, useRenameConversation } from "@/lib/client/chat-actions";
 import { useI18n } from "@/lib/client/i18n";
-import { MAX_TITLE_CHARS } from "@/lib/contract/schemas";
+import { MAX_TITLE_CHARS } from "@/lib/contract/input-bounds";
 import { MoreIcon, PinIcon } from "./chat-icons";
 import { LocalTime } from "./local-time";
 import { Button } from "./ui/button";

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useState } from "react";
 import { searchConversations } from "@/lib/client/api";
 import { useI18n } from "@/lib/client/i18n";
-import { MAX_SEARCH_CHARS } from "@/lib/contract/schemas";
+import { MAX_SEARCH_CHARS } from "@/lib/contract/input-bounds";
 import { CloseIcon } from "./icons";
 import { SearchIcon } from "./chat-icons";
 import { Button } from "./ui/button";

@@ -19,7 +19,7 @@ function watchForViolations(page: Page): string[] {
   // Init scripts come from the debugger, so the policy under test does not apply to them.
   void page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) => {
-      console.error(`Content Security Policy violation: ${e.violatedDirective} blocked ${e.blockedURI}`);
+      console.error(`Content Security Policy violation: ${e.violatedDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber}:${e.columnNumber}) on ${location.pathname}`);
     });
   });
   return violations;

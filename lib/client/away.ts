@@ -105,8 +105,17 @@ export function useAwaySignals(
   }, [conversationId]);
 
   useEffect(() => {
-    document.title = tabTitle(title, total, appName);
+    const want = tabTitle(title, total, appName);
+    // Next writes the page's metadata <title> on client navigation, sometimes after this
+    // effect ran: keep ours whenever the head changes (setting it again is a no-op).
+    const apply = () => {
+      if (document.title !== want) document.title = want;
+    };
+    apply();
     setFavicon(total);
+    const observer = new MutationObserver(apply);
+    observer.observe(document.head, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
   }, [title, total, appName]);
 
   useEffect(() => {

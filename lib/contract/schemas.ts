@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_SEARCH_CHARS, MAX_TITLE_CHARS } from "./input-bounds";
 
 // Request schemas for every route. Limits here are the product's limits.
 
@@ -8,7 +9,6 @@ export const SIMULATE_MAX_STEPS = 50;
 export const SIMULATE_MAX_STEP_MS = 3_600_000;
 /** The furthest a delivery promise may reach; the same bound for dueInSeconds and dueAt. */
 export const MAX_DUE_SECONDS = 7 * 24 * 3600;
-export const MAX_TITLE_CHARS = 200;
 
 /**
  * Every row id is Postgres' `gen_random_uuid()::text` (prisma/schema.prisma), so
@@ -62,8 +62,6 @@ export const markReadBody = z.strictObject({
   seq: z.number().int().min(0).max(2_147_483_647),
 });
 
-/** Search text is matched literally (ILIKE with its wildcards escaped); the cap keeps each row's match cheap. */
-export const MAX_SEARCH_CHARS = 100;
 export const MAX_SEARCH_RESULTS = 50;
 
 export const searchConversationsQuery = z.object({
