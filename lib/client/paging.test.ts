@@ -85,6 +85,22 @@ describe("conversation window: newest page first, older on demand, live patches 
     expect(await fetchOlderMessages(qc, "c1")).toBe(false);
   });
 
+  it("a conversation's first feed message that lands while the first page is in flight is kept", async () => {
+    // The server read the (empty) conversation before the message committed; the feed delivers it
+    // before the page arrives, when nothing for this conversation was remembered yet.
+    const first = { ...message(1), id: "fresh-1", conversationId: "fresh" } as PublicMessage;
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async () => {
+        rememberFeedMessage(first);
+        return new Response(JSON.stringify({ messages: [], hasOlder: false }), { status: 200, headers: { "content-type": "application/json" } });
+      }),
+    );
+    const qc = new QueryClient();
+    const window = await fetchMessageWindow(qc, "fresh");
+    expect(window.map((m) => m.id)).toEqual(["fresh-1"]);
+  });
+
   it("a refetch after missed feed events fills the hole between the window and what the feed delivered", async () => {
     add(120);
     const qc = new QueryClient();

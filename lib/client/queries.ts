@@ -71,12 +71,13 @@ export async function fetchMessageWindow(qc: QueryClient, conversationId: string
   const pagingKey = queryKeys.messagePaging(conversationId);
   const cached = qc.getQueryData<PublicMessage[]>(key);
   const paging = qc.getQueryData<MessagePaging | null>(pagingKey);
-  const recent = recentMessagesFor(conversationId);
+  // The feed's copies are read after the fetch: one that arrived while it was in flight
+  // (committed after the server read) must not be lost when the page lands.
   if (cached === undefined || !paging) {
     const { messages, hasOlder } = await listMessagesBefore(conversationId, NEWEST, { limit: FIRST_PAGE_SIZE, signal });
     qc.setQueryData<MessagePaging>(pagingKey, { through: messages.at(-1)?.seq ?? 0, hasOlder });
     const now = qc.getQueryData<PublicMessage[]>(key) ?? cached ?? [];
-    return joinNewestPage(mergeMessages(now, recent), messages, hasOlder);
+    return joinNewestPage(mergeMessages(now, recentMessagesFor(conversationId)), messages, hasOlder);
   }
   const fetched = await listAllMessages(conversationId, signal, paging.through);
   const through = Math.max(paging.through, fetched.at(-1)?.seq ?? 0);
@@ -84,7 +85,7 @@ export async function fetchMessageWindow(qc: QueryClient, conversationId: string
   const loaded = qc.getQueryData<PublicMessage[]>(key) ?? cached;
   // The feed's copies may predate a window that was since reloaded: keep only those inside it.
   const floor = paging.hasOlder && loaded.length ? loaded[0].seq : -Infinity;
-  return mergeMessages(mergeMessages(loaded, recent.filter((m) => m.seq >= floor)), fetched);
+  return mergeMessages(mergeMessages(loaded, recentMessagesFor(conversationId).filter((m) => m.seq >= floor)), fetched);
 }
 
 /** Adds the page before the window's oldest message; false when there was nothing (more) to load. */
