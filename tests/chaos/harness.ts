@@ -14,6 +14,7 @@ import { applyMigrations } from "@/lib/db/migrate";
 import { takeSseFrames } from "@/tests/sse";
 import { isTerminalStatus, TERMINAL_STATUSES } from "@/lib/contract/task";
 import { noticeInConversation } from "@/lib/delivery/contract";
+import { RecoveryAudit, type RecoveryStats } from "@/tests/chaos/recovery";
 import { ROOT, signUp, startWorkerProcess, stopWorkers, type TestUser, type WorkerProc } from "@/tests/helpers";
 
 export interface ChaosProfile {
@@ -30,6 +31,9 @@ export interface ChaosProfile {
   settleMs: number;
   log?: (line: string) => void;
 }
+
+/** Every lease in the chaos run (task execution, cancel, runs, notification): short, so recovery is quick and measured. */
+const LEASE_MS = 2000;
 
 export const SHORT_PROFILE: ChaosProfile = {
   seed: 20261130,
@@ -50,6 +54,7 @@ export interface ChaosReport {
   events: { workerKills: number; pgFastRestarts: number; pgKills: number; webKills: number };
   extraModelRequests: number;
   reclaims: number;
+  recovery: Omit<RecoveryStats, "violations">;
   chatTurns: number;
   violations: string[];
   seconds: number;
@@ -122,14 +127,15 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     DATABASE_URL: pg.url,
     HERALD_LIMITS: "off",
     HERALD_ALLOW_SIMULATE: "1",
-    HERALD_TASK_LEASE_MS: "2000",
-    HERALD_RUN_LEASE_MS: "2000",
-    HERALD_NOTIFY_LEASE_MS: "2000",
+    HERALD_TASK_LEASE_MS: String(LEASE_MS),
+    HERALD_RUN_LEASE_MS: String(LEASE_MS),
+    HERALD_NOTIFY_LEASE_MS: String(LEASE_MS),
     HERALD_HEARTBEAT_STALE_MS: "60000",
     HERALD_OFFLINE_CHUNK_MS: "0",
   };
   const env: NodeJS.ProcessEnv = { ...process.env, ...overrides };
   const { getDb } = await import("@/lib/db/client");
+  const recovery = new RecoveryAudit(getDb, LEASE_MS);
 
   const events = { workerKills: 0, pgFastRestarts: 0, pgKills: 0, webKills: 0 };
   let web = await startWeb(env);
@@ -173,8 +179,10 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
       await sleep(rnd.int(profile.killEveryMs));
       if (stopChaos) break;
       const i = Math.floor(rnd.next() * workers.length);
+      const killAt = Date.now();
       workers[i].child.kill("SIGKILL");
       await workers[i].exited;
+      recovery.killed(workers[i].child.pid!, killAt);
       events.workerKills++;
       workers[i] = startWorkerProcess(overrides);
     }
@@ -182,6 +190,7 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
 
   async function restartPg(how: "fast" | "kill") {
     const port = pg.port;
+    recovery.outageStarted();
     if (how === "fast") {
       await pg.stop();
       events.pgFastRestarts++;
@@ -192,6 +201,7 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     }
     log(`postgres ${how === "fast" ? "stopped" : "SIGKILLed"}; restarting on port ${port}`);
     pg = await startEmbeddedPostgres({ dataDir, port, detached: true });
+    recovery.outageEnded();
   }
 
   async function killWeb() {
@@ -278,12 +288,14 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
   }
   stopChaos = true;
   await killer;
+  const { violations: slowRecoveries, ...recoveryStats } = await recovery.finish();
 
   // ---- audit -------------------------------------------------------------------
   const violations: string[] = [];
   const bad = (s: string) => {
     if (violations.length < 50) violations.push(s);
   };
+  slowRecoveries.forEach(bad);
   const tasks = await db.task.findMany({ where: { id: { in: ids } } });
   const byStatus: Record<string, number> = {};
   for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
@@ -369,6 +381,7 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     events,
     extraModelRequests: extra,
     reclaims,
+    recovery: recoveryStats,
     chatTurns,
     violations,
     seconds: Math.round((Date.now() - started) / 1000),
@@ -411,6 +424,14 @@ export function formatReport(r: ChaosReport): string {
     ["PostgreSQL fast restarts / SIGKILLs", `${r.events.pgFastRestarts} / ${r.events.pgKills}`],
     ["web process SIGKILLs", String(r.events.webKills)],
     ["steps re-claimed after a crash", String(r.reclaims)],
+    [
+      `worker kills' leases taken up in (p50, max; limit ${LEASE_MS / 1000 + 1} s)`,
+      `${r.recovery.leases} leases: ${r.recovery.p50Ms ?? "–"} ms, ${r.recovery.maxMs ?? "–"} ms (${r.recovery.kills} kills; ${r.recovery.killsReadLate} read after an outage)`,
+    ],
+    [
+      "  near a PostgreSQL outage (not judged)",
+      `${r.recovery.nearOutage} leases, slowest ${r.recovery.nearOutageMaxMs ?? "–"} ms (outages ${r.recovery.outagesMs.join(" / ")} ms)`,
+    ],
     ["extra model requests", String(r.extraModelRequests)],
     ["violations", String(r.violations.length)],
     ["took", `${r.seconds} s`],

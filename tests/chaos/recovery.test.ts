@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { nearOutage, percentile } from "./recovery";
+
+describe("chaos recovery audit", () => {
+  it("leaves a kill out of the verdict when an outage overlaps [kill − lease, kill + lease + 1 s]", () => {
+    const kill = 10_000;
+    expect(nearOutage(kill, 2000, [])).toBe(false);
+    expect(nearOutage(kill, 2000, [{ from: 7000, to: 7900 }])).toBe(false); // ended more than a lease before
+    expect(nearOutage(kill, 2000, [{ from: 7000, to: 8100 }])).toBe(true); // the dead worker could not renew through it
+    expect(nearOutage(kill, 2000, [{ from: 12_900, to: 13_500 }])).toBe(true); // began before the limit ran out
+    expect(nearOutage(kill, 2000, [{ from: 13_000, to: 13_500 }])).toBe(false); // began once the limit had run out
+  });
+
+  it("takes nearest-rank percentiles", () => {
+    expect(percentile([], 0.5)).toBeNull();
+    expect(percentile([100], 0.5)).toBe(100);
+    expect(percentile([100, 200, 300, 400], 0.5)).toBe(200);
+    expect(percentile([100, 200, 300, 400], 1)).toBe(400);
+  });
+});

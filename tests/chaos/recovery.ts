@@ -1,0 +1,182 @@
+// The chaos audit's "recovery after each kill within lease + 1 s" (docs/development.md#chaos).
+//
+// The leases a SIGKILLed worker held are read right after its process exited: a dead
+// process writes nothing, so every row still naming it as lease owner is exactly the
+// work it held at the kill (no race with its own commits). A poller then reads those
+// rows every POLL_MS until each lease token changed (another worker claimed the row,
+// or another path — a cancel, the due loop's stop — closed it) or the row is terminal.
+// The recovery time is that first observation minus the moment of the kill, so it
+// overstates the truth by at most one poll interval plus one query.
+
+import { Prisma } from "@/lib/db/generated/client.ts";
+import { TERMINAL_STATUSES } from "@/lib/contract/task";
+
+export const POLL_MS = 100;
+
+type Kind = "task" | "cancel" | "run";
+
+interface Held {
+  kind: Kind;
+  id: string;
+  token: string;
+  killAt: number;
+  /** Task execution leases held by anyone at the read: with every slot busy a free one comes only when a step ends. */
+  busy: number;
+  recoveredMs?: number;
+}
+
+export interface RecoveryStats {
+  /** Kills whose held leases were read. */
+  kills: number;
+  /** Leases of kills near a PostgreSQL outage (not judged): count and slowest take-up, ms. */
+  nearOutage: number;
+  nearOutageMaxMs: number | null;
+  /** PostgreSQL outages as seen by the harness, ms. */
+  outagesMs: number[];
+  /** Kills whose read waited for a PostgreSQL outage: a lease re-claimed before the read is not counted. */
+  killsReadLate: number;
+  leases: number;
+  p50Ms: number | null;
+  maxMs: number | null;
+  violations: string[];
+}
+
+interface Outage {
+  from: number;
+  to: number;
+}
+
+interface Db {
+  $queryRaw<T>(query: Prisma.Sql): Promise<T>;
+}
+
+type Row = { kind: Kind; id: string; token: string | null; status: string };
+
+const TERMINAL = Prisma.join(TERMINAL_STATUSES.map((s) => Prisma.sql`${s}`));
+
+/** Every lease loop's rows in one shape: task execution, task cancel, chat and narration runs. */
+function leases(where: { owner: string } | { ids: string[] }): Prisma.Sql {
+  // A finished row may keep its owner's name; it holds nothing to recover.
+  const open = Prisma.sql`status NOT IN (${TERMINAL})`;
+  const task = "owner" in where ? Prisma.sql`"leaseOwner" LIKE ${where.owner} AND ${open}` : Prisma.sql`id = ANY(${where.ids})`;
+  const cancel = "owner" in where ? Prisma.sql`"cancelLeaseOwner" LIKE ${where.owner} AND ${open}` : Prisma.sql`id = ANY(${where.ids})`;
+  return Prisma.sql`
+    SELECT 'task' AS kind, id, "leaseToken" AS token, status FROM "task" WHERE ${task}
+    UNION ALL SELECT 'cancel', id, "cancelLeaseToken", status FROM "task" WHERE ${cancel}
+    UNION ALL SELECT 'run', id, "leaseToken", status FROM "run" WHERE ${task}`;
+}
+
+/**
+ * Whether a PostgreSQL outage overlaps [kill − lease, kill + lease + 1 s]. Such a kill is left out of the verdict
+ * (its time is reported apart): the dead worker could not renew through the outage, and after one the survivors'
+ * claim loops come back on their failure backoff (lib/workers/loop.ts: up to 16 polls), not on the lease.
+ */
+export function nearOutage(killAt: number, leaseMs: number, outages: readonly Outage[]): boolean {
+  return outages.some((o) => o.to > killAt - leaseMs && o.from < killAt + leaseMs + 1000);
+}
+
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+export class RecoveryAudit {
+  private held: Held[] = [];
+  private outages: Outage[] = [];
+  private outageFrom: number | null = null;
+  private reads: Promise<void>[] = [];
+  private kills = 0;
+  private killsReadLate = 0;
+  private stopped = false;
+  private poller: Promise<void>;
+
+  constructor(
+    private db: () => Db,
+    private leaseMs: number,
+  ) {
+    this.poller = this.poll();
+  }
+
+  outageStarted(): void {
+    this.outageFrom = Date.now();
+  }
+
+  outageEnded(): void {
+    if (this.outageFrom !== null) this.outages.push({ from: this.outageFrom, to: Date.now() });
+    this.outageFrom = null;
+  }
+
+  /** Call once the killed process has exited; reads its leases in the background (retrying through an outage). */
+  killed(pid: number, killAt: number): void {
+    this.kills++;
+    const owner = `%:${pid}:%`;
+    this.reads.push(
+      (async () => {
+        for (let tries = 0; ; tries++) {
+          try {
+            const rows = await this.db().$queryRaw<Row[]>(leases({ owner }));
+            const [{ busy }] = await this.db().$queryRaw<{ busy: number }[]>(
+              Prisma.sql`SELECT count(*)::int AS busy FROM "task" WHERE "leaseExpiresAt" > now()`,
+            );
+            if (tries > 0) this.killsReadLate++;
+            for (const r of rows) if (r.token) this.held.push({ kind: r.kind, id: r.id, token: r.token, killAt, busy });
+            return;
+          } catch {
+            await new Promise((r) => setTimeout(r, POLL_MS));
+          }
+        }
+      })(),
+    );
+  }
+
+  private async poll(): Promise<void> {
+    while (!this.stopped) {
+      const open = this.held.filter((h) => h.recoveredMs === undefined);
+      if (open.length) {
+        const rows = await this.db()
+          .$queryRaw<Row[]>(leases({ ids: [...new Set(open.map((h) => h.id))] }))
+          .catch(() => null);
+        const now = Date.now();
+        for (const h of rows ? open : []) {
+          const row = rows!.find((r) => r.kind === h.kind && r.id === h.id);
+          if (!row || row.token !== h.token || (TERMINAL_STATUSES as readonly string[]).includes(row.status)) h.recoveredMs = now - h.killAt;
+        }
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  /** Waits for the reads and for every held lease to be taken up (or `graceMs` past the last limit), then judges. */
+  async finish(graceMs = 30_000): Promise<RecoveryStats> {
+    await Promise.all(this.reads);
+    const lastLimit = Math.max(0, ...this.held.map((h) => h.killAt + this.leaseMs + 1000));
+    const giveUpAt = Math.max(Date.now(), lastLimit) + graceMs;
+    while (this.held.some((h) => h.recoveredMs === undefined) && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, POLL_MS));
+    this.stopped = true;
+    await this.poller;
+    const violations: string[] = [];
+    const limit = this.leaseMs + 1000;
+    const near = this.held.filter((h) => nearOutage(h.killAt, this.leaseMs, this.outages));
+    const judged = this.held.filter((h) => !near.includes(h));
+    for (const h of judged) {
+      const tag = `${h.kind} lease ${h.id.slice(0, 8)} (${h.busy} task leases held at the kill)`;
+      if (h.recoveredMs === undefined) violations.push(`${tag}: not taken up after a worker kill`);
+      else if (h.recoveredMs > limit) violations.push(`${tag}: taken up ${h.recoveredMs} ms after a worker kill (limit ${limit} ms)`);
+    }
+    for (const h of near) if (h.recoveredMs === undefined) violations.push(`${h.kind} lease ${h.id.slice(0, 8)}: not taken up after a worker kill`);
+    const sorted = (hs: Held[]) => hs.flatMap((h) => (h.recoveredMs === undefined ? [] : [h.recoveredMs])).sort((a, b) => a - b);
+    const times = sorted(judged);
+    const outagesMs = this.outages.map((o) => o.to - o.from);
+    return {
+      nearOutage: near.length,
+      nearOutageMaxMs: percentile(sorted(near), 1),
+      outagesMs,
+      kills: this.kills,
+      killsReadLate: this.killsReadLate,
+      leases: judged.length,
+      p50Ms: percentile(times, 0.5),
+      maxMs: percentile(times, 1),
+      violations,
+    };
+  }
+}
