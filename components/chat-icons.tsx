@@ -1,29 +1,11 @@
 // Icons of chat management (decorative: the control around them carries the name).
 
 import type { SVGProps } from "react";
-
-function Icon({ children, className = "size-4", ...props }: SVGProps<SVGSVGElement>) {
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      className={className}
-      {...props}
-    >
-      {children}
-    </svg>
-  );
-}
+import { Icon } from "./icons";
 
 export function MoreIcon(props: SVGProps<SVGSVGElement>) {
   return (
-    <Icon {...props}>
+    <Icon className="size-4" {...props}>
       <circle cx="5" cy="12" r="1.2" fill="currentColor" />
       <circle cx="12" cy="12" r="1.2" fill="currentColor" />
       <circle cx="19" cy="12" r="1.2" fill="currentColor" />
@@ -33,7 +15,7 @@ export function MoreIcon(props: SVGProps<SVGSVGElement>) {
 
 export function PinIcon(props: SVGProps<SVGSVGElement>) {
   return (
-    <Icon {...props}>
+    <Icon className="size-4" {...props}>
       <path d="M9 4h6l-1 5 3 3v2H7v-2l3-3zM12 14v6" />
     </Icon>
   );
@@ -41,7 +23,7 @@ export function PinIcon(props: SVGProps<SVGSVGElement>) {
 
 export function SearchIcon(props: SVGProps<SVGSVGElement>) {
   return (
-    <Icon {...props}>
+    <Icon className="size-4" {...props}>
       <circle cx="11" cy="11" r="6" />
       <path d="m20 20-4.5-4.5" />
     </Icon>
@@ -50,7 +32,7 @@ export function SearchIcon(props: SVGProps<SVGSVGElement>) {
 
 export function ListIcon(props: SVGProps<SVGSVGElement>) {
   return (
-    <Icon {...props}>
+    <Icon className="size-4" {...props}>
       <path d="M9 6h11M9 12h11M9 18h11M4.5 6h.01M4.5 12h.01M4.5 18h.01" />
     </Icon>
   );

@@ -3,7 +3,7 @@
 import type { SVGProps } from "react";
 import { cn } from "./ui/cn";
 
-function Icon({ children, className = "size-5", ...props }: SVGProps<SVGSVGElement>) {
+export function Icon({ children, className = "size-5", ...props }: SVGProps<SVGSVGElement>) {
   return (
     <svg
       viewBox="0 0 24 24"
