@@ -1,13 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { newChat, newEmail, PASSWORD, send, signedInControl, signUpViaUi } from "./helpers";
-
-// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
+import { newChat, newEmail, PASSWORD, send, SHOTS, signedInControl, signUpViaUi } from "./helpers";
 
 // Issue 14, accounts: password policy and toggle, reset pages, back to the page
 // that asked for sign-in, sign-out in every tab with the draft kept, change

@@ -1,27 +1,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { createTask, signUpViaUi } from "./helpers";
-
-// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
-
-function sidebar(page: Page) {
-  return page.getByRole("navigation", { name: "Conversations" });
-}
-
-async function startFromHome(page: Page, text: string): Promise<string> {
-  await page.goto("/");
-  await page.getByLabel("Message").fill(text);
-  await page.getByRole("button", { name: "Send" }).click();
-  await page.waitForURL(/\/c\/[^/]+$/);
-  await expect(page.locator('[data-kind="assistant"]').last()).toBeVisible();
-  await expect(page.locator('[data-streaming="true"]')).toHaveCount(0);
-  return page.url().split("/c/")[1];
-}
+import { createTask, SHOTS, sidebar, signUpViaUi, startFromHome } from "./helpers";
 
 /** A turn posted without this page: the reply arrives over the feed only. */
 async function postElsewhere(page: Page, conversationId: string, content: string): Promise<void> {

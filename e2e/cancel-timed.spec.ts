@@ -1,15 +1,10 @@
 import { test, expect, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { newChat, newEmail, openTasksSheet, signUpViaUi } from "./helpers";
+import { newChat, newEmail, openTasksSheet, SHOTS, signUpViaUi } from "./helpers";
 
 // Issue 14 #1 and #5 in the browser: a timed task cancelled (after a confirmation) before its due time. The
 // cancel is one line in the conversation; at the old due time nothing more appears and nothing says "missed".
-
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
 
 async function timedTask(page: Page, conversationId: string, title: string, dueInSeconds: number, steps: number, stepMs: number) {
   const res = await page.request.post("/api/tasks", {

@@ -1,27 +1,6 @@
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect } from "@playwright/test";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { createTask, newChat, send, signUpViaUi } from "./helpers";
-
-// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
-
-function sidebar(page: Page) {
-  return page.getByRole("navigation", { name: "Conversations" });
-}
-
-/** Sends from the home page's composer; the chat is made then, and the page moves to it. */
-async function startFromHome(page: Page, text: string): Promise<string> {
-  await page.goto("/");
-  await page.getByLabel("Message").fill(text);
-  await page.getByRole("button", { name: "Send" }).click();
-  await page.waitForURL(/\/c\/[^/]+$/);
-  await expect(page.locator('[data-kind="assistant"]').last()).toBeVisible();
-  await expect(page.locator('[data-streaming="true"]')).toHaveCount(0);
-  return page.url().split("/c/")[1];
-}
+import { createTask, newChat, send, SHOTS, sidebar, signUpViaUi, startFromHome } from "./helpers";
 
 test("home composer: focused on open, example prompts fill it, sending makes the chat; New chat saves no empty chat", async ({ page }) => {
   await signUpViaUi(page, "Homer");

@@ -1,11 +1,6 @@
 import { test, expect } from "@playwright/test";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { createTask, newChat, openTasksSheet, signUpViaUi } from "./helpers";
-
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
+import { createTask, newChat, openTasksSheet, SHOTS, signUpViaUi } from "./helpers";
 
 // Issue 14 #6: with the server gone the page kept a pulsing "Running" badge and no word about it.
 

@@ -1,12 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { newChat, send, signUpViaUi } from "./helpers";
-
-// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
+import { newChat, send, SHOTS, signUpViaUi } from "./helpers";
 
 // Issue 14, the delivery picker: a time of day, the sentence under the picker
 // (English and Chinese, in the reader's zone), short deadlines explained, and a

@@ -1,12 +1,6 @@
 import { test, expect, type Page, type Request } from "@playwright/test";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { newChat, send, signUpViaUi } from "./helpers";
-
-// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
+import { newChat, send, SHOTS, signUpViaUi } from "./helpers";
 
 function isSend(request: Request): boolean {
   return request.method() === "POST" && /\/api\/conversations\/[^/]+\/messages$/.test(new URL(request.url()).pathname);

@@ -1,5 +1,11 @@
 import { expect, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+
+// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
+export const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
+  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
 
 export const PASSWORD = "correct horse battery";
 
@@ -84,4 +90,21 @@ export async function openTasksSheet(page: Page, buttonName = "Background tasks"
 /** True when the request is a poll of the task list (not a task's detail or cancel). */
 export function isTaskListRequest(url: string): boolean {
   return new URL(url).pathname === "/api/tasks";
+}
+
+// ---------- the sidebar and the home page ----------
+
+export function sidebar(page: Page) {
+  return page.getByRole("navigation", { name: "Conversations" });
+}
+
+/** Sends from the home page's composer; the chat is made then, and the page moves to it. */
+export async function startFromHome(page: Page, text: string): Promise<string> {
+  await page.goto("/");
+  await page.getByLabel("Message").fill(text);
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.waitForURL(/\/c\/[^/]+$/);
+  await expect(page.locator('[data-kind="assistant"]').last()).toBeVisible();
+  await expect(page.locator('[data-streaming="true"]')).toHaveCount(0);
+  return page.url().split("/c/")[1];
 }

@@ -1,13 +1,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { createTask, newEmail, openTasksSheet, signUpViaUi } from "./helpers";
-
-// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
+import { createTask, newEmail, openTasksSheet, SHOTS, signUpViaUi } from "./helpers";
 
 interface Body {
   kind: string;

@@ -1,15 +1,10 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { newEmail, signUpViaUi } from "./helpers";
+import { newEmail, SHOTS, signUpViaUi } from "./helpers";
 
 // The screens a user judges Herald by, at a desk (1280×800) and on a phone (390×844), in both languages and both
 // colour schemes: each size is taken once light and once dark, once in English and once in Chinese.
-// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
 
 type Lang = "en" | "zh";
 const COMBOS: { width: number; height: number; lang: Lang; scheme: "light" | "dark" }[] = [

@@ -1,21 +1,6 @@
 import { test, expect, type Locator, type Page } from "@playwright/test";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import {
-  createTask,
-  isTaskListRequest,
-  newChat,
-  openTasksSheet,
-  send,
-  signInViaUi,
-  signUpViaUi,
-  tasksTrigger,
-} from "./helpers";
-
-// Test artifacts by default; E2E_UPDATE_SCREENSHOTS=1 refreshes the reference copies kept in the repo.
-const SHOTS = process.env.E2E_UPDATE_SCREENSHOTS
-  ? fileURLToPath(new URL("./__screenshots__/", import.meta.url))
-  : fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
+import { createTask, isTaskListRequest, newChat, openTasksSheet, send, SHOTS, signInViaUi, signUpViaUi, tasksTrigger } from "./helpers";
 
 function section(sheet: Locator, name: "Active" | "Recent") {
   return sheet.getByRole("region", { name });
