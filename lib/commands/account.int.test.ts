@@ -1,57 +1,39 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { appendMessage } from "@/lib/chat/append-message";
 import { postMessage } from "@/lib/chat/post-message";
 import { startTask } from "@/lib/tasks/start-task";
-import { pickFreePort } from "@/lib/util/free-port";
 import { handleAuthRequest } from "@/lib/auth/handler";
 import { setPasswordResetMailer } from "@/lib/auth/reset-mail";
 import { sendPasswordResetEmail } from "@/lib/commands/send-password-reset";
 import * as accountRoute from "@/app/api/account/route";
 import * as exportRoute from "@/app/api/account/export/route";
 import * as conversationsRoute from "@/app/api/conversations/route";
-import { call, createConversationFor, ORIGIN, ROOT, signUp, waitFor, type TestUser } from "@/tests/helpers";
+import { call, createConversationFor, ORIGIN, signUp, waitFor, type TestUser } from "@/tests/helpers";
+import { startSmtpSink, type SinkLine, type SmtpSink } from "@/tests/smtp-sink-process";
 
 /**
  * Accounts end to end below the browser: password reset through a real SMTP
  * server process (tests/smtp-sink.ts) and better-auth's real handler, account
  * deletion isolation, and the export's whitelist.
  */
-interface SinkLine {
-  to?: string;
-  accepted?: boolean;
-  text?: string;
-  listening?: number;
-}
-
-let sink: ChildProcess;
-const lines: SinkLine[] = [];
+let sink: SmtpSink;
+let lines: SinkLine[] = [];
 const PASSWORD = "correct horse battery";
 const db = () => getDb();
 
 beforeAll(async () => {
-  const port = await pickFreePort();
-  sink = spawn(process.execPath, ["--import", "tsx", "tests/smtp-sink.ts", String(port)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
-  let buf = "";
-  sink.stdout!.on("data", (d: Buffer) => {
-    buf += d.toString("utf8");
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      lines.push(JSON.parse(buf.slice(0, i)) as SinkLine);
-      buf = buf.slice(i + 1);
-    }
-  });
-  await waitFor(async () => lines.some((l) => l.listening === port), 20_000, "SMTP sink listening");
-  process.env.SMTP_URL = `smtp://127.0.0.1:${port}`;
+  sink = await startSmtpSink();
+  lines = sink.lines;
+  process.env.SMTP_URL = sink.url;
   process.env.BETTER_AUTH_URL = ORIGIN;
   setPasswordResetMailer(sendPasswordResetEmail);
 });
 
 afterAll(() => {
   delete process.env.SMTP_URL;
-  sink?.kill("SIGTERM");
+  sink?.stop();
 });
 
 function auth(path: string, body?: unknown, cookie?: string, clientIp?: string): Promise<Response> {

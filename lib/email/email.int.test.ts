@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { startTask } from "@/lib/tasks/start-task";
 import type { DeliveryContract } from "@/lib/contract/schemas";
-import { pickFreePort } from "@/lib/util/free-port";
 import { collectMetrics } from "@/lib/metrics/collect";
 import * as settingsRoute from "@/app/api/settings/route";
 import * as eventsRoute from "@/app/api/events/route";
@@ -13,7 +11,6 @@ import {
   call,
   createConversationFor,
   ORIGIN,
-  ROOT,
   signUp,
   startWorkerProcess,
   stopWorkers,
@@ -21,25 +18,15 @@ import {
   type TestUser,
   type WorkerProc,
 } from "@/tests/helpers";
+import { startSmtpSink, type SinkLine, type SmtpSink } from "@/tests/smtp-sink-process";
 
 /**
  * The email outbox against a real SMTP server process (tests/smtp-sink.ts) and
  * real worker processes. Away is 2 s here; the notification interval (the
  * email backoff's base) 300 ms.
  */
-interface SinkLine {
-  at: number;
-  to?: string;
-  accepted?: boolean;
-  code?: number;
-  messageId?: string;
-  headers?: Record<string, string>;
-  text?: string;
-  listening?: number;
-}
-
-let sink: ChildProcess;
-const lines: SinkLine[] = [];
+let sink: SmtpSink;
+let lines: SinkLine[] = [];
 let smtpUrl = "";
 const workers: WorkerProc[] = [];
 const AWAY_S = 2;
@@ -55,25 +42,15 @@ const workerEnv = () => ({
 beforeAll(async () => {
   // Feeds opened here touch presence every away/3 s, as a web process with the same setting would.
   process.env.HERALD_EMAIL_AWAY_SECONDS = String(AWAY_S);
-  const port = await pickFreePort();
-  sink = spawn(process.execPath, ["--import", "tsx", "tests/smtp-sink.ts", String(port)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
-  let buf = "";
-  sink.stdout!.on("data", (d: Buffer) => {
-    buf += d.toString("utf8");
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      lines.push(JSON.parse(buf.slice(0, i)) as SinkLine);
-      buf = buf.slice(i + 1);
-    }
-  });
-  await waitFor(async () => lines.some((l) => l.listening === port), 20_000, "SMTP sink listening");
-  smtpUrl = `smtp://127.0.0.1:${port}`;
+  sink = await startSmtpSink();
+  lines = sink.lines;
+  smtpUrl = sink.url;
   workers.push(startWorkerProcess(workerEnv()));
 });
 
 afterAll(async () => {
   await stopWorkers(...workers);
-  sink?.kill("SIGTERM");
+  sink?.stop();
 });
 
 const db = () => getDb();
