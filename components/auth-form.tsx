@@ -7,8 +7,7 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, safeNextPath } from "@/lib/co
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
-import { HeraldMark } from "./icons";
-import { LanguageSelect } from "./language-select";
+import { AUTH_CARD, AUTH_LINK, AuthPage } from "./auth-page";
 import { PasswordField, passwordInputClass } from "./password-field";
 import { Button } from "./ui/button";
 import { InlineAlert } from "./ui/inline-alert";
@@ -117,123 +116,111 @@ export function AuthForm({ mode, next, signedOutElsewhere = false }: { mode: Mod
   const otherHref = (isSignUp ? "/sign-in" : "/sign-up") + (nextPath !== "/" ? `?next=${encodeURIComponent(nextPath)}` : "");
 
   return (
-    <div className="flex min-h-dvh flex-col">
-      <div className="flex justify-end p-4">
-        <LanguageSelect />
-      </div>
-      <main className="flex flex-1 items-start justify-center px-4 pt-4 pb-16 sm:items-center sm:pt-0">
-        <div className="w-full max-w-sm">
-          <div className="mb-8 flex flex-col items-center gap-3 text-center">
-            <HeraldMark className="size-10" />
-            <h1 className="text-2xl font-semibold tracking-tight">{isSignUp ? t("signUpTitle") : t("signInTitle")}</h1>
-            <p className="text-sm text-muted">{isSignUp ? t("signUpLead") : t("signInLead")}</p>
-          </div>
+    <AuthPage
+      title={isSignUp ? t("signUpTitle") : t("signInTitle")}
+      lead={isSignUp ? t("signUpLead") : t("signInLead")}
+      footer={
+        <>
+          {isSignUp ? t("haveAccount") : t("noAccount")}{" "}
+          <Link href={otherHref} className={AUTH_LINK}>
+            {isSignUp ? t("signIn") : t("signUp")}
+          </Link>
+        </>
+      }
+    >
+      <form
+        noValidate
+        onSubmit={onSubmit}
+        className={AUTH_CARD}
+        aria-busy={pending}
+      >
+        {error && (
+          <InlineAlert id={ids.error} icon={false}>
+            {t(error.key, error.vars)}
+          </InlineAlert>
+        )}
+        {!error && signedOutElsewhere && (
+          <InlineAlert tone="info" icon={false}>
+            {t("signedOutElsewhere")}
+          </InlineAlert>
+        )}
 
-          <form
-            noValidate
-            onSubmit={onSubmit}
-            className="space-y-4 rounded-2xl border border-border bg-surface p-6 shadow-sm"
-            aria-busy={pending}
-          >
-            {error && (
-              <InlineAlert id={ids.error} icon={false}>
-                {t(error.key, error.vars)}
-              </InlineAlert>
-            )}
-            {!error && signedOutElsewhere && (
-              <InlineAlert tone="info" icon={false}>
-                {t("signedOutElsewhere")}
-              </InlineAlert>
-            )}
-
-            {isSignUp && (
-              <div className="space-y-1.5">
-                <label htmlFor={ids.name} className="block text-sm font-medium">
-                  {t("name")}
-                </label>
-                <input
-                  ref={nameRef}
-                  id={ids.name}
-                  name="name"
-                  type="text"
-                  autoComplete="name"
-                  required
-                  maxLength={100}
-                  readOnly={!hydrated}
-                  aria-invalid={error?.field === "name" || undefined}
-                  aria-describedby={describedBy("name")}
-                  className={inputClass}
-                />
-              </div>
-            )}
-
-            <div className="space-y-1.5">
-              <label htmlFor={ids.email} className="block text-sm font-medium">
-                {t("email")}
-              </label>
-              <input
-                ref={emailRef}
-                id={ids.email}
-                name="email"
-                type="email"
-                inputMode="email"
-                autoComplete={isSignUp ? "email" : "username"}
-                autoCapitalize="none"
-                spellCheck={false}
-                required
-                readOnly={!hydrated}
-                aria-invalid={error?.field === "email" || undefined}
-                aria-describedby={describedBy("email")}
-                className={inputClass}
-              />
-            </div>
-
-            <PasswordField
-              ref={passwordRef}
-              label={t("password")}
-              name="password"
-              autoComplete={isSignUp ? "new-password" : "current-password"}
+        {isSignUp && (
+          <div className="space-y-1.5">
+            <label htmlFor={ids.name} className="block text-sm font-medium">
+              {t("name")}
+            </label>
+            <input
+              ref={nameRef}
+              id={ids.name}
+              name="name"
+              type="text"
+              autoComplete="name"
+              required
+              maxLength={100}
               readOnly={!hydrated}
-              invalid={error?.field === "password"}
-              describedBy={describedBy("password")}
-              hint={isSignUp ? t("passwordPolicyHint") : undefined}
+              aria-invalid={error?.field === "name" || undefined}
+              aria-describedby={describedBy("name")}
+              className={inputClass}
             />
-            {!isSignUp && (
-              <p className="-mt-2 text-right text-sm">
-                <Link href="/forgot-password" className="text-accent-text underline-offset-4 hover:underline">
-                  {t("forgotPassword")}
-                </Link>
-              </p>
-            )}
+          </div>
+        )}
 
-            <Button
-              type="submit"
-              variant="primary"
-              size="xl"
-              block
-              disabled={pending || !hydrated}
-              className="disabled:cursor-wait disabled:opacity-70"
-            >
-              {isSignUp ? t("signUp") : t("signIn")}
-            </Button>
-            {pending && (
-              <p className="text-center text-xs text-muted" aria-live="polite">
-                {isSignUp ? t("signingUp") : t("signingIn")}
-              </p>
-            )}
-          </form>
+        <div className="space-y-1.5">
+          <label htmlFor={ids.email} className="block text-sm font-medium">
+            {t("email")}
+          </label>
+          <input
+            ref={emailRef}
+            id={ids.email}
+            name="email"
+            type="email"
+            inputMode="email"
+            autoComplete={isSignUp ? "email" : "username"}
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            readOnly={!hydrated}
+            aria-invalid={error?.field === "email" || undefined}
+            aria-describedby={describedBy("email")}
+            className={inputClass}
+          />
+        </div>
 
-          <p className="mt-6 text-center text-sm text-muted">
-            {isSignUp ? t("haveAccount") : t("noAccount")}{" "}
-            <Link
-              href={otherHref}
-              className="font-medium text-accent-text underline-offset-4 hover:underline"
-            >
-              {isSignUp ? t("signIn") : t("signUp")}
+        <PasswordField
+          ref={passwordRef}
+          label={t("password")}
+          name="password"
+          autoComplete={isSignUp ? "new-password" : "current-password"}
+          readOnly={!hydrated}
+          invalid={error?.field === "password"}
+          describedBy={describedBy("password")}
+          hint={isSignUp ? t("passwordPolicyHint") : undefined}
+        />
+        {!isSignUp && (
+          <p className="-mt-2 text-right text-sm">
+            <Link href="/forgot-password" className="text-accent-text underline-offset-4 hover:underline">
+              {t("forgotPassword")}
             </Link>
           </p>
-        </div>
-      </main>
-    </div>
+        )}
+
+        <Button
+          type="submit"
+          variant="primary"
+          size="xl"
+          block
+          disabled={pending || !hydrated}
+          className="disabled:cursor-wait disabled:opacity-70"
+        >
+          {isSignUp ? t("signUp") : t("signIn")}
+        </Button>
+        {pending && (
+          <p className="text-center text-xs text-muted" aria-live="polite">
+            {isSignUp ? t("signingUp") : t("signingIn")}
+          </p>
+        )}
+      </form>
+    </AuthPage>
   );
 }

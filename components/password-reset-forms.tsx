@@ -7,37 +7,25 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "@/lib/contract/passwor
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
-import { HeraldMark } from "./icons";
-import { LanguageSelect } from "./language-select";
+import { AUTH_CARD, AUTH_LINK, AuthPage } from "./auth-page";
 import { PasswordField, passwordInputClass } from "./password-field";
 import { Button } from "./ui/button";
 import { InlineAlert } from "./ui/inline-alert";
 
-const linkClass = "font-medium text-accent-text underline-offset-4 hover:underline";
-
-function AuthPage({ title, lead, children }: { title: string; lead?: string; children: ReactNode }) {
+function ResetPage({ title, lead, children }: { title: string; lead?: string; children: ReactNode }) {
   const { t } = useI18n();
   return (
-    <div className="flex min-h-dvh flex-col">
-      <div className="flex justify-end p-4">
-        <LanguageSelect />
-      </div>
-      <main className="flex flex-1 items-start justify-center px-4 pt-4 pb-16 sm:items-center sm:pt-0">
-        <div className="w-full max-w-sm">
-          <div className="mb-8 flex flex-col items-center gap-3 text-center">
-            <HeraldMark className="size-10" />
-            <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
-            {lead && <p className="text-sm text-muted">{lead}</p>}
-          </div>
-          <div className="space-y-4 rounded-2xl border border-border bg-surface p-6 shadow-sm">{children}</div>
-          <p className="mt-6 text-center text-sm text-muted">
-            <Link href="/sign-in" className={linkClass}>
-              {t("backToSignIn")}
-            </Link>
-          </p>
-        </div>
-      </main>
-    </div>
+    <AuthPage
+      title={title}
+      lead={lead}
+      footer={
+        <Link href="/sign-in" className={AUTH_LINK}>
+          {t("backToSignIn")}
+        </Link>
+      }
+    >
+      <div className={AUTH_CARD}>{children}</div>
+    </AuthPage>
   );
 }
 
@@ -73,15 +61,15 @@ export function ForgotPasswordForm({ emailAvailable }: { emailAvailable: boolean
 
   if (!emailAvailable) {
     return (
-      <AuthPage title={t("forgotTitle")}>
+      <ResetPage title={t("forgotTitle")}>
         <InlineAlert tone="warn" icon={false}>
           {t("resetEmailOff")}
         </InlineAlert>
-      </AuthPage>
+      </ResetPage>
     );
   }
   return (
-    <AuthPage title={t("forgotTitle")} lead={t("forgotLead")}>
+    <ResetPage title={t("forgotTitle")} lead={t("forgotLead")}>
       {state === "sent" ? (
         <p role="status" className="text-sm">
           {t("resetLinkSent")}
@@ -112,7 +100,7 @@ export function ForgotPasswordForm({ emailAvailable }: { emailAvailable: boolean
           </Button>
         </form>
       )}
-    </AuthPage>
+    </ResetPage>
   );
 }
 
@@ -150,25 +138,25 @@ export function ResetPasswordForm({ token }: { token: string | null }) {
 
   if (state === "invalid") {
     return (
-      <AuthPage title={t("resetTitle")}>
+      <ResetPage title={t("resetTitle")}>
         <InlineAlert icon={false}>{t("resetInvalid")}</InlineAlert>
-        <Link href="/forgot-password" className={linkClass}>
+        <Link href="/forgot-password" className={AUTH_LINK}>
           {t("askNewLink")}
         </Link>
-      </AuthPage>
+      </ResetPage>
     );
   }
   if (state === "done") {
     return (
-      <AuthPage title={t("resetTitle")}>
+      <ResetPage title={t("resetTitle")}>
         <p role="status" className="text-sm">
           {t("resetDone")}
         </p>
-      </AuthPage>
+      </ResetPage>
     );
   }
   return (
-    <AuthPage title={t("resetTitle")}>
+    <ResetPage title={t("resetTitle")}>
       <form noValidate onSubmit={onSubmit} className="space-y-4" aria-busy={state === "saving"}>
         {error && (
           <InlineAlert id="reset-error" icon={false}>
@@ -189,6 +177,6 @@ export function ResetPasswordForm({ token }: { token: string | null }) {
           {t("setNewPassword")}
         </Button>
       </form>
-    </AuthPage>
+    </ResetPage>
   );
 }
