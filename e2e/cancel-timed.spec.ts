@@ -1,24 +1,12 @@
 import { test, expect, type Page } from "@playwright/test";
-import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { newChat, newEmail, openTasksSheet, SHOTS, signUpViaUi } from "./helpers";
+import { createTask, newChat, newEmail, openTasksSheet, SHOTS, signUpViaUi } from "./helpers";
 
 // Issue 14 #1 and #5 in the browser: a timed task cancelled (after a confirmation) before its due time. The
 // cancel is one line in the conversation; at the old due time nothing more appears and nothing says "missed".
 
-async function timedTask(page: Page, conversationId: string, title: string, dueInSeconds: number, steps: number, stepMs: number) {
-  const res = await page.request.post("/api/tasks", {
-    data: {
-      conversationId,
-      title,
-      prompt: `Research ${title}`,
-      clientRequestId: randomUUID(),
-      options: { simulate: { steps, stepMs } },
-      delivery: { mode: "at", dueInSeconds },
-    },
-  });
-  expect(res.status(), await res.text()).toBe(202);
-  return ((await res.json()) as { task: { id: string; delivery: { dueAt: string } } }).task;
+function timedTask(page: Page, conversationId: string, title: string, dueInSeconds: number, steps: number, stepMs: number) {
+  return createTask(page, conversationId, title, { steps, stepMs }, { mode: "at", dueInSeconds });
 }
 
 test("a timed task cancelled before its due time: one line for the cancel, nothing at the due time", async ({ page }) => {

@@ -53,6 +53,7 @@ export interface CreatedTask {
   id: string;
   title: string;
   status: string;
+  delivery: { dueAt: string | null };
 }
 
 /** Starts a background task without the model (POST /api/tasks); simulate controls its pace. */
@@ -61,6 +62,7 @@ export async function createTask(
   conversationId: string,
   title: string,
   simulate: { steps?: number; stepMs?: number } = {},
+  delivery?: { mode: "at" | "by"; dueInSeconds: number },
 ): Promise<CreatedTask> {
   const res = await page.request.post("/api/tasks", {
     data: {
@@ -69,6 +71,7 @@ export async function createTask(
       prompt: `Research ${title}`,
       clientRequestId: randomUUID(),
       options: { simulate },
+      ...(delivery ? { delivery } : {}),
     },
   });
   expect(res.status(), await res.text()).toBe(202);

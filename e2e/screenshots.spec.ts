@@ -1,7 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { newEmail, SHOTS, signUpViaUi } from "./helpers";
+import { createTask, newEmail, SHOTS, signUpViaUi } from "./helpers";
 
 // The screens a user judges Herald by, at a desk (1280×800) and on a phone (390×844), in both languages and both
 // colour schemes: each size is taken once light and once dark, once in English and once in Chinese.
@@ -38,14 +37,6 @@ async function conversation(page: Page, title: string): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
-async function startTask(page: Page, conversationId: string, title: string, delivery: object, simulate: object) {
-  const res = await page.request.post("/api/tasks", {
-    data: { conversationId, title, prompt: `Research ${title}`, clientRequestId: randomUUID(), delivery, options: { simulate } },
-  });
-  expect(res.status(), await res.text()).toBe(202);
-  return ((await res.json()) as { task: { id: string } }).task.id;
-}
-
 /** No streaming reply and no animation left: the picture does not depend on the moment it was taken. */
 async function settle(page: Page) {
   await expect(page.locator('[data-kind="assistant"][data-streaming]')).toHaveCount(0, { timeout: 30_000 });
@@ -60,7 +51,7 @@ for (const c of COMBOS) {
 
     // A timed task cancelled before its due time: one line for the cancel, no deadline judged later.
     const cancelled = await conversation(page, c.lang === "zh" ? "钴价展望" : "Cobalt price outlook");
-    const taskId = await startTask(page, cancelled, c.lang === "zh" ? "钴价展望" : "Cobalt price outlook", { mode: "at", dueInSeconds: 600 }, { steps: 3, stepMs: 600_000 });
+    const { id: taskId } = await createTask(page, cancelled, c.lang === "zh" ? "钴价展望" : "Cobalt price outlook", { steps: 3, stepMs: 600_000 }, { mode: "at", dueInSeconds: 600 });
     await page.goto(`/c/${cancelled}`);
     await expect(page.locator('[data-kind="progress"]').first()).toBeVisible({ timeout: 30_000 });
     expect((await page.request.post(`/api/tasks/${taskId}/cancel`)).status()).toBe(200);
@@ -72,7 +63,7 @@ for (const c of COMBOS) {
 
     // A task asked for "by" a deadline that finishes in time: its report, the on-time notice and its narration.
     const timed = await conversation(page, c.lang === "zh" ? "欧洲电池供应链" : "EU battery supply chain");
-    await startTask(page, timed, c.lang === "zh" ? "欧洲电池供应链" : "EU battery supply chain", { mode: "by", dueInSeconds: 300 }, { steps: 2, stepMs: 300 });
+    await createTask(page, timed, c.lang === "zh" ? "欧洲电池供应链" : "EU battery supply chain", { steps: 2, stepMs: 300 }, { mode: "by", dueInSeconds: 300 });
     await page.goto(`/c/${timed}`);
     const final = page.locator('[data-kind="body"][data-partial="false"]');
     await expect(final).toBeVisible({ timeout: 45_000 });
