@@ -44,7 +44,7 @@ test("a timed task cancelled before its due time: one line for the cancel, nothi
   await expect
     .poll(async () => (await (await page.request.get(`/api/tasks/${witness.id}`)).json()).task.delivery.outcome, { timeout: 30_000 })
     .toBe("on_time");
-  expect(Date.parse(witness.delivery.dueAt)).toBeGreaterThan(Date.parse(task.delivery.dueAt));
+  expect(Date.parse(witness.delivery.dueAt!)).toBeGreaterThan(Date.parse(task.delivery.dueAt!));
   const after = (await (await page.request.get(`/api/tasks/${task.id}`)).json()).task;
   expect(after.status).toBe("cancelled");
   expect(after.delivery.outcome).toBeNull();
