@@ -20,14 +20,19 @@ interface Held {
   id: string;
   token: string;
   killAt: number;
-  /** Task execution leases held by anyone at the read: with every slot busy a free one comes only when a step ends. */
+  /** Task execution leases held by the other workers at the read. */
   busy: number;
+  /** Other workers whose heartbeat (every 1 s) was fresh at the read. */
+  beating: number;
   recoveredMs?: number;
 }
 
 export interface RecoveryStats {
   /** Kills whose held leases were read. */
   kills: number;
+  /** Task leases of kills at which every surviving worker's execution slots were busy (not judged). */
+  slotsFull: number;
+  slotsFullMaxMs: number | null;
   /** Leases of kills near a PostgreSQL outage (not judged): count and slowest take-up, ms. */
   nearOutage: number;
   nearOutageMaxMs: number | null;
@@ -93,6 +98,7 @@ export class RecoveryAudit {
   constructor(
     private db: () => Db,
     private leaseMs: number,
+    private concurrency: number,
   ) {
     this.poller = this.poll();
   }
@@ -115,11 +121,15 @@ export class RecoveryAudit {
         for (let tries = 0; ; tries++) {
           try {
             const rows = await this.db().$queryRaw<Row[]>(leases({ owner }));
-            const [{ busy }] = await this.db().$queryRaw<{ busy: number }[]>(
-              Prisma.sql`SELECT count(*)::int AS busy FROM "task" WHERE "leaseExpiresAt" > now()`,
+            // The survivors' free execution slots: a lease is never pre-empted, so with none free the work waits for a
+            // step to end or the replacement to boot, not for the lease.
+            const [{ busy, beating }] = await this.db().$queryRaw<{ busy: number; beating: number }[]>(
+              Prisma.sql`SELECT (SELECT count(*)::int FROM "task" WHERE "leaseExpiresAt" > now() AND "leaseOwner" NOT LIKE ${owner}) AS busy,
+                (SELECT count(*)::int FROM "worker_heartbeat" WHERE "lastBeatAt" > now() - interval '1.5 seconds'
+                   AND "stoppedAt" IS NULL AND pid <> ${pid}) AS beating`,
             );
             if (tries > 0) this.killsReadLate++;
-            for (const r of rows) if (r.token) this.held.push({ kind: r.kind, id: r.id, token: r.token, killAt, busy });
+            for (const r of rows) if (r.token) this.held.push({ kind: r.kind, id: r.id, token: r.token, killAt, busy, beating });
             return;
           } catch {
             await new Promise((r) => setTimeout(r, POLL_MS));
@@ -157,17 +167,21 @@ export class RecoveryAudit {
     const violations: string[] = [];
     const limit = this.leaseMs + 1000;
     const near = this.held.filter((h) => nearOutage(h.killAt, this.leaseMs, this.outages));
-    const judged = this.held.filter((h) => !near.includes(h));
+    const full = this.held.filter((h) => !near.includes(h) && h.kind === "task" && h.busy >= h.beating * this.concurrency);
+    const judged = this.held.filter((h) => !near.includes(h) && !full.includes(h));
     for (const h of judged) {
-      const tag = `${h.kind} lease ${h.id.slice(0, 8)} (${h.busy} task leases held at the kill)`;
+      const since = this.outages.filter((o) => o.to <= h.killAt).map((o) => h.killAt - o.to);
+      const tag = `${h.kind} lease ${h.id.slice(0, 8)} (at the kill: ${h.busy} task leases held, ${h.beating} workers beating${since.length ? `, ${Math.min(...since)} ms after an outage` : ""})`;
       if (h.recoveredMs === undefined) violations.push(`${tag}: not taken up after a worker kill`);
       else if (h.recoveredMs > limit) violations.push(`${tag}: taken up ${h.recoveredMs} ms after a worker kill (limit ${limit} ms)`);
     }
-    for (const h of near) if (h.recoveredMs === undefined) violations.push(`${h.kind} lease ${h.id.slice(0, 8)}: not taken up after a worker kill`);
+    for (const h of [...near, ...full]) if (h.recoveredMs === undefined) violations.push(`${h.kind} lease ${h.id.slice(0, 8)}: not taken up after a worker kill`);
     const sorted = (hs: Held[]) => hs.flatMap((h) => (h.recoveredMs === undefined ? [] : [h.recoveredMs])).sort((a, b) => a - b);
     const times = sorted(judged);
     const outagesMs = this.outages.map((o) => o.to - o.from);
     return {
+      slotsFull: full.length,
+      slotsFullMaxMs: percentile(sorted(full), 1),
       nearOutage: near.length,
       nearOutageMaxMs: percentile(sorted(near), 1),
       outagesMs,
