@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "task" ADD COLUMN     "cancelAnsweredInChat" BOOLEAN NOT NULL DEFAULT false;
