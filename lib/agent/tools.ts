@@ -258,7 +258,8 @@ export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): 
               message: "More than one active background task matches; ask the user which one",
             };
           }
-          const cancelled = await requestCancel(ctx.ownerId, matches[0].id);
+          // Matches are of this conversation, where the reply will say it: the task's own terminal line stays hidden.
+          const cancelled = await requestCancel(ctx.ownerId, matches[0].id, { answeredInChat: true });
           return {
             cancelled: true,
             task: toolRecord(cancelled),

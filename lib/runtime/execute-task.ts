@@ -372,6 +372,8 @@ export async function terminal(tx: Tx, taskId: string, status: TerminalStatus, e
     conversationId: task.conversationId,
     ownerId: task.ownerId,
     taskId: task.id,
+    // The chat reply that asked for this cancel already says it; the line stays for the timeline.
+    hidden: status === "cancelled" && task.cancelAnsweredInChat,
     kind: "terminal",
     content: text,
     meta: {

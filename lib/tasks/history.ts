@@ -108,7 +108,9 @@ export function taskHistorySql(ownerId: string, taskId: string, after: HistoryCu
              COALESCE(x.seq, m.seq), '', m.kind,
              jsonb_build_object('seq', m.seq, 'text', m.content, 'step', m.meta->'step', 'status', m.meta->>'status')
       FROM "message" m LEFT JOIN msg_ev x ON x.id = m.id
-      WHERE m."taskId" = ${taskId} AND m."ownerId" = ${ownerId} AND NOT m.hidden AND m.kind IN ('progress', 'terminal')
+      WHERE m."taskId" = ${taskId} AND m."ownerId" = ${ownerId} AND m.kind IN ('progress', 'terminal')
+        -- A cancel's terminal line is hidden from the chat when the chat reply said it; the timeline keeps it.
+        AND (NOT m.hidden OR m.kind = 'terminal')
       UNION ALL
       -- A publication's body message is announced in the publication's own transaction.
       SELECT COALESCE(x.at, p."createdAt"), CASE WHEN x.seq IS NOT NULL THEN ${rank.log} ELSE ${rank.publication} END,

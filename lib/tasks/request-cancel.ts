@@ -4,7 +4,7 @@ import { ApiError, notFound } from "@/lib/errors/api-error";
 import { wakeWorkers } from "@/lib/events/emit";
 import { liveWorkers } from "@/lib/workers/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
-import { lockOwnedTask, setCancelFence } from "./sql";
+import { lockOwnedTask, markCancelAnsweredInChat, setCancelFence } from "./sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { isTerminalStatus } from "@/lib/contract/task";
 
@@ -14,19 +14,27 @@ import { isTerminalStatus } from "@/lib/contract/task";
  * is discarded. Repeats change nothing (in particular they keep an existing
  * cancel lease, so two workers never cancel the same remote task at once).
  * Terminal tasks are returned unchanged.
+ *
+ * `answeredInChat`: a chat turn of the task's own conversation asked, and its
+ * reply tells the user so; the terminal line of the cancel is then stored
+ * hidden (one moment, one message), whichever of the two commits first.
  */
-export async function fenceCancel(tx: Tx, ownerId: string, id: string): Promise<Task | null> {
+export async function fenceCancel(tx: Tx, ownerId: string, id: string, answeredInChat = false): Promise<Task | null> {
   const task = await lockOwnedTask(tx, ownerId, id);
   if (!task) return null;
-  if (isTerminalStatus(task.status) || task.cancelRequestedAt) return task;
-  const fenced = await setCancelFence(tx, id);
+  if (isTerminalStatus(task.status)) return task;
+  if (task.cancelRequestedAt) {
+    if (answeredInChat && !task.cancelAnsweredInChat) await markCancelAnsweredInChat(tx, id);
+    return task;
+  }
+  const fenced = await setCancelFence(tx, id, answeredInChat);
   await emitTaskUpdated(tx, fenced);
   await wakeWorkers(tx, "cancel");
   await wakeWorkers(tx, `task-cancel:${id}`);
   return fenced;
 }
 
-export async function requestCancel(ownerId: string, id: string): Promise<PublicTask> {
+export async function requestCancel(ownerId: string, id: string, opts: { answeredInChat?: boolean } = {}): Promise<PublicTask> {
   const db = getDb();
   // Ownership first so a foreign id is 404 even when no worker runs.
   if (!(await db.task.findFirst({ where: { id, ownerId }, select: { id: true } }))) throw notFound("Task");
@@ -34,7 +42,7 @@ export async function requestCancel(ownerId: string, id: string): Promise<Public
   if ((await liveWorkers()).alive === 0) {
     throw new ApiError("unavailable", "No worker is running, so the task cannot be cancelled now; start a worker (npm run worker) and try again");
   }
-  const task = await db.$transaction((tx) => fenceCancel(tx, ownerId, id));
+  const task = await db.$transaction((tx) => fenceCancel(tx, ownerId, id, opts.answeredInChat ?? false));
   if (!task) throw notFound("Task");
   return toPublicTask(task);
 }

@@ -258,12 +258,18 @@ export async function lockOwnedTask(tx: Tx, ownerId: string, id: string): Promis
 }
 
 /** Any active → (same) + cancel fence: no further step may commit; the cancel loop takes over. */
-export async function setCancelFence(tx: Tx, id: string): Promise<Task> {
+export async function setCancelFence(tx: Tx, id: string, answeredInChat = false): Promise<Task> {
   const [fenced] = await tx.$queryRaw<Task[]>`
     UPDATE "task" SET "cancelRequestedAt" = now(), "nextCancelAt" = coalesce("nextCancelAt", now()), "updatedAt" = now(),
+      "cancelAnsweredInChat" = "cancelAnsweredInChat" OR ${answeredInChat},
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
     WHERE id = ${id} RETURNING *`;
   return fenced;
+}
+
+/** A chat turn asked again for a cancel already under way: its reply says it, so the terminal line goes hidden. */
+export async function markCancelAnsweredInChat(tx: Tx, id: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET "cancelAnsweredInChat" = true WHERE id = ${id}`;
 }
 
 /** Stores the user's answer for the next claim to hand over (input_required stays until then). */
