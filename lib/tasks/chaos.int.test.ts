@@ -17,7 +17,8 @@ const SHORT_LEASES = {
   HERALD_RUN_LEASE_MS: "1200",
   HERALD_NOTIFY_LEASE_MS: "1200",
   HERALD_NOTIFY_INTERVAL_MS: "300",
-  HERALD_OFFLINE_CHUNK_MS: "15",
+  // Narrations stream for a second or two, so the kills below land mid-work (the evidence check at the end).
+  HERALD_OFFLINE_CHUNK_MS: "40",
   HERALD_POLL_MS: "300",
 };
 
