@@ -44,6 +44,7 @@ export function TasksSheet({ conversationId = null }: { conversationId?: TaskSco
   const { t } = useI18n();
   const hydrated = useHydrated();
   const [open, setOpen] = useState(false);
+  const sheetRef = useRef<HTMLDivElement>(null);
   const list = useTaskList(conversationId);
   const active = countActive(list.data);
   const descriptionId = useId();
@@ -85,6 +86,12 @@ export function TasksSheet({ conversationId = null }: { conversationId?: TaskSco
         <Dialog.Portal>
           <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
           <Dialog.Content
+            ref={sheetRef}
+            // Escape from a dialog stacked over the sheet (the cancel confirmation, portaled
+            // outside it) closes that dialog only: both layers hear the same keydown.
+            onEscapeKeyDown={(e) => {
+              if (!(e.target instanceof Node) || !sheetRef.current?.contains(e.target)) e.preventDefault();
+            }}
             data-testid="tasks-sheet"
             className="fixed inset-y-0 right-0 z-50 flex w-full flex-col border-l border-border bg-bg shadow-2xl focus:outline-none sm:max-w-md"
           >
