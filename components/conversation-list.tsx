@@ -8,7 +8,7 @@ import { Button } from "./ui/button";
 import { InlineAlert } from "./ui/inline-alert";
 
 /** A chat nothing was written in yet (a "New chat" draft, untitled) is not listed: it is saved for the API's sake only. */
-export function listedConversations(all: readonly PublicConversation[]): PublicConversation[] {
+function listedConversations(all: readonly PublicConversation[]): PublicConversation[] {
   return all.filter((c) => c.lastSeq > 0 || c.title.trim() !== DRAFT_TITLE);
 }
 

@@ -7,7 +7,7 @@ import { etaSeconds } from "@/lib/client/report";
 import { isTaskActive } from "@/lib/client/tasks";
 
 /** A duration in the reader's words, down to the second below an hour: "about 1 min 05 s left". */
-export function durationWords(t: I18n["t"], seconds: number): string {
+function durationWords(t: I18n["t"], seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return t("durationSeconds", { s });
   if (s < 3600) return t("durationMinutes", { m: Math.floor(s / 60), s: String(s % 60).padStart(2, "0") });

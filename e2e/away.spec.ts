@@ -1,20 +1,12 @@
 import { test, expect, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { createTask, SHOTS, sidebar, signUpViaUi, startFromHome } from "./helpers";
+import { createTask, setHidden, SHOTS, sidebar, signUpViaUi, startFromHome } from "./helpers";
 
 /** A turn posted without this page: the reply arrives over the feed only. */
 async function postElsewhere(page: Page, conversationId: string, content: string): Promise<void> {
   const res = await page.request.post(`/api/conversations/${conversationId}/messages`, { data: { content, clientMessageId: randomUUID() } });
   expect(res.status()).toBe(202);
-}
-
-async function setHidden(page: Page, hidden: boolean): Promise<void> {
-  await page.evaluate((hide) => {
-    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hide ? "hidden" : "visible") });
-    Object.defineProperty(document, "hidden", { configurable: true, get: () => hide });
-    document.dispatchEvent(new Event("visibilitychange"));
-  }, hidden);
 }
 
 function favicon(page: Page) {

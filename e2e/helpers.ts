@@ -111,3 +111,12 @@ export async function startFromHome(page: Page, text: string): Promise<string> {
   await expect(page.locator('[data-streaming="true"]')).toHaveCount(0);
   return page.url().split("/c/")[1];
 }
+
+/** Makes the page believe it is in a background tab (what React Query and the feed listen to). */
+export async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate((hide) => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hide ? "hidden" : "visible") });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => hide });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+}

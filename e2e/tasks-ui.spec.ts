@@ -1,6 +1,6 @@
-import { test, expect, type Locator, type Page } from "@playwright/test";
+import { test, expect, type Locator } from "@playwright/test";
 import path from "node:path";
-import { createTask, isTaskListRequest, newChat, openTasksSheet, send, SHOTS, signInViaUi, signUpViaUi, tasksTrigger } from "./helpers";
+import { createTask, isTaskListRequest, newChat, openTasksSheet, send, setHidden, SHOTS, signInViaUi, signUpViaUi, tasksTrigger } from "./helpers";
 
 function section(sheet: Locator, name: "Active" | "Recent") {
   return sheet.getByRole("region", { name });
@@ -8,15 +8,6 @@ function section(sheet: Locator, name: "Active" | "Recent") {
 
 function row(scope: Locator, title: string) {
   return scope.getByRole("listitem", { name: title });
-}
-
-/** Makes the page believe it is in a background tab (what React Query and the feed listen to). */
-async function setHidden(page: Page, hidden: boolean): Promise<void> {
-  await page.evaluate((hide) => {
-    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hide ? "hidden" : "visible") });
-    Object.defineProperty(document, "hidden", { configurable: true, get: () => hide });
-    document.dispatchEvent(new Event("visibilitychange"));
-  }, hidden);
 }
 
 test("sheet opens and closes by keyboard, focus returns to the trigger; empty state", async ({ page }) => {

@@ -17,7 +17,7 @@ import { env } from "@/lib/config/env";
 export type CallMode = "interactive" | "background";
 
 /** First backoff wait and its ceiling (before jitter). */
-export const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 60_000;
 
 export interface RetryPolicy {

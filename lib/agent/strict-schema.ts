@@ -6,7 +6,7 @@ import type { JSONSchema7, JSONSchema7Definition } from "@ai-sdk/provider";
  * (length, range and format constraints are left out: Herald's zod schemas
  * still enforce them when the arguments arrive).
  */
-export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
+const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
   "type",
   "description",
   "properties",

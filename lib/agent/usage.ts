@@ -14,7 +14,7 @@ export interface TokenUsage {
 export type PriceTable = z.infer<typeof PRICE_TABLE>;
 
 /** Parses HERALD_MODEL_PRICES (JSON); the env schema runs the same check at start. */
-export function parsePriceTable(raw: string | undefined): PriceTable | null {
+function parsePriceTable(raw: string | undefined): PriceTable | null {
   if (!raw) return null;
   return PRICE_TABLE.parse(JSON.parse(raw));
 }

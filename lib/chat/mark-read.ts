@@ -6,7 +6,7 @@ import { toPublicConversation } from "@/lib/contract/message";
 import type { PublicConversation } from "@/lib/contract/shapes";
 
 /** Counting stops here: a badge says "99+" long before, and the count costs one index range read. */
-export const UNREAD_COUNT_CAP = 1000;
+const UNREAD_COUNT_CAP = 1000;
 
 /**
  * Moves the account's read mark of a conversation forward to `seq` (never back,

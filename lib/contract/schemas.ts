@@ -62,7 +62,7 @@ export const markReadBody = z.strictObject({
   seq: z.number().int().min(0).max(2_147_483_647),
 });
 
-export const MAX_SEARCH_RESULTS = 50;
+const MAX_SEARCH_RESULTS = 50;
 
 export const searchConversationsQuery = z.object({
   q: z.string().trim().min(1, "must not be empty").max(MAX_SEARCH_CHARS),

@@ -11,7 +11,7 @@ import { neutralizeUntrusted } from "@/lib/text/frame";
  * Remote text is untrusted: bounded, NFKC-normalised and stripped of anything
  * that looks like Herald's framing markers before anyone sees it.
  */
-export const RELAY_WINDOW_MS = 3_000;
+const RELAY_WINDOW_MS = 3_000;
 /** At most one relayed progress message per task this often. */
 export const RELAY_MIN_INTERVAL_MS = 10_000;
 const MAX_LINE_CHARS = 500;

@@ -28,10 +28,10 @@ export interface WorkChoice {
   label: string | null;
 }
 
-export const NATIVE_CHOICE_ID = "research";
+const NATIVE_CHOICE_ID = "research";
 
 /** Stable across processes and restarts (web and worker agree), and says nothing readable about the driver. */
-export function workChoiceId(driver: string): string {
+function workChoiceId(driver: string): string {
   return driver === "research" ? NATIVE_CHOICE_ID : `w_${createHash("sha256").update(`herald-work-choice\0${driver}`).digest("hex").slice(0, 20)}`;
 }
 

@@ -11,7 +11,7 @@ import { z } from "zod";
  * `readPlan`, which takes a JSON object out of the text if there is one and
  * otherwise only the items of a Markdown list, never lead-in or closing lines.
  */
-export const PLAN_SCHEMA = z.object({
+const PLAN_SCHEMA = z.object({
   sections: z.array(z.string().min(1).max(200)).min(1).max(50).describe("Section titles, in order, without numbering or formatting"),
 });
 
