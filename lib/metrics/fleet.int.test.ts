@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
+import os from "node:os";
 import * as metrics from "@/app/api/metrics/route";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
@@ -34,8 +35,15 @@ describe("/api/metrics after real work", () => {
     const conv = await createConversationFor(u);
     const db = getDb();
 
-    // A turn whose worker died mid-run: running, lease expired. No worker runs yet.
+    // A turn whose worker died mid-run: running, lease expired. No worker runs yet. It
+    // waits behind an older turn whose holder still has a live lease (one active run per
+    // conversation), so its recovery can only happen once the test releases that turn.
+    const holding = await postMessage(u.id, conv, { content: "first", clientMessageId: randomUUID() });
     const crashed = await postMessage(u.id, conv, { content: "hello", clientMessageId: randomUUID() });
+    await db.$executeRaw`
+      UPDATE "run" SET status = 'running', attempts = 1, "leaseOwner" = 'live-worker', "leaseToken" = 'live-token',
+        "leaseExpiresAt" = now() + interval '10 minutes', "startedAt" = now()
+      WHERE id = ${holding.run.id}`;
     await db.$executeRaw`
       UPDATE "run" SET status = 'running', attempts = 1, "leaseOwner" = 'dead-worker', "leaseToken" = 'dead-token',
         "leaseExpiresAt" = now() - interval '5 seconds', "startedAt" = now() - interval '40 seconds'
@@ -59,15 +67,27 @@ describe("/api/metrics after real work", () => {
     for (const loop of LOOPS) expect(sample(before, "herald_queue_depth", `loop="${loop}"`), loop).not.toBeNull();
 
     worker = startWorkerProcess();
-    await waitFor(async () => (await db.run.findUniqueOrThrow({ where: { id: crashed.run.id } })).status === "succeeded", 60_000, "recovered run");
+    const pid = worker.child.pid!;
     await waitFor(async () => (await db.task.findUniqueOrThrow({ where: { id: due.task.id } })).status === "succeeded", 60_000, "task");
+    // Only now may the crashed turn be recovered. A heartbeat snapshot is taken on its own
+    // clock, so "the latest beat" may predate the task's claims (other accounts' older work
+    // left in the shared database is claimed first, and the task can start and finish
+    // between two beats); a snapshot that counts the recovery was taken after it, hence after
+    // every claim of the task.
+    await db.$executeRaw`
+      UPDATE "run" SET status = 'succeeded', "finishedAt" = now(), "updatedAt" = now(),
+        "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
+      WHERE id = ${holding.run.id}`;
+    await waitFor(async () => (await db.run.findUniqueOrThrow({ where: { id: crashed.run.id } })).status === "succeeded", 60_000, "recovered run");
     // The counters travel with the next heartbeat (HERALD_HEARTBEAT_MS=1000 in test workers).
+    // Our worker's row by its pid: a worker an earlier file SIGKILLed still looks live for
+    // HERALD_HEARTBEAT_STALE_MS and may carry recoveries of its own.
     type Snapshot = { name: string; values: { value: number; labels: Record<string, string> }[] }[];
     const beat = await waitFor(async () => {
-      const rows = await db.workerHeartbeat.findMany({ where: { stoppedAt: null, NOT: { metrics: { equals: null as never } } } });
-      return rows.find((r) =>
-        ((r.metrics ?? []) as Snapshot).some((m) => m.name === "herald_lease_recoveries_total" && m.values.some((v) => v.labels.loop === "runs" && v.value >= 1)),
-      );
+      const row = await db.workerHeartbeat.findFirst({ where: { pid, host: os.hostname(), stoppedAt: null } });
+      const snapshot = (row?.metrics ?? []) as Snapshot;
+      const recovered = snapshot.some((m) => m.name === "herald_lease_recoveries_total" && m.values.some((v) => v.labels.loop === "runs" && v.value >= 1));
+      return recovered ? row : null;
     }, 30_000, "a heartbeat carrying the recovery");
 
     // The first scrape in this file: nothing cached yet.
