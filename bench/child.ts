@@ -26,7 +26,7 @@ export class BenchWorker {
 
   private constructor(system: QueueSystem, concurrency: number, batch: number, env: Record<string, string>) {
     this.child = fork(path.join(import.meta.dirname, "worker.ts"), [system, String(concurrency), String(batch)], {
-      execArgv: ["--import", "tsx"],
+      execArgv: ["--import", "tsx", ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
       cwd: path.resolve(import.meta.dirname, ".."),
       env: offline({ ...process.env, ...env }),
       stdio: ["ignore", "pipe", "pipe", "ipc"],

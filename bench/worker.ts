@@ -42,12 +42,12 @@ async function herald(): Promise<() => Promise<void>> {
 
 /**
  * Herald's lease loop alone: the real claim (claimExecution: fairPick + SKIP LOCKED) in
- * the real Loop, woken by the real NOTIFY, and one guarded terminal commit per task —
+ * the real Loop, woken by the real NOTIFY, and one lease-guarded terminal write per task —
  * none of the product work a task's path adds (feed events, messages, notices, outbox).
  */
 async function heraldLoop(): Promise<() => Promise<void>> {
   const { Loop } = await import("../lib/workers/loop");
-  const { claimExecution, lockExecutionGuarded, markTerminal } = await import("../lib/tasks/sql");
+  const { claimExecution, markTerminal } = await import("../lib/tasks/sql");
   const { getDb, closeDb } = await import("../lib/db/client");
   const { PgListener } = await import("../lib/events/listener");
   const { WORK_CHANNEL } = await import("../lib/events/channels");
@@ -61,9 +61,7 @@ async function heraldLoop(): Promise<() => Promise<void>> {
       claim: (n) => claimExecution(id, n),
       work: async (t) => {
         started(t.clientRequestId ?? t.id);
-        await getDb().$transaction(async (tx) => {
-          if (await lockExecutionGuarded(tx, t.id, t.leaseToken)) await markTerminal(tx, t.id, "succeeded", null);
-        });
+        await markTerminal(getDb(), t.id, "succeeded", null, t.leaseToken);
       },
     },
     stopper.signal,

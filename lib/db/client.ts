@@ -1,7 +1,8 @@
 import { env } from "@/lib/config/env";
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "./generated/client.ts";
+import { Prisma, PrismaClient } from "./generated/client.ts";
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
@@ -27,11 +28,24 @@ export function getPool(): pg.Pool {
   return globalForDb.heraldPool;
 }
 
+/**
+ * Marks a statement to be prepared once per connection and run by name after that,
+ * so Postgres can keep its plan: the lease loops' claims run many times a second and
+ * took as long to plan as to run. Only statements whose text never varies may carry
+ * it (each distinct text stays prepared on every connection).
+ */
+export const PREPARED = Prisma.raw("/* prepared */");
+const PREPARED_MARK = "/* prepared */";
+
+// An empty name leaves the statement unnamed (pg prepares only when `name` is truthy).
+const statementName = (q: { sql: string }) =>
+  q.sql.includes(PREPARED_MARK) ? `h_${createHash("sha1").update(q.sql).digest("base64url")}` : "";
+
 export function getDb(): PrismaClient {
   // Prisma's defaults (2 s to start, 5 s to finish) fail a chat turn whenever the
   // machine is briefly saturated; waiting a little longer is always the better answer.
   globalForDb.heraldDb ??= new PrismaClient({
-    adapter: new PrismaPg(getPool()),
+    adapter: new PrismaPg(getPool(), { statementNameGenerator: statementName }),
     transactionOptions: { maxWait: 10_000, timeout: 20_000 },
   });
   return globalForDb.heraldDb;

@@ -45,7 +45,7 @@ function due(alias: string): Prisma.Sql {
 export function claimEmailSql(workerId: string, limit: number, leaseMs: number): Prisma.Sql {
   const pick = fairPick({
     table: "notice",
-    due: due("c"),
+    due,
     order: Prisma.sql`c."emailNextAt" NULLS FIRST, c.id`,
     held: Prisma.sql`h."emailLeaseToken" IS NOT NULL AND h."emailLeaseUntil" > now()`,
     limit,
@@ -54,9 +54,7 @@ export function claimEmailSql(workerId: string, limit: number, leaseMs: number):
     UPDATE "notice" n
     SET "emailLeaseOwner" = ${workerId}, "emailLeaseToken" = gen_random_uuid()::text,
         "emailLeaseUntil" = now() + make_interval(secs => ${leaseMs / 1000})
-    WHERE n.id IN (
-      SELECT id FROM "notice" d WHERE d.id IN (${pick}) AND ${due("d")}
-      FOR UPDATE SKIP LOCKED)
+    WHERE n.id IN (${pick})
     RETURNING n.id, n."emailLeaseToken" AS token`;
 }
 

@@ -57,6 +57,25 @@ describe("fair claims across accounts", () => {
     expect(second).toHaveLength(0);
   });
 
+  it("execution: a backlog deeper than the ranking window never keeps a newcomer out past the deep account's slots", async () => {
+    const a = await signUp("DeepA");
+    const b = await signUp("DeepB");
+    const conv = await createConversationFor(a);
+    // Older than the window ranks (fair-claim.ts ranks a window of due rows, not all of them).
+    await getDb().task.createMany({
+      data: Array.from({ length: 300 }, (_, i) => ({
+        ownerId: a.id, conversationId: conv, title: `deep${i}`, prompt: "p", status: "queued",
+        remoteRef: `research:${randomUUID()}`, createdAt: new Date(Date.now() - (1000 - i) * 1000), nextRunAt: new Date(Date.now() - 1000),
+      })),
+    });
+    const [bTask] = await tasksFor(b, 1, 1);
+    const claimed: string[] = [];
+    // One row per claim, the way a loop with one free slot claims: A may take its 3 slots, then B must come.
+    for (let i = 0; i < 4 && !claimed.includes(bTask); i++) claimed.push(...(await claimExecution(`w${i}`, 1)).map((t) => t.id));
+    expect(claimed).toContain(bTask);
+    expect((await owners(claimed)).filter((o) => o === a.id).length).toBeLessThanOrEqual(3);
+  });
+
   it("execution: with both accounts holding leases, free slots go to the one holding fewer", async () => {
     process.env.HERALD_LIMIT_SLOTS_PER_LOOP = "10";
     try {

@@ -73,7 +73,7 @@ export function claimNotificationSql(workerId: string, limit: number, leaseMs: n
   };
   const pick = fairPick({
     table: "task",
-    due: due("c"),
+    due,
     order: Prisma.sql`c."nextNotificationAt" NULLS FIRST, c.id`,
     held: Prisma.sql`h."notifyLeaseToken" IS NOT NULL AND h."notifyLeaseExpiresAt" > now()`,
     limit,
@@ -82,9 +82,7 @@ export function claimNotificationSql(workerId: string, limit: number, leaseMs: n
     UPDATE "task" t
     SET "notifyLeaseOwner" = ${workerId}, "notifyLeaseToken" = gen_random_uuid()::text,
         "notifyLeaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
-    WHERE t.id IN (
-      SELECT id FROM "task" d WHERE d.id IN (${pick}) AND ${due("d")}
-      FOR UPDATE SKIP LOCKED)
+    WHERE t.id IN (${pick})
     RETURNING t.id, t."notifyLeaseToken" AS token, t."dispatchVersion"`;
 }
 

@@ -2,6 +2,7 @@ import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Run } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
+import { WORK_CHANNEL } from "@/lib/events/channels";
 
 /**
  * Every claim and guard statement of the run loop lives here.
@@ -55,7 +56,7 @@ export function claimRunsSql(workerId: string, limit: number): Prisma.Sql {
   const leaseSeconds = RUN_LEASE_MS / 1000;
   const pick = fairPick({
     table: "run",
-    due: runDue("c"),
+    due: runDue,
     order: Prisma.sql`c."createdAt", c.id`,
     held: Prisma.sql`h.status = 'running' AND h."leaseExpiresAt" > now()`,
     limit,
@@ -65,9 +66,7 @@ export function claimRunsSql(workerId: string, limit: number): Prisma.Sql {
     SET status = 'running', "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
         "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds}), attempts = r.attempts + 1,
         "startedAt" = coalesce(r."startedAt", now()), "updatedAt" = now()
-    WHERE r.id IN (
-      SELECT id FROM "run" d WHERE d.id IN (${pick}) AND ${runDue("d")}
-      FOR UPDATE SKIP LOCKED)
+    WHERE r.id IN (${pick})
     RETURNING r.*`;
 }
 
@@ -126,11 +125,33 @@ export async function releaseRun(id: string, token: string): Promise<boolean> {
 
 // ---- creating and closing runs ----
 
-/** A user turn's run, queued with its message (same transaction). */
-export async function insertChatRun(tx: Tx, r: { ownerId: string; conversationId: string; triggerMessageId: string }): Promise<Run> {
-  return tx.run.create({
-    data: { ownerId: r.ownerId, conversationId: r.conversationId, kind: "chat", idempotencyKey: `chat:${r.triggerMessageId}`, triggerMessageId: r.triggerMessageId },
-  });
+/**
+ * A user turn's run, queued with its message (same transaction), and the run loop
+ * woken (a NOTIFY is delivered at commit, so never for a turn that rolls back).
+ * `admission` is a one-row query read in the same statement (lib/limits/quotas.ts):
+ * the run is inserted only when its `admitted` column is true, and the row comes back
+ * either way for the caller to say why not. One round trip where there were three.
+ * createdAt is the moment of the insert, after the conversation row lock, so the
+ * turns of one conversation queue in the order of their messages.
+ */
+export async function insertChatRun<A extends { admitted: boolean }>(
+  tx: Tx,
+  r: { ownerId: string; conversationId: string; triggerMessageId: string },
+  admission: Prisma.Sql = Prisma.sql`SELECT true AS admitted`,
+): Promise<{ run: Run | null; admission: A }> {
+  const [row] = await tx.$queryRaw<(Run & { admission: A })[]>`
+    WITH admission AS (${admission}),
+    inserted AS (
+      INSERT INTO "run" ("ownerId", "conversationId", kind, "idempotencyKey", "triggerMessageId", "createdAt", "updatedAt")
+      SELECT ${r.ownerId}, ${r.conversationId}, 'chat', ${`chat:${r.triggerMessageId}`}, ${r.triggerMessageId}, at.t, at.t
+      FROM admission, LATERAL (SELECT clock_timestamp() AS t) at
+      WHERE admission.admitted
+      RETURNING *)
+    SELECT to_jsonb(admission) AS admission, inserted.*
+    FROM admission LEFT JOIN inserted ON true
+    CROSS JOIN LATERAL (SELECT pg_notify(${WORK_CHANNEL}, 'runs')) woken`;
+  const { admission: figures, ...run } = row;
+  return { run: run.id === null ? null : run, admission: figures };
 }
 
 /** queued|running → cancelled for every run of a conversation being deleted. */

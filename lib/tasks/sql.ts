@@ -75,7 +75,7 @@ export async function claimExecution(workerId: string, limit: number, onlyIds?: 
 export function claimExecutionSql(workerId: string, limit: number, only: string[] | null): Prisma.Sql {
   const pick = fairPick({
     table: "task",
-    due: execDue("c", only),
+    due: (a) => execDue(a, only),
     // Arrival order, not nextRunAt: a task's next step is due again the moment its last
     // one commits, and by nextRunAt it would queue behind every task that arrived after
     // it — a burst would finish all at once at its end. By arrival a started task goes
@@ -90,19 +90,17 @@ export function claimExecutionSql(workerId: string, limit: number, only: string[
     SET "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
         "leaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)}),
         attempts = t.attempts + 1
-    WHERE t.id IN (
-      SELECT id FROM "task" d WHERE d.id IN (${pick}) AND ${execDue("d", only)}
-      FOR UPDATE SKIP LOCKED)
+    WHERE t.id IN (${pick})
     RETURNING t.*`;
 }
 
+/** Our execution lease still holds and nothing fenced the row: the guard of every write after work. */
+const leaseHeld = (token: string) =>
+  Prisma.sql`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN (${TERMINAL_SQL})`;
+
 /** Locks the row for a post-work write, only if our execution lease still holds. */
 export async function lockExecutionGuarded(tx: Tx, id: string, token: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`
-    SELECT * FROM "task"
-    WHERE id = ${id} AND "leaseToken" = ${token} AND "leaseExpiresAt" > now()
-      AND "cancelRequestedAt" IS NULL AND status NOT IN (${TERMINAL_SQL})
-    FOR UPDATE`;
+  const rows = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${id} AND ${leaseHeld(token)} FOR UPDATE`;
   return rows[0] ?? null;
 }
 
@@ -238,13 +236,17 @@ export async function resumeAfterAnswer(tx: Tx, id: string): Promise<void> {
     WHERE id = ${id}`;
 }
 
-/** Any active → terminal, once: every lease and schedule is cleared. Null if it already was terminal. */
-export async function markTerminal(tx: Tx, id: string, status: TerminalStatus, error: string | null): Promise<Task | null> {
+/**
+ * Any active → terminal, once: every lease and schedule is cleared. Null if it already was terminal.
+ * With `leaseToken` the statement is its own guard (no lock taken first): one round trip
+ * for a terminal write that needs no other write beside it.
+ */
+export async function markTerminal(tx: Tx, id: string, status: TerminalStatus, error: string | null, leaseToken?: string): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`
     UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
       "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
-    WHERE id = ${id} AND status NOT IN (${TERMINAL_SQL})
+    WHERE id = ${id} AND status NOT IN (${TERMINAL_SQL}) AND ${leaseToken === undefined ? Prisma.sql`true` : leaseHeld(leaseToken)}
     RETURNING *`;
   return rows[0] ?? null;
 }
@@ -333,7 +335,7 @@ export async function claimCancels(workerId: string, limit: number): Promise<Can
 export function claimCancelsSql(workerId: string, limit: number): Prisma.Sql {
   const pick = fairPick({
     table: "task",
-    due: cancelDue("c"),
+    due: cancelDue,
     order: Prisma.sql`c."nextCancelAt", c.id`,
     held: Prisma.sql`h."cancelLeaseToken" IS NOT NULL AND h."cancelLeaseExpiresAt" > now()`,
     limit,
@@ -343,9 +345,7 @@ export function claimCancelsSql(workerId: string, limit: number): Prisma.Sql {
     SET "cancelLeaseOwner" = ${workerId}, "cancelLeaseToken" = gen_random_uuid()::text,
         "cancelLeaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)}),
         "cancelAttempts" = t."cancelAttempts" + 1
-    WHERE t.id IN (
-      SELECT id FROM "task" d WHERE d.id IN (${pick}) AND ${cancelDue("d")}
-      FOR UPDATE SKIP LOCKED)
+    WHERE t.id IN (${pick})
     RETURNING t.*`;
 }
 
