@@ -20,6 +20,12 @@ export interface NewMessage {
   skipIfGone?: boolean;
 }
 
+/** What appendMessageRow wrote, and the conversation's title source as that statement left it. */
+export interface Appended {
+  message: Message;
+  titleSource: string;
+}
+
 /**
  * Every message goes through here: the conversation row is locked to hand out
  * the next per-conversation seq, and visible messages are announced on the feed
@@ -28,39 +34,44 @@ export interface NewMessage {
 export async function appendMessage(tx: Tx, m: NewMessage & { skipIfGone: true }): Promise<Message | null>;
 export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message>;
 export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | null> {
+  return (await appendMessageRow(tx, m))?.message ?? null;
+}
+
+/**
+ * appendMessage, also telling the caller the conversation's title source: a user's
+ * turn names an untitled conversation, and this saves it reading the row it just locked.
+ */
+export async function appendMessageRow(tx: Tx, m: NewMessage): Promise<Appended | null> {
   // createdAt is the database's now() (constant within the transaction), not
   // Prisma's client-side default: delivery contracts are anchored on it.
   // Read marks ride on the same row update: a reader's own turn means they have
   // seen everything before it; anything else visible but progress lines (they
   // come by the dozen while research runs) is one more unread.
+  // One statement (seq bump under the row lock, then the insert that uses it):
+  // every message of every loop pays for this, and two round trips were one too many.
   const own = m.kind === "user" && !m.hidden;
   const counts = !own && !m.hidden && m.kind !== "progress";
-  const rows = await tx.$queryRaw<{ messageSeq: number; now: Date }[]>`
-    UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now(),
-      "lastReadSeq" = CASE WHEN ${own} THEN "messageSeq" + 1 ELSE "lastReadSeq" END,
-      "unreadCount" = CASE WHEN ${own} THEN 0 WHEN ${counts} THEN "unreadCount" + 1 ELSE "unreadCount" END
-    WHERE id = ${m.conversationId} AND "ownerId" = ${m.ownerId} AND "deletedAt" IS NULL
-    RETURNING "messageSeq", now() AS now`;
+  const rows = await tx.$queryRaw<(Message & { titleSource: string })[]>`
+    WITH bumped AS (
+      UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now(),
+        "lastReadSeq" = CASE WHEN ${own} THEN "messageSeq" + 1 ELSE "lastReadSeq" END,
+        "unreadCount" = CASE WHEN ${own} THEN 0 WHEN ${counts} THEN "unreadCount" + 1 ELSE "unreadCount" END
+      WHERE id = ${m.conversationId} AND "ownerId" = ${m.ownerId} AND "deletedAt" IS NULL
+      RETURNING "messageSeq", "titleSource"),
+    inserted AS (
+      INSERT INTO "message" ("conversationId", "ownerId", seq, "createdAt", kind, content, hidden, "taskId", "runId",
+        "publicationId", meta, "clientMessageId")
+      SELECT ${m.conversationId}, ${m.ownerId}, bumped."messageSeq", now(), ${m.kind}, ${m.content}, ${m.hidden ?? false}::boolean,
+        ${m.taskId ?? null}, ${m.runId ?? null}, ${m.publicationId ?? null},
+        ${m.meta === undefined ? null : JSON.stringify(m.meta)}::jsonb, ${m.clientMessageId ?? null}
+      FROM bumped
+      RETURNING *)
+    SELECT inserted.*, bumped."titleSource" FROM inserted, bumped`;
   if (rows.length === 0) {
     if (m.skipIfGone) return null;
     throw new ApiError("not_found", "Conversation not found");
   }
-  const message = await tx.message.create({
-    data: {
-      conversationId: m.conversationId,
-      ownerId: m.ownerId,
-      seq: rows[0].messageSeq,
-      createdAt: rows[0].now,
-      kind: m.kind,
-      content: m.content,
-      hidden: m.hidden ?? false,
-      taskId: m.taskId ?? null,
-      runId: m.runId ?? null,
-      publicationId: m.publicationId ?? null,
-      meta: m.meta,
-      clientMessageId: m.clientMessageId ?? null,
-    },
-  });
+  const { titleSource, ...message } = rows[0];
   if (!message.hidden) {
     await emitEvent(
       tx,
@@ -69,5 +80,5 @@ export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | nu
       { conversationId: m.conversationId, taskId: m.taskId },
     );
   }
-  return message;
+  return { message, titleSource };
 }

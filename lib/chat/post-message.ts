@@ -2,15 +2,15 @@ import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb, type Tx } from "@/lib/db/client";
 import { parseDeliveryPhrase, type ParsedDelivery } from "@/lib/text/delivery-phrases";
 import { dueAtFrom } from "@/lib/contract/due-at";
-import { assertMessageQuota } from "@/lib/limits/quotas";
+import { assertMessageAdmitted, messageAdmission, type MessageAdmission } from "@/lib/limits/quotas";
 import { insertChatRun } from "@/lib/runs/sql";
 import type { DeliveryContract } from "@/lib/contract/schemas";
 import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
-import { emitEvent, wakeWorkers } from "@/lib/events/emit";
+import { emitEvent } from "@/lib/events/emit";
 import type { PublicMessage, PublicRun } from "@/lib/contract/shapes";
 import { driverForWorkChoice } from "@/lib/drivers/choices";
-import { appendMessage } from "./append-message";
+import { appendMessageRow } from "./append-message";
 import { titleFromMessage } from "./titles";
 import { toPublicConversation, toPublicMessage, toPublicRun } from "@/lib/contract/message";
 
@@ -69,21 +69,32 @@ async function findExisting(ownerId: string, conversationId: string, clientMessa
  * Accepts a user turn: the message and its queued run commit together, so a
  * worker can never see a run without its message or the reverse. Resubmitting
  * the same clientMessageId returns the first result instead of a second turn.
+ *
+ * A resubmission is rare, so it is not looked for up front: the insert's unique
+ * key (ownerId, clientMessageId) finds it, the transaction rolls back (no seq is
+ * spent), and the first result is read then. The usual turn costs five statements
+ * in one transaction: seq bump + insert, message.created, the quota counts + run
+ * insert + worker wake-up, run.updated (plus the rename of an untitled chat).
  */
 export async function postMessage(
   ownerId: string,
   conversationId: string,
   input: PostMessageInput,
 ): Promise<{ message: PublicMessage; run: PublicRun; created: boolean }> {
-  const existing = await findExisting(ownerId, conversationId, input.clientMessageId);
-  if (existing) return { ...existing, created: false };
+  const resubmitted = async () => {
+    const existing = await findExisting(ownerId, conversationId, input.clientMessageId);
+    return existing ? { ...existing, created: false } : null;
+  };
   if (input.workWith !== undefined && !driverForWorkChoice(input.workWith)) {
+    // A resubmission is answered as it was the first time, whatever else changed.
+    const again = await resubmitted();
+    if (again) return again;
     throw new ApiError("bad_request", "workWith: not a choice this server offers (GET /api/work-choices)", "workWith");
   }
   const parsed = input.delivery ? null : parseDeliveryPhrase(input.content);
   try {
-    const result = await getDb().$transaction(async (tx) => {
-      const message = await appendMessage(tx, {
+    return await getDb().$transaction(async (tx) => {
+      const appended = await appendMessageRow(tx, {
         conversationId,
         ownerId,
         kind: "user",
@@ -91,29 +102,28 @@ export async function postMessage(
         clientMessageId: input.clientMessageId,
         meta: withWorkChoice(await deliveryMeta(tx, input, parsed), input.workWith),
       });
+      const { message, titleSource } = appended!;
       // After the insert: appendMessage locked the conversation, then the account
       // (writer order), so concurrent posts of one account are counted in turn.
-      await assertMessageQuota(tx, ownerId);
-      const run = await insertChatRun(tx, { ownerId, conversationId, triggerMessageId: message.id });
-      await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run) } }, { conversationId });
-      const conv = await tx.conversation.findUniqueOrThrow({ where: { id: conversationId } });
+      const { run, admission } = await insertChatRun<MessageAdmission>(tx, { ownerId, conversationId, triggerMessageId: message.id }, messageAdmission(ownerId));
+      assertMessageAdmitted(admission);
+      await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run!) } }, { conversationId });
       // The first message names the conversation for now; the first exchange may name it better (titles.ts).
-      if (conv.titleSource === "none") {
+      if (titleSource === "none") {
         const renamed = await tx.conversation.update({
           where: { id: conversationId },
           data: { title: titleFromMessage(input.content), titleSource: "message" },
         });
         await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(renamed) } }, { conversationId });
       }
-      await wakeWorkers(tx, "runs");
-      return { message: toPublicMessage(message), run: toPublicRun(run), created: true };
+      return { message: toPublicMessage(message), run: toPublicRun(run!), created: true };
     });
-    return result;
   } catch (err) {
-    // Two identical submissions raced; the loser returns the winner's result.
-    if (isUniqueViolation(err)) {
-      const again = await findExisting(ownerId, conversationId, input.clientMessageId);
-      if (again) return { ...again, created: false };
+    // The same clientMessageId again (two identical submissions may also race: the
+    // loser gets the winner's result), or again after its conversation was deleted.
+    if (isUniqueViolation(err) || (err instanceof ApiError && err.code === "not_found")) {
+      const again = await resubmitted();
+      if (again) return again;
     }
     throw err;
   }

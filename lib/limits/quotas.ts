@@ -1,5 +1,6 @@
 import type { Tx } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
+import { Prisma } from "@/lib/db/generated/client.ts";
 import { limits } from "./config";
 
 /**
@@ -48,29 +49,56 @@ export async function assertTaskQuota(tx: Tx, ownerId: string): Promise<void> {
   }
 }
 
+/** The account's message figures, one row of `messageAdmission`. */
+export interface MessageAdmission {
+  /** User messages in the rolling minute, the one being posted included. */
+  recent: number;
+  oldest_age: number | null;
+  /** Chat turns queued or running, the one being posted not yet among them. */
+  turns: number;
+  admitted: boolean;
+}
+
+/**
+ * One row (MessageAdmission): both figures in one statement. Run after the message
+ * row is inserted and the account locked by its event, so the count includes it and
+ * a concurrent post of the account is counted in turn; its run is not created yet.
+ * The caller may read it inside the statement that creates the run (lib/runs/sql.ts).
+ */
+export function messageAdmission(ownerId: string): Prisma.Sql {
+  const l = limits();
+  return Prisma.sql`
+    SELECT m.recent, m.oldest_age, r.turns,
+      (m.recent <= ${l.messagesPerMinute}::bigint AND r.turns < ${l.queuedTurns}::bigint) AS admitted
+    FROM (SELECT count(*)::int AS recent, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
+            FROM "message"
+            WHERE "ownerId" = ${ownerId} AND kind = 'user' AND NOT hidden AND "createdAt" > now() - interval '60 seconds') m,
+         (SELECT count(*)::int AS turns FROM "run"
+            WHERE "ownerId" = ${ownerId} AND kind = 'chat' AND status IN ('queued','running')) r`;
+}
+
+/** Throws the 429 a refused MessageAdmission calls for. */
+export function assertMessageAdmitted(a: MessageAdmission): void {
+  if (a.admitted) return;
+  const l = limits();
+  if (a.recent > l.messagesPerMinute) {
+    const retry = windowRetry(a.oldest_age ?? 0);
+    throw new ApiError("rate_limited", `Too many messages in the last minute. Try again in ${retry} s.`, undefined, retry);
+  }
+  throw new ApiError(
+    "quota_exceeded",
+    `${l.queuedTurns} of your messages are still waiting for an answer. Wait for them, then try again.`,
+    undefined,
+    10,
+  );
+}
+
 /**
  * Throws 429 when the account may not post another chat message now. Called
  * after the message row is inserted (and the account locked by its event), so
  * the count includes it; its turn's run is not created yet.
  */
 export async function assertMessageQuota(tx: Tx, ownerId: string): Promise<void> {
-  const l = limits();
-  const [recent] = await tx.$queryRaw<WindowCount[]>`
-    SELECT count(*)::int AS n, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
-    FROM "message" WHERE "ownerId" = ${ownerId} AND kind = 'user' AND NOT hidden AND "createdAt" > now() - interval '60 seconds'`;
-  if (recent.n > l.messagesPerMinute) {
-    const retry = windowRetry(recent.oldest_age ?? 0);
-    throw new ApiError("rate_limited", `Too many messages in the last minute. Try again in ${retry} s.`, undefined, retry);
-  }
-  const [turns] = await tx.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM "run"
-    WHERE "ownerId" = ${ownerId} AND kind = 'chat' AND status IN ('queued','running')`;
-  if (turns.n >= l.queuedTurns) {
-    throw new ApiError(
-      "quota_exceeded",
-      `${l.queuedTurns} of your messages are still waiting for an answer. Wait for them, then try again.`,
-      undefined,
-      10,
-    );
-  }
+  const [a] = await tx.$queryRaw<MessageAdmission[]>(messageAdmission(ownerId));
+  assertMessageAdmitted(a);
 }
