@@ -10,6 +10,7 @@ import { notifySessionEnded } from "@/lib/events/session-liveness";
 import { clear, consume, EMAIL_SIGN_IN_RULE, emailKey } from "./throttle";
 import { passwordProblem, PASSWORD_TOO_COMMON, PASSWORD_TOO_COMMON_MESSAGE } from "./password-policy";
 import { sendPasswordResetMail } from "./reset-mail";
+import { liveSessionUser } from "./session-lookup";
 
 function baseUrl(): string {
   return env("BETTER_AUTH_URL") ?? `http://localhost:${env("PORT")}`;
@@ -165,6 +166,9 @@ export interface SessionUser {
 }
 
 export async function userFromHeaders(headers: Headers): Promise<SessionUser | null> {
+  // One joined query for a live session; better-auth for everything else (./session-lookup.ts).
+  const live = await liveSessionUser(headers, await getAuth().$context);
+  if (live !== undefined) return live;
   const session = await getAuth().api.getSession({ headers });
   if (!session) return null;
   const { id, name, email } = session.user;
