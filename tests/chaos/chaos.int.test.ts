@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
-import { formatReport, runChaos, SHORT_PROFILE } from "./harness";
+import { runChaos, SHORT_PROFILE } from "./harness";
+import { formatReport } from "./report";
 
 // The short, fixed-seed profile of `npm run chaos` (docs/development.md#chaos).
 it("chaos, short profile: workers SIGKILLed, PostgreSQL restarted twice, the web process killed — nothing lost, nothing twice", { timeout: 420_000 }, async () => {

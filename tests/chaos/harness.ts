@@ -14,23 +14,11 @@ import { applyMigrations } from "@/lib/db/migrate";
 import { takeSseFrames } from "@/tests/sse";
 import { isTerminalStatus, TERMINAL_STATUSES } from "@/lib/contract/task";
 import { noticeInConversation } from "@/lib/delivery/contract";
-import { RecoveryAudit, type RecoveryStats } from "@/tests/chaos/recovery";
-import { ROOT, signUp, startWorkerProcess, stopWorkers, type TestUser, type WorkerProc } from "@/tests/helpers";
-
-export interface ChaosProfile {
-  seed: number;
-  accounts: number;
-  tasks: number;
-  workers: number;
-  /** Pause between worker kills, ms (uniform in [min, max]). */
-  killEveryMs: [number, number];
-  /** Simulated research: steps and pacing per task (uniform ranges). */
-  steps: [number, number];
-  stepMs: [number, number];
-  /** How long everything may take to settle after the last submission. */
-  settleMs: number;
-  log?: (line: string) => void;
-}
+import { RecoveryAudit } from "@/tests/chaos/recovery";
+import type { ChaosProfile, ChaosReport } from "@/tests/chaos/report";
+import { ChaosTrace } from "@/tests/chaos/trace";
+import { Fleet } from "@/tests/chaos/fleet";
+import { ROOT, signUp, type TestUser } from "@/tests/helpers";
 
 /** Every lease in the chaos run (task execution, cancel, runs, notification): short, so recovery is quick and measured. */
 const LEASE_MS = 2000;
@@ -48,19 +36,6 @@ export const SHORT_PROFILE: ChaosProfile = {
 };
 
 export const FULL_PROFILE: ChaosProfile = { ...SHORT_PROFILE, seed: Date.now() % 2 ** 31, accounts: 8, tasks: 1000, settleMs: 900_000 };
-
-export interface ChaosReport {
-  profile: ChaosProfile;
-  tasks: Record<string, number>;
-  events: { workerKills: number; pgFastRestarts: number; pgKills: number; webKills: number };
-  extraModelRequests: number;
-  reclaims: number;
-  /** Its own violations (slow or missing take-ups) are apart from `violations`: see docs/development.md#chaos. */
-  recovery: RecoveryStats;
-  chatTurns: number;
-  violations: string[];
-  seconds: number;
-}
 
 /** Deterministic choices from the seed (the kills' timing still depends on the machine). */
 function prng(seed: number) {
@@ -139,11 +114,11 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...overrides };
   const { getDb } = await import("@/lib/db/client");
   const recovery = new RecoveryAudit(getDb, LEASE_MS, CONCURRENCY);
+  const trace = profile.traceDir ? new ChaosTrace(profile.traceDir, getDb, log) : null;
 
   const events = { workerKills: 0, pgFastRestarts: 0, pgKills: 0, webKills: 0 };
   let web = await startWeb(env);
-  const workers: WorkerProc[] = [];
-  for (let i = 0; i < profile.workers; i++) workers.push(startWorkerProcess(overrides));
+  const fleet = new Fleet(profile.workers, overrides, (w) => trace?.worker(w, false));
 
   /** The public API, retried through outages (connection refused, 5xx, 429); idempotency keys make retries safe. */
   async function api(user: TestUser, method: string, p: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -179,15 +154,14 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
   let stopChaos = false;
   const killer = (async () => {
     while (!stopChaos) {
+      // The pause counts from the fleet being whole again (tests/chaos/fleet.ts).
+      while (!stopChaos && !fleet.whole()) await sleep(50);
       await sleep(rnd.int(profile.killEveryMs));
       if (stopChaos) break;
-      const i = Math.floor(rnd.next() * workers.length);
-      const killAt = Date.now();
-      workers[i].child.kill("SIGKILL");
-      await workers[i].exited;
-      recovery.killed(workers[i].child.pid!, killAt);
+      const { proc, killAt } = await fleet.kill(rnd.pick(fleet.ready()));
+      recovery.killed(proc.child.pid!, killAt);
+      trace?.worker(proc);
       events.workerKills++;
-      workers[i] = startWorkerProcess(overrides);
     }
   })();
 
@@ -373,7 +347,9 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
   if (extra > reclaims) bad(`${extra} extra model requests for ${reclaims} re-claimed steps`);
 
   stopChaos = true;
-  await stopWorkers(...workers);
+  await fleet.stop();
+  for (const w of fleet.all()) trace?.worker(w, false);
+  await trace?.finish();
   web.proc.kill("SIGTERM");
   await pg.stop();
   await fs.rm(tmp, { recursive: true, force: true });
@@ -383,7 +359,9 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     events,
     extraModelRequests: extra,
     reclaims,
+    leaseMs: LEASE_MS,
     recovery: recoveryStats,
+    boots: fleet.boots(),
     chatTurns,
     violations,
     seconds: Math.round((Date.now() - started) / 1000),
@@ -414,31 +392,4 @@ async function readFeed(url: string, user: TestUser, upTo: number): Promise<numb
     abort.abort();
   }
   return ids;
-}
-
-export function formatReport(r: ChaosReport): string {
-  const rows: [string, string][] = [
-    ["seed", String(r.profile.seed)],
-    ["accounts / tasks / workers", `${r.profile.accounts} / ${r.profile.tasks} / ${r.profile.workers}`],
-    ["tasks by status", Object.entries(r.tasks).map(([k, v]) => `${k} ${v}`).join(", ")],
-    ["chat turns", String(r.chatTurns)],
-    ["worker SIGKILLs", String(r.events.workerKills)],
-    ["PostgreSQL fast restarts / SIGKILLs", `${r.events.pgFastRestarts} / ${r.events.pgKills}`],
-    ["web process SIGKILLs", String(r.events.webKills)],
-    ["steps re-claimed after a crash", String(r.reclaims)],
-    [
-      `worker kills' leases taken up in (p50, max; limit ${LEASE_MS / 1000 + 1} s)`,
-      `${r.recovery.leases} leases: ${r.recovery.p50Ms ?? "–"} ms, ${r.recovery.maxMs ?? "–"} ms (${r.recovery.kills} kills; ${r.recovery.killsReadLate} read after an outage)`,
-    ],
-    ["  every survivor's slots busy (not judged)", `${r.recovery.slotsFull} leases, slowest ${r.recovery.slotsFullMaxMs ?? "–"} ms`],
-    [
-      "  near a PostgreSQL outage (not judged)",
-      `${r.recovery.nearOutage} leases, slowest ${r.recovery.nearOutageMaxMs ?? "–"} ms (outages ${r.recovery.outagesMs.join(" / ")} ms)`,
-    ],
-    ["extra model requests", String(r.extraModelRequests)],
-    ["violations / slow recoveries", `${r.violations.length} / ${r.recovery.violations.length}`],
-    ["took", `${r.seconds} s`],
-  ];
-  const w = Math.max(...rows.map(([k]) => k.length));
-  return [...rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`), ...[...r.violations, ...r.recovery.violations].map((v) => `  ✗ ${v}`)].join("\n");
 }
