@@ -1,6 +1,7 @@
 import { streamText, stepCountIs, type ModelMessage } from "ai";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { publicError } from "@/lib/errors/public";
+import { keepLease } from "@/lib/runtime/keep-lease";
 import { getDb } from "@/lib/db/client";
 import { emitEvent, publishDelta, wakeWorkers } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
@@ -89,12 +90,14 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
   const onStop = () => abort.abort(new Error("worker stopping"));
   stopping.addEventListener("abort", onStop, { once: true });
   let lost = false;
-  const renew = setInterval(async () => {
-    if (!(await renewRunLease(run.id, token).catch(() => false))) {
+  const stopRenewing = keepLease(
+    RUN_LEASE_MS,
+    () => renewRunLease(run.id, token),
+    () => {
       lost = true;
       abort.abort(new LeaseLostError());
-    }
-  }, RUN_LEASE_MS / 3);
+    },
+  );
 
   let streamed = "";
   let sent = 0;
@@ -185,7 +188,7 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
     if (lost || err instanceof LeaseLostError) return "lost";
     return await fail(run, publicError(err, `runs ${run.id}`));
   } finally {
-    clearInterval(renew);
+    stopRenewing();
     stopping.removeEventListener("abort", onStop);
   }
 }

@@ -10,16 +10,18 @@ import { resilientModel } from "@/lib/agent/resilient-model";
 import { backgroundWaitMs, ProviderWaitError } from "@/lib/agent/retry";
 import type { TokenUsage } from "@/lib/agent/usage";
 import { env } from "@/lib/config/env";
+import { keepLease } from "@/lib/runtime/keep-lease";
+import { log } from "@/lib/util/log";
 import { driverFor } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
 import { TRACKING_DEGRADED_AFTER, type ProgressReply, type StepOutcome } from "@/lib/drivers/types";
 import { DriverProtocolError } from "@/lib/errors/protocol";
-import { recordEventIfChanged } from "@/lib/notify/event";
+import { recordEventAndAnnounce } from "@/lib/notify/event";
 import { STOPPED_IN_OVERTIME, syncNotices } from "@/lib/delivery/sync-notices";
 import { budgetExceeded, stopAtDeadline } from "@/lib/runtime/due-loop";
 import type { ProgressMessageMeta, TerminalMessageMeta } from "@/lib/contract/shapes";
 import { admitModelProgress, type ProgressWindow } from "@/lib/tasks/model-progress";
-import { emitTaskById } from "@/lib/tasks/emit-task";
+import { emitTaskById, emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { publicFailure, type TerminalStatus } from "@/lib/contract/task";
 import {
   backoffMs,
@@ -60,14 +62,19 @@ export type ExecOutcome = "submitted" | "stepped" | "deferred" | "finished" | "f
  * transaction with its checkpoint, progress, publication and feed events.
  */
 export async function executeTask(task: LeasedTask, stopping: AbortSignal): Promise<ExecOutcome> {
+  const outcome = await executeClaim(task, stopping);
+  // Expected after a cancel or a crash elsewhere; many in a row without either mean leases too short for the machine.
+  if (outcome === "lost") log("tasks").info({ taskId: task.id }, "execution lease lost: result dropped");
+  return outcome;
+}
+
+async function executeClaim(task: LeasedTask, stopping: AbortSignal): Promise<ExecOutcome> {
   const token = task.leaseToken;
   const abort = new AbortController();
   inFlight.set(task.id, abort);
   const onStop = () => abort.abort(new Error("worker stopping"));
   stopping.addEventListener("abort", onStop, { once: true });
-  const renew = setInterval(async () => {
-    if (!(await renewExecutionLease(task.id, token).catch(() => false))) abort.abort(new LeaseLostError());
-  }, TASK_LEASE_MS / 3);
+  const stopRenewing = keepLease(TASK_LEASE_MS, () => renewExecutionLease(task.id, token), () => abort.abort(new LeaseLostError()));
   const driver = driverFor(task.driver);
   try {
     // Not a protocol error: during a rolling change of HERALD_REMOTE_AGENTS or MCP servers another worker
@@ -108,13 +115,12 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
     // Crossing the threshold is an event of its own: the user hears tracking is degraded.
     if (task.consecutiveErrors + 1 === TRACKING_DEGRADED_AFTER) {
       await getDb().$transaction(async (tx) => {
-        await recordEventIfChanged(tx, task.id);
-        await emitTaskById(tx, task.id);
+        await recordEventAndAnnounce(tx, task.id);
       });
     }
     return "retry";
   } finally {
-    clearInterval(renew);
+    stopRenewing();
     inFlight.delete(task.id);
     stopping.removeEventListener("abort", onStop);
   }
@@ -127,8 +133,7 @@ async function submit(task: LeasedTask, token: string, signal: AbortSignal): Pro
   try {
     const ok = await getDb().$transaction(async (tx) => {
       if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
-      await storeHandle(tx, task.id, handle.remoteRef, handle.driverData ?? {});
-      await emitTaskById(tx, task.id);
+      await emitTaskUpdated(tx, await storeHandle(tx, task.id, handle.remoteRef, handle.driverData ?? {}));
       return true;
     });
     // The row does not carry the handle (that write is what failed): hand it over explicitly.
@@ -166,8 +171,8 @@ async function markRunning(task: LeasedTask, token: string): Promise<void> {
   if (task.status === "running") return;
   await getDb().$transaction(async (tx) => {
     if (!(await lockExecutionGuarded(tx, task.id, token))) return;
-    await markStarted(tx, task.id);
-    await emitTaskById(tx, task.id);
+    const started = await markStarted(tx, task.id);
+    if (started) await emitTaskUpdated(tx, started);
   });
 }
 
@@ -273,8 +278,7 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usa
       driverState: outcome.driverState,
     });
     // input_required is an event; so is recovering from degraded tracking (the event goes away).
-    await recordEventIfChanged(tx, row.id);
-    await emitTaskById(tx, row.id);
+    await recordEventAndAnnounce(tx, row.id);
     return "stepped";
   });
 }
@@ -302,8 +306,7 @@ function modelProgressWriter(task: LeasedTask, token: string, steps: { index: nu
         content: admission.text,
         meta: { step, title: task.title, source: "model" } satisfies ProgressMessageMeta,
       });
-      await setProgress(tx, task.id, admission.text);
-      await emitTaskById(tx, task.id);
+      await emitTaskUpdated(tx, await setProgress(tx, task.id, admission.text));
       return true;
     });
     return written ? "shown" : "lost";
@@ -318,8 +321,7 @@ async function answer(task: LeasedTask, token: string, signal: AbortSignal): Pro
   return getDb().$transaction(async (tx) => {
     if (!(await lockExecutionGuarded(tx, task.id, token))) return "lost";
     await resumeAfterAnswer(tx, task.id);
-    await recordEventIfChanged(tx, task.id);
-    await emitTaskById(tx, task.id);
+    await recordEventAndAnnounce(tx, task.id);
     return "stepped";
   });
 }
@@ -385,8 +387,7 @@ export async function terminal(tx: Tx, taskId: string, status: TerminalStatus, e
     } satisfies TerminalMessageMeta,
   });
   await syncNotices(tx, task.id);
-  await recordEventIfChanged(tx, task.id);
-  await emitTaskById(tx, task.id);
+  await recordEventAndAnnounce(tx, task.id);
   return task;
 }
 

@@ -69,7 +69,8 @@ export class ChaosTrace {
       if (!line.startsWith("{")) continue;
       try {
         const j = JSON.parse(line) as { level?: number; msg?: string; loop?: string; err?: { message?: string } };
-        if ((j.level ?? 0) < 40) continue;
+        // Warnings and errors, and the info line of a step dropped for a lost lease (lib/runtime/execute-task.ts).
+        if ((j.level ?? 0) < 40 && !j.msg?.includes("lease lost")) continue;
         const key = `${j.loop ?? "-"}: ${j.msg} ${(j.err?.message ?? "").split("\n")[0].slice(0, 120)}`;
         this.errors.set(key, (this.errors.get(key) ?? 0) + 1);
       } catch {
