@@ -12,7 +12,7 @@ import type { AddressInfo, Socket } from "node:net";
  *   peer.baseURL                  "http://127.0.0.1:<port>/v1" (OPENAI_BASE_URL)
  *   peer.behaviours               mutable; later requests use the new values
  *   peer.requests                 every request received, in order (PeerRequest)
- *   peer.failNext(n, failure)     the next n chat requests fail: {status: 429, retryAfter?} ·
+ *   peer.failNext(n, failure, only?) the next n chat requests (that `only` accepts) fail: {status: 429, retryAfter?} ·
  *                                 {status: 5xx} · {stall: true} (accepted, never answered) ·
  *                                 {stallAfterHeaders: true} (200 + SSE headers, then nothing)
  *   peer.script(...replies)       the next chat requests answer these replies instead of the default brain
@@ -105,7 +105,7 @@ export interface OpenAIPeer {
   baseURL: string;
   behaviours: PeerBehaviours;
   requests: PeerRequest[];
-  failNext(count: number, failure: PeerFailure): void;
+  failNext(count: number, failure: PeerFailure, only?: (request: PeerRequest) => boolean): void;
   script(...replies: PeerReply[]): void;
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -254,7 +254,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 export async function startOpenAIPeer(initial: Partial<PeerBehaviours> = {}): Promise<OpenAIPeer> {
   const behaviours: PeerBehaviours = { ...DEFAULT_BEHAVIOURS, ...initial };
   const requests: PeerRequest[] = [];
-  const failures: PeerFailure[] = [];
+  // A test aims a failure at its own request: the worker may send other rows' requests to the same peer meanwhile.
+  const failures: { failure: PeerFailure; only?: (request: PeerRequest) => boolean }[] = [];
   const scripted: PeerReply[] = [];
   const sockets = new Set<Socket>();
   const waiters = new Set<() => void>();
@@ -296,7 +297,8 @@ export async function startOpenAIPeer(initial: Partial<PeerBehaviours> = {}): Pr
     };
 
     if (!body) return refuse(400, "body is not JSON");
-    const failure = failures.shift() ?? behaviours.outage ?? undefined;
+    const aimed = failures.findIndex((f) => !f.only || f.only(record));
+    const failure = (aimed >= 0 ? failures.splice(aimed, 1)[0].failure : null) ?? behaviours.outage ?? undefined;
     if (failure && "stall" in failure) {
       record.outcome = "stall";
       return;
@@ -387,8 +389,8 @@ export async function startOpenAIPeer(initial: Partial<PeerBehaviours> = {}): Pr
     baseURL: `http://127.0.0.1:${port}/v1`,
     behaviours,
     requests,
-    failNext(count, failure) {
-      for (let i = 0; i < count; i++) failures.push(failure);
+    failNext(count, failure, only) {
+      for (let i = 0; i < count; i++) failures.push({ failure, only });
     },
     script(...replies) {
       scripted.push(...replies);

@@ -61,12 +61,19 @@ export async function markDueEvaluated(tx: Tx, id: string, outcome: string | nul
 /**
  * A timed task that ended cancelled or failed before its due moment: the
  * promise ended there. Stamps dueEvaluatedAt (no outcome: a cancel or a failure
- * is not a missed promise), so no later evaluation can judge it.
+ * is not a missed promise), so no later evaluation can judge it. Returns the row
+ * as it stands after: one statement for the write and the read the caller needs next.
  */
-export async function closeAtEnd(tx: Tx, id: string): Promise<void> {
-  await tx.$executeRaw`
-    UPDATE "task" SET "dueEvaluatedAt" = now()
-    WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "status" IN ('cancelled', 'failed')`;
+export async function closeAtEnd(tx: Tx, id: string): Promise<Task> {
+  const [task] = await tx.$queryRaw<Task[]>`
+    WITH closed AS (
+      UPDATE "task" SET "dueEvaluatedAt" = now()
+      WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "status" IN ('cancelled', 'failed')
+      RETURNING *)
+    SELECT * FROM closed
+    UNION ALL SELECT * FROM "task" WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM closed)`;
+  if (!task) throw new Error(`task ${id} not found`);
+  return task;
 }
 
 export async function setDeliveryOutcomeOnce(tx: Tx, id: string, outcome: string): Promise<void> {

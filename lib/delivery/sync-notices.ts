@@ -102,8 +102,7 @@ export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = n
 /** Brings the task's notices up to date with its committed facts (caller holds the row lock). */
 export async function syncNotices(tx: Tx, taskId: string): Promise<Notice[]> {
   // A promise that ended with a cancel or a failure is closed before anything else reads the row.
-  await closeAtEnd(tx, taskId);
-  const task = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
+  const task = await closeAtEnd(tx, taskId);
   const written: Notice[] = [];
   const facts = await factsOf(tx, task);
   for (const spec of plannedNotices(facts)) {

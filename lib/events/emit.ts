@@ -20,8 +20,11 @@ export async function emitEvent(
   ownerId: string,
   event: LoggedFeedEvent,
   refs: { conversationId?: string | null; taskId?: string | null } = {},
+  /** Loops to wake when the transaction commits (wakeWorkers), in the same statement. */
+  wake: readonly string[] = [],
 ): Promise<bigint> {
-  // pg_notify returns void, which the driver cannot read: it runs in a lateral that yields no column.
+  // pg_notify returns void, which the driver cannot read: it runs in laterals that yield no column read.
+  // The wake-ups are counted (one row whatever their number) so an empty list keeps the event's row.
   const [{ seq }] = await tx.$queryRaw<{ seq: bigint }[]>`
     WITH bumped AS (UPDATE "user" SET "eventSeq" = "eventSeq" + 1 WHERE id = ${ownerId} RETURNING "eventSeq"),
     inserted AS (
@@ -31,7 +34,8 @@ export async function emitEvent(
       FROM bumped
       RETURNING "ownerId", seq)
     SELECT inserted.seq FROM inserted
-    CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('o', inserted."ownerId", 's', inserted.seq::text)::text)) notified`;
+    CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('o', inserted."ownerId", 's', inserted.seq::text)::text)) notified
+    CROSS JOIN LATERAL (SELECT count(*) FROM (SELECT pg_notify(${WORK_CHANNEL}, w) FROM unnest(${[...wake]}::text[]) w) n) woken`;
   return seq;
 }
 

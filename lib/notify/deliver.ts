@@ -3,7 +3,7 @@ import { getDb, type Tx } from "@/lib/db/client";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/errors/api-error";
 import { publicError } from "@/lib/errors/public";
-import { emitEvent, wakeWorkers } from "@/lib/events/emit";
+import { emitEvent } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { toPublicRun } from "@/lib/contract/message";
 import { createFrame, type Frame } from "@/lib/text/frame";
@@ -284,8 +284,7 @@ async function createNarrationRun(tx: Tx, task: Task, event: EventSnapshot, key:
     runId: run.id,
   });
   const withTrigger = await setRunTrigger(tx, run.id, prompt.id);
-  await emitEvent(tx, task.ownerId, { type: "run.updated", data: { run: toPublicRun(withTrigger) } }, { conversationId: task.conversationId });
-  await wakeWorkers(tx, "runs");
+  await emitEvent(tx, task.ownerId, { type: "run.updated", data: { run: toPublicRun(withTrigger) } }, { conversationId: task.conversationId }, ["runs"]);
   return run.id;
 }
 

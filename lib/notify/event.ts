@@ -93,17 +93,32 @@ export async function currentSnapshot(tx: Tx, task: Task): Promise<EventSnapshot
  * a new event version was recorded.
  */
 export async function recordEventIfChanged(tx: Tx, taskId: string): Promise<boolean> {
+  const r = await record(tx, taskId);
+  if (!r) return false;
+  if (r.visible) await emitTaskUpdated(tx, r.task, r.wake);
+  else if (r.wake.length > 0) await wakeWorkers(tx, "notify");
+  return r.recorded;
+}
+
+/**
+ * recordEventIfChanged, then the one `task.updated` a writer owes the feed after its
+ * change, made from the row the lock already read (or the patch returned): no
+ * second read of the row and no second announcement when the event was visible.
+ */
+export async function recordEventAndAnnounce(tx: Tx, taskId: string): Promise<void> {
+  const r = await record(tx, taskId);
+  if (r) await emitTaskUpdated(tx, r.task, r.wake);
+}
+
+/** The decision and its patch; announcing it (and waking the notify loop for a T1) is the caller's. */
+async function record(tx: Tx, taskId: string): Promise<{ task: Task; recorded: boolean; visible: boolean; wake: string[] } | null> {
   const locked = await lockTaskForEvent(tx, taskId);
-  if (!locked) return false;
+  if (!locked) return null;
   const { task, dbNow } = locked;
   const snapshot = await currentSnapshot(tx, task);
   const decision = onEvent(task, snapshot === null ? null : fingerprint(snapshot));
-  if (!decision) return false;
+  if (!decision) return { task, recorded: false, visible: false, wake: [] };
   const visible = decision.t === "T1" && isVisible(task, decision.patch);
   const updated = await applyOutboxPatch(tx, { id: task.id }, decision.patch, dbNow, { touch: visible });
-  if (decision.t === "T1") {
-    if (visible) await emitTaskUpdated(tx, updated);
-    await wakeWorkers(tx, "notify");
-  }
-  return decision.t === "T1" || decision.t === "T1f";
+  return { task: updated, recorded: decision.t === "T1" || decision.t === "T1f", visible, wake: decision.t === "T1" ? ["notify"] : [] };
 }

@@ -96,26 +96,27 @@ export async function lockClaimed(
   fence: Fence,
   statuses: readonly NotificationStatus[] = IN_FLIGHT,
 ): Promise<Locked | null> {
-  const rows = await tx.$queryRaw<{ id: string; dbNow: Date }[]>`
-    SELECT id, clock_timestamp() AS "dbNow" FROM "task"
+  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
+    SELECT *, clock_timestamp() AS "dbNow" FROM "task"
     WHERE id = ${fence.id}
       AND "notifyLeaseToken" = ${fence.token}
       AND "notifyLeaseExpiresAt" > clock_timestamp()
       AND "notificationStatus" = ANY(${[...statuses]}::text[])
       AND "dispatchVersion" IS NOT DISTINCT FROM ${fence.dispatchVersion}::int
     FOR UPDATE`;
-  if (rows.length === 0) return null;
-  const task = await tx.task.findUniqueOrThrow({ where: { id: fence.id } });
-  return { task, dbNow: rows[0].dbNow };
+  return rows.length === 0 ? null : locked(rows[0]);
+}
+
+/** The row as the lock read it (one round trip, not a lock and then a read). */
+function locked({ dbNow, ...task }: Task & { dbNow: Date }): Locked {
+  return { task, dbNow };
 }
 
 /** Locks the row for recording an event (T1), whoever holds the notification lease. */
 export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked | null> {
-  const rows = await tx.$queryRaw<{ id: string; dbNow: Date }[]>`
-    SELECT id, clock_timestamp() AS "dbNow" FROM "task" WHERE id = ${taskId} FOR UPDATE`;
-  if (rows.length === 0) return null;
-  const task = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
-  return { task, dbNow: rows[0].dbNow };
+  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
+    SELECT *, clock_timestamp() AS "dbNow" FROM "task" WHERE id = ${taskId} FOR UPDATE`;
+  return rows.length === 0 ? null : locked(rows[0]);
 }
 
 /**

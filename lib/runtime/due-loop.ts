@@ -2,8 +2,7 @@ import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import type { LoopSpec } from "@/lib/workers/loop";
-import { recordEventIfChanged } from "@/lib/notify/event";
-import { emitTaskById } from "@/lib/tasks/emit-task";
+import { recordEventAndAnnounce } from "@/lib/notify/event";
 import { fenceCancel } from "@/lib/tasks/request-cancel";
 import { setStopReason } from "@/lib/tasks/sql";
 import { findDue, lockDue, markDueEvaluated, nextDueMs } from "@/lib/delivery/sql";
@@ -51,8 +50,7 @@ export async function evaluateDueTask(id: string): Promise<"evaluated" | "skippe
     if (ev.stop) await stopAtDeadline(tx, evaluated);
     // A result that landed after dueAt but before this evaluation gets its late notice now.
     await syncNotices(tx, id);
-    await recordEventIfChanged(tx, id);
-    await emitTaskById(tx, id);
+    await recordEventAndAnnounce(tx, id);
     return "evaluated";
   });
 }

@@ -195,8 +195,9 @@ describe("chat turns and a failing model provider", () => {
   it("a turn rides out a 429 with Retry-After and records the usage of its streamed answer (include_usage)", async () => {
     const conv = await createConversationFor(user);
     const before = peer.requests.length;
-    peer.failNext(1, { status: 429, retryAfter: 1 });
     const greeting = `Hello there ${randomUUID().slice(0, 8)}`;
+    const ofThisTurn = (r: { messages: { role: string; content: unknown }[] }) => r.messages.some((m) => m.role === "user" && JSON.stringify(m.content).includes(greeting));
+    peer.failNext(1, { status: 429, retryAfter: 1 }, ofThisTurn);
     const { run } = await postMessage(user.id, conv, { content: greeting, clientMessageId: randomUUID() });
     const done = await waitFor(
       async () => {
@@ -208,7 +209,7 @@ describe("chat turns and a failing model provider", () => {
     );
     expect(done.status).toBe("succeeded");
     // Only this turn's requests (the worker may run other rows' work against the same peer).
-    const sent = peer.requests.slice(before).filter((r) => r.messages.some((m) => m.role === "user" && JSON.stringify(m.content).includes(greeting)));
+    const sent = peer.requests.slice(before).filter(ofThisTurn);
     expect(sent.map((r) => r.outcome)).toEqual(["429", "ok"]);
     expect(sent[1].streamOptions).toEqual({ include_usage: true });
     expect(done.modelRequests).toBe(2);

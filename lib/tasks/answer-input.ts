@@ -1,6 +1,5 @@
 import { getDb } from "@/lib/db/client";
 import { ApiError, notFound } from "@/lib/errors/api-error";
-import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { lockOwnedTask, storeInputResponse } from "./sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
@@ -19,8 +18,7 @@ export async function answerInput(ownerId: string, id: string, response: string)
     }
     if (task.inputResponse !== null) throw new ApiError("conflict", "An answer is already on its way to the task");
     const updated = await storeInputResponse(tx, id, response);
-    await emitTaskUpdated(tx, updated);
-    await wakeWorkers(tx, "tasks");
+    await emitTaskUpdated(tx, updated, ["tasks"]);
     return toPublicTask(updated);
   });
 }

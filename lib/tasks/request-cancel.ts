@@ -1,7 +1,6 @@
 import { getDb, type Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { ApiError, notFound } from "@/lib/errors/api-error";
-import { wakeWorkers } from "@/lib/events/emit";
 import { liveWorkers } from "@/lib/workers/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
 import { lockOwnedTask, markCancelAnsweredInChat, setCancelFence } from "./sql";
@@ -28,9 +27,7 @@ export async function fenceCancel(tx: Tx, ownerId: string, id: string, answeredI
     return task;
   }
   const fenced = await setCancelFence(tx, id, answeredInChat);
-  await emitTaskUpdated(tx, fenced);
-  await wakeWorkers(tx, "cancel");
-  await wakeWorkers(tx, `task-cancel:${id}`);
+  await emitTaskUpdated(tx, fenced, ["cancel", `task-cancel:${id}`]);
   return fenced;
 }
 

@@ -166,23 +166,28 @@ export async function insertTask(tx: Tx, now: Date, data: Omit<Prisma.TaskUnchec
 // ---- writes after work, in the caller's transaction (row locked by a guard above) ----
 
 /** submitted → queued: the driver's handle is stored before the task counts as queued. */
-export async function storeHandle(tx: Tx, id: string, remoteRef: string, driverData: Record<string, unknown>): Promise<void> {
-  await tx.$executeRaw`
+export async function storeHandle(tx: Tx, id: string, remoteRef: string, driverData: Record<string, unknown>): Promise<Task> {
+  const [task] = await tx.$queryRaw<Task[]>`
     UPDATE "task" SET "remoteRef" = ${remoteRef}, "driverData" = ${JSON.stringify(driverData)}::jsonb,
       status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "nextRunAt" = now(), "updatedAt" = now()
-    WHERE id = ${id}`;
+    WHERE id = ${id}
+    RETURNING *`;
+  return task;
 }
 
-/** queued → running on the first step. */
-export async function markStarted(tx: Tx, id: string): Promise<void> {
-  await tx.$executeRaw`
+/** queued → running on the first step; the row when it changed (writers announce it without reading it again). */
+export async function markStarted(tx: Tx, id: string): Promise<Task | null> {
+  const rows = await tx.$queryRaw<Task[]>`
     UPDATE "task" SET status = 'running', "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
-    WHERE id = ${id} AND status IN ('queued')`;
+    WHERE id = ${id} AND status IN ('queued')
+    RETURNING *`;
+  return rows[0] ?? null;
 }
 
-export async function setProgress(tx: Tx, id: string, text: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id}`;
+export async function setProgress(tx: Tx, id: string, text: string): Promise<Task> {
+  const [task] = await tx.$queryRaw<Task[]>`UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id} RETURNING *`;
+  return task;
 }
 
 /** The driver's step count; stepsAt (database clock) anchors the ETA the browser works out. */

@@ -2,7 +2,6 @@ import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
-import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { insertTask } from "./sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
@@ -79,9 +78,7 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
           allowOvertime: d?.allowOvertime ?? true,
           budget: d?.budget,
       });
-      await emitTaskUpdated(tx, task);
-      await wakeWorkers(tx, "tasks");
-      if (dueAt) await wakeWorkers(tx, "due");
+      await emitTaskUpdated(tx, task, dueAt ? ["tasks", "due"] : ["tasks"]);
       return { task: toPublicTask(task), created: true };
     });
   } catch (err) {

@@ -1,6 +1,5 @@
 import { getDb } from "@/lib/db/client";
 import { ApiError, notFound } from "@/lib/errors/api-error";
-import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "./emit-task";
 import { appendPendingUpdate, lockOwnedTask } from "./sql";
 import { driverFor } from "@/lib/drivers/registry";
@@ -26,8 +25,7 @@ export async function updateTask(ownerId: string, id: string, message: string): 
     const pending = Array.isArray(task.pendingUpdates) ? (task.pendingUpdates as string[]) : [];
     if (pending.length >= MAX_PENDING_UPDATES) throw new ApiError("conflict", "Too many pending updates; wait for the next step", "message");
     const updated = await appendPendingUpdate(tx, id, [...pending, message]);
-    await emitTaskUpdated(tx, updated);
-    await wakeWorkers(tx, "tasks");
+    await emitTaskUpdated(tx, updated, ["tasks"]);
     return toPublicTask(updated);
   });
 }
