@@ -24,13 +24,19 @@ interface Held {
   busy: number;
   /** Other workers whose heartbeat (every 1 s) was fresh at the read. */
   beating: number;
+  /** When the lease runs out, by this process's clock (read from the row at the kill). */
+  expiresAt: number;
+  owner: string;
+  pid: number;
+  /** The same two figures once the lease ran out: what decides whether a free slot could take it. */
+  atExpiry?: Slots;
   recoveredMs?: number;
 }
 
 export interface RecoveryStats {
   /** Kills whose held leases were read. */
   kills: number;
-  /** Task leases of kills at which every surviving worker's execution slots were busy (not judged). */
+  /** Task leases that ran out while every surviving worker's execution slots were busy (not judged). */
   slotsFull: number;
   slotsFullMaxMs: number | null;
   /** Leases of kills near a PostgreSQL outage (not judged): count and slowest take-up, ms. */
@@ -55,9 +61,22 @@ interface Db {
   $queryRaw<T>(query: Prisma.Sql): Promise<T>;
 }
 
-type Row = { kind: Kind; id: string; token: string | null; status: string };
+type Row = { kind: Kind; id: string; token: string | null; status: string; msLeft: number | null };
+
+interface Slots {
+  busy: number;
+  beating: number;
+}
 
 const TERMINAL = Prisma.join(TERMINAL_STATUSES.map((s) => Prisma.sql`${s}`));
+
+const msLeft = (col: Prisma.Sql) => Prisma.sql`(extract(epoch FROM ${col} - now()) * 1000)::float8 AS "msLeft"`;
+
+/** Task execution leases held by workers other than `owner`, and the other workers with a fresh heartbeat. */
+const slotsSql = (owner: string, pid: number) =>
+  Prisma.sql`SELECT (SELECT count(*)::int FROM "task" WHERE "leaseExpiresAt" > now() AND "leaseOwner" NOT LIKE ${owner}) AS busy,
+    (SELECT count(*)::int FROM "worker_heartbeat" WHERE "lastBeatAt" > now() - interval '1.5 seconds'
+       AND "stoppedAt" IS NULL AND pid <> ${pid}) AS beating`;
 
 /** Every lease loop's rows in one shape: task execution, task cancel, chat and narration runs. */
 function leases(where: { owner: string } | { ids: string[] }): Prisma.Sql {
@@ -66,9 +85,9 @@ function leases(where: { owner: string } | { ids: string[] }): Prisma.Sql {
   const task = "owner" in where ? Prisma.sql`"leaseOwner" LIKE ${where.owner} AND ${open}` : Prisma.sql`id = ANY(${where.ids})`;
   const cancel = "owner" in where ? Prisma.sql`"cancelLeaseOwner" LIKE ${where.owner} AND ${open}` : Prisma.sql`id = ANY(${where.ids})`;
   return Prisma.sql`
-    SELECT 'task' AS kind, id, "leaseToken" AS token, status FROM "task" WHERE ${task}
-    UNION ALL SELECT 'cancel', id, "cancelLeaseToken", status FROM "task" WHERE ${cancel}
-    UNION ALL SELECT 'run', id, "leaseToken", status FROM "run" WHERE ${task}`;
+    SELECT 'task' AS kind, id, "leaseToken" AS token, status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "task" WHERE ${task}
+    UNION ALL SELECT 'cancel', id, "cancelLeaseToken", status, ${msLeft(Prisma.sql`"cancelLeaseExpiresAt"`)} FROM "task" WHERE ${cancel}
+    UNION ALL SELECT 'run', id, "leaseToken", status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "run" WHERE ${task}`;
 }
 
 /**
@@ -120,16 +139,17 @@ export class RecoveryAudit {
       (async () => {
         for (let tries = 0; ; tries++) {
           try {
+            const readAt = Date.now();
             const rows = await this.db().$queryRaw<Row[]>(leases({ owner }));
             // The survivors' free execution slots: a lease is never pre-empted, so with none free the work waits for a
             // step to end or the replacement to boot, not for the lease.
-            const [{ busy, beating }] = await this.db().$queryRaw<{ busy: number; beating: number }[]>(
-              Prisma.sql`SELECT (SELECT count(*)::int FROM "task" WHERE "leaseExpiresAt" > now() AND "leaseOwner" NOT LIKE ${owner}) AS busy,
-                (SELECT count(*)::int FROM "worker_heartbeat" WHERE "lastBeatAt" > now() - interval '1.5 seconds'
-                   AND "stoppedAt" IS NULL AND pid <> ${pid}) AS beating`,
-            );
+            const [{ busy, beating }] = await this.db().$queryRaw<Slots[]>(slotsSql(owner, pid));
             if (tries > 0) this.killsReadLate++;
-            for (const r of rows) if (r.token) this.held.push({ kind: r.kind, id: r.id, token: r.token, killAt, busy, beating });
+            for (const r of rows) {
+              if (!r.token) continue;
+              const expiresAt = readAt + Math.max(0, r.msLeft ?? 0);
+              this.held.push({ kind: r.kind, id: r.id, token: r.token, killAt, busy, beating, expiresAt, owner, pid });
+            }
             return;
           } catch {
             await new Promise((r) => setTimeout(r, POLL_MS));
@@ -151,6 +171,16 @@ export class RecoveryAudit {
           const row = rows!.find((r) => r.kind === h.kind && r.id === h.id);
           if (!row || row.token !== h.token || (TERMINAL_STATUSES as readonly string[]).includes(row.status)) h.recoveredMs = now - h.killAt;
         }
+        // Free slots at the kill are often filled by queued work before the dead worker's lease runs out: whether a
+        // survivor could take it up on expiry is read when it expires.
+        const expired = open.filter((h) => h.recoveredMs === undefined && h.atExpiry === undefined && h.expiresAt <= now);
+        for (const owner of new Set(expired.map((h) => h.owner))) {
+          const of = expired.filter((h) => h.owner === owner);
+          const slots = await this.db()
+            .$queryRaw<Slots[]>(slotsSql(owner, of[0].pid))
+            .catch(() => null);
+          if (slots) for (const h of of) h.atExpiry = slots[0];
+        }
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -167,11 +197,12 @@ export class RecoveryAudit {
     const violations: string[] = [];
     const limit = this.leaseMs + 1000;
     const near = this.held.filter((h) => nearOutage(h.killAt, this.leaseMs, this.outages));
-    const full = this.held.filter((h) => !near.includes(h) && h.kind === "task" && h.busy >= h.beating * this.concurrency);
+    const slotsOf = (h: Held) => h.atExpiry ?? { busy: h.busy, beating: h.beating };
+    const full = this.held.filter((h) => !near.includes(h) && h.kind === "task" && slotsOf(h).busy >= slotsOf(h).beating * this.concurrency);
     const judged = this.held.filter((h) => !near.includes(h) && !full.includes(h));
     for (const h of judged) {
       const since = this.outages.filter((o) => o.to <= h.killAt).map((o) => h.killAt - o.to);
-      const tag = `${h.kind} lease ${h.id.slice(0, 8)} (at the kill: ${h.busy} task leases held, ${h.beating} workers beating${since.length ? `, ${Math.min(...since)} ms after an outage` : ""})`;
+      const tag = `${h.kind} lease ${h.id.slice(0, 8)} (at the kill: ${h.busy} task leases held, ${h.beating} workers beating; at expiry ${h.atExpiry ? `${h.atExpiry.busy} / ${h.atExpiry.beating}` : "not read"}${since.length ? `, ${Math.min(...since)} ms after an outage` : ""})`;
       if (h.recoveredMs === undefined) violations.push(`${tag}: not taken up after a worker kill`);
       else if (h.recoveredMs > limit) violations.push(`${tag}: taken up ${h.recoveredMs} ms after a worker kill (limit ${limit} ms)`);
     }
