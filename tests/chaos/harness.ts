@@ -154,9 +154,9 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
   let stopChaos = false;
   const killer = (async () => {
     while (!stopChaos) {
-      // The pause counts from the fleet being whole again (tests/chaos/fleet.ts).
-      while (!stopChaos && !fleet.whole()) await sleep(50);
+      // A kill leaves at least one worker running: it waits for two (tests/chaos/fleet.ts).
       await sleep(rnd.int(profile.killEveryMs));
+      while (!stopChaos && fleet.ready().length < 2) await sleep(50);
       if (stopChaos) break;
       const { proc, killAt } = await fleet.kill(rnd.pick(fleet.ready()));
       recovery.killed(proc.child.pid!, killAt);
