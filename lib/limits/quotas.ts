@@ -21,18 +21,17 @@ function windowRetry(oldestAgeSeconds: number): number {
   return Math.max(1, Math.ceil(60 - oldestAgeSeconds));
 }
 
-interface WindowCount {
-  n: number;
-  oldest_age: number | null;
-}
-
-/** Throws 429 when the account may not start another background task now. */
+/** Throws 429 when the account may not start another background task now (both counts in one statement). */
 export async function assertTaskQuota(tx: Tx, ownerId: string): Promise<void> {
   const l = limits();
-  const [active] = await tx.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM "task"
-    WHERE "ownerId" = ${ownerId} AND status IN ('submitted','queued','running','updating','input_required')`;
-  if (active.n >= l.activeTasks) {
+  const [c] = await tx.$queryRaw<{ active: number; recent: number; oldest_age: number | null }[]>`
+    SELECT
+      (SELECT count(*)::int FROM "task"
+        WHERE "ownerId" = ${ownerId} AND status IN ('submitted','queued','running','updating','input_required')) AS active,
+      r.n AS recent, r.oldest_age
+    FROM (SELECT count(*)::int AS n, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
+          FROM "task" WHERE "ownerId" = ${ownerId} AND "createdAt" > now() - interval '60 seconds') r`;
+  if (c.active >= l.activeTasks) {
     throw new ApiError(
       "quota_exceeded",
       `You already have ${l.activeTasks} background tasks running. Wait for one to finish or cancel one, then try again.`,
@@ -40,11 +39,8 @@ export async function assertTaskQuota(tx: Tx, ownerId: string): Promise<void> {
       30,
     );
   }
-  const [recent] = await tx.$queryRaw<WindowCount[]>`
-    SELECT count(*)::int AS n, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
-    FROM "task" WHERE "ownerId" = ${ownerId} AND "createdAt" > now() - interval '60 seconds'`;
-  if (recent.n >= l.taskStartsPerMinute) {
-    const retry = windowRetry(recent.oldest_age ?? 0);
+  if (c.recent >= l.taskStartsPerMinute) {
+    const retry = windowRetry(c.oldest_age ?? 0);
     throw new ApiError("rate_limited", `Too many tasks started in the last minute. Try again in ${retry} s.`, undefined, retry);
   }
 }
