@@ -1,13 +1,14 @@
 // The chaos run's worker processes: started, watched until their loops run, SIGKILLed and replaced.
 //
 // A kill comes 1–3 s after the previous one, picks among the workers whose loops run, and waits until
-// at least two run, so one always keeps working (at most two boot at once). Killed at a fixed pace
-// regardless, most workers died while still booting on this 2-core machine: a boot (Node, tsx, the
-// module graph: ~2 s of CPU) took 6–8 s when the machine was saturated, longer than the ~6 s a worker
-// lived on average with one of three killed every 1–3 s, and the boots themselves took about half the
-// machine. A 200-task run: 155 of 207 workers never logged "started"; the fleet held 2.9 of its 12
-// execution slots on average and took 448 s. A booting worker holds no lease, so killing it tests
-// nothing the audit judges; it only starves the run.
+// enough run that `keepRunning` of them keep working: 1 in the short profile, 2 in the full one (with
+// one, a 1,000-task backlog had 4 execution slots: 116 steps committed in its first 169 s, 960 with two).
+// Killed at a fixed pace regardless, most workers died while still booting on this 2-core machine: a
+// boot (Node, tsx, the module graph: ~2 s of CPU) took 6–8 s when the machine was saturated, longer than
+// the ~6 s a worker lived on average with one of three killed every 1–3 s, and the boots themselves took
+// about half the machine. A 200-task run: 155 of 207 workers never logged "started"; the fleet held 2.9
+// of its 12 execution slots on average and took 448 s. A booting worker holds no lease, so killing it
+// tests nothing the audit judges; it only starves the run.
 //
 // A worker that exits on its own (its start failed during a PostgreSQL outage) is started again
 // after a short pause, as `npm start`'s supervisor would; without that the fleet shrank for good.

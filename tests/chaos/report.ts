@@ -9,6 +9,8 @@ export interface ChaosProfile {
   workers: number;
   /** Pause between worker kills, ms (uniform in [min, max]). */
   killEveryMs: [number, number];
+  /** Workers whose loops still run after a kill: a kill waits until one more than this run (tests/chaos/fleet.ts). */
+  keepRunning: number;
   /** Simulated research: steps and pacing per task (uniform ranges). */
   steps: [number, number];
   stepMs: [number, number];
@@ -41,7 +43,7 @@ export function formatReport(r: ChaosReport): string {
     ["accounts / tasks / workers", `${r.profile.accounts} / ${r.profile.tasks} / ${r.profile.workers}`],
     ["tasks by status", Object.entries(r.tasks).map(([k, v]) => `${k} ${v}`).join(", ")],
     ["chat turns", String(r.chatTurns)],
-    ["worker SIGKILLs", String(r.events.workerKills)],
+    ["worker SIGKILLs (every 1–3 s, ≥ N left running)", `${r.events.workerKills} (N = ${r.profile.keepRunning}; one per ${r.events.workerKills ? (r.seconds / r.events.workerKills).toFixed(1) : "–"} s)`],
     ["worker boots: spawn → loops running (p50, max)", `${r.boots.boots}: ${r.boots.p50Ms ?? "–"} ms, ${r.boots.maxMs ?? "–"} ms (${r.boots.selfExits} exited on their own)`],
     ["PostgreSQL fast restarts / SIGKILLs", `${r.events.pgFastRestarts} / ${r.events.pgKills}`],
     ["web process SIGKILLs", String(r.events.webKills)],
