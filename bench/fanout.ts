@@ -4,7 +4,8 @@
 // (bench/fanout-server.ts) — in its own process, so its memory is only the server's;
 // then every account posts a message at once, `rounds` times.
 //   - POST → `message.created` read on every feed of the posting account
-//   - the POST's own latency (202) with all those feeds open
+//   - the POST's own latency (202) with all those feeds open, and without them beside the
+//     same burst of a cheap authenticated GET (the server's floor at that concurrency)
 //   - web memory per idle feed (RSS and heap after GC) and after the feeds close
 import { existsSync } from "node:fs";
 import http from "node:http";
@@ -174,6 +175,21 @@ export async function fanoutBench(opts: FanoutOptions) {
       await sleep(300);
     }
     results.postLatencyNoFeedsMs = summary(alone);
+    // The same burst of the cheapest authenticated request (session check + one read): what
+    // any request costs on this server at this concurrency, for reading the POST figure against.
+    const reads: number[] = [];
+    for (let round = 0; round < opts.rounds; round++) {
+      await Promise.all(
+        users.map(async (u) => {
+          const t0 = performance.now();
+          const r = await request("GET", `/api/conversations/${u.conv}`, u.cookie);
+          if (r.status !== 200) throw new Error(`GET answered ${r.status}: ${r.text}`);
+          reads.push(performance.now() - t0);
+        }),
+      );
+      await sleep(300);
+    }
+    results.authedGetLatencyNoFeedsMs = summary(reads);
     await sleep(500);
     const base = await memory();
     for (let a = 0; a < opts.accounts; a++) for (let f = 0; f < opts.feedsPerAccount; f++) openFeed(a);
