@@ -80,7 +80,10 @@ export class Loop<Row> {
       // A full batch likely means more is waiting: claim again without sleeping.
       if (claimed > 0 && claimed === free) continue;
       let waitMs = this.spec.pollMs * (failures > 0 ? Math.min(2 ** failures, 16) : 1);
-      if (this.spec.nextWakeMs) {
+      // Only a loop with a free slot and nothing claimed asks when work is next due: one
+      // that has work in hand is woken by its end (a statement per claim, and one per
+      // NOTIFY while every slot was busy, were a thirtieth of a task's whole cost).
+      if (this.spec.nextWakeMs && free > 0 && claimed === 0) {
         const next = await this.spec.nextWakeMs().catch(() => null);
         if (next !== null) waitMs = Math.max(0, Math.min(waitMs, next));
         // "Due now" yet nothing claimed: either it became due just after the claim
