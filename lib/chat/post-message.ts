@@ -72,9 +72,9 @@ async function findExisting(ownerId: string, conversationId: string, clientMessa
  *
  * A resubmission is rare, so it is not looked for up front: the insert's unique
  * key (ownerId, clientMessageId) finds it, the transaction rolls back (no seq is
- * spent), and the first result is read then. The usual turn costs five statements
- * in one transaction: seq bump + insert, message.created, the quota counts + run
- * insert + worker wake-up, run.updated (plus the rename of an untitled chat).
+ * spent), and the first result is read then. A turn is four statements in one
+ * transaction: seq bump + insert, message.created, the quota counts + run insert +
+ * worker wake-up, run.updated (and two more to name an untitled chat).
  */
 export async function postMessage(
   ownerId: string,
