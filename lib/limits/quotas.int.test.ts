@@ -56,6 +56,20 @@ describe("per-account quotas", () => {
     expect(await getDb().task.count({ where: { ownerId: a.id } })).toBe(3);
   });
 
+  it("a retried start is answered with the task it created, even with the account at its limit", async () => {
+    process.env.HERALD_LIMIT_ACTIVE_TASKS = "2";
+    const a = await signUp("QuotaRetry");
+    const conv = await createConversationFor(a);
+    const first = startBody(conv);
+    const created = await call(tasksRoute.POST, { user: a, body: first });
+    expect((await call(tasksRoute.POST, { user: a, body: startBody(conv) })).status).toBe(202);
+    const retried = await call(tasksRoute.POST, { user: a, body: first });
+    expect(retried.status).toBe(202);
+    expect(retried.json.task.id).toBe(created.json.task.id);
+    expect((await call(tasksRoute.POST, { user: a, body: startBody(conv) })).status).toBe(429);
+    expect(await getDb().task.count({ where: { ownerId: a.id } })).toBe(2);
+  });
+
   it("task starts per minute count finished tasks too", async () => {
     process.env.HERALD_LIMIT_TASK_STARTS_PER_MINUTE = "2";
     const a = await signUp("QuotaRate");

@@ -46,10 +46,8 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
     throw new ApiError("bad_request", "options.simulate: not enabled on this server (HERALD_ALLOW_SIMULATE=1)", "options.simulate");
   }
   const db = getDb();
-  const existing = await db.task.findUnique({
-    where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },
-  });
-  if (existing) return { task: toPublicTask(existing), created: false };
+  // A retry is rare, so it is not looked for up front: the insert's unique key finds it,
+  // and so does a refusal (quota, rate, a chat deleted since), answered as the first time was.
   try {
     return await db.$transaction(async (tx) => {
       const conv = await tx.$queryRaw<{ id: string; now: Date }[]>`
@@ -82,7 +80,7 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       return { task: toPublicTask(task), created: true };
     });
   } catch (err) {
-    if (isUniqueViolation(err)) {
+    if (isUniqueViolation(err) || err instanceof ApiError) {
       const again = await db.task.findUnique({
         where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },
       });
