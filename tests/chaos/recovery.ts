@@ -36,7 +36,7 @@ interface Held {
 export interface RecoveryStats {
   /** Kills whose held leases were read. */
   kills: number;
-  /** Task leases that ran out while every surviving worker's execution slots were busy (not judged). */
+  /** Task leases that ran out beyond the surviving workers' free execution slots (not judged). */
   slotsFull: number;
   slotsFullMaxMs: number | null;
   /** Leases of kills near a PostgreSQL outage (not judged): count and slowest take-up, ms. */
@@ -97,6 +97,15 @@ function leases(where: { owner: string } | { ids: string[] }): Prisma.Sql {
  */
 export function nearOutage(killAt: number, leaseMs: number, outages: readonly Outage[]): boolean {
   return outages.some((o) => o.to > killAt - leaseMs && o.from < killAt + leaseMs + 1000);
+}
+
+/**
+ * The task leases of one kill that had to wait for a survivor's step to end: with `free` slots when they ran out,
+ * only that many could be taken up at once (a lease is never pre-empted). The fastest take-ups are the ones judged.
+ */
+export function beyondFreeSlots<T extends { recoveredMs?: number }>(leases: readonly T[], free: number): T[] {
+  const byTakeUp = [...leases].sort((a, b) => (a.recoveredMs ?? Infinity) - (b.recoveredMs ?? Infinity));
+  return byTakeUp.slice(Math.max(0, free));
 }
 
 export function percentile(sorted: readonly number[], p: number): number | null {
@@ -198,7 +207,13 @@ export class RecoveryAudit {
     const limit = this.leaseMs + 1000;
     const near = this.held.filter((h) => nearOutage(h.killAt, this.leaseMs, this.outages));
     const slotsOf = (h: Held) => h.atExpiry ?? { busy: h.busy, beating: h.beating };
-    const full = this.held.filter((h) => !near.includes(h) && h.kind === "task" && slotsOf(h).busy >= slotsOf(h).beating * this.concurrency);
+    const kills = new Map<string, Held[]>();
+    for (const h of this.held) {
+      if (near.includes(h) || h.kind !== "task") continue;
+      const key = `${h.owner}@${h.killAt}`;
+      kills.set(key, [...(kills.get(key) ?? []), h]);
+    }
+    const full = [...kills.values()].flatMap((hs) => beyondFreeSlots(hs, slotsOf(hs[0]).beating * this.concurrency - slotsOf(hs[0]).busy));
     const judged = this.held.filter((h) => !near.includes(h) && !full.includes(h));
     for (const h of judged) {
       const since = this.outages.filter((o) => o.to <= h.killAt).map((o) => h.killAt - o.to);

@@ -52,7 +52,7 @@ export function formatReport(r: ChaosReport): string {
       `worker kills' leases taken up in (p50, max; limit ${r.leaseMs / 1000 + 1} s)`,
       `${r.recovery.leases} leases: ${r.recovery.p50Ms ?? "–"} ms, ${r.recovery.maxMs ?? "–"} ms (${r.recovery.kills} kills; ${r.recovery.killsReadLate} read after an outage)`,
     ],
-    ["  every survivor's slots busy (not judged)", `${r.recovery.slotsFull} leases, slowest ${r.recovery.slotsFullMaxMs ?? "–"} ms`],
+    ["  beyond the survivors' free slots at expiry (not judged)", `${r.recovery.slotsFull} leases, slowest ${r.recovery.slotsFullMaxMs ?? "–"} ms`],
     [
       "  near a PostgreSQL outage (not judged)",
       `${r.recovery.nearOutage} leases, slowest ${r.recovery.nearOutageMaxMs ?? "–"} ms (outages ${r.recovery.outagesMs.join(" / ")} ms)`,
