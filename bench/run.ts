@@ -5,7 +5,7 @@
 //   - commit → browser receipt in Chromium: the feed vs the sheet's 3 s polling vs a 5 s poll loop (bench/browser-feed.ts)
 //   - chat run throughput and queue wait with 2 workers
 //   - feed fan-out: 2,000 feeds of 20 accounts, everyone posting at once (bench/fanout.ts); a burst of 200
-//     one-step research tasks on one worker (bench/task-burst.ts); both with the workers above stopped
+//     one-step research tasks on one worker and on two (bench/task-burst.ts); all with the workers above stopped
 //   - text patterns (delivery phrases, offline brain) on adversarial max-length messages (bench/text.ts)
 //   - opening a conversation of 5,000 messages vs one of 50: the first page's request (bench/conversation-open.ts)
 //   - with the workers above stopped (bench/worker-figures.ts): Herald's lease loop vs graphile-worker and pg-boss,
@@ -40,6 +40,7 @@ async function main() {
   const results: Record<string, unknown> = { at: new Date().toISOString(), node: process.version };
   let textSummary = "";
   let workerSummary = "";
+  let burstSummary = "";
   let openSummary = "";
   let receiptSummary = "";
   const workers = [startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }), startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" })];
@@ -150,6 +151,12 @@ async function main() {
     results.feedFanout = await fanoutBench({ accounts: 20, feedsPerAccount: 100, rounds: 5 });
     const { taskBurstBench } = await import("./task-burst");
     results.taskBurst = await taskBurstBench(200, 1);
+    // The same burst with a second worker process: what it adds on this machine.
+    results.taskBurstTwoWorkers = await taskBurstBench(200, 2);
+    const burst = (b: unknown) => b as { tasksPerMinute: number; startedToCompletedMs: { p50: number } };
+    burstSummary =
+      `task burst (200 one-step tasks): 1 worker ${burst(results.taskBurst).tasksPerMinute} tasks/min, started → completed p50 ${burst(results.taskBurst).startedToCompletedMs.p50} ms; ` +
+      `2 workers ${burst(results.taskBurstTwoWorkers).tasksPerMinute} tasks/min (${(burst(results.taskBurstTwoWorkers).tasksPerMinute / burst(results.taskBurst).tasksPerMinute).toFixed(2)}×)`;
 
     // 6. Figures that need no other worker running: stop ours first.
     await stopWorkers(...workers);
@@ -172,6 +179,7 @@ async function main() {
   console.log(textSummary);
   console.log(openSummary);
   console.log(receiptSummary);
+  console.log(burstSummary);
   console.log(workerSummary);
   console.log(`written ${path.relative(process.cwd(), file)}`);
   const { writeCharts } = await import("./charts");
