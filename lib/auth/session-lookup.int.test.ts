@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import pg from "pg";
+import { statementsOf } from "@/tests/statements";
 import { getAuth, userFromHeaders } from "@/lib/auth/auth";
 import { getDb } from "@/lib/db/client";
 import { ORIGIN, signUp, type TestUser } from "@/tests/helpers";
@@ -8,17 +8,8 @@ const DAY = 24 * 60 * 60 * 1000;
 
 /** How many statements this process sends while `fn` runs. */
 async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; statements: number }> {
-  let statements = 0;
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    statements += 1;
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  try {
-    return { result: await fn(), statements };
-  } finally {
-    pg.Client.prototype.query = original;
-  }
+  const { result, statements } = await statementsOf(fn);
+  return { result, statements: statements.length };
 }
 
 const headersOf = (cookie: string) => new Headers({ cookie });

@@ -1,33 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
 import { deleteConversation } from "@/lib/commands/delete-conversation";
 import { ApiError } from "@/lib/errors/api-error";
 import { createConversationFor, signUp } from "@/tests/helpers";
+import { statementsOf } from "@/tests/statements";
 
 const saved = { ...process.env };
 afterEach(() => {
   for (const k of Object.keys(process.env)) if (k.startsWith("HERALD_LIMIT")) delete process.env[k];
   Object.assign(process.env, saved);
 });
-
-/** Every statement this process sends to Postgres while `fn` runs (BEGIN and COMMIT included). */
-async function statementsOf<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const statements: string[] = [];
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const q = args[0] as string | { text?: string };
-    statements.push((typeof q === "string" ? q : (q?.text ?? "")).replace(/\s+/g, " ").trim());
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  try {
-    return { result: await fn(), statements };
-  } finally {
-    pg.Client.prototype.query = original;
-  }
-}
 
 const events = async (ownerId: string) =>
   (await getDb().event.findMany({ where: { ownerId }, orderBy: { seq: "asc" } })).map((e) => ({
