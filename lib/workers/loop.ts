@@ -21,6 +21,8 @@ export class Loop<Row> {
   private inFlight = new Set<Promise<unknown>>();
   private wakeResolve: (() => void) | null = null;
   private woken = false;
+  /** Claims failed in a row. Any wake-up (NOTIFY, the LISTEN connection restored, a freed slot) resets it: after an outage the next waits must not stay at 16 polls. */
+  private failures = 0;
   private done: Promise<void> | null = null;
 
   constructor(
@@ -38,6 +40,7 @@ export class Loop<Row> {
 
   wake(): void {
     this.woken = true;
+    this.failures = 0;
     this.wakeResolve?.();
   }
 
@@ -51,7 +54,6 @@ export class Loop<Row> {
   }
 
   private async run(): Promise<void> {
-    let failures = 0;
     let unclaimableDue = 0;
     while (!this.stopping.aborted) {
       this.woken = false;
@@ -60,7 +62,7 @@ export class Loop<Row> {
       if (free > 0) {
         try {
           const rows = await this.spec.claim(free);
-          failures = 0;
+          this.failures = 0;
           claimed = rows.length;
           for (const row of rows) {
             const p: Promise<unknown> = this.spec
@@ -73,13 +75,13 @@ export class Loop<Row> {
             this.inFlight.add(p);
           }
         } catch (err) {
-          failures += 1;
+          this.failures += 1;
           this.log("claim failed", err);
         }
       }
       // A full batch likely means more is waiting: claim again without sleeping.
       if (claimed > 0 && claimed === free) continue;
-      let waitMs = this.spec.pollMs * (failures > 0 ? Math.min(2 ** failures, 16) : 1);
+      let waitMs = this.spec.pollMs * (this.failures > 0 ? Math.min(2 ** this.failures, 16) : 1);
       // Only a loop with a free slot and nothing claimed asks when work is next due: one
       // that has work in hand is woken by its end (a statement per claim, and one per
       // NOTIFY while every slot was busy, were a thirtieth of a task's whole cost).
