@@ -43,7 +43,9 @@ export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | nu
  */
 export async function appendMessageRow(tx: Tx, m: NewMessage): Promise<Appended | null> {
   // createdAt is the database's now() (constant within the transaction), not
-  // Prisma's client-side default: delivery contracts are anchored on it.
+  // Prisma's client-side default: delivery contracts are anchored on it. To the
+  // millisecond, as deliveryMeta reads it: a JavaScript Date holds no microseconds,
+  // and the raw and the model read paths did not round them alike (dueAt 1 ms off).
   // Read marks ride on the same row update: a reader's own turn means they have
   // seen everything before it; anything else visible but progress lines (they
   // come by the dozen while research runs) is one more unread.
@@ -61,7 +63,7 @@ export async function appendMessageRow(tx: Tx, m: NewMessage): Promise<Appended 
     inserted AS (
       INSERT INTO "message" ("conversationId", "ownerId", seq, "createdAt", kind, content, hidden, "taskId", "runId",
         "publicationId", meta, "clientMessageId")
-      SELECT ${m.conversationId}, ${m.ownerId}, bumped."messageSeq", now(), ${m.kind}, ${m.content}, ${m.hidden ?? false}::boolean,
+      SELECT ${m.conversationId}, ${m.ownerId}, bumped."messageSeq", date_trunc('milliseconds', now()), ${m.kind}, ${m.content}, ${m.hidden ?? false}::boolean,
         ${m.taskId ?? null}, ${m.runId ?? null}, ${m.publicationId ?? null},
         ${m.meta === undefined ? null : JSON.stringify(m.meta)}::jsonb, ${m.clientMessageId ?? null}
       FROM bumped

@@ -33,7 +33,7 @@ export interface PostMessageInput {
 async function deliveryMeta(tx: Tx, input: PostMessageInput, parsed: ParsedDelivery | null): Promise<Prisma.InputJsonValue | undefined> {
   const d: DeliveryContract | null = input.delivery ?? parsed;
   if (!d) return undefined;
-  const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+  const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT date_trunc('milliseconds', now()) AS now`;
   const dueAt = dueAtFrom(d, now, now);
   return {
     delivery: {
