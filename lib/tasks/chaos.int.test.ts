@@ -5,7 +5,8 @@ import { startTask } from "./start-task";
 import { requestCancel } from "./request-cancel";
 import { liveWorkers } from "@/lib/workers/heartbeat";
 import { noticeInConversation } from "@/lib/delivery/contract";
-import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
+import { createConversationFor, signUp, waitFor } from "@/tests/helpers";
+import { Fleet } from "@/tests/chaos/fleet";
 
 /**
  * kill -9 at arbitrary moments of every loop (execution, cancel, notify, runs):
@@ -26,8 +27,8 @@ const SHORT_LEASES = {
 let seed = 4242;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 
-const all: WorkerProc[] = [];
-afterAll(() => stopWorkers(...all));
+let fleet: Fleet | null = null;
+afterAll(() => fleet?.stop());
 
 describe("crash anywhere", () => {
   it("SIGKILLed workers in every loop: steps, terminal facts, notices and narrations each happen exactly once", { timeout: 180_000 }, async () => {
@@ -46,24 +47,20 @@ describe("crash anywhere", () => {
       ids.push(task.id);
     }
     const cancelled = ids.filter((_, i) => i % 3 === 0);
-    const live: WorkerProc[] = [];
+    // Kills hit workers whose loops run (tests/chaos/fleet.ts): a worker killed while still booting (seconds on a
+    // loaded machine) held nothing, and a run of such kills left the evidence check below with nothing to see.
+    fleet = new Fleet(2, SHORT_LEASES);
     for (let round = 0; round < 10; round++) {
-      while (live.length < 2) {
-        const w = startWorkerProcess(SHORT_LEASES);
-        all.push(w);
-        live.push(w);
-      }
+      await waitFor(async () => fleet!.whole(), 60_000, "both workers running");
       if (round === 3) {
         // A cancel needs a live worker (it answers 503 otherwise); on a loaded machine the fresh ones may not have beaten yet.
         await waitFor(async () => (await liveWorkers()).alive > 0, 30_000, "a worker beating");
         for (const id of cancelled) await requestCancel(u.id, id);
       }
       await new Promise((r) => setTimeout(r, 300 + rand() * 900)); // chaos timing, not synchronisation
-      const victim = live.splice(Math.floor(rand() * live.length), 1)[0];
-      victim.child.kill("SIGKILL");
-      await victim.exited;
+      const ready = fleet.ready();
+      if (ready.length > 0) await fleet.kill(ready[Math.floor(rand() * ready.length)]);
     }
-    live.push(...[startWorkerProcess(SHORT_LEASES)].map((w) => (all.push(w), w)));
 
     const db = getDb();
     await waitFor(
@@ -114,6 +111,5 @@ describe("crash anywhere", () => {
     const reclaimedRuns = await db.run.count({ where: { taskId: { in: ids }, attempts: { gt: 1 } } });
     console.log(`chaos: ${reclaimedTasks} task(s) and ${reclaimedRuns} narration run(s) re-claimed after a SIGKILL`);
     expect(reclaimedTasks + reclaimedRuns).toBeGreaterThan(0);
-    await stopWorkers(...live);
   });
 });
