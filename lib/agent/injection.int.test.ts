@@ -5,7 +5,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Conten
 import { closeDb, getDb } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import { postMessage } from "@/lib/chat/post-message";
-import { recordEventIfChanged } from "@/lib/notify/event";
+import { recordEventAndAnnounce } from "@/lib/notify/event";
 import { claimNotifications, notifyOne } from "@/lib/notify/deliver";
 import { claimRuns, type ClaimedRun } from "@/lib/runs/sql";
 import { executeRun } from "@/lib/runtime/execute-run";
@@ -78,7 +78,7 @@ function makeTask(user: TestUser, conversationId: string, data: Partial<Prisma.T
 
 /** The task's pending event through the real outbox: claim → notice + narration run (T7). */
 async function narrationRunFor(taskId: string): Promise<string> {
-  expect(await getDb().$transaction((tx) => recordEventIfChanged(tx, taskId))).toBe(true);
+  expect(await getDb().$transaction((tx) => recordEventAndAnnounce(tx, taskId))).toBe(true);
   const [row] = await waitFor(async () => {
     const r = await claimNotifications("injection-test", 4, { onlyTaskIds: [taskId] });
     return r.length ? r : null;

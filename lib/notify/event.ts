@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { wakeWorkers } from "@/lib/events/emit";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { applyOutboxPatch, lockTaskForEvent, publicationPartial } from "./sql";
 import { isVisible, onEvent, type EventSnapshot } from "./state";
@@ -87,38 +86,25 @@ export async function currentSnapshot(tx: Tx, task: Task): Promise<EventSnapshot
 }
 
 /**
- * Records the task's current event if it differs from the last one (T1).
- * Call it in the same transaction as the change that may have produced an
- * event (status, input request, due evaluation, publication). Returns true when
- * a new event version was recorded.
+ * Records the task's current event if it differs from the last one (T1), then
+ * sends the one `task.updated` a writer owes the feed after its change. Call it
+ * in the same transaction as the change that may have produced an event (status,
+ * input request, due evaluation, publication). The announcement is made from the
+ * row the lock already read (or the patch returned), never a second read. Returns
+ * true when a new event version was recorded.
  */
-export async function recordEventIfChanged(tx: Tx, taskId: string): Promise<boolean> {
-  const r = await record(tx, taskId);
-  if (!r) return false;
-  if (r.visible) await emitTaskUpdated(tx, r.task, r.wake);
-  else if (r.wake.length > 0) await wakeWorkers(tx, "notify");
-  return r.recorded;
-}
-
-/**
- * recordEventIfChanged, then the one `task.updated` a writer owes the feed after its
- * change, made from the row the lock already read (or the patch returned): no
- * second read of the row and no second announcement when the event was visible.
- */
-export async function recordEventAndAnnounce(tx: Tx, taskId: string): Promise<void> {
-  const r = await record(tx, taskId);
-  if (r) await emitTaskUpdated(tx, r.task, r.wake);
-}
-
-/** The decision and its patch; announcing it (and waking the notify loop for a T1) is the caller's. */
-async function record(tx: Tx, taskId: string): Promise<{ task: Task; recorded: boolean; visible: boolean; wake: string[] } | null> {
+export async function recordEventAndAnnounce(tx: Tx, taskId: string): Promise<boolean> {
   const locked = await lockTaskForEvent(tx, taskId);
-  if (!locked) return null;
+  if (!locked) return false;
   const { task, dbNow } = locked;
   const snapshot = await currentSnapshot(tx, task);
   const decision = onEvent(task, snapshot === null ? null : fingerprint(snapshot));
-  if (!decision) return { task, recorded: false, visible: false, wake: [] };
+  if (!decision) {
+    await emitTaskUpdated(tx, task);
+    return false;
+  }
   const visible = decision.t === "T1" && isVisible(task, decision.patch);
   const updated = await applyOutboxPatch(tx, { id: task.id }, decision.patch, dbNow, { touch: visible });
-  return { task: updated, recorded: decision.t === "T1" || decision.t === "T1f", visible, wake: decision.t === "T1" ? ["notify"] : [] };
+  await emitTaskUpdated(tx, updated, decision.t === "T1" ? ["notify"] : []);
+  return decision.t === "T1" || decision.t === "T1f";
 }

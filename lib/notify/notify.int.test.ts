@@ -4,7 +4,7 @@ import { closeDb, getDb } from "@/lib/db/client";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
 import { createTestDatabaseOn, type TestDatabase } from "@/tests/db";
-import { recordEventIfChanged } from "./event";
+import { recordEventAndAnnounce } from "./event";
 import { claimNotifications, narrationKey, NARRATION_MARKER, notifyOne, type ClaimedNotification } from "./deliver";
 import { notifyLoop } from "./loop";
 import { insertNotificationRun } from "@/lib/runs/sql";
@@ -59,7 +59,7 @@ async function setup(data: Partial<Prisma.TaskUncheckedCreateInput> = {}) {
   return { user, conversationId, task };
 }
 
-const record = (taskId: string) => getDb().$transaction((tx) => recordEventIfChanged(tx, taskId));
+const record = (taskId: string) => getDb().$transaction((tx) => recordEventAndAnnounce(tx, taskId));
 const taskOf = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
 
 async function claim(taskId: string, worker = "worker-a", leaseMs?: number): Promise<ClaimedNotification> {
@@ -96,7 +96,7 @@ async function failOneAttempt(taskId: string): Promise<string> {
   return t.notificationRunId!;
 }
 
-describe("recordEventIfChanged", () => {
+describe("recordEventAndAnnounce", () => {
   it("records a terminal task once; an unchanged event records nothing", async () => {
     const { task, user } = await setup();
     expect(await record(task.id)).toBe(true);
@@ -106,9 +106,9 @@ describe("recordEventIfChanged", () => {
     expect(t.nextNotificationAt).not.toBeNull();
     expect(await record(task.id)).toBe(false);
     expect((await taskOf(task.id)).eventVersion).toBe(1);
+    // Each call announces the row (the caller's change); the event itself was recorded once.
     const events = await getDb().event.findMany({ where: { ownerId: user.id, type: "task.updated", taskId: task.id } });
-    expect(events).toHaveLength(1);
-    expect((events[0].payload as { task: { notification: { status: string } } }).task.notification.status).toBe("pending");
+    expect(events.map((e) => (e.payload as { task: { notification: { status: string } } }).task.notification.status)).toEqual(["pending", "pending"]);
   });
 
   it("a running task has no event", async () => {

@@ -89,7 +89,7 @@ export function claimNotificationSql(workerId: string, limit: number, leaseMs: n
 /**
  * Locks the row for a post-claim transition if this claim still owns it in the
  * expected phase. Holding the row lock for the rest of the transaction also
- * serialises against recordEventIfChanged, so decisions see a stable version.
+ * serialises against recordEventAndAnnounce, so decisions see a stable version.
  */
 export async function lockClaimed(
   tx: Tx,

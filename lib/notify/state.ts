@@ -20,7 +20,7 @@ import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TaskStatus } from "@/lib/contr
  *  #    from                      event                                  to            guard / effect
  *  ---  ------------------------  -------------------------------------  ------------  ---------------------------------------------
  *  T1   none|pending|delivered|   new distinct event (fingerprint        pending       version+1; next=now; error, budget, dispatch
- *       dead_letter               changed) — recordEventIfChanged                      fields reset. The only way out of dead_letter.
+ *       dead_letter               changed) — recordEventAndAnnounce                    fields reset. The only way out of dead_letter.
  *  T1f  claimed|dispatched|retry  new distinct event                     (unchanged)   only fingerprint + version move; the frozen
  *                                                                                      dispatchEvent is never overwritten
  *  T1x  any                       event disappeared (snapshot null)      (unchanged)   fingerprint cleared, version kept, so the same
