@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { getDb } from "@/lib/db/client";
+import pg from "pg";
+import { databaseUrl, getDb } from "@/lib/db/client";
+import { WORK_CHANNEL } from "@/lib/events/channels";
 import { postMessage } from "@/lib/chat/post-message";
 import { deleteConversation } from "@/lib/commands/delete-conversation";
 import { ApiError } from "@/lib/errors/api-error";
-import { createConversationFor, signUp } from "@/tests/helpers";
+import { createConversationFor, signUp, waitFor } from "@/tests/helpers";
 import { statementsOf } from "@/tests/statements";
 
 const saved = { ...process.env };
@@ -26,10 +28,17 @@ describe("postMessage", () => {
     const conv = await createConversationFor(u);
     await postMessage(u.id, conv, { content: "names the chat", clientMessageId: randomUUID() });
 
+    // The run loop hears of the turn at commit (the wake-up rides on the run.updated statement).
+    const listener = new pg.Client({ connectionString: databaseUrl() });
+    await listener.connect();
+    const woken: string[] = [];
+    listener.on("notification", (n) => n.channel === WORK_CHANNEL && woken.push(n.payload ?? ""));
+    await listener.query(`LISTEN "${WORK_CHANNEL}"`);
     const { result, statements } = await statementsOf(() => postMessage(u.id, conv, { content: "second", clientMessageId: randomUUID() }));
-    // BEGIN, seq bump + insert, message.created, quota counts + run insert + wake-up, run.updated, COMMIT.
+    // BEGIN, seq bump + insert, message.created, quota counts + run insert, run.updated + wake-up, COMMIT.
     expect(statements, statements.join("\n")).toHaveLength(6);
-    expect(statements.filter((s) => s.includes("pg_notify(") && s.includes("INSERT INTO \"run\""))).toHaveLength(1);
+    await waitFor(async () => woken.includes("runs") || null, 10_000, "the run loop woken");
+    await listener.end();
     expect(result.created).toBe(true);
     expect(result.message.seq).toBe(2);
     expect(result.run.status).toBe("queued");

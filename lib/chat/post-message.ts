@@ -73,8 +73,8 @@ async function findExisting(ownerId: string, conversationId: string, clientMessa
  * A resubmission is rare, so it is not looked for up front: the insert's unique
  * key (ownerId, clientMessageId) finds it, the transaction rolls back (no seq is
  * spent), and the first result is read then. A turn is four statements in one
- * transaction: seq bump + insert, message.created, the quota counts + run insert +
- * worker wake-up, run.updated (and two more to name an untitled chat).
+ * transaction: seq bump + insert, message.created, the quota counts + run insert,
+ * run.updated + worker wake-up (and two more to name an untitled chat).
  */
 export async function postMessage(
   ownerId: string,
@@ -107,7 +107,7 @@ export async function postMessage(
       // (writer order), so concurrent posts of one account are counted in turn.
       const { run, admission } = await insertChatRun<MessageAdmission>(tx, { ownerId, conversationId, triggerMessageId: message.id }, messageAdmission(ownerId));
       assertMessageAdmitted(admission);
-      await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run!) } }, { conversationId });
+      await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run!) } }, { conversationId }, ["runs"]);
       // The first message names the conversation for now; the first exchange may name it better (titles.ts).
       if (titleSource === "none") {
         const renamed = await tx.conversation.update({

@@ -88,13 +88,3 @@ export function assertMessageAdmitted(a: MessageAdmission): void {
     10,
   );
 }
-
-/**
- * Throws 429 when the account may not post another chat message now. Called
- * after the message row is inserted (and the account locked by its event), so
- * the count includes it; its turn's run is not created yet.
- */
-export async function assertMessageQuota(tx: Tx, ownerId: string): Promise<void> {
-  const [a] = await tx.$queryRaw<MessageAdmission[]>(messageAdmission(ownerId));
-  assertMessageAdmitted(a);
-}

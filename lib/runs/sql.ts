@@ -2,7 +2,6 @@ import { env } from "@/lib/config/env";
 import { getDb, type Tx } from "@/lib/db/client";
 import { Prisma, type Run } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
-import { WORK_CHANNEL } from "@/lib/events/channels";
 
 /**
  * Every claim and guard statement of the run loop lives here.
@@ -126,18 +125,17 @@ export async function releaseRun(id: string, token: string): Promise<boolean> {
 // ---- creating and closing runs ----
 
 /**
- * A user turn's run, queued with its message (same transaction), and the run loop
- * woken (a NOTIFY is delivered at commit, so never for a turn that rolls back).
- * `admission` is a one-row query read in the same statement (lib/limits/quotas.ts):
- * the run is inserted only when its `admitted` column is true, and the row comes back
- * either way for the caller to say why not. One round trip where there were three.
- * createdAt is the moment of the insert, after the conversation row lock, so the
- * turns of one conversation queue in the order of their messages.
+ * A user turn's run, queued with its message (same transaction). `admission` is a
+ * one-row query read in the same statement (lib/limits/quotas.ts): the run is
+ * inserted only when its `admitted` column is true, and the row comes back either
+ * way for the caller to say why not. The caller's run.updated event wakes the run
+ * loop. createdAt is the moment of the insert, after the conversation row lock, so
+ * the turns of one conversation queue in the order of their messages.
  */
 export async function insertChatRun<A extends { admitted: boolean }>(
   tx: Tx,
   r: { ownerId: string; conversationId: string; triggerMessageId: string },
-  admission: Prisma.Sql = Prisma.sql`SELECT true AS admitted`,
+  admission: Prisma.Sql,
 ): Promise<{ run: Run | null; admission: A }> {
   const [row] = await tx.$queryRaw<(Run & { admission: A })[]>`
     WITH admission AS (${admission}),
@@ -148,8 +146,7 @@ export async function insertChatRun<A extends { admitted: boolean }>(
       WHERE admission.admitted
       RETURNING *)
     SELECT to_jsonb(admission) AS admission, inserted.*
-    FROM admission LEFT JOIN inserted ON true
-    CROSS JOIN LATERAL (SELECT pg_notify(${WORK_CHANNEL}, 'runs')) woken`;
+    FROM admission LEFT JOIN inserted ON true`;
   const { admission: figures, ...run } = row;
   return { run: run.id === null ? null : run, admission: figures };
 }

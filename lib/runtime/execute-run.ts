@@ -3,7 +3,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { publicError } from "@/lib/errors/public";
 import { keepLease } from "@/lib/runtime/keep-lease";
 import { getDb } from "@/lib/db/client";
-import { emitEvent, publishDelta, wakeWorkers } from "@/lib/events/emit";
+import { emitEvent, publishDelta } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { titleAfterExchange } from "@/lib/chat/titles";
 import { deliveryNote, withDeliveryNote } from "@/lib/chat/delivery-note";
@@ -177,8 +177,7 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
         runId: run.id,
       });
       if (run.kind === "chat") await titleAfterExchange(tx, run.ownerId, run.conversationId, run.id);
-      await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId });
-      if (run.kind === "notification") await wakeWorkers(tx, "notify");
+      await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId }, wakeOnEnd(run));
       return true;
     });
     return stored ? "succeeded" : "lost";
@@ -193,6 +192,9 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
   }
 }
 
+/** A narration's end decides its notice's delivery: the notify loop is woken by the same statement as the run's event. */
+const wakeOnEnd = (run: ClaimedRun) => (run.kind === "notification" ? ["notify"] : []);
+
 async function emitRunUpdated(run: ClaimedRun): Promise<void> {
   await getDb().$transaction(async (tx) => {
     await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(run) } }, { conversationId: run.conversationId });
@@ -204,8 +206,7 @@ async function fail(run: ClaimedRun, message: string): Promise<RunOutcome> {
   const ok = await getDb().$transaction(async (tx) => {
     const done = await finishRunGuarded(tx, run.id, run.leaseToken, "failed", error);
     if (!done) return false;
-    await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId });
-    if (run.kind === "notification") await wakeWorkers(tx, "notify");
+    await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId }, wakeOnEnd(run));
     return true;
   });
   return ok ? "failed" : "lost";
