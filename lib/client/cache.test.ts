@@ -1,6 +1,6 @@
 import { QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
-import { patchTask, queryKeys } from "./cache";
+import { patchTask, queryKeys, refreshAll } from "./cache";
 import type { PublicTask } from "./tasks";
 import { taskFixture } from "./task-fixture";
 
@@ -34,5 +34,29 @@ describe("patchTask (feed task.updated → caches)", () => {
     expect(qc.getQueryData<PublicTask>(queryKeys.taskDetail("a"))?.status).toBe("succeeded");
     expect(patchTask(qc, task("a", "c1", "succeeded", 2))).toBe(false);
     expect(patchTask(qc, task("z", "c1", "running", 9))).toBe(false);
+  });
+});
+
+describe("refreshAll (a cursorless feed opened)", () => {
+  it("fetches again a query that was still on its first fetch when the feed opened", async () => {
+    const qc = new QueryClient();
+    let calls = 0;
+    let release: () => void = () => {};
+    const observer = qc.getQueryCache().build(qc, {
+      queryKey: ["messages", "c1"],
+      queryFn: async () => {
+        calls += 1;
+        // The first fetch reads the server before the event the feed will not replay.
+        if (calls === 1) await new Promise<void>((r) => (release = r));
+        return calls;
+      },
+    });
+    const first = observer.fetch();
+    const refreshed = refreshAll(qc);
+    release();
+    await first;
+    await refreshed;
+    expect(calls).toBe(2);
+    expect(qc.getQueryData(["messages", "c1"])).toBe(2);
   });
 });

@@ -310,3 +310,24 @@ export function patchTask(qc: QueryClient, task: PublicTask): boolean {
   qc.setQueryData<PublicTaskDetail>(detailKey, next);
   return true;
 }
+
+/**
+ * Refetches everything a cursorless feed cannot replay (its open without a cursor, a
+ * reset). invalidateQueries joins a query still on its first fetch instead of starting
+ * it again (there is no data to keep, so nothing is cancelled), yet that fetch may have
+ * read the server before an event this connection will not replay: such a query is
+ * fetched once more when it lands.
+ */
+export async function refreshAll(qc: QueryClient): Promise<void> {
+  const first = qc
+    .getQueryCache()
+    .findAll({ predicate: (q) => q.state.fetchStatus === "fetching" && q.state.data === undefined });
+  await qc.invalidateQueries();
+  await Promise.all(
+    first.map(async (q) => {
+      // Asked again while it is still under way, the first fetch would only be joined once more.
+      await q.fetch().catch(() => undefined);
+      await qc.refetchQueries({ queryKey: q.queryKey, exact: true });
+    }),
+  );
+}

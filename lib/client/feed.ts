@@ -10,6 +10,7 @@ import {
   noteConversationMessage,
   patchTask,
   queryKeys,
+  refreshAll,
   rememberFeedMessage,
   removeConversation,
   touchConversation,
@@ -149,7 +150,7 @@ function handleDurable(type: DurableFeedType, event: MessageEvent): void {
   if (type === "reset") {
     // Our cursor is older than the server keeps: everything may be stale.
     if (hasId) state.lastEventId = id;
-    void qc.invalidateQueries();
+    void refreshAll(qc);
     return;
   }
 
@@ -205,7 +206,7 @@ function connect(): void {
     // snapshots and this connection; refetch them instead. After an outage,
     // refetch too: the replay covers the log, not a list that polled and failed meanwhile.
     const wasDown = feedOpened();
-    if (state.lastEventId === null || wasDown) void state.qc?.invalidateQueries();
+    if ((state.lastEventId === null || wasDown) && state.qc) void refreshAll(state.qc);
   });
 
   source.addEventListener("error", () => {
