@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { stopFeed } from "@/lib/client/feed";
-import { announceSignOut, followSignOut } from "@/lib/client/session-sync";
+import { announceSignOut, announceSigningOut, followSignOut } from "@/lib/client/session-sync";
 import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
@@ -20,6 +20,7 @@ export function SignOutButton({ inMenu = false }: { inMenu?: boolean }) {
     setPending(true);
     // Nothing for this account may arrive after the user asked to leave.
     stopFeed();
+    announceSigningOut();
     try {
       await authClient.signOut();
     } catch {

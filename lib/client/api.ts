@@ -38,16 +38,22 @@ function isErrorBody(value: unknown): value is ApiErrorBody {
 }
 
 let redirectingToSignIn = false;
+let signedOutElsewhere = false;
 
-/** The sign-in page, coming back to this page afterwards. */
-export function signInHref(): string {
-  const here = window.location.pathname + window.location.search;
-  return here === "/" || here.startsWith("/sign-") ? "/sign-in" : `/sign-in?next=${encodeURIComponent(here)}`;
+/** Another tab of this browser is signing out: from here on, a 401 is that, not an expired session. */
+export function noteSignOutElsewhere(): void {
+  signedOutElsewhere = true;
 }
 
-function onUnauthorized(): void {
-  // The session ended (expired, signed out in another tab): nothing on this
-  // page can work any more, and cached data belongs to that session.
+/** The sign-in page, coming back to this page afterwards (and saying why, when another tab signed out). */
+export function signInHref(): string {
+  const here = window.location.pathname + window.location.search;
+  const href = here === "/" || here.startsWith("/sign-") ? "/sign-in" : `/sign-in?next=${encodeURIComponent(here)}`;
+  return signedOutElsewhere ? `${href}${href.includes("?") ? "&" : "?"}signedOut=1` : href;
+}
+
+/** Leaves for the sign-in page, once: nothing on this page can work any more, and cached data belongs to that session. */
+export function goToSignIn(): void {
   if (redirectingToSignIn || typeof window === "undefined") return;
   redirectingToSignIn = true;
   window.location.assign(signInHref());
@@ -86,7 +92,7 @@ async function request<T>(path: string, init?: RequestInit & { json?: unknown })
   }
 
   if (!response.ok) {
-    if (response.status === 401) onUnauthorized();
+    if (response.status === 401) goToSignIn();
     const retry = Number(response.headers.get("retry-after"));
     const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : undefined;
     if (isErrorBody(body)) {

@@ -2,12 +2,20 @@
 // tells the others over a BroadcastChannel; each closes its feed and goes to
 // sign-in (coming back to the same page afterwards). What was typed in a
 // composer is already in localStorage (./draft.ts) and comes back then.
+//
+// Two messages, because the others may see the session end before the signing tab
+// hears back: "signing-out" goes before the request, so a 401 a tab meets meanwhile
+// (its feed ended with the session, a poll) is known for a sign-out elsewhere;
+// "signed-out" goes once the session is gone.
 
-import { signInHref } from "./api";
+import { goToSignIn, noteSignOutElsewhere } from "./api";
 import { stopFeed } from "./feed";
 
 const CHANNEL = "herald-session";
+const SIGNING_OUT = "signing-out";
 const SIGNED_OUT = "signed-out";
+// The signing tab may be closed mid-request: its "signed-out" then never comes.
+const SIGNED_OUT_FALLBACK_MS = 10_000;
 
 // One channel per tab for both sending and listening: a BroadcastChannel never
 // receives its own messages, so the tab that signs out does not also follow
@@ -20,6 +28,12 @@ function tabChannel(): BroadcastChannel | null {
   return channel;
 }
 
+/** Before the sign-out request. */
+export function announceSigningOut(): void {
+  tabChannel()?.postMessage(SIGNING_OUT);
+}
+
+/** After it, whatever its answer: the signing tab leaves for sign-in either way. */
 export function announceSignOut(): void {
   tabChannel()?.postMessage(SIGNED_OUT);
 }
@@ -28,13 +42,18 @@ export function announceSignOut(): void {
 export function followSignOut(): () => void {
   const ch = tabChannel();
   if (!ch) return () => {};
+  let fallback: ReturnType<typeof setTimeout> | null = null;
   const onMessage = (event: MessageEvent) => {
-    if (event.data !== SIGNED_OUT) return;
+    if (event.data !== SIGNING_OUT && event.data !== SIGNED_OUT) return;
     // Nothing more for this account may arrive in this tab.
     stopFeed();
-    const href = signInHref();
-    window.location.assign(`${href}${href.includes("?") ? "&" : "?"}signedOut=1`);
+    noteSignOutElsewhere();
+    if (event.data === SIGNED_OUT) goToSignIn();
+    else fallback ??= setTimeout(goToSignIn, SIGNED_OUT_FALLBACK_MS);
   };
   ch.addEventListener("message", onMessage);
-  return () => ch.removeEventListener("message", onMessage);
+  return () => {
+    ch.removeEventListener("message", onMessage);
+    if (fallback) clearTimeout(fallback);
+  };
 }
