@@ -135,8 +135,10 @@ describe("retention", () => {
     expect((job.lastResult as { events: number }).events).toBeGreaterThanOrEqual(3);
     // Both workers are up and have checked (their heartbeats are written after the first check is under way).
     await waitFor(async () => (await db.workerHeartbeat.count({ where: { stoppedAt: null, lastBeatAt: { gt: new Date(Date.now() - 5_000) } } })) >= 2, 30_000, "both workers");
-    const ran = workers.filter((w) => w.output().includes("retention run finished"));
-    expect(ran).toHaveLength(1);
+    // The log line follows the row's write: wait for it, then count who ran.
+    const finished = (w: (typeof workers)[number]) => w.output().includes("retention run finished");
+    await waitFor(async () => workers.some(finished), 10_000, "the run's log line");
+    expect(workers.filter(finished)).toHaveLength(1);
     expect(job.nextRunAt.getTime()).toBeGreaterThan(Date.now() + 500_000);
   });
 });
