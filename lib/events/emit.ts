@@ -1,7 +1,6 @@
-import type { Tx } from "@/lib/db/client";
 import type { LoggedFeedEvent, RunDelta } from "@/lib/contract/shapes";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
-import { getDb } from "@/lib/db/client";
+import { getDb, PREPARED, type Tx } from "@/lib/db/client";
 
 /**
  * Appends a durable event to the account's log inside the caller's transaction.
@@ -25,7 +24,7 @@ export async function emitEvent(
 ): Promise<bigint> {
   // pg_notify returns void, which the driver cannot read: it runs in laterals that yield no column read.
   // The wake-ups are counted (one row whatever their number) so an empty list keeps the event's row.
-  const [{ seq }] = await tx.$queryRaw<{ seq: bigint }[]>`
+  const [{ seq }] = await tx.$queryRaw<{ seq: bigint }[]>`${PREPARED}
     WITH bumped AS (UPDATE "user" SET "eventSeq" = "eventSeq" + 1 WHERE id = ${ownerId} RETURNING "eventSeq"),
     inserted AS (
       INSERT INTO "event" ("ownerId", seq, type, "conversationId", "taskId", payload, "createdAt")

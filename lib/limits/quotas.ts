@@ -21,28 +21,46 @@ function windowRetry(oldestAgeSeconds: number): number {
   return Math.max(1, Math.ceil(60 - oldestAgeSeconds));
 }
 
-/** Throws 429 when the account may not start another background task now (both counts in one statement). */
-export async function assertTaskQuota(tx: Tx, ownerId: string): Promise<void> {
+/** The account's task figures, one row of `taskAdmission`. */
+export interface TaskAdmission {
+  /** Tasks not yet terminal (input_required included), the one being started not yet among them. */
+  active: number;
+  /** Tasks started in the rolling minute, the one being started not yet among them. */
+  recent: number;
+  oldest_age: number | null;
+  admitted: boolean;
+}
+
+/**
+ * One row (TaskAdmission): both counts in one statement. Run after the account is
+ * locked (a statement of its own: a statement that waited for the lock would count
+ * from a snapshot older than the lock), so a concurrent start of the account is
+ * counted in turn. The task's insert reads it in the same statement (lib/tasks/sql.ts).
+ */
+export function taskAdmission(ownerId: string): Prisma.Sql {
   const l = limits();
-  const [c] = await tx.$queryRaw<{ active: number; recent: number; oldest_age: number | null }[]>`
-    SELECT
-      (SELECT count(*)::int FROM "task"
-        WHERE "ownerId" = ${ownerId} AND status IN ('submitted','queued','running','updating','input_required')) AS active,
-      r.n AS recent, r.oldest_age
-    FROM (SELECT count(*)::int AS n, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
-          FROM "task" WHERE "ownerId" = ${ownerId} AND "createdAt" > now() - interval '60 seconds') r`;
-  if (c.active >= l.activeTasks) {
-    throw new ApiError(
+  return Prisma.sql`
+    SELECT t.active, r.recent, r.oldest_age,
+      (t.active < ${l.activeTasks}::bigint AND r.recent < ${l.taskStartsPerMinute}::bigint) AS admitted
+    FROM (SELECT count(*)::int AS active FROM "task"
+            WHERE "ownerId" = ${ownerId} AND status IN ('submitted','queued','running','updating','input_required')) t,
+         (SELECT count(*)::int AS recent, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
+            FROM "task" WHERE "ownerId" = ${ownerId} AND "createdAt" > now() - interval '60 seconds') r`;
+}
+
+/** The 429 a refused TaskAdmission answers with. */
+export function taskRefusal(a: TaskAdmission): ApiError {
+  const l = limits();
+  if (a.active >= l.activeTasks) {
+    return new ApiError(
       "quota_exceeded",
       `You already have ${l.activeTasks} background tasks running. Wait for one to finish or cancel one, then try again.`,
       undefined,
       30,
     );
   }
-  if (c.recent >= l.taskStartsPerMinute) {
-    const retry = windowRetry(c.oldest_age ?? 0);
-    throw new ApiError("rate_limited", `Too many tasks started in the last minute. Try again in ${retry} s.`, undefined, retry);
-  }
+  const retry = windowRetry(a.oldest_age ?? 0);
+  return new ApiError("rate_limited", `Too many tasks started in the last minute. Try again in ${retry} s.`, undefined, retry);
 }
 
 /** The account's message figures, one row of `messageAdmission`. */

@@ -1,7 +1,8 @@
 import { env } from "@/lib/config/env";
-import { getDb, type Tx } from "@/lib/db/client";
+import { getDb, PREPARED, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
+import type { TaskAdmission } from "@/lib/limits/quotas";
 import { TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
 
 /**
@@ -155,12 +156,52 @@ export async function deferForProvider(tx: Tx, id: string, delayMs: number): Pro
   return rows[0]?.began ?? false;
 }
 
+/** What a start writes; everything else takes its column default. */
+export interface NewTask {
+  ownerId: string;
+  conversationId: string;
+  originMessageId: string | null;
+  originRunId: string | null;
+  clientRequestId: string;
+  title: string;
+  prompt: string;
+  driver: string;
+  options: Prisma.InputJsonValue | undefined;
+  deliveryMode: string;
+  dueAt: Date | null;
+  reportIfUnfinished: boolean;
+  allowOvertime: boolean;
+  budget: Prisma.InputJsonValue | undefined;
+}
+
+const jsonOrNull = (v: Prisma.InputJsonValue | undefined) => (v === undefined ? null : JSON.stringify(v));
+
 /**
- * (none) → submitted: the launch intent. `now` is the database clock the caller
- * read in its transaction; claims compare nextRunAt with now(), never this process's clock.
+ * (none) → submitted: the launch intent, only if the account's quotas admit it
+ * (`admission`, read in this statement; the account locked before it). The task is
+ * null when refused. `now` is the database clock the caller read in its transaction;
+ * claims compare nextRunAt with now(), never this process's clock.
  */
-export async function insertTask(tx: Tx, now: Date, data: Omit<Prisma.TaskUncheckedCreateInput, "status" | "createdAt" | "updatedAt" | "nextRunAt">): Promise<Task> {
-  return tx.task.create({ data: { ...data, status: "submitted", createdAt: now, updatedAt: now, nextRunAt: now } });
+export async function insertTaskIfAdmitted(
+  tx: Tx,
+  now: Date,
+  t: NewTask,
+  admission: Prisma.Sql,
+): Promise<{ admission: TaskAdmission; task: Task } | { admission: TaskAdmission; task: null }> {
+  const [row] = await tx.$queryRaw<(TaskAdmission & Task)[]>`${PREPARED}
+    WITH a AS (${admission}),
+    ins AS (
+      INSERT INTO "task" ("ownerId", "conversationId", "originMessageId", "originRunId", "clientRequestId", title, prompt, driver,
+        options, "deliveryMode", "dueAt", "reportIfUnfinished", "allowOvertime", budget, status, "createdAt", "updatedAt", "nextRunAt")
+      SELECT ${t.ownerId}, ${t.conversationId}, ${t.originMessageId}, ${t.originRunId}, ${t.clientRequestId}, ${t.title}, ${t.prompt}, ${t.driver},
+        ${jsonOrNull(t.options)}::jsonb, ${t.deliveryMode}, ${t.dueAt}::timestamptz, ${t.reportIfUnfinished}, ${t.allowOvertime}, ${jsonOrNull(t.budget)}::jsonb,
+        'submitted', ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM a WHERE a.admitted
+      RETURNING *)
+    SELECT a.active, a.recent, a.oldest_age, a.admitted, ins.* FROM a LEFT JOIN ins ON true`;
+  const { active, recent, oldest_age, admitted, ...task } = row;
+  const figures = { active, recent, oldest_age, admitted };
+  return admitted ? { admission: figures, task: task as Task } : { admission: figures, task: null };
 }
 
 // ---- writes after work, in the caller's transaction (row locked by a guard above) ----

@@ -3,13 +3,13 @@ import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitTaskUpdated } from "./emit-task";
-import { insertTask } from "./sql";
+import { insertTaskIfAdmitted } from "./sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { driverFor } from "@/lib/drivers/registry";
 import type { DeliveryContract } from "@/lib/contract/schemas";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
-import { assertTaskQuota, lockAccount } from "@/lib/limits/quotas";
+import { taskAdmission, taskRefusal } from "@/lib/limits/quotas";
 import { simulateAllowed } from "@/lib/limits/config";
 import { dueAtFrom } from "@/lib/contract/due-at";
 
@@ -50,17 +50,21 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
   // and so does a refusal (quota, rate, a chat deleted since), answered as the first time was.
   try {
     return await db.$transaction(async (tx) => {
+      // The conversation before the account (writer order: never a deadlock with workers
+      // appending messages); the account's lock serialises its starts for the quota.
       const conv = await tx.$queryRaw<{ id: string; now: Date }[]>`
-        SELECT id, now() AS now FROM "conversation"
-        WHERE id = ${input.conversationId} AND "ownerId" = ${input.ownerId} AND "deletedAt" IS NULL FOR SHARE`;
+        SELECT c.id, now() AS now FROM "conversation" c JOIN "user" u ON u.id = c."ownerId"
+        WHERE c.id = ${input.conversationId} AND c."ownerId" = ${input.ownerId} AND c."deletedAt" IS NULL
+        FOR SHARE OF c FOR UPDATE OF u`;
       if (conv.length === 0) throw new ApiError("not_found", "Conversation not found");
-      await lockAccount(tx, input.ownerId);
-      await assertTaskQuota(tx, input.ownerId);
       const d = input.delivery;
       const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;
       // By code points, so a cut never leaves half an emoji behind.
       const title = Array.from(input.title.trim().replace(/\s+/g, " ")).slice(0, TITLE_MAX).join("") || "Background task";
-      const task = await insertTask(tx, conv[0].now, {
+      const { admission, task } = await insertTaskIfAdmitted(
+        tx,
+        conv[0].now,
+        {
           ownerId: input.ownerId,
           conversationId: input.conversationId,
           originMessageId: input.originMessageId ?? null,
@@ -75,7 +79,10 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
           reportIfUnfinished: d?.reportIfUnfinished ?? false,
           allowOvertime: d?.allowOvertime ?? true,
           budget: d?.budget,
-      });
+        },
+        taskAdmission(input.ownerId),
+      );
+      if (!task) throw taskRefusal(admission);
       await emitTaskUpdated(tx, task, dueAt ? ["tasks", "due"] : ["tasks"]);
       return { task: toPublicTask(task), created: true };
     });
