@@ -1,4 +1,4 @@
-import type { Tx } from "@/lib/db/client";
+import { PREPARED, type Tx } from "@/lib/db/client";
 import type { MessageKind } from "@/lib/contract/shapes";
 import type { Message, Prisma } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/errors/api-error";
@@ -53,7 +53,7 @@ export async function appendMessageRow(tx: Tx, m: NewMessage): Promise<Appended 
   // every message of every loop pays for this, and two round trips were one too many.
   const own = m.kind === "user" && !m.hidden;
   const counts = !own && !m.hidden && m.kind !== "progress";
-  const rows = await tx.$queryRaw<(Message & { titleSource: string })[]>`
+  const rows = await tx.$queryRaw<(Message & { titleSource: string })[]>`${PREPARED}
     WITH bumped AS (
       UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now(),
         "lastReadSeq" = CASE WHEN ${own} THEN "messageSeq" + 1 ELSE "lastReadSeq" END,

@@ -1,4 +1,4 @@
-import { getDb, type Tx } from "@/lib/db/client";
+import { getDb, PREPARED, type Tx } from "@/lib/db/client";
 import { Prisma, type Notice, type Task } from "@/lib/db/generated/client.ts";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
 import type { NoticeSpec } from "./contract";
@@ -65,7 +65,7 @@ export async function markDueEvaluated(tx: Tx, id: string, outcome: string | nul
  * as it stands after: one statement for the write and the read the caller needs next.
  */
 export async function closeAtEnd(tx: Tx, id: string): Promise<Task> {
-  const [task] = await tx.$queryRaw<Task[]>`
+  const [task] = await tx.$queryRaw<Task[]>`${PREPARED}
     WITH closed AS (
       UPDATE "task" SET "dueEvaluatedAt" = now()
       WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "status" IN ('cancelled', 'failed')
@@ -82,7 +82,7 @@ export async function setDeliveryOutcomeOnce(tx: Tx, id: string, outcome: string
 
 /** The notice row, once per (task, key); null when it already existed. */
 export async function insertNotice(tx: Tx, task: Task, spec: NoticeSpec, text: string): Promise<Notice | null> {
-  const rows = await tx.$queryRaw<Notice[]>`
+  const rows = await tx.$queryRaw<Notice[]>`${PREPARED}
     INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
     VALUES (gen_random_uuid()::text, ${task.id}, ${task.conversationId}, ${task.ownerId}, ${spec.key}, ${spec.outcome}, ${spec.publicationId}, ${text})
     ON CONFLICT ("taskId", key) DO NOTHING

@@ -1,4 +1,4 @@
-import { getDb, type Tx } from "@/lib/db/client";
+import { getDb, PREPARED, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
@@ -96,7 +96,7 @@ export async function lockClaimed(
   fence: Fence,
   statuses: readonly NotificationStatus[] = IN_FLIGHT,
 ): Promise<Locked | null> {
-  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
+  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`${PREPARED}
     SELECT *, clock_timestamp() AS "dbNow" FROM "task"
     WHERE id = ${fence.id}
       AND "notifyLeaseToken" = ${fence.token}
@@ -114,7 +114,7 @@ function locked({ dbNow, ...task }: Task & { dbNow: Date }): Locked {
 
 /** Locks the row for recording an event (T1), whoever holds the notification lease. */
 export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked | null> {
-  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
+  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`${PREPARED}
     SELECT *, clock_timestamp() AS "dbNow" FROM "task" WHERE id = ${taskId} FOR UPDATE`;
   return rows.length === 0 ? null : locked(rows[0]);
 }

@@ -101,7 +101,7 @@ const leaseHeld = (token: string) =>
 
 /** Locks the row for a post-work write, only if our execution lease still holds. */
 export async function lockExecutionGuarded(tx: Tx, id: string, token: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${id} AND ${leaseHeld(token)} FOR UPDATE`;
+  const rows = await tx.$queryRaw<Task[]>`${PREPARED} SELECT * FROM "task" WHERE id = ${id} AND ${leaseHeld(token)} FOR UPDATE`;
   return rows[0] ?? null;
 }
 
@@ -208,7 +208,7 @@ export async function insertTaskIfAdmitted(
 
 /** submitted → queued: the driver's handle is stored before the task counts as queued. */
 export async function storeHandle(tx: Tx, id: string, remoteRef: string, driverData: Record<string, unknown>): Promise<Task> {
-  const [task] = await tx.$queryRaw<Task[]>`
+  const [task] = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET "remoteRef" = ${remoteRef}, "driverData" = ${JSON.stringify(driverData)}::jsonb,
       status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "nextRunAt" = now(), "updatedAt" = now()
@@ -219,7 +219,7 @@ export async function storeHandle(tx: Tx, id: string, remoteRef: string, driverD
 
 /** queued → running on the first step; the row when it changed (writers announce it without reading it again). */
 export async function markStarted(tx: Tx, id: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`
+  const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET status = 'running', "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
     WHERE id = ${id} AND status IN ('queued')
     RETURNING *`;
@@ -227,7 +227,7 @@ export async function markStarted(tx: Tx, id: string): Promise<Task | null> {
 }
 
 export async function setProgress(tx: Tx, id: string, text: string): Promise<Task> {
-  const [task] = await tx.$queryRaw<Task[]>`UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id} RETURNING *`;
+  const [task] = await tx.$queryRaw<Task[]>`${PREPARED} UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id} RETURNING *`;
   return task;
 }
 
@@ -288,7 +288,7 @@ export async function resumeAfterAnswer(tx: Tx, id: string): Promise<void> {
  * for a terminal write that needs no other write beside it.
  */
 export async function markTerminal(tx: Tx, id: string, status: TerminalStatus, error: string | null, leaseToken?: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`
+  const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
       "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
