@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { databaseUrl, getDb } from "@/lib/db/client";
@@ -33,12 +33,12 @@ describe("postMessage", () => {
     await listener.connect();
     const woken: string[] = [];
     listener.on("notification", (n) => n.channel === WORK_CHANNEL && woken.push(n.payload ?? ""));
+    onTestFinished(() => listener.end());
     await listener.query(`LISTEN "${WORK_CHANNEL}"`);
     const { result, statements } = await statementsOf(() => postMessage(u.id, conv, { content: "second", clientMessageId: randomUUID() }));
+    await waitFor(async () => woken.includes("runs") || null, 10_000, "the run loop woken");
     // BEGIN, seq bump + insert, message.created, quota counts + run insert, run.updated + wake-up, COMMIT.
     expect(statements, statements.join("\n")).toHaveLength(6);
-    await waitFor(async () => woken.includes("runs") || null, 10_000, "the run loop woken");
-    await listener.end();
     expect(result.created).toBe(true);
     expect(result.message.seq).toBe(2);
     expect(result.run.status).toBe("queued");

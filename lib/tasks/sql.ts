@@ -2,7 +2,6 @@ import { env } from "@/lib/config/env";
 import { getDb, PREPARED, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
-import type { TaskAdmission } from "@/lib/limits/quotas";
 import { TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
 
 /**
@@ -157,51 +156,41 @@ export async function deferForProvider(tx: Tx, id: string, delayMs: number): Pro
 }
 
 /** What a start writes; everything else takes its column default. */
-export interface NewTask {
-  ownerId: string;
-  conversationId: string;
-  originMessageId: string | null;
-  originRunId: string | null;
-  clientRequestId: string;
-  title: string;
-  prompt: string;
-  driver: string;
-  options: Prisma.InputJsonValue | undefined;
-  deliveryMode: string;
-  dueAt: Date | null;
-  reportIfUnfinished: boolean;
-  allowOvertime: boolean;
-  budget: Prisma.InputJsonValue | undefined;
-}
+export type NewTask = Pick<
+  Task,
+  "ownerId" | "conversationId" | "originMessageId" | "originRunId" | "title" | "prompt" | "driver" | "deliveryMode" | "dueAt" | "reportIfUnfinished" | "allowOvertime"
+> & { clientRequestId: string; options?: Prisma.InputJsonValue; budget?: Prisma.InputJsonValue };
 
 const jsonOrNull = (v: Prisma.InputJsonValue | undefined) => (v === undefined ? null : JSON.stringify(v));
 
 /**
- * (none) → submitted: the launch intent, only if the account's quotas admit it
- * (`admission`, read in this statement; the account locked before it). The task is
- * null when refused. `now` is the database clock the caller read in its transaction;
- * claims compare nextRunAt with now(), never this process's clock.
+ * (none) → submitted: the launch intent. `admission` is a one-row query read in the
+ * same statement (lib/limits/quotas.ts, run after the account's lock), as for a chat
+ * turn's run (lib/runs/sql.ts): the task is inserted only when its `admitted` column
+ * is true, and the row comes back either way for the caller to say why not. `now` is
+ * the database clock the caller read in its transaction; claims compare nextRunAt
+ * with now(), never this process's clock.
  */
-export async function insertTaskIfAdmitted(
+export async function insertTaskIfAdmitted<A extends { admitted: boolean }>(
   tx: Tx,
   now: Date,
   t: NewTask,
   admission: Prisma.Sql,
-): Promise<{ admission: TaskAdmission; task: Task } | { admission: TaskAdmission; task: null }> {
-  const [row] = await tx.$queryRaw<(TaskAdmission & Task)[]>`${PREPARED}
-    WITH a AS (${admission}),
-    ins AS (
+): Promise<{ task: Task | null; admission: A }> {
+  const [row] = await tx.$queryRaw<(Task & { admission: A })[]>`${PREPARED}
+    WITH admission AS (${admission}),
+    inserted AS (
       INSERT INTO "task" ("ownerId", "conversationId", "originMessageId", "originRunId", "clientRequestId", title, prompt, driver,
         options, "deliveryMode", "dueAt", "reportIfUnfinished", "allowOvertime", budget, status, "createdAt", "updatedAt", "nextRunAt")
       SELECT ${t.ownerId}, ${t.conversationId}, ${t.originMessageId}, ${t.originRunId}, ${t.clientRequestId}, ${t.title}, ${t.prompt}, ${t.driver},
         ${jsonOrNull(t.options)}::jsonb, ${t.deliveryMode}, ${t.dueAt}::timestamptz, ${t.reportIfUnfinished}, ${t.allowOvertime}, ${jsonOrNull(t.budget)}::jsonb,
         'submitted', ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-      FROM a WHERE a.admitted
+      FROM admission WHERE admission.admitted
       RETURNING *)
-    SELECT a.active, a.recent, a.oldest_age, a.admitted, ins.* FROM a LEFT JOIN ins ON true`;
-  const { active, recent, oldest_age, admitted, ...task } = row;
-  const figures = { active, recent, oldest_age, admitted };
-  return admitted ? { admission: figures, task: task as Task } : { admission: figures, task: null };
+    SELECT to_jsonb(admission) AS admission, inserted.*
+    FROM admission LEFT JOIN inserted ON true`;
+  const { admission: figures, ...task } = row;
+  return { task: task.id === null ? null : task, admission: figures };
 }
 
 // ---- writes after work, in the caller's transaction (row locked by a guard above) ----

@@ -9,7 +9,7 @@ import { driverFor } from "@/lib/drivers/registry";
 import type { DeliveryContract } from "@/lib/contract/schemas";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
-import { taskAdmission, taskRefusal } from "@/lib/limits/quotas";
+import { taskAdmission, taskRefusal, type TaskAdmission } from "@/lib/limits/quotas";
 import { simulateAllowed } from "@/lib/limits/config";
 import { dueAtFrom } from "@/lib/contract/due-at";
 
@@ -61,7 +61,7 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;
       // By code points, so a cut never leaves half an emoji behind.
       const title = Array.from(input.title.trim().replace(/\s+/g, " ")).slice(0, TITLE_MAX).join("") || "Background task";
-      const { admission, task } = await insertTaskIfAdmitted(
+      const { admission, task } = await insertTaskIfAdmitted<TaskAdmission>(
         tx,
         conv[0].now,
         {
