@@ -40,14 +40,21 @@ export const PREPARED = Prisma.raw("/* prepared */");
 const PREPARED_MARK = "/* prepared */";
 
 // An empty name leaves the statement unnamed (pg prepares only when `name` is truthy).
-const statementName = (q: { sql: string }) =>
-  q.sql.includes(PREPARED_MARK) ? `h_${createHash("sha1").update(q.sql).digest("base64url")}` : "";
+// Named per text once: hashing the text on every run cost 1 % of a busy worker's CPU.
+const statementNames = new Map<string, string>();
+const statementName = (q: { sql: string }) => {
+  if (!q.sql.includes(PREPARED_MARK)) return "";
+  let name = statementNames.get(q.sql);
+  if (name === undefined) statementNames.set(q.sql, (name = `h_${createHash("sha1").update(q.sql).digest("base64url")}`));
+  return name;
+};
 
 export function getDb(): PrismaClient {
   // Prisma's defaults (2 s to start, 5 s to finish) fail a chat turn whenever the
   // machine is briefly saturated; waiting a little longer is always the better answer.
   globalForDb.heraldDb ??= new PrismaClient({
     adapter: new PrismaPg(getPool(), { statementNameGenerator: statementName }),
+    errorFormat: "minimal",
     transactionOptions: { maxWait: 10_000, timeout: 20_000 },
   });
   return globalForDb.heraldDb;

@@ -3,7 +3,8 @@ import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "
 import { getDb, PREPARED, type Tx } from "@/lib/db/client";
 
 /**
- * Appends a durable event to the account's log inside the caller's transaction.
+ * Appends a durable event to the account's log inside the caller's transaction
+ * (or on its own: the one statement is atomic, e.g. a run announcing it started).
  *
  * The seq comes from bumping user.eventSeq, which row-locks the account until
  * commit: a second writer for the same account waits, so events commit in seq

@@ -8,7 +8,7 @@ import { appendMessage } from "@/lib/chat/append-message";
 import { toPublicRun } from "@/lib/contract/message";
 import { createFrame, type Frame } from "@/lib/text/frame";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
-import { syncNotices, writeNotice } from "@/lib/delivery/sync-notices";
+import { writeNotice } from "@/lib/delivery/sync-notices";
 import { findRun, findRunByKey, insertNotificationRun, setRunTrigger } from "@/lib/runs/sql";
 import { canonicalJson, currentSnapshot } from "./event";
 import {
@@ -202,19 +202,16 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
 }
 
 /**
- * Host notices for the frozen event. Terminal notices belong to lib/delivery,
- * which writes them from the committed facts in the same transaction as the
- * terminal status (it knows the at/by contract: an early "at" result waits, a
- * deadline stop already has its due notice); syncing here is a no-op then and
- * a safety net otherwise. Input requests have no fact-side writer: their
- * notice, one per event version, is written here. Both are idempotent by the
- * unique (taskId, key).
+ * Host notices for the frozen event. Terminal notices belong to lib/delivery:
+ * every terminal write (`terminal()` in lib/runtime/execute-task.ts) brings them
+ * up to date from the committed facts in its own transaction, which also froze
+ * this event, so they exist before the event can be claimed here (syncing them
+ * again cost three statements a task and found nothing). Input requests have no
+ * fact-side writer: their notice, one per event version, is written here,
+ * idempotent by the unique (taskId, key).
  */
 async function writeNotices(tx: Tx, task: Task, event: EventSnapshot, version: number): Promise<void> {
-  if (isTerminalStatus(event.status)) {
-    await syncNotices(tx, task.id);
-    return;
-  }
+  if (isTerminalStatus(event.status)) return;
   const plan = planNotice(event, version);
   if (!plan) return;
   await writeNotice(tx, task, { key: plan.key, outcome: "input", publicationId: event.latestPublicationId }, inputNoticeText(event));

@@ -5,6 +5,7 @@ import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
 import { createTestDatabaseOn, type TestDatabase } from "@/tests/db";
 import { recordEventAndAnnounce } from "./event";
+import { syncNotices } from "@/lib/delivery/sync-notices";
 import { claimNotifications, narrationKey, NARRATION_MARKER, notifyOne, type ClaimedNotification } from "./deliver";
 import { notifyLoop } from "./loop";
 import { insertNotificationRun } from "@/lib/runs/sql";
@@ -59,7 +60,12 @@ async function setup(data: Partial<Prisma.TaskUncheckedCreateInput> = {}) {
   return { user, conversationId, task };
 }
 
-const record = (taskId: string) => getDb().$transaction((tx) => recordEventAndAnnounce(tx, taskId));
+// As the product's writers do (terminal(), the due loop): the notices from the committed facts, then the event.
+const record = (taskId: string) =>
+  getDb().$transaction(async (tx) => {
+    await syncNotices(tx, taskId);
+    return recordEventAndAnnounce(tx, taskId);
+  });
 const taskOf = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
 
 async function claim(taskId: string, worker = "worker-a", leaseMs?: number): Promise<ClaimedNotification> {
@@ -144,7 +150,7 @@ describe("delivery", () => {
     expect(prompt.content.startsWith(`${NARRATION_MARKER}\n`)).toBe(true);
     expect(prompt.content).toContain("BEGIN UNTRUSTED DATA");
     const notice = await getDb().notice.findFirstOrThrow({ where: { taskId: task.id } });
-    // Terminal notices are lib/delivery's (from committed facts); delivery syncs them as a safety net.
+    // Terminal notices are lib/delivery's, written from the committed facts with the terminal status.
     expect(notice).toMatchObject({ key: "final", outcome: "done" });
     const noticeMsg = await getDb().message.findFirstOrThrow({ where: { taskId: task.id, kind: "notice" } });
     expect(noticeMsg).toMatchObject({ hidden: false, content: notice.text });
@@ -280,16 +286,19 @@ describe("delivery", () => {
     ]);
   });
 
-  it("a deleted conversation dead-letters at once, counted, with no notice and no run", async () => {
+  it("a deleted conversation dead-letters at once, counted, with no notice of its own and no run", async () => {
     const { task, conversationId } = await setup();
     await record(task.id);
+    // The terminal notice was written with the terminal status, before the conversation went.
+    const written = await counts(task.id);
+    expect(written).toMatchObject({ notices: 1, runs: 0 });
     const row = await claim(task.id);
     await getDb().conversation.update({ where: { id: conversationId }, data: { deletedAt: new Date() } });
     expect(await notifyOne(row)).toBe("T10");
     const t = await taskOf(task.id);
     expect(t).toMatchObject({ notificationStatus: "dead_letter", notificationAttempts: 1, notifyLeaseToken: null, nextNotificationAt: null });
     expect(t.notificationError).toMatch(/conversation was deleted/i);
-    expect(await counts(task.id)).toEqual({ notices: 0, noticeMessages: 0, runs: 0, prompts: 0 });
+    expect(await counts(task.id)).toEqual(written);
     expect(await claimNow(task.id)).toEqual([]);
   });
 

@@ -132,9 +132,9 @@ async function submit(task: LeasedTask, token: string, signal: AbortSignal): Pro
   const handle = await driver.submit(task, signal);
   try {
     const ok = await getDb().$transaction(async (tx) => {
-      if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
-      await emitTaskUpdated(tx, await storeHandle(tx, task.id, handle.remoteRef, handle.driverData ?? {}));
-      return true;
+      const stored = await storeHandle(tx, task.id, token, handle.remoteRef, handle.driverData ?? {});
+      if (stored) await emitTaskUpdated(tx, stored);
+      return stored !== null;
     });
     // The row does not carry the handle (that write is what failed): hand it over explicitly.
     if (!ok) await compensate({ ...task, remoteRef: handle.remoteRef }, signal, null);
@@ -170,8 +170,7 @@ async function overtimeSpent(task: LeasedTask, token: string): Promise<boolean> 
 async function markRunning(task: LeasedTask, token: string): Promise<void> {
   if (task.status === "running") return;
   await getDb().$transaction(async (tx) => {
-    if (!(await lockExecutionGuarded(tx, task.id, token))) return;
-    const started = await markStarted(tx, task.id);
+    const started = await markStarted(tx, task.id, token);
     if (started) await emitTaskUpdated(tx, started);
   });
 }
@@ -233,7 +232,7 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usa
     const row = await lockExecutionGuarded(tx, task.id, token);
     if (!row) return "lost";
     // A driver that reports its start leaves the task queued until the remote runs it.
-    if (row.status === "queued" && outcome.status !== "queued") await markStarted(tx, row.id);
+    if (row.status === "queued" && outcome.status !== "queued") await markStarted(tx, row.id, token);
     const { step } = outcome;
     if (step) {
       const created = await tx.taskStep.createMany({

@@ -193,24 +193,27 @@ export async function insertTaskIfAdmitted<A extends { admitted: boolean }>(
   return { task: task.id === null ? null : task, admission: figures };
 }
 
-// ---- writes after work, in the caller's transaction (row locked by a guard above) ----
+// ---- writes after work, in the caller's transaction (row locked by a guard above, or guarded in their own WHERE) ----
 
-/** submitted → queued: the driver's handle is stored before the task counts as queued. */
-export async function storeHandle(tx: Tx, id: string, remoteRef: string, driverData: Record<string, unknown>): Promise<Task> {
-  const [task] = await tx.$queryRaw<Task[]>`${PREPARED}
+/**
+ * submitted → queued: the driver's handle is stored before the task counts as queued.
+ * The lease guard is in the update itself (null: the lease is gone), a statement fewer than a guard lock first.
+ */
+export async function storeHandle(tx: Tx, id: string, token: string, remoteRef: string, driverData: Record<string, unknown>): Promise<Task | null> {
+  const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET "remoteRef" = ${remoteRef}, "driverData" = ${JSON.stringify(driverData)}::jsonb,
       status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "nextRunAt" = now(), "updatedAt" = now()
-    WHERE id = ${id}
+    WHERE id = ${id} AND ${leaseHeld(token)}
     RETURNING *`;
-  return task;
+  return rows[0] ?? null;
 }
 
-/** queued → running on the first step; the row when it changed (writers announce it without reading it again). */
-export async function markStarted(tx: Tx, id: string): Promise<Task | null> {
+/** queued → running on the first step, under the lease; the row when it changed (writers announce it without reading it again). */
+export async function markStarted(tx: Tx, id: string, token: string): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET status = 'running', "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
-    WHERE id = ${id} AND status IN ('queued')
+    WHERE id = ${id} AND status IN ('queued') AND ${leaseHeld(token)}
     RETURNING *`;
   return rows[0] ?? null;
 }
