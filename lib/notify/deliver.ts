@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { getDb, type Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/client";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/errors/api-error";
 import { publicError } from "@/lib/errors/public";
-import { emitEvent } from "@/lib/events/emit";
+import { emitEvent, transactionWithEvents } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { toPublicRun } from "@/lib/contract/message";
 import { createFrame, type Frame } from "@/lib/text/frame";
@@ -85,7 +85,7 @@ export async function claimNotifications(
   const out: ClaimedNotification[] = [];
   for (const fence of fences) {
     try {
-      const row = await getDb().$transaction(async (tx) => {
+      const row = await transactionWithEvents(async (tx) => {
         const locked = await lockClaimed(tx, fence, CLAIMABLE);
         if (!locked) return null;
         const { task, dbNow } = locked;
@@ -149,7 +149,7 @@ async function transition(
   decide: (task: Task, tx: Tx) => Decision | Promise<Decision>,
   log: Log,
 ): Promise<NotifyResult> {
-  return getDb().$transaction(async (tx) => {
+  return transactionWithEvents(async (tx) => {
     const locked = await lockClaimed(tx, fence, statuses);
     if (!locked) {
       log(`task ${fence.id}: notification lease lost, result dropped`);

@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import { getDb, type Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import type { LoopSpec } from "@/lib/workers/loop";
 import { recordEventAndAnnounce } from "@/lib/notify/event";
@@ -8,6 +8,7 @@ import { setStopReason } from "@/lib/tasks/sql";
 import { findDue, lockDue, markDueEvaluated, nextDueMs } from "@/lib/delivery/sql";
 import { evaluateDue } from "@/lib/delivery/contract";
 import { factsOf, STOPPED_AT_DEADLINE, syncNotices, writeNotice } from "@/lib/delivery/sync-notices";
+import { transactionWithEvents } from "@/lib/events/emit";
 
 /**
  * The due loop: sleeps until the earliest unevaluated dueAt (woken early by a
@@ -40,7 +41,7 @@ export async function stopAtDeadline(tx: Tx, task: Task, reason = STOPPED_AT_DEA
 }
 
 export async function evaluateDueTask(id: string): Promise<"evaluated" | "skipped"> {
-  return getDb().$transaction(async (tx) => {
+  return transactionWithEvents(async (tx) => {
     const task = await lockDue(tx, id);
     if (!task) return "skipped";
     const facts = await factsOf(tx, task);

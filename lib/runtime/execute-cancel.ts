@@ -1,10 +1,10 @@
-import { getDb } from "@/lib/db/client";
 import { driverFor } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
 import { terminal } from "@/lib/runtime/execute-task";
 import { stoppedByDeadline } from "@/lib/delivery/sync-notices";
 import { lockCancelGuarded, releaseCancel, type CancelLeasedTask } from "@/lib/tasks/sql";
 import { emitTaskById } from "@/lib/tasks/emit-task";
+import { transactionWithEvents } from "@/lib/events/emit";
 
 /**
  * Cancel loop work: ask the driver to stop, then store the terminal status the
@@ -19,7 +19,7 @@ export async function executeCancel(task: CancelLeasedTask, stopping: AbortSigna
     // Nothing was ever submitted: there is no remote work to stop (unless the driver can look for it).
     const snapshot = task.remoteRef || driver.findsUnstoredWork ? await driver.cancel(task, stopping) : { status: "cancelled" as const };
     const error = snapshot.error ? publicError(snapshot.error, `cancel ${task.id}`, "remote_failed") : null;
-    const ok = await getDb().$transaction(async (tx) => {
+    const ok = await transactionWithEvents(async (tx) => {
       if (!(await lockCancelGuarded(tx, task.id, token))) return false;
       // A stop the due loop asked for is the deadline's doing, not the user's cancel.
       const status = snapshot.status === "cancelled" && stoppedByDeadline(task.error) ? "deadline_exceeded" : snapshot.status;
@@ -29,7 +29,7 @@ export async function executeCancel(task: CancelLeasedTask, stopping: AbortSigna
     return ok ? "cancelled" : "lost";
   } catch (err) {
     await releaseCancel(task.id, token, publicError(err, `cancel ${task.id}`), task.cancelAttempts);
-    await getDb().$transaction((tx) => emitTaskById(tx, task.id)).catch(() => {});
+    await transactionWithEvents((tx) => emitTaskById(tx, task.id)).catch(() => {});
     return "retry";
   }
 }

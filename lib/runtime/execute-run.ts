@@ -3,7 +3,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { publicError } from "@/lib/errors/public";
 import { keepLease } from "@/lib/runtime/keep-lease";
 import { getDb } from "@/lib/db/client";
-import { emitEvent, publishDelta } from "@/lib/events/emit";
+import { emitEvent, publishDelta, transactionWithEvents } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { titleAfterExchange } from "@/lib/chat/titles";
 import { deliveryNote, withDeliveryNote } from "@/lib/chat/delivery-note";
@@ -165,7 +165,7 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
     if (flushTimer) clearTimeout(flushTimer);
     await flush();
     const text = streamed.trim();
-    const stored = await getDb().$transaction(async (tx) => {
+    const stored = await transactionWithEvents(async (tx) => {
       const done = await finishRunGuarded(tx, run.id, token, "succeeded", null);
       if (!done) return false;
       await appendMessage(tx, {
@@ -202,7 +202,7 @@ async function emitRunUpdated(run: ClaimedRun): Promise<void> {
 
 async function fail(run: ClaimedRun, message: string): Promise<RunOutcome> {
   const error = message.slice(0, MAX_ERROR_CHARS);
-  const ok = await getDb().$transaction(async (tx) => {
+  const ok = await transactionWithEvents(async (tx) => {
     const done = await finishRunGuarded(tx, run.id, run.leaseToken, "failed", error);
     if (!done) return false;
     await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId }, wakeOnEnd(run));

@@ -45,6 +45,7 @@ import {
   TASK_MAX_CONSECUTIVE_ERRORS,
   type LeasedTask,
 } from "@/lib/tasks/sql";
+import { transactionWithEvents } from "@/lib/events/emit";
 
 const MAX_ERROR_CHARS = 4000;
 
@@ -114,7 +115,7 @@ async function executeClaim(task: LeasedTask, stopping: AbortSignal): Promise<Ex
     await releaseExecution(task.id, token, message, backoffMs(task.consecutiveErrors), true);
     // Crossing the threshold is an event of its own: the user hears tracking is degraded.
     if (task.consecutiveErrors + 1 === TRACKING_DEGRADED_AFTER) {
-      await getDb().$transaction(async (tx) => {
+      await transactionWithEvents(async (tx) => {
         await recordEventAndAnnounce(tx, task.id);
       });
     }
@@ -131,7 +132,7 @@ async function submit(task: LeasedTask, token: string, signal: AbortSignal): Pro
   const driver = driverFor(task.driver)!;
   const handle = await driver.submit(task, signal);
   try {
-    const ok = await getDb().$transaction(async (tx) => {
+    const ok = await transactionWithEvents(async (tx) => {
       const stored = await storeHandle(tx, task.id, token, handle.remoteRef, handle.driverData ?? {});
       if (stored) await emitTaskUpdated(tx, stored);
       return stored !== null;
@@ -158,7 +159,7 @@ async function compensate(task: Task, signal: AbortSignal, original: unknown): P
 
 /** Past a missed deadline the research may go on only within its budget. */
 async function overtimeSpent(task: LeasedTask, token: string): Promise<boolean> {
-  return getDb().$transaction(async (tx) => {
+  return transactionWithEvents(async (tx) => {
     const rows = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
     const row = await lockExecutionGuarded(tx, task.id, token);
     if (!row || (row.allowOvertime && !budgetExceeded(row, rows[0].now))) return false;
@@ -169,7 +170,7 @@ async function overtimeSpent(task: LeasedTask, token: string): Promise<boolean> 
 
 async function markRunning(task: LeasedTask, token: string): Promise<void> {
   if (task.status === "running") return;
-  await getDb().$transaction(async (tx) => {
+  await transactionWithEvents(async (tx) => {
     const started = await markStarted(tx, task.id, token);
     if (started) await emitTaskUpdated(tx, started);
   });
@@ -215,7 +216,7 @@ export function normalizeOutcome(o: StepOutcome): StepOutcome {
 async function waitForProvider(task: LeasedTask, token: string, err: ProviderWaitError): Promise<ExecOutcome> {
   const message = publicError(err, `tasks ${task.id}: step waits for the model provider`);
   const budget = env("HERALD_MODEL_RETRY_BACKGROUND_MS");
-  return getDb().$transaction(async (tx) => {
+  return transactionWithEvents(async (tx) => {
     if (!(await lockExecutionGuarded(tx, task.id, token))) return "lost";
     const waited = await providerWaitedMs(tx, task.id);
     if (waited >= budget) return (await terminal(tx, task.id, "failed", message)) ? "failed" : "lost";
@@ -228,7 +229,7 @@ async function waitForProvider(task: LeasedTask, token: string, err: ProviderWai
 
 async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usage = { inputTokens: 0, outputTokens: 0 }): Promise<ExecOutcome> {
   const outcome = normalizeOutcome(raw);
-  return getDb().$transaction(async (tx) => {
+  return transactionWithEvents(async (tx) => {
     const row = await lockExecutionGuarded(tx, task.id, token);
     if (!row) return "lost";
     // A driver that reports its start leaves the task queued until the remote runs it.
@@ -295,7 +296,7 @@ function modelProgressWriter(task: LeasedTask, token: string, steps: { index: nu
     if (!admission.ok) return admission.reason;
     window.admitted.push(admission.text);
     window.lastAt = Date.now();
-    const written = await getDb().$transaction(async (tx) => {
+    const written = await transactionWithEvents(async (tx) => {
       if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
       await appendMessage(tx, {
         conversationId: task.conversationId,
@@ -317,7 +318,7 @@ async function answer(task: LeasedTask, token: string, signal: AbortSignal): Pro
   const driver = driverFor(task.driver)!;
   if (!driver.answer) throw new DriverProtocolError(`the ${task.driver} driver cannot take answers`);
   await driver.answer(task, String((task.inputResponse as { response?: unknown })?.response ?? ""), signal);
-  return getDb().$transaction(async (tx) => {
+  return transactionWithEvents(async (tx) => {
     if (!(await lockExecutionGuarded(tx, task.id, token))) return "lost";
     await resumeAfterAnswer(tx, task.id);
     await recordEventAndAnnounce(tx, task.id);
@@ -391,7 +392,7 @@ export async function terminal(tx: Tx, taskId: string, status: TerminalStatus, e
 }
 
 async function finish(task: LeasedTask, token: string, status: "failed", error: string): Promise<boolean> {
-  return getDb().$transaction(async (tx) => {
+  return transactionWithEvents(async (tx) => {
     if (!(await lockExecutionGuarded(tx, task.id, token))) return false;
     return (await terminal(tx, task.id, status, error)) !== null;
   });
