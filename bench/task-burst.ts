@@ -2,6 +2,7 @@
 // takes once started (startedAt → completedAt), end to end (createdAt → completedAt),
 // throughput, and whether completion follows arrival (rank displacement).
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { runStandalone } from "./fresh";
 
@@ -10,6 +11,20 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
 const summary = (xs: number[]) => ({ n: xs.length, p50: Math.round(pct(xs, 50)), p99: Math.round(pct(xs, 99)), max: Math.round(Math.max(...xs)) });
+
+/** User + system CPU of a process so far (Linux /proc), in ms; null elsewhere. */
+function cpuMs(pid: number): number | null {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+// sysconf(_SC_CLK_TCK): 100 on every Linux this runs on.
+const CLOCK_TICKS = 100;
 
 export async function taskBurstBench(n = 200, workers = 1) {
   const { getDb } = await import("../lib/db/client");
@@ -45,6 +60,8 @@ export async function taskBurstBench(n = 200, workers = 1) {
     const arrivedMs = performance.now() - t0;
     await waitFor(async () => (await getDb().task.count({ where: { id: { in: ids }, status: "succeeded" } })) === n, 600_000, "burst");
     const secs = (performance.now() - t0) / 1000;
+    // The workers' own CPU (they are the bottleneck): less noisy than throughput on a shared host.
+    const workerCpuMs = procs.reduce((sum, p) => sum + (cpuMs(p.child.pid!) ?? NaN), 0);
     const rows = await getDb().$queryRaw<{ id: string; started: number; total: number; done: Date; created: Date }[]>`
       SELECT id, "createdAt" AS created, (extract(epoch FROM ("completedAt" - "startedAt")) * 1000)::float8 AS started,
              (extract(epoch FROM ("completedAt" - "createdAt")) * 1000)::float8 AS total, "completedAt" AS done
@@ -66,6 +83,8 @@ export async function taskBurstBench(n = 200, workers = 1) {
       workers,
       arrivalSeconds: Number((arrivedMs / 1000).toFixed(1)),
       tasksPerMinute: Math.round((n / secs) * 60),
+      // Since each worker started (its boot, ~2 s, included); NaN where /proc is missing.
+      workerCpuMsPerTask: Number((workerCpuMs / n).toFixed(1)),
       startedToCompletedMs: summary(rows.map((r) => r.started)),
       createdToCompletedMs: summary(rows.map((r) => r.total)),
       // 0 = completed exactly in arrival order.

@@ -131,12 +131,20 @@ function raw(name: string): string | undefined {
 
 export class EnvError extends Error {}
 
+// The last parse of each variable, kept while its raw value stays the same: the loops read
+// their settings on every pass, and a zod parse each time was measurable in a busy worker.
+const parsed = new Map<EnvName, { raw: unknown; value: unknown }>();
+
 /** One variable, parsed; throws EnvError naming it on a bad value. */
 export function env<K extends EnvName>(name: K): Env[K] {
-  const result = ENV_SCHEMA.shape[name].safeParse(raw(name));
+  const value = raw(name);
+  const last = parsed.get(name);
+  if (last && last.raw === value) return last.value as Env[K];
+  const result = ENV_SCHEMA.shape[name].safeParse(value);
   if (!result.success) {
     throw new EnvError(`${name}=${JSON.stringify(process.env[name])}: ${result.error.issues[0]?.message ?? "invalid"}`);
   }
+  parsed.set(name, { raw: value, value: result.data });
   return result.data as Env[K];
 }
 
