@@ -2,29 +2,15 @@
 // takes once started (startedAt → completedAt), end to end (createdAt → completedAt),
 // throughput, and whether completion follows arrival (rank displacement).
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { runStandalone } from "./fresh";
+import { procStat } from "../lib/util/process";
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
 const summary = (xs: number[]) => ({ n: xs.length, p50: Math.round(pct(xs, 50)), p99: Math.round(pct(xs, 99)), max: Math.round(Math.max(...xs)) });
-
-/** User + system CPU of a process so far (Linux /proc), in ms; null elsewhere. */
-function cpuMs(pid: number): number | null {
-  try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-// sysconf(_SC_CLK_TCK): 100 on every Linux this runs on.
-const CLOCK_TICKS = 100;
 
 export async function taskBurstBench(n = 200, workers = 1) {
   const { getDb } = await import("../lib/db/client");
@@ -61,7 +47,7 @@ export async function taskBurstBench(n = 200, workers = 1) {
     await waitFor(async () => (await getDb().task.count({ where: { id: { in: ids }, status: "succeeded" } })) === n, 600_000, "burst");
     const secs = (performance.now() - t0) / 1000;
     // The workers' own CPU (they are the bottleneck): less noisy than throughput on a shared host.
-    const workerCpuMs = procs.reduce((sum, p) => sum + (cpuMs(p.child.pid!) ?? NaN), 0);
+    const workerCpuMs = procs.reduce((sum, p) => sum + (procStat(p.child.pid!)?.cpuMs ?? NaN), 0);
     const rows = await getDb().$queryRaw<{ id: string; started: number; total: number; done: Date; created: Date }[]>`
       SELECT id, "createdAt" AS created, (extract(epoch FROM ("completedAt" - "startedAt")) * 1000)::float8 AS started,
              (extract(epoch FROM ("completedAt" - "createdAt")) * 1000)::float8 AS total, "completedAt" AS done

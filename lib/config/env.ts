@@ -133,7 +133,7 @@ export class EnvError extends Error {}
 
 // The last parse of each variable, kept while its raw value stays the same: the loops read
 // their settings on every pass, and a zod parse each time was measurable in a busy worker.
-const parsed = new Map<EnvName, { raw: unknown; value: unknown }>();
+const parsed = new Map<EnvName, { raw: string | undefined; value: unknown }>();
 
 /** One variable, parsed; throws EnvError naming it on a bad value. */
 export function env<K extends EnvName>(name: K): Env[K] {

@@ -32,12 +32,17 @@ export async function waitGone(pids: number[], timeoutMs: number): Promise<boole
   return true;
 }
 
-export function procStat(pid: number): { state: string; ppid: number } | null {
+// sysconf(_SC_CLK_TCK), the unit of /proc's CPU times: 100 on every Linux this runs on.
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** State, parent and CPU used so far (user + system, ms) of a process; null when it is gone or there is no /proc. */
+export function procStat(pid: number): { state: string; ppid: number; cpuMs: number } | null {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name is in parentheses and may itself contain spaces or ')'.
     const rest = s.slice(s.lastIndexOf(")") + 2).split(" ");
-    return { state: rest[0]!, ppid: Number(rest[1]) };
+    // Fields 3, 4, 14 and 15 of proc(5): state, ppid, utime, stime.
+    return { state: rest[0]!, ppid: Number(rest[1]), cpuMs: ((Number(rest[11]) + Number(rest[12])) * 1000) / CLOCK_TICKS_PER_SECOND };
   } catch {
     return null;
   }
