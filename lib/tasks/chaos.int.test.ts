@@ -34,6 +34,9 @@ describe("crash anywhere", () => {
   it("SIGKILLed workers in every loop: steps, terminal facts, notices and narrations each happen exactly once", { timeout: 180_000 }, async () => {
     const u = await signUp("Chaos");
     const ids: string[] = [];
+    // Every third task is cancelled at round 3. Those pace their sections a minute apart, so
+    // none can have finished by then (the others' 3 × 250 ms may, once the workers are up).
+    const toCancel = (i: number) => i % 3 === 0;
     for (let i = 0; i < 6; i++) {
       const conv = await createConversationFor(u, `chaos ${i}`);
       const { task } = await startTask({
@@ -42,11 +45,11 @@ describe("crash anywhere", () => {
         title: `chaos ${i}`,
         prompt: `research chaos ${i}`,
         clientRequestId: randomUUID(),
-        options: { simulate: { steps: 3, stepMs: 250 } },
+        options: { simulate: { steps: 3, stepMs: toCancel(i) ? 60_000 : 250 } },
       });
       ids.push(task.id);
     }
-    const cancelled = ids.filter((_, i) => i % 3 === 0);
+    const cancelled = ids.filter((_, i) => toCancel(i));
     // Kills hit workers whose loops run (tests/chaos/fleet.ts): a worker killed while still booting (seconds on a
     // loaded machine) held nothing, and a run of such kills left the evidence check below with nothing to see.
     fleet = new Fleet(2, SHORT_LEASES);
