@@ -140,14 +140,16 @@ describe("mcp driver across worker crashes", () => {
 
     workers.push(startWorkerProcess(workerEnv()));
     // The next claim submits again (2025-11-25 has no idempotency key); the reaper cancels the first.
-    await waitFor(async () => (await peer.taskState(orphan))?.status === "cancelled", 30_000, "the orphan cancelled");
+    // The reaper records the cancel after the peer has answered it: wait for both.
+    const orphanRow = () => getDb().remoteOrphan.findUnique({ where: { driver_remoteRef: { driver: "mcp:crashpeer", remoteRef: orphan } } });
+    await waitFor(async () => (await peer.taskState(orphan))?.status === "cancelled" && (await orphanRow())?.cancelledAt != null, 30_000, "the orphan cancelled and recorded");
     const done = await settled(id, "succeeded");
     expect(ofTask()).toHaveLength(2);
     expect(done.remoteRef).not.toBe(orphan);
     expect((await peer.taskState(done.remoteRef!))?.status).toBe("completed");
     const live = await Promise.all(ofTask().map(async (t) => (await peer.taskState(t.taskId))?.status));
     expect(live.filter((s) => s === "working" || s === "input_required")).toHaveLength(0);
-    expect(await getDb().remoteOrphan.findUnique({ where: { driver_remoteRef: { driver: "mcp:crashpeer", remoteRef: orphan } } })).toMatchObject({ cancelledAt: expect.any(Date) });
+    expect(await orphanRow()).toMatchObject({ cancelledAt: expect.any(Date) });
     // The tracked task was never taken for an orphan.
     expect(await getDb().remoteOrphan.count({ where: { remoteRef: done.remoteRef! } })).toBe(0);
     const after = Number(/herald_remote_orphans_cancelled_total (\d+)/.exec(await collectMetrics())?.[1]);
