@@ -1,8 +1,9 @@
 // The chaos run's worker processes: started, watched until their loops run, SIGKILLed and replaced.
 //
-// A kill comes 1–3 s after the previous one, picks among the workers whose loops run, and waits until
-// enough run that `keepRunning` of them keep working: 1 in the short profile, 2 in the full one (with
-// one, a 1,000-task backlog had 4 execution slots: 116 steps committed in its first 169 s, 960 with two).
+// A kill comes 1–3 s after the previous one, picks among the workers whose loops run (tests/chaos/harness.ts
+// prefers one holding a lease), and waits until enough run that `keepRunning` of them keep working: 1 in the short
+// profile, 2 in the full one (with one, a 1,000-task backlog had 4 execution slots: 116 steps committed in its
+// first 169 s, 960 with two).
 // Killed at a fixed pace regardless, most workers died while still booting on this 2-core machine: a
 // boot (Node, tsx, the module graph: ~2 s of CPU) took 6–8 s when the machine was saturated, longer than
 // the ~6 s a worker lived on average with one of three killed every 1–3 s, and the boots themselves took
@@ -75,6 +76,10 @@ export class Fleet {
   /** Indexes of the workers whose loops run. */
   ready(): number[] {
     return this.members.flatMap((m, i) => (m.readyAt !== null && m.proc.child.exitCode === null && m.proc.child.signalCode === null ? [i] : []));
+  }
+
+  pid(i: number): number {
+    return this.members[i].proc.child.pid!;
   }
 
   whole(): boolean {

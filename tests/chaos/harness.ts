@@ -154,13 +154,30 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
 
   // ---- chaos, in the background ------------------------------------------------
   let stopChaos = false;
+  /**
+   * The worker to kill: one whose loops run, while `keepRunning` more do (tests/chaos/fleet.ts), preferring one that
+   * holds a lease within a kill interval — an idle worker's kill gives the recovery audit nothing to judge, and with
+   * tasks done in about a second a random pick often hit an idle one (CI on 2026-12-01: 5 kills, no lease held at any).
+   */
+  async function target(): Promise<number | null> {
+    let preferUntil: number | null = null;
+    for (; !stopChaos; await sleep(50)) {
+      const ready = fleet.ready();
+      if (ready.length < profile.keepRunning + 1) continue;
+      preferUntil ??= Date.now() + profile.killEveryMs[1];
+      const holders = await recovery.holders();
+      const holding = ready.filter((i) => holders.has(fleet.pid(i)));
+      if (holding.length) return rnd.pick(holding);
+      if (Date.now() > preferUntil) return rnd.pick(ready);
+    }
+    return null;
+  }
   const killer = (async () => {
     while (!stopChaos) {
-      // A kill leaves `keepRunning` workers running (tests/chaos/fleet.ts).
       await sleep(rnd.int(profile.killEveryMs));
-      while (!stopChaos && fleet.ready().length < profile.keepRunning + 1) await sleep(50);
-      if (stopChaos) break;
-      const { proc, killAt } = await fleet.kill(rnd.pick(fleet.ready()));
+      const i = await target();
+      if (i === null) break;
+      const { proc, killAt } = await fleet.kill(i);
       recovery.killed(proc.child.pid!, killAt);
       trace?.worker(proc);
       events.workerKills++;

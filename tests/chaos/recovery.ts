@@ -131,6 +131,20 @@ export class RecoveryAudit {
     this.poller = this.poll();
   }
 
+  /** Pids of the processes holding an open lease right now: the killer's preferred targets (tests/chaos/harness.ts). */
+  async holders(): Promise<Set<number>> {
+    const rows = await this.db()
+      .$queryRaw<{ pid: number }[]>(
+        Prisma.sql`SELECT DISTINCT substring(owner FROM ':([0-9]+):[^:]*$')::int AS pid FROM (
+          SELECT "leaseOwner" AS owner FROM "task" WHERE "leaseExpiresAt" > now() AND status NOT IN (${TERMINAL})
+          UNION ALL SELECT "cancelLeaseOwner" FROM "task" WHERE "cancelLeaseExpiresAt" > now() AND status NOT IN (${TERMINAL})
+          UNION ALL SELECT "leaseOwner" FROM "run" WHERE "leaseExpiresAt" > now() AND status NOT IN (${TERMINAL})) o
+          WHERE owner IS NOT NULL`,
+      )
+      .catch(() => []);
+    return new Set(rows.map((r) => r.pid));
+  }
+
   outageStarted(): void {
     this.outageFrom = Date.now();
   }
