@@ -12,6 +12,7 @@ import pg from "pg";
 import { BenchWorker, wallNow, type QueueSystem } from "./child";
 import { runStandalone } from "./fresh";
 import { summary, type Summary } from "./stats";
+import { ACTIVE_STATUSES } from "../lib/contract/task";
 
 export interface QueueFigures {
   system: string;
@@ -46,6 +47,8 @@ interface Adapter {
 }
 
 const CAP_MS = 25_000;
+/** Literal, so the count can use task_owner_active_idx (a partial index on these statuses). */
+const ACTIVE_SQL = ACTIVE_STATUSES.map((s) => `'${s}'`).join(", ");
 const LATENCY_GAP_MS = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -75,9 +78,15 @@ async function heraldAdapter(url: string, system: "herald" | "herald-loop"): Pro
     async addOne(id) {
       await add(id);
     },
+    // As graphile-worker's below: done = added − still open (the account holds only this figure's tasks). Looking up
+    // every id with ANY($1) cost 4 ms a poll with 3,000 ids — a fifth of a core every 20 ms taken from Herald's run
+    // alone, while graphile-worker's count read only what was left.
     async done(ids) {
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "task" WHERE "ownerId" = $2 AND "clientRequestId" = ANY($1) AND status = 'succeeded'`, [ids, user.id]);
-      return rows[0].n;
+      const { rows } = await pool.query(
+        `SELECT count(*)::int AS n FROM "task" WHERE "ownerId" = $1 AND status IN (${ACTIVE_SQL})`,
+        [user.id],
+      );
+      return ids.length - rows[0].n;
     },
     async drop(ids) {
       await pool.query(`DELETE FROM "task" WHERE "ownerId" = $2 AND "clientRequestId" = ANY($1) AND "leaseToken" IS NULL AND status IN ('submitted', 'queued')`, [ids, user.id]);

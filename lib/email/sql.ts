@@ -1,4 +1,4 @@
-import { getDb, type Tx } from "@/lib/db/client";
+import { getDb, queryRows, type Tx } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { wakeWorkers } from "@/lib/events/emit";
@@ -60,7 +60,7 @@ export function claimEmailSql(workerId: string, limit: number, leaseMs: number):
 
 export async function claimEmailLeases(workerId: string, limit: number, leaseMs: number): Promise<EmailFence[]> {
   if (limit <= 0) return [];
-  return getDb().$queryRaw<EmailFence[]>(claimEmailSql(workerId, limit, leaseMs));
+  return queryRows<EmailFence>(claimEmailSql(workerId, limit, leaseMs));
 }
 
 /** Milliseconds until the earliest scheduled row is due (E5 waits and backoffs), null when none. */

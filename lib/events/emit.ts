@@ -1,6 +1,6 @@
 import type { LoggedFeedEvent, RunDelta } from "@/lib/contract/shapes";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
-import { getDb, PREPARED, type Tx } from "@/lib/db/client";
+import { getDb, PREPARED, type SqlTx, type Tx } from "@/lib/db/client";
 
 interface PendingEvent {
   ownerId: string;
@@ -10,7 +10,7 @@ interface PendingEvent {
 }
 
 /** Events of a transaction opened by transactionWithEvents, written together before it commits. */
-const batches = new WeakMap<Tx, PendingEvent[]>();
+const batches = new WeakMap<SqlTx, PendingEvent[]>();
 
 /**
  * Appends a durable event to the account's log inside the caller's transaction
@@ -26,7 +26,7 @@ const batches = new WeakMap<Tx, PendingEvent[]>();
  * start: a task's timeline interleaves events with rows written in the same transaction.
  */
 export async function emitEvent(
-  tx: Tx,
+  tx: SqlTx,
   ownerId: string,
   event: LoggedFeedEvent,
   refs: { conversationId?: string | null; taskId?: string | null } = {},
@@ -63,7 +63,7 @@ export async function transactionWithEvents<T>(fn: (tx: Tx) => Promise<T>): Prom
 // round trips each were a fifth of every statement a task cost. pg_notify returns void, which the driver
 // cannot read: it runs in laterals that yield no column read. The wake-ups are counted (one row whatever
 // their number) so an empty list keeps the event's row.
-async function writeEvents(tx: Tx, ownerId: string, events: PendingEvent[]): Promise<void> {
+async function writeEvents(tx: SqlTx, ownerId: string, events: PendingEvent[]): Promise<void> {
   const wake = [...new Set(events.flatMap((e) => e.wake))];
   // Seqs n-k+1 … n in the order emitted; one NOTIFY with the last seq (a wake-up reads the log past its cursor).
   await tx.$queryRaw`${PREPARED}

@@ -48,26 +48,36 @@ const windowSize = (limit: number) => Math.max(32, limit * 16);
 /** Candidates ranked per row wanted. */
 const CANDIDATES_PER_ROW = 4;
 
+/**
+ * A whole number written into the statement's text rather than bound. With the counts bound, PostgreSQL planned this
+ * prepared statement afresh on every claim (a custom plan, 1.2 ms of a 2.2 ms claim on a 4,000-row backlog): the
+ * generic plan could not see the LIMITs. They take a handful of values, so each gets its own prepared statement.
+ */
+function literal(n: number): Prisma.Sql {
+  if (!Number.isSafeInteger(n)) throw new Error(`fairPick: ${n} is not a whole number`);
+  return Prisma.raw(String(n));
+}
+
 export function fairPick({ table, due, order, held, limit }: FairPick): Prisma.Sql {
   const t = Prisma.raw(`"${table}"`);
-  const slots = limits().slotsPerLoop;
+  const slots = literal(limits().slotsPerLoop);
   return Prisma.sql`${PREPARED}
     WITH held AS (
       SELECT h."ownerId", count(*)::int AS n FROM ${t} h WHERE ${held} GROUP BY h."ownerId"
     ), win AS (
       SELECT c.id, c."ownerId", row_number() OVER (ORDER BY ${order}) AS pos FROM ${t} c
-      WHERE ${due("c")} AND c."ownerId" NOT IN (SELECT "ownerId" FROM held WHERE n >= ${slots}::bigint)
-      ORDER BY ${order} LIMIT ${windowSize(limit)}
+      WHERE ${due("c")} AND c."ownerId" NOT IN (SELECT "ownerId" FROM held WHERE n >= ${slots})
+      ORDER BY ${order} LIMIT ${literal(windowSize(limit))}
     ), ranked AS (
       SELECT w.id, w.pos, coalesce(held.n, 0) + row_number() OVER (PARTITION BY w."ownerId" ORDER BY w.pos) AS prio
       FROM win w LEFT JOIN held ON held."ownerId" = w."ownerId"
     ), picked AS (
       SELECT r.id, row_number() OVER (ORDER BY r.prio, r.pos) AS ord FROM ranked r
-      WHERE r.prio <= ${slots}::bigint
-      ORDER BY r.prio, r.pos LIMIT ${limit * CANDIDATES_PER_ROW}
+      WHERE r.prio <= ${slots}
+      ORDER BY r.prio, r.pos LIMIT ${literal(limit * CANDIDATES_PER_ROW)}
     )
     SELECT d.id FROM picked p JOIN ${t} d ON d.id = p.id
     WHERE ${due("d")}
-    ORDER BY p.ord LIMIT ${limit}
+    ORDER BY p.ord LIMIT ${literal(limit)}
     FOR UPDATE OF d SKIP LOCKED`;
 }

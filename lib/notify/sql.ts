@@ -1,4 +1,4 @@
-import { getDb, PREPARED, type Tx } from "@/lib/db/client";
+import { PREPARED, queryRows, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
@@ -49,9 +49,7 @@ export async function claimNotificationLeases(
   onlyTaskIds?: string[],
 ): Promise<Fence[]> {
   if (limit <= 0) return [];
-  const rows = await getDb().$queryRaw<{ id: string; token: string; dispatchVersion: number | null }[]>(
-    claimNotificationSql(workerId, limit, leaseMs, onlyTaskIds ?? null),
-  );
+  const rows = await queryRows<{ id: string; token: string; dispatchVersion: number | null }>(claimNotificationSql(workerId, limit, leaseMs, onlyTaskIds ?? null));
   return rows.map((r) => ({ id: r.id, token: r.token, dispatchVersion: r.dispatchVersion }));
 }
 
@@ -69,7 +67,7 @@ export function claimNotificationSql(workerId: string, limit: number, leaseMs: n
            -- would otherwise hash the whole run table.
            OR (${c}."notificationStatus" = 'dispatched'
                AND (SELECT r.status FROM "run" r WHERE r.id = ${c}."notificationRunId") IN ('succeeded','failed','cancelled')))
-      AND (${only}::text[] IS NULL OR ${c}.id = ANY(${only}::text[]))`;
+      ${only ? Prisma.sql`AND ${c}.id = ANY(${only}::text[])` : Prisma.empty}`;
   };
   const pick = fairPick({
     table: "task",

@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import { getDb, type Tx } from "@/lib/db/client";
+import { getDb, queryRows, type Tx } from "@/lib/db/client";
 import { Prisma, type Run } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 
@@ -47,7 +47,7 @@ const runDue = (a: string) => {
 /** Claims up to `limit` runs, fairly across accounts (lib/limits/fair-claim.ts). */
 export async function claimRuns(workerId: string, limit: number): Promise<ClaimedRun[]> {
   if (limit <= 0) return [];
-  return getDb().$queryRaw<ClaimedRun[]>(claimRunsSql(workerId, limit));
+  return queryRows<ClaimedRun>(claimRunsSql(workerId, limit));
 }
 
 /** The statement itself, for EXPLAIN in the index test. */

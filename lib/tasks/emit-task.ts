@@ -1,10 +1,10 @@
-import type { Tx } from "@/lib/db/client";
+import type { SqlTx, Tx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicTask } from "@/lib/contract/task";
 
 /** Announces the task's current public shape on the owner's feed, inside tx (waking `wake` loops at commit). */
-export async function emitTaskUpdated(tx: Tx, task: Task, wake: readonly string[] = []): Promise<void> {
+export async function emitTaskUpdated(tx: SqlTx, task: Task, wake: readonly string[] = []): Promise<void> {
   await emitEvent(tx, task.ownerId, { type: "task.updated", data: { task: { ...toPublicTask(task) } } }, {
     conversationId: task.conversationId,
     taskId: task.id,

@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import { getDb, PREPARED, type Tx } from "@/lib/db/client";
+import { getDb, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
@@ -59,7 +59,7 @@ const execDue = (a: string, only: string[] | null) => {
   const c = Prisma.raw(a);
   return Prisma.sql`${c}.status IN ${ACTIVE} AND ${c}."cancelRequestedAt" IS NULL
     AND ${c}."nextRunAt" <= now() AND (${c}."leaseExpiresAt" IS NULL OR ${c}."leaseExpiresAt" < now())
-    AND (${only}::text[] IS NULL OR ${c}.id = ANY(${only}::text[]))`;
+    ${only ? Prisma.sql`AND ${c}.id = ANY(${only}::text[])` : Prisma.empty}`;
 };
 
 /**
@@ -68,7 +68,7 @@ const execDue = (a: string, only: string[] | null) => {
  */
 export async function claimExecution(workerId: string, limit: number, onlyIds?: string[]): Promise<LeasedTask[]> {
   if (limit <= 0) return [];
-  return getDb().$queryRaw<LeasedTask[]>(claimExecutionSql(workerId, limit, onlyIds ?? null));
+  return queryRows<LeasedTask>(claimExecutionSql(workerId, limit, onlyIds ?? null));
 }
 
 /** The statement itself, for EXPLAIN in the index test. */
@@ -172,7 +172,7 @@ const jsonOrNull = (v: Prisma.InputJsonValue | undefined) => (v === undefined ? 
  * with now(), never this process's clock.
  */
 export async function insertTaskIfAdmitted<A extends { admitted: boolean }>(
-  tx: Tx,
+  tx: SqlTx,
   now: Date,
   t: NewTask,
   admission: Prisma.Sql,
@@ -367,7 +367,7 @@ export async function deferExecution(id: string, token: string, delayMs: number,
 
 export async function claimCancels(workerId: string, limit: number): Promise<CancelLeasedTask[]> {
   if (limit <= 0) return [];
-  return getDb().$queryRaw<CancelLeasedTask[]>(claimCancelsSql(workerId, limit));
+  return queryRows<CancelLeasedTask>(claimCancelsSql(workerId, limit));
 }
 
 export function claimCancelsSql(workerId: string, limit: number): Prisma.Sql {

@@ -1,5 +1,5 @@
 import { isUniqueViolation } from "@/lib/db/errors";
-import { getDb } from "@/lib/db/client";
+import { getDb, sqlTransaction } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitTaskUpdated } from "./emit-task";
@@ -49,7 +49,8 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
   // A retry is rare, so it is not looked for up front: the insert's unique key finds it,
   // and so does a refusal (quota, rate, a chat deleted since), answered as the first time was.
   try {
-    return await db.$transaction(async (tx) => {
+    // On `pg`, not Prisma: every statement here is raw SQL, and this is the path of every POST /api/tasks.
+    return await sqlTransaction(async (tx) => {
       // The conversation before the account (writer order: never a deadlock with workers
       // appending messages); the account's lock serialises its starts for the quota.
       const conv = await tx.$queryRaw<{ id: string; now: Date }[]>`

@@ -29,6 +29,22 @@ const taskRow = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } }
 const kinds = async (conversationId: string) =>
   (await getDb().message.findMany({ where: { conversationId, hidden: false }, orderBy: { seq: "asc" } })).map((m) => m.kind);
 
+describe("starting a task", () => {
+  it("the same clientRequestId sent six times at once makes one task, and every answer names it", async () => {
+    const u = await signUp("Replay");
+    const conv = await createConversationFor(u);
+    const body = { conversationId: conv, title: "Duplicate", prompt: "research duplicates", clientRequestId: randomUUID() };
+    // Five of the inserts lose on the unique key and answer with the winner's task (lib/tasks/start-task.ts).
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call(tasksRoute.POST, { user: u, body })));
+    expect(answers.map((r) => r.status)).toEqual(Array(6).fill(202));
+    const rows = await getDb().task.findMany({ where: { ownerId: u.id } });
+    expect(rows).toHaveLength(1);
+    expect(new Set(answers.map((r) => r.json.task.id))).toEqual(new Set([rows[0].id]));
+    // One task, one announcement: the losers' transactions rolled back with their events.
+    expect(await getDb().event.count({ where: { ownerId: u.id, taskId: rows[0].id } })).toBe(1);
+  });
+});
+
 describe("durable research tasks with real workers", () => {
   it("runs plan + steps, publishes partial at half and final at the end, then a terminal fact", async () => {
     const u = await signUp("Research");
