@@ -49,13 +49,15 @@ const statementName = (q: { sql: string }) => {
   return name;
 };
 
+// Named by the text it sends, as Prisma's adapter names its own: one name never stands for two texts on a connection
+// (pg refuses that), and a statement both run is prepared once.
 const run = <T>(client: pg.Pool | pg.PoolClient, q: Prisma.Sql) =>
-  client.query<T & pg.QueryResultRow>({ name: statementName(q) || undefined, text: q.text, values: q.values });
+  client.query<T & pg.QueryResultRow>({ name: statementName({ sql: q.text }) || undefined, text: q.text, values: q.values });
 
 /**
  * Runs one statement on Prisma's own pool without going through Prisma, for the lease loops' claims: a claim there
- * cost 0.7 ms more wall time and 0.5 ms more CPU than the same prepared statement on `pg` (bench/queues.ts), and the
- * loop claims one at a time. Only for statements outside a transaction whose columns `pg` parses as Prisma would:
+ * cost 0.7 ms more wall time and 0.5 ms more CPU than the same prepared statement on `pg` (docs/benchmarks.md), and
+ * the loop claims one at a time. Only for statements outside a transaction whose columns `pg` parses as Prisma would:
  * every timestamp is TIMESTAMPTZ, and a BIGINT (pg: a string; Prisma: a bigint) must be cast or not read.
  */
 export async function queryRows<T>(q: Prisma.Sql): Promise<T[]> {

@@ -49,7 +49,8 @@ export async function claimNotificationLeases(
   onlyTaskIds?: string[],
 ): Promise<Fence[]> {
   if (limit <= 0) return [];
-  const rows = await queryRows<{ id: string; token: string; dispatchVersion: number | null }>(claimNotificationSql(workerId, limit, leaseMs, onlyTaskIds ?? null));
+  const sql = claimNotificationSql(workerId, limit, leaseMs, onlyTaskIds ?? null);
+  const rows = await queryRows<{ id: string; token: string; dispatchVersion: number | null }>(sql);
   return rows.map((r) => ({ id: r.id, token: r.token, dispatchVersion: r.dispatchVersion }));
 }
 
