@@ -1,4 +1,4 @@
-import { PREPARED, type Tx } from "@/lib/db/client";
+import { PREPARED, type SqlTx } from "@/lib/db/client";
 import type { MessageKind } from "@/lib/contract/shapes";
 import type { Message, Prisma } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/errors/api-error";
@@ -31,9 +31,9 @@ export interface Appended {
  * the next per-conversation seq, and visible messages are announced on the feed
  * in the same transaction. Refuses deleted or foreign conversations (404).
  */
-export async function appendMessage(tx: Tx, m: NewMessage & { skipIfGone: true }): Promise<Message | null>;
-export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message>;
-export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | null> {
+export async function appendMessage(tx: SqlTx, m: NewMessage & { skipIfGone: true }): Promise<Message | null>;
+export async function appendMessage(tx: SqlTx, m: NewMessage): Promise<Message>;
+export async function appendMessage(tx: SqlTx, m: NewMessage): Promise<Message | null> {
   return (await appendMessageRow(tx, m))?.message ?? null;
 }
 
@@ -41,7 +41,7 @@ export async function appendMessage(tx: Tx, m: NewMessage): Promise<Message | nu
  * appendMessage, also telling the caller the conversation's title source: a user's
  * turn names an untitled conversation, and this saves it reading the row it just locked.
  */
-export async function appendMessageRow(tx: Tx, m: NewMessage): Promise<Appended | null> {
+export async function appendMessageRow(tx: SqlTx, m: NewMessage): Promise<Appended | null> {
   // createdAt is the database's now() (constant within the transaction), not
   // Prisma's client-side default: delivery contracts are anchored on it. To the
   // millisecond, as deliveryMeta reads it: a JavaScript Date holds no microseconds,

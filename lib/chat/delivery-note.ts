@@ -1,4 +1,4 @@
-import type { Tx } from "@/lib/db/client";
+import type { SqlTx } from "@/lib/db/client";
 import { messageMetaOf } from "@/lib/contract/message";
 
 /** Below this a research task rarely finishes in time (the composer's picker says the same: lib/client/delivery.ts). */
@@ -45,18 +45,20 @@ function clock(iso: string, lang: "en" | "zh", timeZone: string | null): string 
  * never model text.
  */
 export async function deliveryNote(
-  tx: Tx,
+  tx: SqlTx,
   run: { id: string; kind: string; ownerId: string; conversationId: string; triggerMessageId: string | null },
 ): Promise<string | null> {
   if (run.kind !== "chat" || !run.triggerMessageId) return null;
-  const trigger = await tx.message.findFirst({
-    where: { id: run.triggerMessageId, conversationId: run.conversationId, ownerId: run.ownerId, kind: "user" },
-    select: { id: true, meta: true },
-  });
+  const [trigger] = await tx.$queryRaw<{ id: string; meta: unknown }[]>`
+    SELECT id, meta FROM "message"
+    WHERE id = ${run.triggerMessageId} AND "conversationId" = ${run.conversationId} AND "ownerId" = ${run.ownerId} AND kind = 'user'`;
   const delivery = trigger ? messageMetaOf("user", trigger.meta)?.delivery : undefined;
   if (!trigger || !delivery) return null;
-  const started = await tx.task.count({ where: { ownerId: run.ownerId, OR: [{ originRunId: run.id }, { originMessageId: trigger.id }] } });
-  const user = await tx.user.findUnique({ where: { id: run.ownerId }, select: { language: true, timeZone: true } });
+  const [{ started }] = await tx.$queryRaw<{ started: number }[]>`
+    SELECT count(*)::int AS started FROM "task"
+    WHERE "ownerId" = ${run.ownerId} AND ("originRunId" = ${run.id} OR "originMessageId" = ${trigger.id})`;
+  const [user] = await tx.$queryRaw<{ language: string | null; timeZone: string | null }[]>`
+    SELECT language, "timeZone" FROM "user" WHERE id = ${run.ownerId}`;
   const lang = user?.language === "zh" ? "zh" : "en";
   const w = WORDS[lang];
   if (started === 0) return w.unused(`${w[delivery.mode]} ${clock(delivery.dueAt, lang, user?.timeZone ?? null)}`);

@@ -1,4 +1,4 @@
-import type { Tx } from "@/lib/db/client";
+import type { SqlTx } from "@/lib/db/client";
 import { stripDeliveryPhrases } from "@/lib/text/delivery-phrases";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicConversation } from "@/lib/contract/message";
@@ -47,14 +47,17 @@ export function titleFromMessage(content: string): string {
  * conversation's. Runs in the reply's transaction; a title the user gave, or
  * one already settled by an earlier exchange, is left alone.
  */
-export async function titleAfterExchange(tx: Tx, ownerId: string, conversationId: string, runId: string): Promise<void> {
+export async function titleAfterExchange(tx: SqlTx, ownerId: string, conversationId: string, runId: string): Promise<void> {
   const [c] = await tx.$queryRaw<Conversation[]>`
     SELECT * FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL
       AND "titleSource" IN ('none', 'message') FOR UPDATE`;
   if (!c) return;
-  const task = await tx.task.findFirst({ where: { ownerId, conversationId, originRunId: runId }, orderBy: { createdAt: "asc" }, select: { title: true } });
+  const [task] = await tx.$queryRaw<{ title: string }[]>`
+    SELECT title FROM "task" WHERE "ownerId" = ${ownerId} AND "conversationId" = ${conversationId} AND "originRunId" = ${runId}
+    ORDER BY "createdAt" LIMIT 1`;
   const title = task?.title.trim() ? cut(task.title.replace(/\s+/g, " ").trim()) : c.title;
-  const updated = await tx.conversation.update({ where: { id: c.id }, data: { title, titleSource: "exchange" } });
+  const [updated] = await tx.$queryRaw<Conversation[]>`
+    UPDATE "conversation" SET title = ${title}, "titleSource" = 'exchange' WHERE id = ${c.id} RETURNING *`;
   if (title !== c.title) {
     await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(updated) } }, { conversationId });
   }

@@ -70,6 +70,9 @@ export interface SqlTx {
   $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
 }
 
+/** A JSON value as text for a `::jsonb` parameter (either client sends it as written); SQL NULL for none. */
+export const jsonOrNull = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
 const asSql = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) =>
   query instanceof Prisma.Sql ? query : Prisma.sql(query, ...(values as Prisma.Sql[]));
 

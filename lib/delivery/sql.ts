@@ -1,4 +1,4 @@
-import { getDb, PREPARED, type Tx } from "@/lib/db/client";
+import { getDb, PREPARED, type SqlTx } from "@/lib/db/client";
 import { Prisma, type Notice, type Task } from "@/lib/db/generated/client.ts";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
 import type { NoticeSpec } from "./contract";
@@ -43,7 +43,7 @@ export async function nextDueMs(busy: string[] = []): Promise<number | null> {
 }
 
 /** Locks a due, unevaluated row (SKIP LOCKED: another worker evaluating it wins). */
-export async function lockDue(tx: Tx, id: string): Promise<(Task & { dbNow: Date }) | null> {
+export async function lockDue(tx: SqlTx, id: string): Promise<(Task & { dbNow: Date }) | null> {
   const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
     SELECT *, now() AS "dbNow" FROM "task"
     WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now() AND ${DUE_OPEN}
@@ -51,7 +51,7 @@ export async function lockDue(tx: Tx, id: string): Promise<(Task & { dbNow: Date
   return rows[0] ?? null;
 }
 
-export async function markDueEvaluated(tx: Tx, id: string, outcome: string | null): Promise<Task> {
+export async function markDueEvaluated(tx: SqlTx, id: string, outcome: string | null): Promise<Task> {
   const [evaluated] = await tx.$queryRaw<Task[]>`
     UPDATE "task" SET "dueEvaluatedAt" = now(), "deliveryOutcome" = coalesce("deliveryOutcome", ${outcome}), "updatedAt" = now()
     WHERE id = ${id} RETURNING *`;
@@ -64,7 +64,7 @@ export async function markDueEvaluated(tx: Tx, id: string, outcome: string | nul
  * is not a missed promise), so no later evaluation can judge it. Returns the row
  * as it stands after: one statement for the write and the read the caller needs next.
  */
-export async function closeAtEnd(tx: Tx, id: string): Promise<Task> {
+export async function closeAtEnd(tx: SqlTx, id: string): Promise<Task> {
   const [task] = await tx.$queryRaw<Task[]>`${PREPARED}
     WITH closed AS (
       UPDATE "task" SET "dueEvaluatedAt" = now()
@@ -76,12 +76,12 @@ export async function closeAtEnd(tx: Tx, id: string): Promise<Task> {
   return task;
 }
 
-export async function setDeliveryOutcomeOnce(tx: Tx, id: string, outcome: string): Promise<void> {
+export async function setDeliveryOutcomeOnce(tx: SqlTx, id: string, outcome: string): Promise<void> {
   await tx.$executeRaw`UPDATE "task" SET "deliveryOutcome" = ${outcome} WHERE id = ${id} AND "deliveryOutcome" IS NULL`;
 }
 
 /** The notice row, once per (task, key); null when it already existed. */
-export async function insertNotice(tx: Tx, task: Task, spec: NoticeSpec, text: string): Promise<Notice | null> {
+export async function insertNotice(tx: SqlTx, task: Task, spec: NoticeSpec, text: string): Promise<Notice | null> {
   const rows = await tx.$queryRaw<Notice[]>`${PREPARED}
     INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
     VALUES (gen_random_uuid()::text, ${task.id}, ${task.conversationId}, ${task.ownerId}, ${spec.key}, ${spec.outcome}, ${spec.publicationId}, ${text})

@@ -1,5 +1,5 @@
 import { toPublicNotice } from "@/lib/contract/notice";
-import type { Tx } from "@/lib/db/client";
+import type { SqlTx } from "@/lib/db/client";
 import type { Notice, Task } from "@/lib/db/generated/client.ts";
 import type { NoticeMessageMeta } from "@/lib/contract/shapes";
 import { appendMessage } from "@/lib/chat/append-message";
@@ -38,12 +38,9 @@ export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec
   }
 }
 
-export async function factsOf(tx: Tx, task: Task): Promise<ContractFacts> {
-  const final = await tx.publication.findFirst({
-    where: { taskId: task.id, partial: false },
-    orderBy: { version: "desc" },
-    select: { id: true },
-  });
+export async function factsOf(tx: SqlTx, task: Task): Promise<ContractFacts> {
+  const [final] = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM "publication" WHERE "taskId" = ${task.id} AND NOT partial ORDER BY version DESC LIMIT 1`;
   return {
     mode: task.deliveryMode as ContractFacts["mode"],
     dueAt: task.dueAt,
@@ -71,7 +68,7 @@ export function stoppedByDeadline(error: string | null): boolean {
  * Writes one notice (idempotent by its unique key per task) with its `notice`
  * message and feed event. Returns null when the key already existed.
  */
-export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = noticeText(task, spec)): Promise<Notice | null> {
+export async function writeNotice(tx: SqlTx, task: Task, spec: NoticeSpec, text = noticeText(task, spec)): Promise<Notice | null> {
   const notice = await insertNotice(tx, task, spec, text);
   if (!notice) return null;
   await queueNoticeEmail(tx, notice, task);
@@ -100,7 +97,7 @@ export async function writeNotice(tx: Tx, task: Task, spec: NoticeSpec, text = n
 }
 
 /** Brings the task's notices up to date with its committed facts (caller holds the row lock). */
-export async function syncNotices(tx: Tx, taskId: string): Promise<Notice[]> {
+export async function syncNotices(tx: SqlTx, taskId: string): Promise<Notice[]> {
   // A promise that ended with a cancel or a failure is closed before anything else reads the row.
   const task = await closeAtEnd(tx, taskId);
   const written: Notice[] = [];

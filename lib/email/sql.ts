@@ -1,4 +1,4 @@
-import { getDb, queryRows, type Tx } from "@/lib/db/client";
+import { getDb, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { wakeWorkers } from "@/lib/events/emit";
@@ -23,7 +23,7 @@ export interface EmailFence {
 }
 
 /** E1: queue a freshly written notice if its account wants it (same transaction as the notice). */
-export async function queueNoticeEmailSql(tx: Tx, noticeId: string, ownerId: string, modes: EmailNoticeMode[]): Promise<boolean> {
+export async function queueNoticeEmailSql(tx: SqlTx, noticeId: string, ownerId: string, modes: EmailNoticeMode[]): Promise<boolean> {
   if (modes.length === 0) return false;
   const n = await tx.$executeRaw`
     UPDATE "notice" SET "emailState" = 'pending', "emailNextAt" = now()

@@ -1,6 +1,6 @@
 import type { LoggedFeedEvent, RunDelta } from "@/lib/contract/shapes";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
-import { getDb, PREPARED, type SqlTx, type Tx } from "@/lib/db/client";
+import { getDb, PREPARED, sqlTransaction, type SqlTx } from "@/lib/db/client";
 
 interface PendingEvent {
   ownerId: string;
@@ -44,8 +44,8 @@ export async function emitEvent(
  * account's row is then locked only for the last moment of the transaction, and
  * after the conversation's, the order every other writer takes them in.
  */
-export async function transactionWithEvents<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return getDb().$transaction(async (tx) => {
+export async function transactionWithEvents<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+  return sqlTransaction(async (tx) => {
     const batch: PendingEvent[] = [];
     batches.set(tx, batch);
     try {
@@ -83,7 +83,7 @@ async function writeEvents(tx: SqlTx, ownerId: string, events: PendingEvent[]): 
 }
 
 /** Tells idle workers there is due work for a loop. Transactional when given a tx. */
-export async function wakeWorkers(tx: Tx | null, loop: string): Promise<void> {
+export async function wakeWorkers(tx: SqlTx | null, loop: string): Promise<void> {
   const q = tx ?? getDb();
   await q.$executeRaw`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Tx } from "@/lib/db/client";
+import type { SqlTx } from "@/lib/db/client";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/errors/api-error";
 import { publicError } from "@/lib/errors/public";
@@ -146,7 +146,7 @@ export async function notifyOne(row: ClaimedNotification, stopping?: AbortSignal
 async function transition(
   fence: Fence,
   statuses: readonly NotificationStatus[],
-  decide: (task: Task, tx: Tx) => Decision | Promise<Decision>,
+  decide: (task: Task, tx: SqlTx) => Decision | Promise<Decision>,
   log: Log,
 ): Promise<NotifyResult> {
   return transactionWithEvents(async (tx) => {
@@ -161,7 +161,7 @@ async function transition(
   });
 }
 
-async function store(tx: Tx, fence: Fence, before: Task, d: Decision, dbNow: Date): Promise<Task> {
+async function store(tx: SqlTx, fence: Fence, before: Task, d: Decision, dbNow: Date): Promise<Task> {
   const visible = isVisible(before, d.patch);
   const updated = await applyOutboxPatch(tx, { id: fence.id, token: fence.token }, d.patch, dbNow, { touch: visible });
   if (visible) await emitTaskUpdated(tx, updated);
@@ -210,7 +210,7 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
  * fact-side writer: their notice, one per event version, is written here,
  * idempotent by the unique (taskId, key).
  */
-async function writeNotices(tx: Tx, task: Task, event: EventSnapshot, version: number): Promise<void> {
+async function writeNotices(tx: SqlTx, task: Task, event: EventSnapshot, version: number): Promise<void> {
   if (isTerminalStatus(event.status)) return;
   const plan = planNotice(event, version);
   if (!plan) return;
@@ -261,7 +261,7 @@ export function narrationPrompt(event: EventSnapshot, frame: Frame = createFrame
   return `${instruction}\n\n${frame.wrap(canonicalJson(event), "task event")}`;
 }
 
-async function createNarrationRun(tx: Tx, task: Task, event: EventSnapshot, key: string): Promise<string> {
+async function createNarrationRun(tx: SqlTx, task: Task, event: EventSnapshot, key: string): Promise<string> {
   const { run, created } = await insertNotificationRun(tx, {
     id: randomUUID(),
     ownerId: task.ownerId,

@@ -1,4 +1,4 @@
-import { PREPARED, queryRows, type Tx } from "@/lib/db/client";
+import { jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
@@ -91,7 +91,7 @@ export function claimNotificationSql(workerId: string, limit: number, leaseMs: n
  * serialises against recordEventAndAnnounce, so decisions see a stable version.
  */
 export async function lockClaimed(
-  tx: Tx,
+  tx: SqlTx,
   fence: Fence,
   statuses: readonly NotificationStatus[] = IN_FLIGHT,
 ): Promise<Locked | null> {
@@ -112,7 +112,7 @@ function locked({ dbNow, ...task }: Task & { dbNow: Date }): Locked {
 }
 
 /** Locks the row for recording an event (T1), whoever holds the notification lease. */
-export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked | null> {
+export async function lockTaskForEvent(tx: SqlTx, taskId: string): Promise<Locked | null> {
   const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`${PREPARED}
     SELECT *, clock_timestamp() AS "dbNow" FROM "task" WHERE id = ${taskId} FOR UPDATE`;
   return rows.length === 0 ? null : locked(rows[0]);
@@ -124,40 +124,37 @@ export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked |
  * one it is T1, which only runs under lockTaskForEvent.
  */
 export async function applyOutboxPatch(
-  tx: Tx,
+  tx: SqlTx,
   target: { id: string; token?: string },
   patch: OutboxPatch,
   dbNow: Date,
   opts: { touch?: boolean } = {},
 ): Promise<Task> {
-  const data: Prisma.TaskUpdateInput = {};
+  const set: Prisma.Sql[] = [];
+  const to = (column: string, value: unknown) => set.push(Prisma.sql`${Prisma.raw(`"${column}"`)} = ${value}`);
   // A change the user can see (notification status, attempts, error) moves updatedAt,
   // which is how browsers tell a newer copy of the task from an older one.
-  if (opts.touch) data.updatedAt = dbNow;
-  if (patch.notificationStatus !== undefined) data.notificationStatus = patch.notificationStatus;
-  if (patch.eventFingerprint !== undefined) data.eventFingerprint = patch.eventFingerprint;
-  if (patch.eventVersion !== undefined) data.eventVersion = patch.eventVersion;
-  if (patch.notifiedVersion !== undefined) data.notifiedVersion = patch.notifiedVersion;
-  if (patch.dispatchVersion !== undefined) data.dispatchVersion = patch.dispatchVersion;
-  if (patch.dispatchAttempt !== undefined) data.dispatchAttempt = patch.dispatchAttempt;
-  if (patch.dispatchEvent !== undefined) {
-    data.dispatchEvent = patch.dispatchEvent === null ? Prisma.DbNull : (patch.dispatchEvent as Prisma.InputJsonObject);
-  }
-  if (patch.notificationRunId !== undefined) data.notificationRunId = patch.notificationRunId;
-  if (patch.notificationError !== undefined) data.notificationError = patch.notificationError;
-  if (patch.notificationAttempts !== undefined) data.notificationAttempts = patch.notificationAttempts;
+  if (opts.touch) set.push(Prisma.sql`"updatedAt" = ${dbNow}::timestamptz`);
+  if (patch.notificationStatus !== undefined) to("notificationStatus", patch.notificationStatus);
+  if (patch.eventFingerprint !== undefined) to("eventFingerprint", patch.eventFingerprint);
+  if (patch.eventVersion !== undefined) to("eventVersion", patch.eventVersion);
+  if (patch.notifiedVersion !== undefined) to("notifiedVersion", patch.notifiedVersion);
+  if (patch.dispatchVersion !== undefined) to("dispatchVersion", patch.dispatchVersion);
+  if (patch.dispatchAttempt !== undefined) to("dispatchAttempt", patch.dispatchAttempt);
+  if (patch.dispatchEvent !== undefined) set.push(Prisma.sql`"dispatchEvent" = ${jsonOrNull(patch.dispatchEvent)}::jsonb`);
+  if (patch.notificationRunId !== undefined) to("notificationRunId", patch.notificationRunId);
+  if (patch.notificationError !== undefined) to("notificationError", patch.notificationError);
+  if (patch.notificationAttempts !== undefined) to("notificationAttempts", patch.notificationAttempts);
   if (patch.nextInMs !== undefined) {
-    data.nextNotificationAt = patch.nextInMs === null ? null : new Date(dbNow.getTime() + patch.nextInMs);
+    set.push(Prisma.sql`"nextNotificationAt" = ${patch.nextInMs === null ? null : new Date(dbNow.getTime() + patch.nextInMs)}::timestamptz`);
   }
-  if (patch.releaseLease) {
-    data.notifyLeaseOwner = null;
-    data.notifyLeaseToken = null;
-    data.notifyLeaseExpiresAt = null;
-  }
-  return tx.task.update({
-    where: target.token === undefined ? { id: target.id } : { id: target.id, notifyLeaseToken: target.token },
-    data,
-  });
+  if (patch.releaseLease) set.push(Prisma.sql`"notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL`);
+  const fence = target.token === undefined ? Prisma.empty : Prisma.sql`AND "notifyLeaseToken" = ${target.token}`;
+  const [row] = await tx.$queryRaw<Task[]>`
+    UPDATE "task" SET ${set.length ? Prisma.join(set) : Prisma.sql`id = id`} WHERE id = ${target.id} ${fence} RETURNING *`;
+  // The caller holds the row lock (and the fence): a miss is a bug, not a race.
+  if (!row) throw new Error(`applyOutboxPatch: task ${target.id} not found under its fence`);
+  return row;
 }
 
 /** The conversation is being deleted: its pending notifications stop for good (no retry into nothing). */
@@ -170,20 +167,20 @@ export async function deadLetterConversation(tx: Tx, ownerId: string, conversati
 }
 
 /** The conversation a notification goes to, if it still exists for that owner. */
-export async function liveConversation(tx: Tx, conversationId: string, ownerId: string): Promise<boolean> {
+export async function liveConversation(tx: SqlTx, conversationId: string, ownerId: string): Promise<boolean> {
   const rows = await tx.$queryRaw<{ id: string }[]>`
     SELECT id FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL`;
   return rows.length === 1;
 }
 
 /** Same predicate as the run loop's "one active run per conversation". */
-export async function conversationBusy(tx: Tx, conversationId: string): Promise<boolean> {
+export async function conversationBusy(tx: SqlTx, conversationId: string): Promise<boolean> {
   const rows = await tx.$queryRaw<{ one: number }[]>`
     SELECT 1 AS one FROM "run" WHERE "conversationId" = ${conversationId} AND status IN ('queued','running') LIMIT 1`;
   return rows.length > 0;
 }
 
-export async function publicationPartial(tx: Tx, publicationId: string): Promise<boolean | null> {
+export async function publicationPartial(tx: SqlTx, publicationId: string): Promise<boolean | null> {
   const rows = await tx.$queryRaw<{ partial: boolean }[]>`SELECT partial FROM "publication" WHERE id = ${publicationId}`;
   return rows[0]?.partial ?? null;
 }

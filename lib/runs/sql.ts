@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import { getDb, queryRows, type Tx } from "@/lib/db/client";
+import { getDb, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Run } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 
@@ -99,7 +99,7 @@ export async function addRunUsage(id: string, u: { inputTokens: number; outputTo
  * lease still holds. Returns null on a guard miss: someone else owns it now.
  */
 export async function finishRunGuarded(
-  tx: Tx,
+  tx: SqlTx,
   id: string,
   token: string,
   status: "succeeded" | "failed",
@@ -159,12 +159,14 @@ export async function cancelConversationRuns(tx: Tx, conversationId: string): Pr
     WHERE "conversationId" = ${conversationId} AND status IN ('queued', 'running')`;
 }
 
-export async function findRunByKey(tx: Tx, idempotencyKey: string): Promise<Run | null> {
-  return tx.run.findUnique({ where: { idempotencyKey } });
+export async function findRunByKey(tx: SqlTx, idempotencyKey: string): Promise<Run | null> {
+  const [run] = await tx.$queryRaw<Run[]>`SELECT * FROM "run" WHERE "idempotencyKey" = ${idempotencyKey}`;
+  return run ?? null;
 }
 
-export async function findRun(tx: Tx, id: string): Promise<Run | null> {
-  return tx.run.findUnique({ where: { id } });
+export async function findRun(tx: SqlTx, id: string): Promise<Run | null> {
+  const [run] = await tx.$queryRaw<Run[]>`SELECT * FROM "run" WHERE id = ${id}`;
+  return run ?? null;
 }
 
 /**
@@ -173,21 +175,23 @@ export async function findRun(tx: Tx, id: string): Promise<Run | null> {
  * same key is waited for by the unique index, so the loser sees the winner's row.
  */
 export async function insertNotificationRun(
-  tx: Tx,
+  tx: SqlTx,
   r: { id: string; ownerId: string; conversationId: string; taskId: string; idempotencyKey: string },
 ): Promise<{ run: Run; created: boolean }> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
+  const [inserted] = await tx.$queryRaw<Run[]>`
     INSERT INTO "run" (id, "ownerId", "conversationId", kind, status, "idempotencyKey", "taskId")
     VALUES (${r.id}, ${r.ownerId}, ${r.conversationId}, 'notification', 'queued', ${r.idempotencyKey}, ${r.taskId})
     ON CONFLICT ("idempotencyKey") DO NOTHING
-    RETURNING id`;
-  if (rows.length === 1) return { run: await tx.run.findUniqueOrThrow({ where: { id: r.id } }), created: true };
+    RETURNING *`;
+  if (inserted) return { run: inserted, created: true };
   const existing = await findRunByKey(tx, r.idempotencyKey);
   if (!existing) throw new Error(`notification run ${r.idempotencyKey} neither inserted nor found`);
   return { run: existing, created: false };
 }
 
 /** Points the run at its hidden prompt so its history stops there. */
-export async function setRunTrigger(tx: Tx, runId: string, messageId: string): Promise<Run> {
-  return tx.run.update({ where: { id: runId }, data: { triggerMessageId: messageId } });
+export async function setRunTrigger(tx: SqlTx, runId: string, messageId: string): Promise<Run> {
+  const [run] = await tx.$queryRaw<Run[]>`UPDATE "run" SET "triggerMessageId" = ${messageId} WHERE id = ${runId} RETURNING *`;
+  if (!run) throw new Error(`setRunTrigger: no run ${runId}`);
+  return run;
 }

@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import type { Tx } from "@/lib/db/client";
+import type { SqlTx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import type { LoopSpec } from "@/lib/workers/loop";
 import { recordEventAndAnnounce } from "@/lib/notify/event";
@@ -35,7 +35,7 @@ export function budgetExceeded(
 }
 
 /** Stops the research through the ordinary cancel fence; partials stay. The reason picks the notice. */
-export async function stopAtDeadline(tx: Tx, task: Task, reason = STOPPED_AT_DEADLINE): Promise<void> {
+export async function stopAtDeadline(tx: SqlTx, task: Task, reason = STOPPED_AT_DEADLINE): Promise<void> {
   await setStopReason(tx, task.id, reason);
   await fenceCancel(tx, task.ownerId, task.id);
 }

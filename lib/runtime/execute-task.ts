@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { isUniqueViolation } from "@/lib/db/errors";
-import { getDb, type Tx } from "@/lib/db/client";
+import { getDb, jsonOrNull, PREPARED, type SqlTx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { Prisma } from "@/lib/db/generated/client.ts";
 import { appendMessage } from "@/lib/chat/append-message";
 import { getModel } from "@/lib/agent/model";
 import { countedModel, LeaseLostError } from "@/lib/agent/counted-model";
@@ -236,22 +235,13 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usa
     if (row.status === "queued" && outcome.status !== "queued") await markStarted(tx, row.id, token);
     const { step } = outcome;
     if (step) {
-      const created = await tx.taskStep.createMany({
-        data: [
-          {
-            taskId: task.id,
-            index: step.index,
-            kind: step.kind,
-            input: step.input as Prisma.InputJsonValue,
-            output: step.output as Prisma.InputJsonValue,
-            modelRequests: step.modelRequests,
-            inputTokens: usage.inputTokens,
-            outputTokens: usage.outputTokens,
-          },
-        ],
-        skipDuplicates: true,
-      });
-      if (created.count === 0) return "lost";
+      // The step's index is unique per task: a second writer of the same step (a re-claim that raced) inserts nothing.
+      const created = await tx.$executeRaw`${PREPARED}
+        INSERT INTO "task_step" ("taskId", index, kind, input, output, "modelRequests", "inputTokens", "outputTokens", "createdAt")
+        VALUES (${task.id}, ${step.index}, ${step.kind}, ${jsonOrNull(step.input)}::jsonb, ${jsonOrNull(step.output)}::jsonb,
+          ${step.modelRequests}, ${usage.inputTokens}, ${usage.outputTokens}, clock_timestamp())
+        ON CONFLICT ("taskId", index) DO NOTHING`;
+      if (created === 0) return "lost";
     }
     const base = { conversationId: row.conversationId, ownerId: row.ownerId, taskId: row.id };
     if (outcome.count) await setStepCount(tx, row.id, outcome.count.done, outcome.count.total);
@@ -326,20 +316,14 @@ async function answer(task: LeasedTask, token: string, signal: AbortSignal): Pro
   });
 }
 
-async function publish(tx: Tx, task: Task, body: { partial: boolean; content: string }): Promise<void> {
+async function publish(tx: SqlTx, task: Task, body: { partial: boolean; content: string }): Promise<void> {
   const [{ v }] = await tx.$queryRaw<{ v: number }[]>`
     SELECT coalesce(max(version), 0)::int + 1 AS v FROM "publication" WHERE "taskId" = ${task.id}`;
-  const pub = await tx.publication.create({
-    data: {
-      taskId: task.id,
-      conversationId: task.conversationId,
-      ownerId: task.ownerId,
-      version: v,
-      partial: body.partial,
-      content: body.content,
-      sha256: createHash("sha256").update(body.content).digest("hex"),
-    },
-  });
+  const [pub] = await tx.$queryRaw<{ id: string }[]>`${PREPARED}
+    INSERT INTO "publication" ("taskId", "conversationId", "ownerId", version, partial, content, sha256, "createdAt")
+    VALUES (${task.id}, ${task.conversationId}, ${task.ownerId}, ${v}, ${body.partial}, ${body.content},
+      ${createHash("sha256").update(body.content).digest("hex")}, clock_timestamp())
+    RETURNING id`;
   await appendMessage(tx, {
     conversationId: task.conversationId,
     ownerId: task.ownerId,
@@ -356,7 +340,7 @@ async function publish(tx: Tx, task: Task, body: { partial: boolean; content: st
  * Writes the terminal status, its TerminalFact message and the outbox event in
  * the caller's transaction (row already locked by the caller's guard).
  */
-export async function terminal(tx: Tx, taskId: string, status: TerminalStatus, error: string | null) {
+export async function terminal(tx: SqlTx, taskId: string, status: TerminalStatus, error: string | null) {
   const task = await markTerminal(tx, taskId, status, error);
   if (!task) return null;
   // Plain words (people and models read it); the moment is in meta.completedAt, browsers word it from meta.

@@ -1,4 +1,4 @@
-import type { SqlTx, Tx } from "@/lib/db/client";
+import type { SqlTx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicTask } from "@/lib/contract/task";
@@ -12,8 +12,9 @@ export async function emitTaskUpdated(tx: SqlTx, task: Task, wake: readonly stri
 }
 
 /** Re-reads the row inside tx and announces it; for writers that used raw SQL. */
-export async function emitTaskById(tx: Tx, taskId: string): Promise<Task> {
-  const task = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
+export async function emitTaskById(tx: SqlTx, taskId: string): Promise<Task> {
+  const [task] = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${taskId}`;
+  if (!task) throw new Error(`emitTaskById: no task ${taskId}`);
   await emitTaskUpdated(tx, task);
   return task;
 }

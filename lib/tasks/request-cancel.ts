@@ -1,4 +1,4 @@
-import { getDb, type Tx } from "@/lib/db/client";
+import { getDb, type SqlTx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { liveWorkers } from "@/lib/workers/heartbeat";
@@ -18,7 +18,7 @@ import { isTerminalStatus } from "@/lib/contract/task";
  * reply tells the user so; the terminal line of the cancel is then stored
  * hidden (one moment, one message), whichever of the two commits first.
  */
-export async function fenceCancel(tx: Tx, ownerId: string, id: string, answeredInChat = false): Promise<Task | null> {
+export async function fenceCancel(tx: SqlTx, ownerId: string, id: string, answeredInChat = false): Promise<Task | null> {
   const task = await lockOwnedTask(tx, ownerId, id);
   if (!task) return null;
   if (isTerminalStatus(task.status)) return task;

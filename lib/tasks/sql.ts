@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import { getDb, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
+import { getDb, jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
@@ -99,7 +99,7 @@ const leaseHeld = (token: string) =>
   Prisma.sql`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN (${TERMINAL_SQL})`;
 
 /** Locks the row for a post-work write, only if our execution lease still holds. */
-export async function lockExecutionGuarded(tx: Tx, id: string, token: string): Promise<Task | null> {
+export async function lockExecutionGuarded(tx: SqlTx, id: string, token: string): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`${PREPARED} SELECT * FROM "task" WHERE id = ${id} AND ${leaseHeld(token)} FOR UPDATE`;
   return rows[0] ?? null;
 }
@@ -130,7 +130,7 @@ export async function addTaskUsage(id: string, u: { inputTokens: number; outputT
 }
 
 /** How long the task has been waiting for the model provider (database clock); 0 when it is not. */
-export async function providerWaitedMs(tx: Tx, id: string): Promise<number> {
+export async function providerWaitedMs(tx: SqlTx, id: string): Promise<number> {
   const [row] = await tx.$queryRaw<{ ms: number }[]>`
     SELECT (extract(epoch FROM now() - coalesce("providerWaitSince", now())) * 1000)::float8 AS ms FROM "task" WHERE id = ${id}`;
   return row?.ms ?? 0;
@@ -142,7 +142,7 @@ export async function providerWaitedMs(tx: Tx, id: string): Promise<number> {
  * (the task now says so); later waits of the same outage do not. True when the
  * wait just began.
  */
-export async function deferForProvider(tx: Tx, id: string, delayMs: number): Promise<boolean> {
+export async function deferForProvider(tx: SqlTx, id: string, delayMs: number): Promise<boolean> {
   const rows = await tx.$queryRaw<{ began: boolean }[]>`
     UPDATE "task" t SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),
@@ -161,7 +161,6 @@ export type NewTask = Pick<
   "ownerId" | "conversationId" | "originMessageId" | "originRunId" | "title" | "prompt" | "driver" | "deliveryMode" | "dueAt" | "reportIfUnfinished" | "allowOvertime"
 > & { clientRequestId: string; options?: Prisma.InputJsonValue; budget?: Prisma.InputJsonValue };
 
-const jsonOrNull = (v: Prisma.InputJsonValue | undefined) => (v === undefined ? null : JSON.stringify(v));
 
 /**
  * (none) → submitted: the launch intent. `admission` is a one-row query read in the
@@ -199,7 +198,7 @@ export async function insertTaskIfAdmitted<A extends { admitted: boolean }>(
  * submitted → queued: the driver's handle is stored before the task counts as queued.
  * The lease guard is in the update itself (null: the lease is gone), a statement fewer than a guard lock first.
  */
-export async function storeHandle(tx: Tx, id: string, token: string, remoteRef: string, driverData: Record<string, unknown>): Promise<Task | null> {
+export async function storeHandle(tx: SqlTx, id: string, token: string, remoteRef: string, driverData: Record<string, unknown>): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET "remoteRef" = ${remoteRef}, "driverData" = ${JSON.stringify(driverData)}::jsonb,
       status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
@@ -210,7 +209,7 @@ export async function storeHandle(tx: Tx, id: string, token: string, remoteRef: 
 }
 
 /** queued → running on the first step, under the lease; the row when it changed (writers announce it without reading it again). */
-export async function markStarted(tx: Tx, id: string, token: string): Promise<Task | null> {
+export async function markStarted(tx: SqlTx, id: string, token: string): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET status = 'running', "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
     WHERE id = ${id} AND status IN ('queued') AND ${leaseHeld(token)}
@@ -218,17 +217,17 @@ export async function markStarted(tx: Tx, id: string, token: string): Promise<Ta
   return rows[0] ?? null;
 }
 
-export async function setProgress(tx: Tx, id: string, text: string): Promise<Task> {
+export async function setProgress(tx: SqlTx, id: string, text: string): Promise<Task> {
   const [task] = await tx.$queryRaw<Task[]>`${PREPARED} UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id} RETURNING *`;
   return task;
 }
 
 /** The driver's step count; stepsAt (database clock) anchors the ETA the browser works out. */
-export async function setStepCount(tx: Tx, id: string, done: number, total: number): Promise<void> {
+export async function setStepCount(tx: SqlTx, id: string, done: number, total: number): Promise<void> {
   await tx.$executeRaw`UPDATE "task" SET "stepsDone" = ${done}, "stepsTotal" = ${total}, "stepsAt" = now() WHERE id = ${id}`;
 }
 
-export async function setLatestPublication(tx: Tx, id: string, publicationId: string): Promise<void> {
+export async function setLatestPublication(tx: SqlTx, id: string, publicationId: string): Promise<void> {
   await tx.$executeRaw`UPDATE "task" SET "latestPublicationId" = ${publicationId} WHERE id = ${id}`;
 }
 
@@ -247,7 +246,7 @@ export interface PollResult {
  * This is the only place input_required is entered, and — with resumeAfterAnswer —
  * left: running|updating ⇄ input_required, updating → running once its updates are consumed.
  */
-export async function commitPoll(tx: Tx, id: string, r: PollResult): Promise<void> {
+export async function commitPoll(tx: SqlTx, id: string, r: PollResult): Promise<void> {
   await tx.$executeRaw`
     UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "consecutiveErrors" = 0, "updatedAt" = now(), "providerWaitSince" = NULL,
@@ -267,7 +266,7 @@ export async function commitPoll(tx: Tx, id: string, r: PollResult): Promise<voi
 }
 
 /** input_required → running: the driver took the stored answer; poll again at once. */
-export async function resumeAfterAnswer(tx: Tx, id: string): Promise<void> {
+export async function resumeAfterAnswer(tx: SqlTx, id: string): Promise<void> {
   await tx.$executeRaw`
     UPDATE "task" SET "inputResponse" = NULL, "inputRequest" = NULL, status = 'running', "nextRunAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
@@ -279,7 +278,7 @@ export async function resumeAfterAnswer(tx: Tx, id: string): Promise<void> {
  * With `leaseToken` the statement is its own guard (no lock taken first): one round trip
  * for a terminal write that needs no other write beside it.
  */
-export async function markTerminal(tx: Tx, id: string, status: TerminalStatus, error: string | null, leaseToken?: string): Promise<Task | null> {
+export async function markTerminal(tx: SqlTx, id: string, status: TerminalStatus, error: string | null, leaseToken?: string): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
@@ -292,13 +291,13 @@ export async function markTerminal(tx: Tx, id: string, status: TerminalStatus, e
 // ---- user commands (the row locked by lockOwnedTask) ----
 
 /** The owner's task, locked for a command; null for a foreign or missing id. */
-export async function lockOwnedTask(tx: Tx, ownerId: string, id: string): Promise<Task | null> {
+export async function lockOwnedTask(tx: SqlTx, ownerId: string, id: string): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${id} AND "ownerId" = ${ownerId} FOR UPDATE`;
   return rows[0] ?? null;
 }
 
 /** Any active → (same) + cancel fence: no further step may commit; the cancel loop takes over. */
-export async function setCancelFence(tx: Tx, id: string, answeredInChat = false): Promise<Task> {
+export async function setCancelFence(tx: SqlTx, id: string, answeredInChat = false): Promise<Task> {
   const [fenced] = await tx.$queryRaw<Task[]>`
     UPDATE "task" SET "cancelRequestedAt" = now(), "nextCancelAt" = coalesce("nextCancelAt", now()), "updatedAt" = now(),
       "cancelAnsweredInChat" = "cancelAnsweredInChat" OR ${answeredInChat},
@@ -308,7 +307,7 @@ export async function setCancelFence(tx: Tx, id: string, answeredInChat = false)
 }
 
 /** A chat turn asked again for a cancel already under way: its reply says it, so the terminal line goes hidden. */
-export async function markCancelAnsweredInChat(tx: Tx, id: string): Promise<void> {
+export async function markCancelAnsweredInChat(tx: SqlTx, id: string): Promise<void> {
   await tx.$executeRaw`UPDATE "task" SET "cancelAnsweredInChat" = true WHERE id = ${id}`;
 }
 
@@ -330,7 +329,7 @@ export async function appendPendingUpdate(tx: Tx, id: string, pending: string[])
 }
 
 /** Marks why the research stopped (the reason picks the notice); the first reason wins. */
-export async function setStopReason(tx: Tx, id: string, reason: string): Promise<void> {
+export async function setStopReason(tx: SqlTx, id: string, reason: string): Promise<void> {
   await tx.$executeRaw`UPDATE "task" SET error = ${reason} WHERE id = ${id} AND error IS NULL`;
 }
 
@@ -387,7 +386,7 @@ export function claimCancelsSql(workerId: string, limit: number): Prisma.Sql {
     RETURNING t.*`;
 }
 
-export async function lockCancelGuarded(tx: Tx, id: string, token: string): Promise<Task | null> {
+export async function lockCancelGuarded(tx: SqlTx, id: string, token: string): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`
     SELECT * FROM "task"
     WHERE id = ${id} AND "cancelLeaseToken" = ${token} AND "cancelLeaseExpiresAt" > now()
