@@ -48,7 +48,7 @@ async function herald(): Promise<() => Promise<void>> {
 async function heraldLoop(): Promise<() => Promise<void>> {
   const { Loop } = await import("../lib/workers/loop");
   const { claimExecution, markTerminal } = await import("../lib/tasks/sql");
-  const { getDb, closeDb } = await import("../lib/db/client");
+  const { poolSql, closeDb } = await import("../lib/db/client");
   const { PgListener } = await import("../lib/events/listener");
   const { WORK_CHANNEL } = await import("../lib/events/channels");
   const id = `bench-loop:${process.pid}`;
@@ -61,7 +61,8 @@ async function heraldLoop(): Promise<() => Promise<void>> {
       claim: (n) => claimExecution(id, n),
       work: async (t) => {
         started(t.clientRequestId ?? t.id);
-        await markTerminal(getDb(), t.id, "succeeded", null, t.leaseToken);
+        // On pg, as the worker's own writes after work (lib/events/emit.ts: transactionWithEvents).
+        await markTerminal(poolSql(), t.id, "succeeded", null, t.leaseToken);
       },
     },
     stopper.signal,
