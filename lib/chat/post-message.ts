@@ -1,12 +1,12 @@
 import { isUniqueViolation } from "@/lib/db/errors";
-import { getDb, type Tx } from "@/lib/db/client";
+import { getDb, sqlTransaction, type SqlTx } from "@/lib/db/client";
 import { parseDeliveryPhrase, type ParsedDelivery } from "@/lib/text/delivery-phrases";
 import { dueAtFrom } from "@/lib/contract/due-at";
 import { assertMessageAdmitted, messageAdmission, type MessageAdmission } from "@/lib/limits/quotas";
 import { insertChatRun } from "@/lib/runs/sql";
 import type { DeliveryContract } from "@/lib/contract/schemas";
 import { ApiError } from "@/lib/errors/api-error";
-import { Prisma } from "@/lib/db/generated/client.ts";
+import { Prisma, type Conversation } from "@/lib/db/generated/client.ts";
 import { emitEvent } from "@/lib/events/emit";
 import type { PublicMessage, PublicRun } from "@/lib/contract/shapes";
 import { driverForWorkChoice } from "@/lib/drivers/choices";
@@ -30,7 +30,7 @@ export interface PostMessageInput {
  * timestamp) + the duration. Nothing later — reloads, model turns — moves it.
  * The phrase was parsed before the transaction opened (no text work under locks).
  */
-async function deliveryMeta(tx: Tx, input: PostMessageInput, parsed: ParsedDelivery | null): Promise<Prisma.InputJsonValue | undefined> {
+async function deliveryMeta(tx: SqlTx, input: PostMessageInput, parsed: ParsedDelivery | null): Promise<Prisma.InputJsonValue | undefined> {
   const d: DeliveryContract | null = input.delivery ?? parsed;
   if (!d) return undefined;
   const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT date_trunc('milliseconds', now()) AS now`;
@@ -93,7 +93,8 @@ export async function postMessage(
   }
   const parsed = input.delivery ? null : parseDeliveryPhrase(input.content);
   try {
-    return await getDb().$transaction(async (tx) => {
+    // On `pg`, not Prisma: every statement here is raw SQL, and this is the path of every message a user sends.
+    return await sqlTransaction(async (tx) => {
       const appended = await appendMessageRow(tx, {
         conversationId,
         ownerId,
@@ -110,10 +111,8 @@ export async function postMessage(
       await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run!) } }, { conversationId }, ["runs"]);
       // The first message names the conversation for now; the first exchange may name it better (titles.ts).
       if (titleSource === "none") {
-        const renamed = await tx.conversation.update({
-          where: { id: conversationId },
-          data: { title: titleFromMessage(input.content), titleSource: "message" },
-        });
+        const [renamed] = await tx.$queryRaw<Conversation[]>`
+          UPDATE "conversation" SET title = ${titleFromMessage(input.content)}, "titleSource" = 'message' WHERE id = ${conversationId} RETURNING *`;
         await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(renamed) } }, { conversationId });
       }
       return { message: toPublicMessage(message), run: toPublicRun(run!), created: true };

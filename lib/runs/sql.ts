@@ -133,7 +133,7 @@ export async function releaseRun(id: string, token: string): Promise<boolean> {
  * the turns of one conversation queue in the order of their messages.
  */
 export async function insertChatRun<A extends { admitted: boolean }>(
-  tx: Tx,
+  tx: SqlTx,
   r: { ownerId: string; conversationId: string; triggerMessageId: string },
   admission: Prisma.Sql,
 ): Promise<{ run: Run | null; admission: A }> {
