@@ -60,8 +60,8 @@ const run = <T>(client: pg.Pool | pg.PoolClient, q: Prisma.Sql) =>
  * the loop claims one at a time. Only for statements outside a transaction whose columns `pg` parses as Prisma would:
  * every timestamp is TIMESTAMPTZ, and a BIGINT (pg: a string; Prisma: a bigint) must be cast or not read.
  */
-export async function queryRows<T>(q: Prisma.Sql): Promise<T[]> {
-  return (await run<T>(getPool(), q)).rows;
+export function queryRows<T>(q: Prisma.Sql): Promise<T[]> {
+  return poolSql().$queryRaw<T[]>(q);
 }
 
 /** The raw-SQL half of a transaction. Functions that need no more take it, and run in either kind of transaction. */

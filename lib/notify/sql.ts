@@ -1,6 +1,6 @@
 import { jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
-import { fairPick } from "@/lib/limits/fair-claim";
+import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
 
 /**
@@ -68,7 +68,7 @@ export function claimNotificationSql(workerId: string, limit: number, leaseMs: n
            -- would otherwise hash the whole run table.
            OR (${c}."notificationStatus" = 'dispatched'
                AND (SELECT r.status FROM "run" r WHERE r.id = ${c}."notificationRunId") IN ('succeeded','failed','cancelled')))
-      ${only ? Prisma.sql`AND ${c}.id = ANY(${only}::text[])` : Prisma.empty}`;
+      ${onlyRows(c, only)}`;
   };
   const pick = fairPick({
     table: "task",

@@ -317,23 +317,23 @@ async function answer(task: LeasedTask, token: string, signal: AbortSignal): Pro
 }
 
 async function publish(tx: SqlTx, task: Task, body: { partial: boolean; content: string }): Promise<void> {
-  const [{ v }] = await tx.$queryRaw<{ v: number }[]>`
-    SELECT coalesce(max(version), 0)::int + 1 AS v FROM "publication" WHERE "taskId" = ${task.id}`;
-  const [pub] = await tx.$queryRaw<{ id: string }[]>`${PREPARED}
+  // The next version in the insert itself: the caller holds the task's row lock, so no other writer numbers one.
+  const [{ id, v }] = await tx.$queryRaw<{ id: string; v: number }[]>`${PREPARED}
     INSERT INTO "publication" ("taskId", "conversationId", "ownerId", version, partial, content, sha256, "createdAt")
-    VALUES (${task.id}, ${task.conversationId}, ${task.ownerId}, ${v}, ${body.partial}, ${body.content},
-      ${createHash("sha256").update(body.content).digest("hex")}, clock_timestamp())
-    RETURNING id`;
+    SELECT ${task.id}, ${task.conversationId}, ${task.ownerId}, coalesce(max(version), 0) + 1, ${body.partial}, ${body.content},
+      ${createHash("sha256").update(body.content).digest("hex")}, clock_timestamp()
+    FROM "publication" WHERE "taskId" = ${task.id}
+    RETURNING id, version AS v`;
   await appendMessage(tx, {
     conversationId: task.conversationId,
     ownerId: task.ownerId,
     taskId: task.id,
-    publicationId: pub.id,
+    publicationId: id,
     kind: "body",
     content: body.content,
     meta: { partial: body.partial, version: v, title: task.title },
   });
-  await setLatestPublication(tx, task.id, pub.id);
+  await setLatestPublication(tx, task.id, id);
 }
 
 /**

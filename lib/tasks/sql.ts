@@ -1,7 +1,7 @@
 import { env } from "@/lib/config/env";
 import { getDb, jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
-import { fairPick } from "@/lib/limits/fair-claim";
+import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
 
 /**
@@ -59,7 +59,7 @@ const execDue = (a: string, only: string[] | null) => {
   const c = Prisma.raw(a);
   return Prisma.sql`${c}.status IN ${ACTIVE} AND ${c}."cancelRequestedAt" IS NULL
     AND ${c}."nextRunAt" <= now() AND (${c}."leaseExpiresAt" IS NULL OR ${c}."leaseExpiresAt" < now())
-    ${only ? Prisma.sql`AND ${c}.id = ANY(${only}::text[])` : Prisma.empty}`;
+    ${onlyRows(c, only)}`;
 };
 
 /**

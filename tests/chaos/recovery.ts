@@ -61,7 +61,7 @@ interface Db {
   $queryRaw<T>(query: Prisma.Sql): Promise<T>;
 }
 
-type Row = { kind: Kind; id: string; token: string | null; status: string; msLeft: number | null };
+type Row = { kind: Kind; id: string; owner: string | null; token: string | null; status: string; msLeft: number | null };
 
 interface Slots {
   busy: number;
@@ -79,15 +79,17 @@ const slotsSql = (owner: string, pid: number) =>
        AND "stoppedAt" IS NULL AND pid <> ${pid}) AS beating`;
 
 /** Every lease loop's rows in one shape: task execution, task cancel, chat and narration runs. */
-function leases(where: { owner: string } | { ids: string[] }): Prisma.Sql {
+function leases(where: { owner: string } | { ids: string[] } | "open"): Prisma.Sql {
   // A finished row may keep its owner's name; it holds nothing to recover.
   const open = Prisma.sql`status NOT IN (${TERMINAL})`;
-  const task = "owner" in where ? Prisma.sql`"leaseOwner" LIKE ${where.owner} AND ${open}` : Prisma.sql`id = ANY(${where.ids})`;
-  const cancel = "owner" in where ? Prisma.sql`"cancelLeaseOwner" LIKE ${where.owner} AND ${open}` : Prisma.sql`id = ANY(${where.ids})`;
+  const by = (ownerColumn: string) =>
+    where === "open" ? open
+    : "owner" in where ? Prisma.sql`${Prisma.raw(`"${ownerColumn}"`)} LIKE ${where.owner} AND ${open}`
+    : Prisma.sql`id = ANY(${where.ids})`;
   return Prisma.sql`
-    SELECT 'task' AS kind, id, "leaseToken" AS token, status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "task" WHERE ${task}
-    UNION ALL SELECT 'cancel', id, "cancelLeaseToken", status, ${msLeft(Prisma.sql`"cancelLeaseExpiresAt"`)} FROM "task" WHERE ${cancel}
-    UNION ALL SELECT 'run', id, "leaseToken", status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "run" WHERE ${task}`;
+    SELECT 'task' AS kind, id, "leaseOwner" AS owner, "leaseToken" AS token, status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "task" WHERE ${by("leaseOwner")}
+    UNION ALL SELECT 'cancel', id, "cancelLeaseOwner", "cancelLeaseToken", status, ${msLeft(Prisma.sql`"cancelLeaseExpiresAt"`)} FROM "task" WHERE ${by("cancelLeaseOwner")}
+    UNION ALL SELECT 'run', id, "leaseOwner", "leaseToken", status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "run" WHERE ${by("leaseOwner")}`;
 }
 
 /**
@@ -135,11 +137,8 @@ export class RecoveryAudit {
   async holders(): Promise<Set<number>> {
     const rows = await this.db()
       .$queryRaw<{ pid: number }[]>(
-        Prisma.sql`SELECT DISTINCT substring(owner FROM ':([0-9]+):[^:]*$')::int AS pid FROM (
-          SELECT "leaseOwner" AS owner FROM "task" WHERE "leaseExpiresAt" > now() AND status NOT IN (${TERMINAL})
-          UNION ALL SELECT "cancelLeaseOwner" FROM "task" WHERE "cancelLeaseExpiresAt" > now() AND status NOT IN (${TERMINAL})
-          UNION ALL SELECT "leaseOwner" FROM "run" WHERE "leaseExpiresAt" > now() AND status NOT IN (${TERMINAL})) o
-          WHERE owner IS NOT NULL`,
+        Prisma.sql`SELECT DISTINCT substring(l.owner FROM ':([0-9]+):[^:]*$')::int AS pid FROM (${leases("open")}) l
+          WHERE l.owner IS NOT NULL AND l."msLeft" > 0`,
       )
       .catch(() => []);
     return new Set(rows.map((r) => r.pid));
