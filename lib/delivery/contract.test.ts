@@ -59,10 +59,13 @@ describe("due evaluation: mode × finished-before/after × partial × report-any
   }
 
   it("a final body that landed after dueAt, before the evaluation ran, is missed (and told late), never on time", () => {
+    // Report-anyway too: the user hears once, with the whole result, not "not yet" and the result together.
     for (const mode of ["at", "by"] as const) {
-      const f = facts({ mode, status: "succeeded", completedAt: after, finalPublicationId: "F", latestPublicationId: "F" });
-      expect(evaluateDue(f, overtime)).toEqual({ outcome: "missed", notice: null, stop: false });
-      expect(keys({ ...f, dueEvaluatedAt: after })).toEqual(["final/late"]);
+      for (const reportIfUnfinished of [false, true]) {
+        const f = facts({ mode, reportIfUnfinished, status: "succeeded", completedAt: after, finalPublicationId: "F", latestPublicationId: "F" });
+        expect(evaluateDue(f, overtime)).toEqual({ outcome: "missed", notice: null, stop: false });
+        expect(keys({ ...f, dueEvaluatedAt: after })).toEqual(["final/late"]);
+      }
     }
   });
 
