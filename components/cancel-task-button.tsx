@@ -36,6 +36,11 @@ export function CancelTaskButton({ title, cancelling, onConfirm }: { title: stri
         <Dialog.Content
           role="alertdialog"
           data-testid="cancel-confirm"
+          // Radix starts listening for Escape only once this layer has rendered as the top one, a render or two after
+          // it shows; a key pressed in between reached neither this dialog nor the sheet. Focus is inside by then.
+          onKeyDown={(e) => {
+            if (e.key === "Escape") setOpen(false);
+          }}
           className="fixed top-1/2 left-1/2 z-[70] w-[min(24rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-border bg-surface p-5 shadow-2xl focus:outline-none"
         >
           <Dialog.Title className="text-base font-semibold [overflow-wrap:anywhere]">
