@@ -1,6 +1,7 @@
 import { QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
-import { patchTask, queryKeys, refreshAll } from "./cache";
+import { patchTask, queryKeys, refreshAll, seenTasks } from "./cache";
+import { mergeTaskSnapshot } from "./tasks";
 import type { PublicTask } from "./tasks";
 import { taskFixture } from "./task-fixture";
 
@@ -34,6 +35,31 @@ describe("patchTask (feed task.updated → caches)", () => {
     expect(qc.getQueryData<PublicTask>(queryKeys.taskDetail("a"))?.status).toBe("succeeded");
     expect(patchTask(qc, task("a", "c1", "succeeded", 2))).toBe(false);
     expect(patchTask(qc, task("z", "c1", "running", 9))).toBe(false);
+  });
+});
+
+describe("an update that arrives while a list's first fetch is in flight", () => {
+  it("is kept for the snapshot: the list shows it, not the older copy the server read first", () => {
+    const qc = new QueryClient();
+    // The sheet's list for c1 is loading (no data yet) when the feed says the task was cancelled.
+    patchTask(qc, task("a", "c1", "cancelled", 5));
+    expect(qc.getQueryData(queryKeys.taskList("c1"))).toBeUndefined();
+    // The snapshot was read on the server before the cancel: what the list's query function stores.
+    const stored = mergeTaskSnapshot(qc.getQueryData(queryKeys.taskList("c1")), [task("a", "c1", "queued", 1)], "c1", seenTasks(qc));
+    expect(stored.map((t) => [t.id, t.status])).toEqual([["a", "cancelled"]]);
+    // A newer snapshot still wins, and another conversation's update stays out of this list.
+    patchTask(qc, task("x", "c2", "running", 9));
+    const later = mergeTaskSnapshot(undefined, [task("a", "c1", "cancelled", 7)], "c1", seenTasks(qc));
+    expect(later.map((t) => [t.id, t.updatedAt])).toEqual([["a", task("a", "c1", "cancelled", 7).updatedAt]]);
+  });
+
+  it("is remembered per client and bounded", () => {
+    const qc = new QueryClient();
+    for (let i = 0; i < 250; i++) patchTask(qc, task(`t${i}`, "c1", "running", i));
+    const seen = [...seenTasks(qc)].map((t) => t.id);
+    expect(seen).toHaveLength(200);
+    expect(seen[0]).toBe("t50");
+    expect([...seenTasks(new QueryClient())]).toEqual([]);
   });
 });
 

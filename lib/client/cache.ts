@@ -6,7 +6,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage, PublicRun, RunStatus } from "@/lib/contract/shapes";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
-import { applyTaskToDetail, applyTaskUpdate, type PublicTask, type TaskScope } from "./tasks";
+import { applyTaskToDetail, applyTaskUpdate, isNewer, type PublicTask, type TaskScope } from "./tasks";
 
 export const queryKeys = {
   /** PublicConversation[], newest activity first. */
@@ -293,11 +293,35 @@ function scopeOfListKey(key: readonly unknown[]): TaskScope | undefined {
 }
 
 /**
+ * The newest copy of each task the client was told of, for a list whose first fetch is in flight: there is no list to
+ * patch yet, and its snapshot, read before the event, would stand until the next poll — for good once that poll answers
+ * 404 (the conversation was deleted, and its tasks' cancels only reach the page through the feed). Bounded: a list
+ * loaded later than this many updates has been polled by then.
+ */
+const SEEN_TASKS = 200;
+const seenByClient = new WeakMap<QueryClient, Map<string, PublicTask>>();
+
+export function seenTasks(qc: QueryClient): Iterable<PublicTask> {
+  return seenByClient.get(qc)?.values() ?? [];
+}
+
+function noteSeen(qc: QueryClient, task: PublicTask): void {
+  let seen = seenByClient.get(qc);
+  if (!seen) seenByClient.set(qc, (seen = new Map()));
+  const other = seen.get(task.id);
+  if (other && !isNewer(task, other)) return;
+  seen.delete(task.id);
+  seen.set(task.id, task);
+  if (seen.size > SEEN_TASKS) seen.delete(seen.keys().next().value!);
+}
+
+/**
  * One task's newest public shape (feed event, cancel response) into every
  * loaded list and its detail. Returns true when the detail was older, i.e.
  * its publications, notices or progress may have moved on too.
  */
 export function patchTask(qc: QueryClient, task: PublicTask): boolean {
+  noteSeen(qc, task);
   for (const query of qc.getQueryCache().findAll({ queryKey: queryKeys.taskLists })) {
     const scope = scopeOfListKey(query.queryKey);
     if (scope === undefined) continue;

@@ -13,6 +13,7 @@ import {
   mergeMessages,
   type MessagePaging,
   patchTask,
+  seenTasks,
   queryKeys,
   recentMessagesFor,
   reconcileActiveRuns,
@@ -160,7 +161,7 @@ export function useTaskList(conversationId: TaskScope, options: { poll?: boolean
     queryKey: key,
     queryFn: async ({ signal }) => {
       const { tasks } = await listTasks({ conversationId, scope: "all", signal });
-      return mergeTaskSnapshot(qc.getQueryData<PublicTask[]>(key), tasks, conversationId);
+      return mergeTaskSnapshot(qc.getQueryData<PublicTask[]>(key), tasks, conversationId, seenTasks(qc));
     },
     staleTime: TASK_STALE_MS,
     // `poll: false` (the sidebar's running count): the feed keeps the list current and a

@@ -72,25 +72,31 @@ export function applyTaskUpdate(
 }
 
 /**
- * Combines a fresh snapshot with what the cache learned while it was in
- * flight: per id the newer copy wins, and tasks the snapshot can't know yet
- * (updated after everything it contains) are kept.
+ * Combines a fresh snapshot with what the client learned while it was in
+ * flight: per id the newest copy wins, and tasks the snapshot can't know yet
+ * (updated after everything it contains) are kept. `seen` are copies the client
+ * was told of with no list loaded to patch (a list's first fetch was in flight).
  */
 export function mergeTaskSnapshot(
   cached: readonly PublicTask[] | undefined,
   fetched: readonly PublicTask[],
   scope: TaskScope,
+  seen: Iterable<PublicTask> = [],
 ): PublicTask[] {
-  const cachedById = new Map((cached ?? []).map((t) => [t.id, t]));
+  const known = new Map<string, PublicTask>();
+  for (const task of [...(cached ?? []), ...seen]) {
+    const other = known.get(task.id);
+    if (!other || isNewer(task, other)) known.set(task.id, task);
+  }
   const result = new Map<string, PublicTask>();
   let newestFetched = 0;
   for (const task of fetched) {
     if (!inScope(task, scope) || result.has(task.id)) continue;
     newestFetched = Math.max(newestFetched, time(task.updatedAt));
-    const local = cachedById.get(task.id);
+    const local = known.get(task.id);
     result.set(task.id, local && !isNewer(task, local) ? local : task);
   }
-  for (const task of cached ?? []) {
+  for (const task of known.values()) {
     if (!result.has(task.id) && inScope(task, scope) && time(task.updatedAt) > newestFetched) result.set(task.id, task);
   }
   const merged = [...result.values()].sort(compareTasks);
