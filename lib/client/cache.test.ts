@@ -1,8 +1,7 @@
 import { QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
 import { patchTask, queryKeys, refreshAll, seenTasks } from "./cache";
-import { mergeTaskSnapshot } from "./tasks";
-import type { PublicTask } from "./tasks";
+import { mergeTaskSnapshot, type PublicTask } from "./tasks";
 import { taskFixture } from "./task-fixture";
 
 function task(id: string, conversationId: string, status: PublicTask["status"], second: number): PublicTask {

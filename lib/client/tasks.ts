@@ -86,7 +86,8 @@ export function mergeTaskSnapshot(
   const known = new Map<string, PublicTask>();
   for (const task of [...(cached ?? []), ...seen]) {
     const other = known.get(task.id);
-    if (!other || isNewer(task, other)) known.set(task.id, task);
+    // A patched list holds the very object `seen` does: no field-by-field comparison on every poll.
+    if (!other || (other !== task && isNewer(task, other))) known.set(task.id, task);
   }
   const result = new Map<string, PublicTask>();
   let newestFetched = 0;
