@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "api_key" ADD COLUMN     "expiresAt" TIMESTAMPTZ(3);
