@@ -4,7 +4,7 @@ import { APICallError } from "@ai-sdk/provider";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { startOpenAIPeer, GREETING_TEXT, type OpenAIPeer } from "@/tests/openai-peer";
 import { waitFor } from "@/tests/helpers";
-import { Breaker } from "./breaker";
+import { Breaker } from "@/lib/util/breaker";
 import { resilientModel } from "./resilient-model";
 import { ModelTimeoutError, ProviderWaitError } from "./retry";
 import type { TokenUsage } from "./usage";

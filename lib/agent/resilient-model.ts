@@ -1,6 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { Breaker, breakerFor } from "./breaker";
-import { backoffMs, ModelTimeoutError, pause, policyFor, ProviderWaitError, verdictOf, type CallMode, type RetryPolicy } from "./retry";
+import { Breaker, breakerFor } from "@/lib/util/breaker";
+import { backoffMs, pause } from "@/lib/util/backoff";
+import { ModelTimeoutError, policyFor, ProviderWaitError, verdictOf, type CallMode, type RetryPolicy } from "./retry";
 import { usageOf, type TokenUsage } from "./usage";
 
 /**

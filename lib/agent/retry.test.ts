@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { APICallError } from "@ai-sdk/provider";
-import { BACKOFF_CAP_MS, backgroundWaitMs, backoffMs, ModelTimeoutError, retryAfterOf, verdictOf } from "./retry";
-import { Breaker } from "./breaker";
+import { BACKOFF_CAP_MS, backoffMs, retryAfterOf } from "@/lib/util/backoff";
+import { backgroundWaitMs, ModelTimeoutError, verdictOf } from "./retry";
+import { Breaker } from "@/lib/util/breaker";
 
 const apiError = (statusCode: number, headers: Record<string, string> = {}) =>
   new APICallError({ message: "x", url: "http://p/v1", requestBodyValues: {}, statusCode, responseHeaders: headers });

@@ -1,11 +1,13 @@
 import { APICallError } from "@ai-sdk/provider";
 import { env } from "@/lib/config/env";
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, isRetryableStatus, isTransientNetworkError, retryAfterOf } from "@/lib/util/backoff";
 
 /**
  * The one retry policy of every model call (chat turns, narration, research
  * steps): which failures are worth another try, how long to wait before it
- * (the provider's `Retry-After` first, else exponential backoff with jitter),
- * and how long a request may stay silent before it counts as stalled.
+ * (the provider's `Retry-After` first, else exponential backoff with jitter:
+ * lib/util/backoff.ts, shared with web search), and how long a request may stay
+ * silent before it counts as stalled.
  *
  * Interactive calls (a user is watching a turn) retry in place within a short
  * budget. Background calls never sleep in place: the first retryable failure
@@ -15,10 +17,6 @@ import { env } from "@/lib/config/env";
  */
 
 export type CallMode = "interactive" | "background";
-
-/** First backoff wait and its ceiling (before jitter). */
-const BACKOFF_BASE_MS = 1_000;
-export const BACKOFF_CAP_MS = 60_000;
 
 export interface RetryPolicy {
   mode: CallMode;
@@ -61,9 +59,6 @@ export class ProviderWaitError extends Error {
   }
 }
 
-const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529]);
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "EAI_AGAIN", "UND_ERR_SOCKET"]);
-
 export interface Verdict {
   retryable: boolean;
   /** What the provider asked for (Retry-After / retry-after-ms), if it did. */
@@ -81,45 +76,13 @@ export function verdictOf(err: unknown, now = Date.now()): Verdict {
     const status = err.statusCode;
     const retryAfterMs = retryAfterOf(err.responseHeaders, now);
     if (status === undefined) return { retryable: true, retryAfterMs };
-    return { retryable: RETRYABLE_STATUS.has(status) || status >= 500, retryAfterMs };
+    return { retryable: isRetryableStatus(status), retryAfterMs };
   }
-  const e = err as { name?: string; code?: string; cause?: unknown; message?: string } | null;
-  const code = e?.code ?? (e?.cause as { code?: string } | undefined)?.code;
-  if (typeof code === "string" && (NETWORK_CODES.has(code) || code.startsWith("UND_ERR"))) return { retryable: true, retryAfterMs: null };
-  if (e?.message === "fetch failed" || e?.message === "terminated") return { retryable: true, retryAfterMs: null };
+  if (isTransientNetworkError(err)) return { retryable: true, retryAfterMs: null };
+  const e = err as { name?: string } | null;
   // A body cut mid-way reaches the SDK as unparsable JSON: the connection failed, not the model.
   if (e?.name === "AI_JSONParseError" || e?.name === "AI_EmptyResponseBodyError") return { retryable: true, retryAfterMs: null };
   return { retryable: false, retryAfterMs: null };
-}
-
-/** Longest provider-requested wait we take at its word; a larger one is clamped (a typo must not park work for days). */
-const RETRY_AFTER_MAX_MS = 3_600_000;
-
-/**
- * `Retry-After` as seconds or an HTTP-date, or OpenAI's `retry-after-ms`.
- * Unparseable or past values mean "no advice" (null), never "retry at once forever".
- */
-export function retryAfterOf(headers: Record<string, string> | undefined, now = Date.now()): number | null {
-  if (!headers) return null;
-  const get = (name: string) => Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1]?.trim();
-  const ms = get("retry-after-ms");
-  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.min(Number(ms), RETRY_AFTER_MAX_MS);
-  const value = get("retry-after");
-  if (!value) return null;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.min(Number(value) * 1000, RETRY_AFTER_MAX_MS);
-  const at = Date.parse(value);
-  if (Number.isNaN(at)) return null;
-  const wait = at - now;
-  return wait > 0 ? Math.min(wait, RETRY_AFTER_MAX_MS) : 0;
-}
-
-/**
- * Exponential backoff with "equal jitter": half the step is fixed, half random,
- * so synchronised callers spread out but none retries at once.
- */
-export function backoffMs(attempt: number, random = Math.random): number {
-  const step = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(attempt, 16));
-  return Math.round(step / 2 + random() * (step / 2));
 }
 
 /**
@@ -132,21 +95,4 @@ export function backgroundWaitMs(waitedMs: number, retryAfterMs: number | null, 
   if (retryAfterMs !== null) return Math.max(retryAfterMs, 50);
   const step = Math.min(BACKOFF_CAP_MS, Math.max(BACKOFF_BASE_MS, waitedMs / 2));
   return Math.round(step / 2 + random() * (step / 2));
-}
-
-/** Waits `ms` unless `signal` aborts first (then rejects with its reason). */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const done = () => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -6,7 +6,7 @@ import { claimExecution } from "@/lib/tasks/sql";
 import { executeTask } from "@/lib/runtime/execute-task";
 import { postMessage } from "@/lib/chat/post-message";
 import { toPublicTask } from "@/lib/contract/task";
-import { resetBreakers } from "@/lib/agent/breaker";
+import { resetBreakers } from "@/lib/util/breaker";
 import { collectMetrics } from "@/lib/metrics/collect";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { PLAN_TITLES, startOpenAIPeer, type OpenAIPeer } from "@/tests/openai-peer";

@@ -1,5 +1,5 @@
 /**
- * A circuit breaker per model endpoint: after `threshold` retryable failures in
+ * A circuit breaker per remote endpoint (a model, a search provider): after `threshold` retryable failures in
  * a row it opens and refuses calls without sending them; once its cooldown is
  * over it lets exactly one probe through (half-open), and that probe's answer
  * closes it or opens it again with a longer cooldown.
@@ -81,7 +81,7 @@ export class Breaker {
 
 const breakers = new Map<string, Breaker>();
 
-/** This process's breaker for an endpoint (provider name and model id). */
+/** This process's breaker for an endpoint (`provider:model` for models, `search:provider` for searches). */
 export function breakerFor(key: string): Breaker {
   let b = breakers.get(key);
   if (!b) breakers.set(key, (b = new Breaker()));
