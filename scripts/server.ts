@@ -2,7 +2,8 @@
 // behind a plain Node HTTP server. App Router handlers never see the socket and
 // Next trusts a client's own X-Forwarded-For, so this is where the client address
 // is decided (lib/auth/client-ip.ts): from the socket, or through the proxies
-// listed in HERALD_TRUSTED_PROXIES. Listens on HOST (default 127.0.0.1) and PORT.
+// listed in HERALD_TRUSTED_PROXIES, and where request bodies are capped before
+// anything reads them (lib/limits/body-cap.ts). Listens on HOST (default 127.0.0.1) and PORT.
 //
 // SIGTERM/SIGINT: stop accepting, end the SSE feeds at once (they never finish on
 // their own; browsers resume them by cursor), give other requests a grace period.
@@ -16,6 +17,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { applyClientAddress, parseTrustedProxies } from "../lib/auth/client-ip";
 import { env } from "../lib/config/env";
+import { capNodeRequestBody } from "../lib/limits/body-cap";
 import { STATIC_SECURITY_HEADERS } from "../lib/security/csp";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -97,6 +99,8 @@ async function main(): Promise<void> {
   const feeds = new Set<http.ServerResponse>();
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
     applyClientAddress(req, trusted);
+    // Before Next: an oversized body is refused unread on every route, `route()` or not.
+    if (!capNodeRequestBody(req, res)) return;
     const feed = req.url?.split("?")[0] === FEED_PATH;
     if (feed) {
       feeds.add(res);

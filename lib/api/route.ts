@@ -6,8 +6,8 @@ import { randomUUID } from "node:crypto";
 import type { ApiErrorBody } from "@/lib/contract/shapes";
 import { userFromApiKey, type KeyUser } from "@/lib/keys/authenticate";
 
-/** Whole-body cap; individual fields have their own zod limits. */
-export const MAX_BODY_BYTES = 256 * 1024;
+// The one whole-body cap, shared with the web process's own (lib/limits/body-cap.ts).
+import { MAX_BODY_BYTES } from "@/lib/limits/body-cap";
 
 type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;

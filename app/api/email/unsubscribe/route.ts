@@ -1,4 +1,6 @@
-import { json } from "@/lib/api/route";
+import { errorResponse, json } from "@/lib/api/route";
+import { ApiError } from "@/lib/errors/api-error";
+import { MAX_UNSUBSCRIBE_BODY_BYTES, readCapped } from "@/lib/limits/body-cap";
 import { unsubscribeByToken } from "@/lib/email/unsubscribe";
 
 export const dynamic = "force-dynamic";
@@ -18,7 +20,14 @@ export async function GET(req: Request): Promise<Response> {
 }
 
 export async function POST(req: Request): Promise<Response> {
-  const body = (await req.text().catch(() => "")).slice(0, 1000);
+  // Unauthenticated: the body is capped before it is read (the web process caps it too).
+  let body: string;
+  try {
+    body = new TextDecoder().decode(await readCapped(req, MAX_UNSUBSCRIBE_BODY_BYTES));
+  } catch (err) {
+    if (err instanceof ApiError) return errorResponse(err);
+    body = "";
+  }
   let token = tokenOf(req);
   if (!token) token = new URLSearchParams(body).get("token") ?? "";
   let ok = false;
