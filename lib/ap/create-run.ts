@@ -7,6 +7,7 @@ import { ApiError } from "@/lib/errors/api-error";
 import { requestCancel } from "@/lib/tasks/request-cancel";
 import { startTask } from "@/lib/tasks/start-task";
 import { updateTask } from "@/lib/tasks/update-task";
+import { assertMetadataBounded, assertPromptBounded } from "./bounds";
 import { textOf, toApRun } from "./project";
 import { ownThread, threadTasks } from "./thread-access";
 
@@ -39,11 +40,15 @@ export async function createRun(ownerId: string, threadId: string, body: RunInpu
   const prompt = human ? textOf(human.content).trim() : "";
   if (!prompt) throw new ApiError("bad_request", "input.messages: needs a user message with text", "input.messages");
 
+  assertMetadataBounded(body.metadata);
+
   const strategy: Strategy = body.multitask_strategy ?? "reject";
   const active = (await threadTasks(ownerId, threadId)).filter((t) => !isTerminalStatus(t.status) && t.cancelRequestedAt === null);
   if (active.length > 0 && strategy === "reject") {
     throw new ApiError("conflict", "The thread has a run in progress; wait, or send multitask_strategy interrupt, rollback or enqueue");
   }
+  // Checked before a rollback cancels anything: a refused run changes nothing.
+  assertPromptBounded(prompt, active.length > 0 && strategy === "interrupt" ? "update" : "message");
   const runId = randomUUID();
   let taskId: string;
   if (active.length > 0 && strategy === "interrupt") {

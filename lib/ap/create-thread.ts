@@ -4,6 +4,8 @@ import type { ApThread } from "@/lib/contract/ap";
 import { toPublicConversation } from "@/lib/contract/message";
 import { ApiError } from "@/lib/errors/api-error";
 import { emitEvent } from "@/lib/events/emit";
+import { admitConversation } from "@/lib/limits/conversation-quota";
+import { assertMetadataBounded } from "./bounds";
 import { toApThread } from "./project";
 import { threadTasks } from "./thread-access";
 
@@ -11,13 +13,15 @@ export const AP_THREAD_TITLE = "Agent Protocol thread";
 
 /**
  * A thread is a conversation of the key's account, so work started through it
- * shows in the account's sidebar and sheet like any other. `thread_id` lets a
+ * shows in the account's sidebar and sheet like any other, and it is bounded by
+ * the account's conversation limits. `thread_id` lets a
  * caller choose the id (idempotent creation with `if_exists: "do_nothing"`).
  */
 export async function createThread(
   ownerId: string,
   input: { metadata?: Record<string, unknown>; thread_id?: string; if_exists?: "raise" | "do_nothing" },
 ): Promise<ApThread> {
+  assertMetadataBounded(input.metadata);
   const db = getDb();
   if (input.thread_id) {
     const existing = await db.conversation.findUnique({ where: { id: input.thread_id } });
@@ -29,6 +33,8 @@ export async function createThread(
     }
   }
   const created = await db.$transaction(async (tx) => {
+    // A thread is a conversation row: it counts towards the same limits.
+    await admitConversation(tx, ownerId);
     const c = await tx.conversation.create({
       data: {
         ...(input.thread_id ? { id: input.thread_id } : {}),

@@ -1,12 +1,14 @@
 import { getDb } from "@/lib/db/client";
 import type { Conversation } from "@/lib/db/generated/client.ts";
 import { emitEvent } from "@/lib/events/emit";
+import { admitConversation } from "@/lib/limits/conversation-quota";
 import { toPublicConversation } from "@/lib/contract/message";
 import type { PublicConversation } from "@/lib/contract/shapes";
 import { DEFAULT_TITLE } from "./titles";
 
 export async function createConversation(ownerId: string, title?: string): Promise<PublicConversation> {
   return getDb().$transaction(async (tx) => {
+    await admitConversation(tx, ownerId);
     const given = title?.trim();
     const c = await tx.conversation.create({ data: { ownerId, title: given || DEFAULT_TITLE, titleSource: given ? "user" : "none" } });
     const conversation = toPublicConversation(c);

@@ -1,4 +1,7 @@
+import { consume } from "@/lib/auth/throttle";
 import { getDb } from "@/lib/db/client";
+import { ApiError } from "@/lib/errors/api-error";
+import { limits, limitsOff } from "@/lib/limits/config";
 import type { Conversation } from "@/lib/db/generated/client.ts";
 import { toPublicConversation } from "@/lib/contract/message";
 import type { PublicConversation } from "@/lib/contract/shapes";
@@ -29,6 +32,7 @@ const SNIPPET_CHARS = 160;
  * length, and the scan never leaves the account's own rows.
  */
 export async function searchConversations(ownerId: string, q: string, limit = 20): Promise<ConversationSearchHit[]> {
+  await throttleSearch(ownerId);
   const pattern = likePattern(q);
   const rows = await getDb().$queryRaw<(Conversation & { matchSeq: number | null; snippet: string | null; titleHit: boolean })[]>`
     SELECT c.*, (c.title ILIKE ${pattern}) AS "titleHit", m.seq AS "matchSeq", m.snippet
@@ -50,4 +54,18 @@ export async function searchConversations(ownerId: string, q: string, limit = 20
     seq: r.titleHit ? null : r.matchSeq,
     snippet: r.titleHit ? null : (r.snippet?.replace(/\s+/g, " ").trim() ?? null),
   }));
+}
+
+/**
+ * Searches per account in a fixed minute window, counted in Postgres (every web
+ * process shares the bucket) before the scan. The sidebar searches as one types,
+ * debounced: a person stays far below the limit, a script looping over it does not.
+ */
+async function throttleSearch(ownerId: string): Promise<void> {
+  if (limitsOff()) return;
+  const { allowed, retryAfter } = await consume(`search|${ownerId}`, { window: 60, max: limits().searchesPerMinute });
+  if (!allowed) {
+    const retry = retryAfter ?? 60;
+    throw new ApiError("rate_limited", `Too many searches in the last minute. Try again in ${retry} s.`, undefined, retry);
+  }
 }

@@ -8,10 +8,17 @@ import { MAX_MESSAGE_CHARS } from "./schemas";
  * webhooks…) that Herald does not act on and must not refuse.
  */
 
-/** Caller metadata on a thread or run; bounded so a thread row stays small. */
+/**
+ * Caller metadata on a thread or run, as UTF-8 JSON: bounded so a thread row stays small (it is
+ * read back on every thread search). A supervisor keeps a key or two there, not documents.
+ */
+export const MAX_AP_METADATA_BYTES = 4096;
+
+export const metadataBytes = (m: unknown): number => new TextEncoder().encode(JSON.stringify(m ?? {})).byteLength;
+
 const metadata = z
   .record(z.string().max(200), z.unknown())
-  .refine((m) => JSON.stringify(m).length <= 16_384, "must be at most 16 KiB of JSON");
+  .refine((m) => metadataBytes(m) <= MAX_AP_METADATA_BYTES, `must be at most ${MAX_AP_METADATA_BYTES} bytes of JSON`);
 
 export const apThreadCreateBody = z.looseObject({
   metadata: metadata.optional(),

@@ -153,8 +153,11 @@ export const startTaskBody = z.strictObject({
     .optional(),
 });
 
+/** New instructions for a running task (the chat's, the API's and an Agent Protocol interrupt's). */
+export const MAX_UPDATE_CHARS = 4000;
+
 export const updateTaskBody = z.strictObject({
-  message: z.string().trim().min(1, "must not be empty").max(4000),
+  message: z.string().trim().min(1, "must not be empty").max(MAX_UPDATE_CHARS),
 });
 
 export const answerInputBody = z.strictObject({

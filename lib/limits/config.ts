@@ -17,6 +17,12 @@ export interface Limits {
   queuedTurns: number;
   /** Leases one account may hold at once in each loop, across all workers. */
   slotsPerLoop: number;
+  /** Conversations created in any rolling minute (Agent Protocol threads are conversations). */
+  conversationsPerMinute: number;
+  /** Conversations not deleted. */
+  conversations: number;
+  /** Conversation searches in a fixed minute window. */
+  searchesPerMinute: number;
 }
 
 export const limitsOff = () => env("HERALD_LIMITS") === "off";
@@ -25,7 +31,16 @@ export const limitsOff = () => env("HERALD_LIMITS") === "off";
 export function limits(): Limits {
   if (limitsOff()) {
     const n = Number.MAX_SAFE_INTEGER;
-    return { activeTasks: n, taskStartsPerMinute: n, messagesPerMinute: n, queuedTurns: n, slotsPerLoop: n };
+    return {
+      activeTasks: n,
+      taskStartsPerMinute: n,
+      messagesPerMinute: n,
+      queuedTurns: n,
+      slotsPerLoop: n,
+      conversationsPerMinute: n,
+      conversations: n,
+      searchesPerMinute: n,
+    };
   }
   return {
     activeTasks: env("HERALD_LIMIT_ACTIVE_TASKS"),
@@ -33,6 +48,9 @@ export function limits(): Limits {
     messagesPerMinute: env("HERALD_LIMIT_MESSAGES_PER_MINUTE"),
     queuedTurns: env("HERALD_LIMIT_QUEUED_TURNS"),
     slotsPerLoop: env("HERALD_LIMIT_SLOTS_PER_LOOP"),
+    conversationsPerMinute: env("HERALD_LIMIT_CONVERSATIONS_PER_MINUTE"),
+    conversations: env("HERALD_LIMIT_CONVERSATIONS"),
+    searchesPerMinute: env("HERALD_LIMIT_SEARCHES_PER_MINUTE"),
   };
 }
 
