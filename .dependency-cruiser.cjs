@@ -1,7 +1,7 @@
 /**
  * Import rules `npm test` enforces (docs/architecture.md#layers).
  */
-const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|workers|runtime|commands|drivers|agent|limits|metrics|events|config|security|api|settings|email|keys|ap|share)/)";
+const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|workers|runtime|commands|drivers|agent|limits|metrics|events|config|security|api|settings|email|keys|ap|share|research)/)";
 
 /**
  * Server folders from the bottom up (docs/architecture.md#layers). A folder may
@@ -10,7 +10,7 @@ const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|w
  */
 const LEAVES = ["util", "text", "errors", "config", "i18n", "contract", "security"];
 const ORDER = [
-  "db", "limits", "events", "auth", "keys", "settings", "workers", "drivers", // storage and process facts
+  "db", "limits", "events", "auth", "keys", "settings", "workers", "research", "drivers", // storage and process facts (research: web search and page reading)
   "runs", "chat", "tasks", "email", "share", // rows and their transitions (email: the outbox on the notice row; share: links to publications)
   "delivery", "notify", "retention", // policies: what is due, what to tell, what is kept
   "agent", // capabilities: the model and its tools

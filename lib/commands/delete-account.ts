@@ -1,6 +1,7 @@
 import { confirmPassword } from "@/lib/auth/account-guard";
 import { getDb } from "@/lib/db/client";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
+import { TERMINAL_SQL } from "@/lib/tasks/sql";
 import { notifySessionEnded } from "@/lib/events/session-liveness";
 import { cancelConversationRuns } from "@/lib/runs/sql";
 import { deadLetterConversation } from "@/lib/notify/sql";
@@ -53,9 +54,9 @@ export async function deleteAccount(userId: string): Promise<void> {
       await tx.$executeRaw`DELETE FROM "api_key" WHERE "ownerId" = ${userId}`;
       await tx.$executeRaw`
         DELETE FROM "task_step" WHERE "taskId" IN (
-          SELECT id FROM "task" WHERE "ownerId" = ${userId} AND status IN ('succeeded', 'failed', 'cancelled', 'deadline_exceeded'))`;
+          SELECT id FROM "task" WHERE "ownerId" = ${userId} AND status IN (${TERMINAL_SQL}))`;
       await tx.$executeRaw`
-        DELETE FROM "task" WHERE "ownerId" = ${userId} AND status IN ('succeeded', 'failed', 'cancelled', 'deadline_exceeded')`;
+        DELETE FROM "task" WHERE "ownerId" = ${userId} AND status IN (${TERMINAL_SQL})`;
       await tx.$executeRaw`
         UPDATE "task" SET title = '', prompt = '', "pendingUpdates" = NULL, "inputRequest" = NULL, "inputResponse" = NULL,
           "progressText" = NULL, "updatedAt" = now()

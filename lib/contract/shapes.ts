@@ -5,9 +5,11 @@
 
 import { z } from "zod";
 import { ERROR_CATEGORIES, type ErrorCategory } from "@/lib/errors/categories";
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, type PublicTask, type TaskStatus } from "@/lib/contract/task";
+import { TASK_STATUSES, TERMINAL_STATUSES, type PublicTask, type TaskStatus, type TerminalStatus } from "@/lib/contract/task";
 
-export type MessageKind = "user" | "assistant" | "progress" | "body" | "terminal" | "notice";
+/** message.kind (docs/contract.md#message-kinds; CHECK message_kind_check). */
+export const MESSAGE_KINDS = ["user", "assistant", "progress", "body", "terminal", "notice"] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 export interface PublicConversation {
   id: string;
@@ -26,7 +28,7 @@ export interface PublicConversation {
 
 // ---------------------------------------------------------------- message meta ---
 
-const TASK_STATUSES = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as [TaskStatus, ...TaskStatus[]];
+const TASK_STATUS_ENUM = TASK_STATUSES as [TaskStatus, ...TaskStatus[]];
 const ERROR_CODES = Object.keys(ERROR_CATEGORIES) as [ErrorCategory, ...ErrorCategory[]];
 export const NOTICE_OUTCOMES = [
   "done",
@@ -76,7 +78,7 @@ export const messageMetaSchemas = {
    * so readers word it in their language instead of reading `content`.
    */
   terminal: z.object({
-    status: z.enum(["succeeded", "failed", "cancelled", "deadline_exceeded"]),
+    status: z.enum(TERMINAL_STATUSES as [TerminalStatus, ...TerminalStatus[]]),
     completedAt: z.string(),
     title: z.string(),
     errorCode: z.enum(ERROR_CODES).nullable().optional(),
@@ -87,7 +89,7 @@ export const messageMetaSchemas = {
     noticeId: z.string(),
     noticeKey: z.string(),
     outcome: z.enum(NOTICE_OUTCOMES),
-    taskStatus: z.enum(TASK_STATUSES),
+    taskStatus: z.enum(TASK_STATUS_ENUM),
     title: z.string(),
     dueAt: z.string().nullable(),
   }),
@@ -121,12 +123,19 @@ export type PublicMessageOf<K extends MessageKind> = PublicMessageBase & { kind:
 /** A visible message: a union discriminated on `kind`, so `meta` narrows with it. */
 export type PublicMessage = { [K in MessageKind]: PublicMessageOf<K> }[MessageKind];
 
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+/** A run waiting for or holding a worker: the runs claim's and quotas' "active" (lib/runs/sql.ts). */
+export const RUN_ACTIVE_STATUSES = ["queued", "running"] as const;
+export const RUN_FINISHED_STATUSES = ["succeeded", "failed", "cancelled"] as const;
+/** run.status (CHECK run_status_check). */
+export const RUN_STATUSES = [...RUN_ACTIVE_STATUSES, ...RUN_FINISHED_STATUSES] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+/** run.kind (CHECK run_kind_check). */
+export const RUN_KINDS = ["chat", "notification"] as const;
 
 export interface PublicRun {
   id: string;
   conversationId: string;
-  kind: "chat" | "notification";
+  kind: (typeof RUN_KINDS)[number];
   status: RunStatus;
   error: string | null;
   createdAt: string;

@@ -1,26 +1,26 @@
 import type { Task } from "@/lib/db/generated/client.ts";
 import { errorCodeOf, type ErrorCategory } from "@/lib/errors/categories";
 
-/**
- * The only shape of a task that leaves the server (API, feed, tools). A
- * whitelist: remote handles, driver data, leases, tokens and fingerprints are
- * never copied here.
- */
-export type TaskStatus =
-  | "submitted"
-  | "queued"
-  | "running"
-  | "updating"
-  | "input_required"
-  | "succeeded"
-  | "failed"
-  | "cancelled"
-  /** Stopped by its deadline (no overtime allowed, or the overtime budget spent); partials kept. */
-  | "deadline_exceeded";
+const ACTIVE = ["submitted", "queued", "running", "updating", "input_required"] as const;
+/** deadline_exceeded: stopped by its deadline (no overtime allowed, or the overtime budget spent); partials kept. */
+const TERMINAL = ["succeeded", "failed", "cancelled", "deadline_exceeded"] as const;
+export type TerminalStatus = (typeof TERMINAL)[number];
+export type TaskStatus = (typeof ACTIVE)[number] | TerminalStatus;
 
-export const ACTIVE_STATUSES: TaskStatus[] = ["submitted", "queued", "running", "updating", "input_required"];
-export const TERMINAL_STATUSES: TaskStatus[] = ["succeeded", "failed", "cancelled", "deadline_exceeded"];
-export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deadline_exceeded";
+/**
+ * The one definition of each closed set a task column holds. The database
+ * enforces the same sets (CHECK constraints, lib/db/statuses.int.test.ts
+ * compares them) and SQL builds its lists from these (`sqlList`), never retyped.
+ */
+export const ACTIVE_STATUSES: TaskStatus[] = [...ACTIVE];
+export const TERMINAL_STATUSES: TaskStatus[] = [...TERMINAL];
+/** task.status (CHECK task_status_check). */
+export const TASK_STATUSES: readonly TaskStatus[] = [...ACTIVE, ...TERMINAL];
+/** task.deliveryMode (CHECK task_deliveryMode_check). */
+export const DELIVERY_MODES = ["none", "at", "by"] as const;
+export type DeliveryMode = (typeof DELIVERY_MODES)[number];
+/** task.deliveryOutcome, written once; null until then (CHECK task_deliveryOutcome_check). `late` is a notice outcome only. */
+export const DELIVERY_OUTCOMES = ["on_time", "early", "missed"] as const;
 
 /** The one test for "this task is over"; SQL uses `TERMINAL_SQL` (lib/tasks/sql.ts) built from the same list. */
 export function isTerminalStatus(status: string): status is TerminalStatus {
@@ -29,6 +29,11 @@ export function isTerminalStatus(status: string): status is TerminalStatus {
 
 export const PUBLIC_ERROR_CHARS = 500;
 
+/**
+ * The only shape of a task that leaves the server (API, feed, tools). A
+ * whitelist: remote handles, driver data, leases, tokens and fingerprints are
+ * never copied here.
+ */
 export interface PublicTask {
   id: string;
   conversationId: string;
@@ -43,7 +48,7 @@ export interface PublicTask {
   /** Steps done of steps planned, as the driver last reported them (`at`: when); null when the driver does not say. */
   steps: { done: number; total: number; at: string } | null;
   delivery: {
-    mode: "none" | "at" | "by";
+    mode: DeliveryMode;
     dueAt: string | null;
     reportIfUnfinished: boolean;
     outcome: string | null;

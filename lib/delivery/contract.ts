@@ -1,5 +1,5 @@
 import type { NoticeOutcome } from "@/lib/contract/shapes";
-import { isTerminalStatus } from "@/lib/contract/task";
+import { isTerminalStatus, type DeliveryMode } from "@/lib/contract/task";
 
 /**
  * Timed delivery contracts (docs/state-machines.md#delivery-contracts) as one pure function: given
@@ -30,7 +30,7 @@ import { isTerminalStatus } from "@/lib/contract/task";
  * deliveryOutcome (on_time | early | missed) is written once: at due
  * evaluation, or at completion for a by-contract finished before its dueAt.
  */
-export type Mode = "none" | "at" | "by";
+export type Mode = DeliveryMode;
 
 export interface ContractFacts {
   mode: Mode;

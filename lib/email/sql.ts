@@ -3,6 +3,7 @@ import { Prisma } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { wakeWorkers } from "@/lib/events/emit";
 import type { EmailNoticeMode } from "@/lib/contract/settings";
+import { sqlList } from "@/lib/db/sql-list";
 import { EMAIL_CLAIMABLE, type EmailPatch, type EmailState } from "./state";
 
 /**
@@ -22,21 +23,23 @@ export interface EmailFence {
   token: string;
 }
 
-/** E1: queue a freshly written notice if its account wants it (same transaction as the notice). */
+/** E1: queue a freshly written notice if its account wants it and its address is verified (same transaction as the notice). */
 export async function queueNoticeEmailSql(tx: SqlTx, noticeId: string, ownerId: string, modes: EmailNoticeMode[]): Promise<boolean> {
   if (modes.length === 0) return false;
   const n = await tx.$executeRaw`
     UPDATE "notice" SET "emailState" = 'pending', "emailNextAt" = now()
     WHERE id = ${noticeId} AND "emailState" = 'none'
-      AND EXISTS (SELECT 1 FROM "user" u WHERE u.id = ${ownerId} AND u."emailNotices" = ANY(${modes}::text[]))`;
+      AND EXISTS (SELECT 1 FROM "user" u WHERE u.id = ${ownerId} AND u."emailNotices" = ANY(${modes}::text[]) AND u."emailVerified")`;
   if (n > 0) await wakeWorkers(tx, EMAIL_LOOP);
   return n > 0;
 }
 
+const CLAIMABLE_SQL = sqlList(EMAIL_CLAIMABLE);
+
 function due(alias: string): Prisma.Sql {
   const c = Prisma.raw(alias);
   // Repeats notice_email_due_idx's WHERE so the planner can use it.
-  return Prisma.sql`${c}."emailState" IN ('pending','sending','retry')
+  return Prisma.sql`${c}."emailState" IN (${CLAIMABLE_SQL})
     AND (${c}."emailNextAt" IS NULL OR ${c}."emailNextAt" <= now())
     AND (${c}."emailLeaseUntil" IS NULL OR ${c}."emailLeaseUntil" < now())`;
 }
@@ -67,7 +70,7 @@ export async function claimEmailLeases(workerId: string, limit: number, leaseMs:
 export async function nextEmailDueMs(): Promise<number | null> {
   const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
     SELECT (extract(epoch FROM (min("emailNextAt") - now())) * 1000)::float8 AS ms
-    FROM "notice" WHERE "emailState" IN ('pending','sending','retry')`;
+    FROM "notice" WHERE "emailState" IN (${CLAIMABLE_SQL})`;
   return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }
 
@@ -89,6 +92,8 @@ export interface LockedEmail {
   emailNotices: string | null;
   presenceAt: Date | null;
   email: string | null;
+  /** null: the account is gone. */
+  emailVerified: boolean | null;
   userName: string | null;
   language: string | null;
   timeZone: string | null;
@@ -106,7 +111,7 @@ export async function lockClaimedEmail(
   const rows = await tx.$queryRaw<LockedEmail[]>`
     SELECT n.id, n."taskId", n."conversationId", n."ownerId", n.key, n.outcome, n.text, n."createdAt",
            n."emailState", n."emailAttempts", n."emailError", clock_timestamp() AS "dbNow",
-           u."emailNotices", u."presenceAt", u.email, u.name AS "userName", u.language, u."timeZone",
+           u."emailNotices", u."presenceAt", u.email, u."emailVerified", u.name AS "userName", u.language, u."timeZone",
            t.title AS "taskTitle", t."deliveryMode", t."dueAt",
            (c.id IS NOT NULL AND c."deletedAt" IS NULL) AS "conversationLive"
     FROM "notice" n

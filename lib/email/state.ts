@@ -12,12 +12,13 @@ import type { EmailNoticeMode } from "@/lib/contract/settings";
  *
  *  #    from                    event                                       to           guard / effect
  *  ---  ----------------------  ------------------------------------------  -----------  -------------------------------------------
- *  E1   (insert)                notice written and the account wants it      pending      next=now; otherwise the row stays none
- *                               (wantsEmail, same transaction)                            (none is final: later changes of the
+ *  E1   (insert)                notice written, the account wants it and     pending      next=now; otherwise the row stays none
+ *                               its address is verified (same transaction)                (none is final: later changes of the
  *                                                                                         setting never reach old notices)
  *  E2   pending|retry|sending   claim, attempts ≥ MAX_EMAIL_ATTEMPTS        dead_letter  next cleared; the error says how many
  *  E3   pending|retry|sending   claim, account no longer wants it (setting  skipped      error says why; not counted
- *                               changed, unsubscribed), the conversation
+ *                               changed, unsubscribed), its address is not
+ *                               verified, the conversation
  *                               or account is gone, or the notice is older
  *                               than STALE_AFTER_MS (SMTP was off meanwhile)
  *  E4   pending|retry|sending   claim, a tab of the account was open at or   skipped      "seen in a tab": the notice reached the
@@ -41,7 +42,9 @@ import type { EmailNoticeMode } from "@/lib/contract/settings";
  * the same deterministic Message-ID, which mail clients collapse.
  */
 
-export type EmailState = "none" | "pending" | "sending" | "retry" | "sent" | "skipped" | "dead_letter";
+/** notice.emailState (CHECK notice_emailState_check); SQL builds its lists from these. */
+export const EMAIL_STATES = ["none", "pending", "sending", "retry", "sent", "skipped", "dead_letter"] as const;
+export type EmailState = (typeof EMAIL_STATES)[number];
 export const EMAIL_CLAIMABLE: readonly EmailState[] = ["pending", "sending", "retry"];
 export const MAX_EMAIL_ATTEMPTS = 5;
 export const MAX_EMAIL_ERROR_CHARS = 1000;
@@ -106,6 +109,8 @@ export interface ClaimView {
   noticeCreatedAt: Date;
   /** The account's current setting; null when the account is gone. */
   mode: EmailNoticeMode | null;
+  /** The address was proven by its verification link: nothing is mailed to any other. */
+  verified: boolean;
   timed: boolean;
   key: string;
   conversationLive: boolean;
@@ -125,6 +130,7 @@ export function decideOnClaim(v: ClaimView): EmailDecision {
     patch: { emailState: "skipped", emailError: why, nextInMs: null, releaseLease: true },
   });
   if (v.mode === null) return skip("E3", "account deleted");
+  if (!v.verified) return skip("E3", "email address not verified");
   if (!v.conversationLive) return skip("E3", "conversation deleted");
   if (!wantsEmail(v.mode, { timed: v.timed, key: v.key })) return skip("E3", `email setting is now ${v.mode}`);
   if (v.dbNow.getTime() - v.noticeCreatedAt.getTime() > STALE_AFTER_MS) return skip("E3", "too old to send");

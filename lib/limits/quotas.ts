@@ -2,6 +2,13 @@ import type { Tx } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { limits } from "./config";
+import { sqlList } from "@/lib/db/sql-list";
+import { ACTIVE_STATUSES } from "@/lib/contract/task";
+import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
+
+// Literals (task_owner_active_idx, run_owner_active_idx are partial on them), from the one definition of each set.
+const TASK_ACTIVE = sqlList(ACTIVE_STATUSES);
+const RUN_ACTIVE = sqlList(RUN_ACTIVE_STATUSES);
 
 /**
  * Quota checks run inside the transaction that creates the row, under the
@@ -43,7 +50,7 @@ export function taskAdmission(ownerId: string): Prisma.Sql {
     SELECT t.active, r.recent, r.oldest_age,
       (t.active < ${l.activeTasks}::bigint AND r.recent < ${l.taskStartsPerMinute}::bigint) AS admitted
     FROM (SELECT count(*)::int AS active FROM "task"
-            WHERE "ownerId" = ${ownerId} AND status IN ('submitted','queued','running','updating','input_required')) t,
+            WHERE "ownerId" = ${ownerId} AND status IN (${TASK_ACTIVE})) t,
          (SELECT count(*)::int AS recent, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
             FROM "task" WHERE "ownerId" = ${ownerId} AND "createdAt" > now() - interval '60 seconds') r`;
 }
@@ -88,7 +95,7 @@ export function messageAdmission(ownerId: string): Prisma.Sql {
             FROM "message"
             WHERE "ownerId" = ${ownerId} AND kind = 'user' AND NOT hidden AND "createdAt" > now() - interval '60 seconds') m,
          (SELECT count(*)::int AS turns FROM "run"
-            WHERE "ownerId" = ${ownerId} AND kind = 'chat' AND status IN ('queued','running')) r`;
+            WHERE "ownerId" = ${ownerId} AND kind = 'chat' AND status IN (${RUN_ACTIVE})) r`;
 }
 
 /** Throws the 429 a refused MessageAdmission calls for. */

@@ -4,6 +4,7 @@ import * as metrics from "@/app/api/metrics/route";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
 import { collectMetrics, METRICS_CACHE_MS } from "@/lib/metrics/collect";
+import { TERMINAL_SQL } from "@/lib/tasks/sql";
 import { createConversationFor, signUp } from "@/tests/helpers";
 
 const TOKEN = "metrics-test-token-0123456789";
@@ -99,6 +100,25 @@ describe("metrics collection", () => {
       expect(line).toMatch(/^(# (HELP|TYPE) herald_\w+ .+|herald_\w+(\{[a-z]+="[\w.:+-]+"(,[a-z]+="[\w.:+-]+")*\})? -?[\d.e+-]+)$/);
     }
     for (const id of [u.id, conv, run.id, task.id]) expect(text).not.toContain(id);
+  });
+
+  it("counts a task stopped at its deadline as finished: in herald_tasks, not in the cancel queue", async () => {
+    const u = await signUp("Metrics deadline");
+    const conv = await createConversationFor(u);
+    const db = getDb();
+    // Fenced and scheduled as the deadline stop left it; the cancel claim never takes a terminal row, so neither may its gauge.
+    const stopped = await db.task.create({
+      data: { ownerId: u.id, conversationId: conv, title: "t", prompt: "p", status: "deadline_exceeded", deliveryMode: "at" },
+    });
+    await db.$executeRaw`UPDATE "task" SET "cancelRequestedAt" = now() - interval '1 minute', "nextCancelAt" = now() - interval '1 minute',
+      "completedAt" = now() WHERE id = ${stopped.id}`;
+    const [{ due }] = await db.$queryRaw<{ due: number }[]>`
+      SELECT count(*)::int AS due FROM "task" WHERE "cancelRequestedAt" IS NOT NULL AND status NOT IN (${TERMINAL_SQL})
+        AND "nextCancelAt" <= now() AND ("cancelLeaseExpiresAt" IS NULL OR "cancelLeaseExpiresAt" < now())`;
+
+    const text = await collectMetrics();
+    expect(value(text, /^herald_queue_depth\{loop="cancel"\} /)).toBe(due);
+    expect(value(text, /^herald_tasks\{status="deadline_exceeded"\} /)).toBeGreaterThanOrEqual(1);
   });
 
   it("runs one query per cache window, shared by concurrent scrapes", async () => {

@@ -1,4 +1,9 @@
 import { Prisma } from "@/lib/db/generated/client.ts";
+import { sqlList } from "@/lib/db/sql-list";
+import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
+import { ACTIVE_STATUSES, TERMINAL_STATUSES } from "@/lib/contract/task";
+import { EMAIL_CLAIMABLE } from "@/lib/email/state";
+import { CLAIMABLE as NOTIFY_CLAIMABLE } from "@/lib/notify/state";
 
 /**
  * Queue depth, oldest due age and expired leases per loop, as parts of
@@ -21,17 +26,19 @@ export interface QueueRow {
   expired: number;
 }
 
-const ACTIVE = Prisma.raw(`('submitted', 'queued', 'running', 'updating', 'input_required')`);
-const TERMINAL = Prisma.raw(`('succeeded', 'failed', 'cancelled')`);
-const NOTIFY_OPEN = Prisma.raw(`('pending', 'claimed', 'dispatched', 'retry')`);
-const EMAIL_OPEN = Prisma.raw(`('pending', 'sending', 'retry')`);
+// The loops' own lists (never retyped): a status added to a state module reaches the gauges too.
+const ACTIVE = Prisma.sql`(${sqlList(ACTIVE_STATUSES)})`;
+const TERMINAL = Prisma.sql`(${sqlList(TERMINAL_STATUSES)})`;
+const NOTIFY_OPEN = Prisma.sql`(${sqlList(NOTIFY_CLAIMABLE)})`;
+const EMAIL_OPEN = Prisma.sql`(${sqlList(EMAIL_CLAIMABLE)})`;
+const RUN_ACTIVE = Prisma.sql`(${sqlList(RUN_ACTIVE_STATUSES)})`;
 
 /** A CTE named `queue_rows` (loop, depth, oldest seconds, expired leases); join it with `, ` into the WITH list. */
 export const QUEUES_CTE = Prisma.sql`queue_rows AS (
       SELECT 'runs' AS loop, count(*)::int AS depth,
              extract(epoch FROM now() - min("createdAt"))::float8 AS oldest,
              count(*) FILTER (WHERE status = 'running')::int AS expired
-      FROM "run" WHERE status IN ('queued', 'running') AND (status = 'queued' OR "leaseExpiresAt" < now())
+      FROM "run" WHERE status IN ${RUN_ACTIVE} AND (status = 'queued' OR "leaseExpiresAt" < now())
       UNION ALL
       SELECT 'tasks', count(*)::int, extract(epoch FROM now() - min("nextRunAt"))::float8, 0
       FROM "task" WHERE status IN ${ACTIVE} AND "cancelRequestedAt" IS NULL AND "nextRunAt" <= now()

@@ -1,7 +1,9 @@
 import { jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
-import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
+import { RUN_ACTIVE_STATUSES, RUN_FINISHED_STATUSES } from "@/lib/contract/shapes";
+import { sqlList } from "@/lib/db/sql-list";
+import { CLAIMABLE, IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
 
 /**
  * Every statement of the notification outbox lives here. The decisions are in
@@ -12,6 +14,10 @@ import { IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
  * AND lease not expired AND notificationStatus in the expected phase AND
  * dispatchVersion as claimed. A miss means another worker owns the row now.
  */
+
+const CLAIMABLE_SQL = sqlList(CLAIMABLE);
+const RUN_ACTIVE_SQL = sqlList(RUN_ACTIVE_STATUSES);
+const RUN_FINISHED_SQL = sqlList(RUN_FINISHED_STATUSES);
 
 /** A row this worker holds a notification lease on. */
 export type ClaimedNotification = Task & { notifyLeaseToken: string };
@@ -60,14 +66,14 @@ export function claimNotificationSql(workerId: string, limit: number, leaseMs: n
   // The notificationStatus predicate repeats task_notify_due_idx's WHERE so the planner can use it.
   const due = (alias: string) => {
     const c = Prisma.raw(alias);
-    return Prisma.sql`${c}."notificationStatus" IN ('pending','claimed','dispatched','retry')
+    return Prisma.sql`${c}."notificationStatus" IN (${CLAIMABLE_SQL})
       AND ${c}."eventVersion" > ${c}."notifiedVersion"
       AND (${c}."notifyLeaseExpiresAt" IS NULL OR ${c}."notifyLeaseExpiresAt" < now())
       AND (${c}."nextNotificationAt" IS NULL OR ${c}."nextNotificationAt" <= now()
            -- A scalar lookup by primary key, not EXISTS: under the OR the planner
            -- would otherwise hash the whole run table.
            OR (${c}."notificationStatus" = 'dispatched'
-               AND (SELECT r.status FROM "run" r WHERE r.id = ${c}."notificationRunId") IN ('succeeded','failed','cancelled')))
+               AND (SELECT r.status FROM "run" r WHERE r.id = ${c}."notificationRunId") IN (${RUN_FINISHED_SQL})))
       ${onlyRows(c, only)}`;
   };
   const pick = fairPick({
@@ -163,7 +169,7 @@ export async function deadLetterConversation(tx: Tx, ownerId: string, conversati
     UPDATE "task" SET "notificationStatus" = 'dead_letter', "notificationError" = 'conversation deleted',
       "nextNotificationAt" = NULL, "notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL
     WHERE "conversationId" = ${conversationId} AND "ownerId" = ${ownerId}
-      AND "notificationStatus" IN ('pending', 'claimed', 'dispatched', 'retry')`;
+      AND "notificationStatus" IN (${CLAIMABLE_SQL})`;
 }
 
 /** The conversation a notification goes to, if it still exists for that owner. */
@@ -176,7 +182,7 @@ export async function liveConversation(tx: SqlTx, conversationId: string, ownerI
 /** Same predicate as the run loop's "one active run per conversation". */
 export async function conversationBusy(tx: SqlTx, conversationId: string): Promise<boolean> {
   const rows = await tx.$queryRaw<{ one: number }[]>`
-    SELECT 1 AS one FROM "run" WHERE "conversationId" = ${conversationId} AND status IN ('queued','running') LIMIT 1`;
+    SELECT 1 AS one FROM "run" WHERE "conversationId" = ${conversationId} AND status IN (${RUN_ACTIVE_SQL}) LIMIT 1`;
   return rows.length > 0;
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { env } from "@/lib/config/env";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TaskStatus } from "@/lib/contract/task";
+import { DELIVERY_MODES, DELIVERY_OUTCOMES, TASK_STATUSES, type TaskStatus } from "@/lib/contract/task";
 
 /**
  * The notification outbox state machine (docs/state-machines.md#notification-outbox), as pure decisions.
@@ -63,7 +63,9 @@ import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TaskStatus } from "@/lib/contr
  * failed call finished.
  */
 
-export type NotificationStatus = "none" | "pending" | "claimed" | "dispatched" | "retry" | "delivered" | "dead_letter";
+/** task.notificationStatus (CHECK task_notificationStatus_check); SQL builds its lists from these. */
+export const NOTIFICATION_STATUSES = ["none", "pending", "claimed", "dispatched", "retry", "delivered", "dead_letter"] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 /**
  * The facts a notification may tell (lib/notify/event.ts `buildEventSnapshot`).
@@ -75,7 +77,7 @@ export type NotificationStatus = "none" | "pending" | "claimed" | "dispatched" |
 export const eventSnapshotSchema = z.object({
   taskId: z.string(),
   title: z.string(),
-  status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as [TaskStatus, ...TaskStatus[]]),
+  status: z.enum(TASK_STATUSES as [TaskStatus, ...TaskStatus[]]),
   /** The task's stored sentence, at most EVENT_ERROR_CHARS. */
   error: z.string().nullable(),
   /** The remote's question while input_required, as it sent it; else null. */
@@ -83,9 +85,9 @@ export const eventSnapshotSchema = z.object({
   latestPublicationId: z.string().nullable(),
   /** The `partial` flag of that publication; null when there is none or it is unknown. */
   latestPublicationPartial: z.boolean().nullable(),
-  deliveryMode: z.enum(["none", "at", "by"]),
+  deliveryMode: z.enum(DELIVERY_MODES),
   dueAt: z.string().nullable(),
-  deliveryOutcome: z.enum(["on_time", "early", "missed"]).nullable(),
+  deliveryOutcome: z.enum(DELIVERY_OUTCOMES).nullable(),
   cancelRequested: z.boolean(),
   /** Events frozen before degraded tracking was an event lack it. */
   trackingDegraded: z.boolean().default(false),
@@ -321,8 +323,6 @@ export function onConversationGone(row: OutboxRow): Decision {
 }
 
 // ---- T12–T15: the narration run ----------------------------------------------------
-
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 
 function delivered(row: OutboxRow, t: "T13" | "T7n"): Decision {
   const done: OutboxPatch = {

@@ -2,6 +2,8 @@ import { env } from "@/lib/config/env";
 import { getDb, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Run } from "@/lib/db/generated/client.ts";
 import { fairPick } from "@/lib/limits/fair-claim";
+import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
+import { sqlList } from "@/lib/db/sql-list";
 
 /**
  * Every claim and guard statement of the run loop lives here.
@@ -28,13 +30,16 @@ export const RUN_MAX_ATTEMPTS = env("HERALD_RUN_MAX_ATTEMPTS");
 
 export type ClaimedRun = Run & { leaseToken: string };
 
+/** queued | running: run_due_idx's and run_owner_active_idx's predicate. */
+const ACTIVE = sqlList(RUN_ACTIVE_STATUSES);
+
 /** Claimable and head of its conversation; `a` is the table alias. */
 const runDue = (a: string) => {
   const q = Prisma.raw(a);
   return Prisma.sql`(${q}.status = 'queued' OR (${q}.status = 'running' AND ${q}."leaseExpiresAt" < now()))
     AND NOT EXISTS (
       SELECT 1 FROM "run" o
-      WHERE o."conversationId" = ${q}."conversationId" AND o.status IN ('queued', 'running')
+      WHERE o."conversationId" = ${q}."conversationId" AND o.status IN (${ACTIVE})
         AND (o."createdAt", o.id) < (${q}."createdAt", ${q}.id))
     -- createdAt order is not commit order (a run can commit after a newer one was
     -- claimed), so a live running run also blocks the conversation outright.
@@ -156,7 +161,7 @@ export async function cancelConversationRuns(tx: Tx, conversationId: string): Pr
   await tx.$executeRaw`
     UPDATE "run" SET status = 'cancelled', "finishedAt" = now(), "updatedAt" = now(),
       error = 'conversation deleted', "leaseToken" = NULL, "leaseExpiresAt" = NULL
-    WHERE "conversationId" = ${conversationId} AND status IN ('queued', 'running')`;
+    WHERE "conversationId" = ${conversationId} AND status IN (${ACTIVE})`;
 }
 
 export async function findRunByKey(tx: SqlTx, idempotencyKey: string): Promise<Run | null> {

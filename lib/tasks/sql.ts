@@ -2,7 +2,8 @@ import { env } from "@/lib/config/env";
 import { getDb, jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
-import { TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
+import { sqlList } from "@/lib/db/sql-list";
 
 /**
  * Every claim and guard of the task execution and cancel loops lives here.
@@ -45,14 +46,14 @@ const secs = (ms: number) => ms / 1000;
  * `status NOT IN (${TERMINAL_SQL})`: the terminal list from lib/contract/task.ts, never retyped in SQL.
  * Literals, not parameters, so the planner can match the partial indexes on status.
  */
-export const TERMINAL_SQL = Prisma.raw(TERMINAL_STATUSES.map((s) => `'${s}'`).join(", "));
+export const TERMINAL_SQL = sqlList(TERMINAL_STATUSES);
 export const backoffMs = (failures: number, base = TASK_RETRY_BASE_MS, cap = TASK_RETRY_CAP_MS) =>
   Math.min(base * 2 ** Math.min(failures, 16), cap);
 
 export type LeasedTask = Task & { leaseToken: string };
 export type CancelLeasedTask = Task & { cancelLeaseToken: string };
 
-const ACTIVE = Prisma.sql`('submitted', 'queued', 'running', 'updating', 'input_required')`;
+const ACTIVE = Prisma.sql`(${sqlList(ACTIVE_STATUSES)})`;
 
 /** Due for execution; `a` is the table alias. Repeats task_exec_due_idx's WHERE so the index serves it. */
 const execDue = (a: string, only: string[] | null) => {
@@ -413,4 +414,4 @@ export async function nextExecutionDueMs(): Promise<number | null> {
 export const nextExecutionDueSql = Prisma.sql`
     SELECT (extract(epoch FROM (min(greatest("nextRunAt", coalesce("leaseExpiresAt", "nextRunAt"))) - now())) * 1000)::float8 AS ms
     FROM "task"
-    WHERE status IN ('submitted', 'queued', 'running', 'updating', 'input_required') AND "cancelRequestedAt" IS NULL`;
+    WHERE status IN ${ACTIVE} AND "cancelRequestedAt" IS NULL`;
