@@ -69,6 +69,14 @@ export const ENV_SCHEMA = z.object({
   HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS: nonNegativeMs(0).describe("Tests only: hold after a remote agent run or MCP task was created, before its handle is stored"),
   HERALD_OFFLINE_CHUNK_MS: nonNegativeMs(12).describe("Offline model: delay between streamed chunks"),
 
+  // ---- web research (lib/research)
+  HERALD_SEARCH_PROVIDER: z.enum(["wikipedia", "searxng", "tavily", "brave", "none"]).default("wikipedia").describe("Web search for research tasks; wikipedia needs no key"),
+  HERALD_SEARCH_URL: z.url().optional().describe("Base URL of the search provider (required for searxng; proxies, tests); trusted like SMTP_URL"),
+  TAVILY_API_KEY: z.string().min(1).optional().describe("Key for HERALD_SEARCH_PROVIDER=tavily"),
+  BRAVE_SEARCH_API_KEY: z.string().min(1).optional().describe("Key for HERALD_SEARCH_PROVIDER=brave"),
+  HERALD_RESEARCH_MAX_SOURCES: z.coerce.number().int().min(0).max(200).default(20).describe("Pages one research task may read"),
+  HERALD_FETCH_ALLOW_PRIVATE: zeroOne.describe("1 lets page fetches reach loopback, private, link-local and metadata addresses (tests, intranets)"),
+
   // ---- workers and loops
   HERALD_WORKER_CONCURRENCY: positiveInt(4).describe("Slots per loop per worker process"),
   HERALD_WORKERS: positiveInt(1).describe("Worker processes `npm start` runs (`--workers N` wins)"),
