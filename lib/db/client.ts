@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Prisma, PrismaClient } from "./generated/client.ts";
+import { withTransactionRetry } from "./retry";
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
@@ -89,16 +90,30 @@ export const poolSql = (): SqlTx => sqlOn(getPool());
 /**
  * A transaction of raw statements on `pg`, with queryRows' caveats. Prisma's interactive transaction cost 2.7 ms of CPU
  * for five one-row statements where `pg` took 0.4 ms (measured here), so the hottest request paths use this one.
- * A statement may run 20 s, as long as a Prisma transaction may (getDb's `timeout`).
+ * A statement may run 20 s, as long as a Prisma transaction may (getDb's `timeout`). Aborted by Postgres as a deadlock
+ * or serialization failure, the whole transaction runs again (lib/db/retry.ts): `fn` must be safe to run twice.
  */
 export async function sqlTransaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+  return withTransactionRetry(() => sqlTransactionOnce(fn));
+}
+
+async function sqlTransactionOnce<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
   const client = await getPool().connect();
-  const tx = sqlOn(client);
+  const on = sqlOn(client);
+  // The first statement that failed: once one has, Postgres commits nothing, whatever the body made of the error.
+  let failed: unknown;
+  const noted = <R>(p: Promise<R>) => p.catch((err: unknown) => Promise.reject((failed ??= err)));
+  const tx: SqlTx = {
+    $queryRaw: <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => noted(on.$queryRaw<R>(query, ...values)),
+    $executeRaw: (query, ...values) => noted(on.$executeRaw(query, ...values)),
+  };
   let broken: Error | undefined;
   try {
     await client.query("BEGIN; SET LOCAL statement_timeout = 20000");
     const result = await fn(tx);
-    await client.query("COMMIT");
+    // A COMMIT after a failed statement is answered ROLLBACK, not an error: a body that swallowed the failure (a
+    // deadlock among them) must not be told its writes are in. Its own error is thrown, so the retry policy sees it.
+    if ((await client.query("COMMIT")).command === "ROLLBACK") throw failed ?? new Error("the transaction was rolled back at COMMIT");
     return result;
   } catch (err) {
     await client.query("ROLLBACK").catch((e: Error) => (broken = e));
@@ -112,12 +127,28 @@ export async function sqlTransaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<
 export function getDb(): PrismaClient {
   // Prisma's defaults (2 s to start, 5 s to finish) fail a chat turn whenever the
   // machine is briefly saturated; waiting a little longer is always the better answer.
-  globalForDb.heraldDb ??= new PrismaClient({
-    adapter: new PrismaPg(getPool(), { statementNameGenerator: statementName }),
-    errorFormat: "minimal",
-    transactionOptions: { maxWait: 10_000, timeout: 20_000 },
-  });
+  globalForDb.heraldDb ??= retryingTransactions(
+    new PrismaClient({
+      adapter: new PrismaPg(getPool(), { statementNameGenerator: statementName }),
+      errorFormat: "minimal",
+      transactionOptions: { maxWait: 10_000, timeout: 20_000 },
+    }),
+  );
   return globalForDb.heraldDb;
+}
+
+/**
+ * Every `$transaction` of the client (interactive or a batch) under the retry policy of `sqlTransaction`
+ * (lib/db/retry.ts), so no call site can forget it. A nested one (`tx.$transaction`, a savepoint) is part of its outer
+ * transaction's run: only the outer one is run again.
+ */
+function retryingTransactions(client: PrismaClient): PrismaClient {
+  const once = client.$transaction as (...args: unknown[]) => Promise<unknown>;
+  function $transaction(this: unknown, ...args: unknown[]) {
+    return this === client ? withTransactionRetry(() => once.apply(client, args)) : once.apply(this, args);
+  }
+  Object.defineProperty(client, "$transaction", { value: $transaction, writable: true, configurable: true });
+  return client;
 }
 
 export async function closeDb(): Promise<void> {

@@ -12,3 +12,22 @@ export function isUniqueViolation(err: unknown): boolean {
     (meta?.code === "23505" || meta?.driverAdapterError?.cause?.originalCode === "23505" || meta?.driverAdapterError?.cause?.kind === "UniqueConstraintViolation")
   );
 }
+
+/** SQLSTATEs after which Postgres has rolled the whole transaction back and running it again may succeed. */
+const TRANSIENT_SQLSTATES = new Set(["40P01", "40001"]);
+
+/**
+ * The SQLSTATE (40P01 deadlock, 40001 serialization failure) when `err` says Postgres aborted the transaction for
+ * a reason a second run may not meet; null otherwise. Read from `pg` (`code`) and from Prisma, whose adapter keeps the
+ * driver's code in `meta` (raw queries, P2010) or maps both to P2034 (model calls, the code then read from the cause).
+ */
+export function transientTransactionCode(err: unknown): string | null {
+  if (err instanceof pg.DatabaseError) return err.code !== undefined && TRANSIENT_SQLSTATES.has(err.code) ? err.code : null;
+  if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return null;
+  const meta = err.meta as { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } | undefined;
+  const cause = meta?.driverAdapterError?.cause;
+  const code = cause?.originalCode ?? meta?.code;
+  if (code !== undefined && TRANSIENT_SQLSTATES.has(code)) return code;
+  if (err.code === "P2034" || cause?.kind === "TransactionWriteConflict") return code ?? "P2034";
+  return null;
+}

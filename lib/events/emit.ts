@@ -43,6 +43,8 @@ export async function emitEvent(
  * its end (a task's terminal write emits five: four round trips fewer). The
  * account's row is then locked only for the last moment of the transaction, and
  * after the conversation's, the order every other writer takes them in.
+ * A run that Postgres aborts (a deadlock) is run again by sqlTransaction's retry policy: each run has its own batch,
+ * so the events of an aborted run are never written.
  */
 export async function transactionWithEvents<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
   return sqlTransaction(async (tx) => {

@@ -46,18 +46,27 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
     throw new ApiError("bad_request", "options.simulate: not enabled on this server (HERALD_ALLOW_SIMULATE=1)", "options.simulate");
   }
   const db = getDb();
-  // A retry is rare, so it is not looked for up front: the insert's unique key finds it,
-  // and so does a refusal (quota, rate, a chat deleted since), answered as the first time was.
+  const existing = async () => {
+    const again = await db.task.findUnique({
+      where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },
+    });
+    return again ? { task: toPublicTask(again), created: false } : null;
+  };
+  let started: { task: PublicTask; created: boolean } | null;
   try {
     // On `pg`, not Prisma: every statement here is raw SQL, and this is the path of every POST /api/tasks.
-    return await sqlTransaction(async (tx) => {
+    started = await sqlTransaction(async (tx) => {
       // The conversation before the account (writer order: never a deadlock with workers
       // appending messages); the account's lock serialises its starts for the quota.
+      // A retry whose task exists takes neither: a worker holds that task's row and takes
+      // the account's lock last, and a retry waiting on the row under that lock was a deadlock.
+      // Looked for in the same statement, so a first start pays no round trip for it.
       const conv = await tx.$queryRaw<{ id: string; now: Date }[]>`
         SELECT c.id, now() AS now FROM "conversation" c JOIN "user" u ON u.id = c."ownerId"
         WHERE c.id = ${input.conversationId} AND c."ownerId" = ${input.ownerId} AND c."deletedAt" IS NULL
+          AND NOT EXISTS (SELECT 1 FROM "task" t WHERE t."ownerId" = ${input.ownerId} AND t."clientRequestId" = ${input.clientRequestId})
         FOR SHARE OF c FOR UPDATE OF u`;
-      if (conv.length === 0) throw new ApiError("not_found", "Conversation not found");
+      if (conv.length === 0) return null;
       const d = input.delivery;
       const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;
       // By code points, so a cut never leaves half an emoji behind.
@@ -88,12 +97,16 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       return { task: toPublicTask(task), created: true };
     });
   } catch (err) {
+    // The same request racing its first run (the unique key finds it), or refused (quota, rate) after that run
+    // succeeded: answered as the first time was.
     if (isUniqueViolation(err) || err instanceof ApiError) {
-      const again = await db.task.findUnique({
-        where: { ownerId_clientRequestId: { ownerId: input.ownerId, clientRequestId: input.clientRequestId } },
-      });
-      if (again) return { task: toPublicTask(again), created: false };
+      const again = await existing();
+      if (again) return again;
     }
     throw err;
   }
+  // No row: this request's task exists (a retry, even after its chat was deleted), or the chat is not there.
+  const result = started ?? (await existing());
+  if (!result) throw new ApiError("not_found", "Conversation not found");
+  return result;
 }
