@@ -1,6 +1,7 @@
 "use client";
 
 import { useRef, useState, type FormEvent } from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { authClient } from "@/lib/auth/client";
 import { ApiError, deleteAccount } from "@/lib/client/api";
 import { announceSignOut } from "@/lib/client/session-sync";
@@ -9,6 +10,7 @@ import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "@/lib/contract/password";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
+import { API_KEYS_QUERY } from "./api-keys";
 import { PasswordField } from "./password-field";
 import { Button, buttonClass } from "./ui/button";
 import { InlineAlert } from "./ui/inline-alert";
@@ -17,6 +19,7 @@ import { InlineAlert } from "./ui/inline-alert";
 export function ChangePasswordSection() {
   const { t } = useI18n();
   const hydrated = useHydrated();
+  const qc = useQueryClient();
   const formRef = useRef<HTMLFormElement>(null);
   const [pending, setPending] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; key: MessageKey; field?: "current" | "new" } | null>(null);
@@ -36,6 +39,8 @@ export function ChangePasswordSection() {
       if (!error) {
         formRef.current?.reset();
         setResult({ ok: true, key: "passwordChanged" });
+        // The server revoked every API key with the old password.
+        void qc.invalidateQueries({ queryKey: API_KEYS_QUERY });
       } else if (error.code === "PASSWORD_TOO_COMMON") setResult({ ok: false, key: "errPasswordCommon", field: "new" });
       else if (error.code === "INVALID_PASSWORD") setResult({ ok: false, key: "errWrongPassword", field: "current" });
       else if (error.code === "PASSWORD_TOO_SHORT") setResult({ ok: false, key: "errPasswordShort", field: "new" });

@@ -2,31 +2,55 @@
 
 import { useId, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/client/api";
+import { ApiError, createApiKey, listApiKeys, revokeApiKey } from "@/lib/client/api";
 import { errorWords } from "@/lib/client/error-words";
 import { useI18n } from "@/lib/client/i18n";
+import { KEY_EXPIRY_CHOICES, type PublicApiKey } from "@/lib/contract/keys";
+import { MAX_PASSWORD_LENGTH } from "@/lib/contract/password";
 import { LocalTime } from "./local-time";
 import { Button } from "./ui/button";
 import { InlineAlert } from "./ui/inline-alert";
 
 const KEYS = ["api-keys"] as const;
 
+/** The list is stale after a password change (it revokes every key); Settings' password form calls this. */
+export const API_KEYS_QUERY = KEYS;
+
+function KeyExpiry({ k, listedAt }: { k: PublicApiKey; listedAt: number }) {
+  const { t } = useI18n();
+  if (!k.expiresAt) return <span className="text-xs text-muted">{t("apiKeyNeverExpires")}</span>;
+  // Judged against when the list was read, by this browser's clock, for display only; the server refuses an expired key by its own.
+  const past = new Date(k.expiresAt).getTime() <= listedAt;
+  return (
+    <span className={past ? "text-xs text-danger" : "text-xs text-muted"}>
+      {t(past ? "apiKeyExpired" : "apiKeyExpires")} <LocalTime iso={k.expiresAt} />
+    </span>
+  );
+}
+
 /**
- * API keys for the Agent Protocol surface (/api/ap): name one, copy it once
- * (it is never shown again), revoke it. A revoked key stops working at once.
+ * API keys for the Agent Protocol surface (/api/ap): name one, confirm with
+ * the account's password (a session alone mints no key), choose how long it
+ * lives, copy it once (it is never shown again), revoke it. A revoked or
+ * expired key stops working at once; a new password revokes them all.
  */
 export function ApiKeysSection() {
   const { t } = useI18n();
   const qc = useQueryClient();
   const nameId = useId();
+  const passwordId = useId();
+  const expiryId = useId();
   const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
+  const [expiry, setExpiry] = useState("never");
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const keys = useQuery({ queryKey: KEYS, queryFn: listApiKeys });
   const create = useMutation({
-    mutationFn: (n: string) => createApiKey(n),
+    mutationFn: () => createApiKey({ name: name.trim(), password, ...(expiry === "never" ? {} : { expiresInDays: Number(expiry) }) }),
     onSuccess: (k) => {
       setCreated({ name: k.name, key: k.key });
       setName("");
+      setPassword("");
       void qc.invalidateQueries({ queryKey: KEYS });
     },
   });
@@ -39,12 +63,13 @@ export function ApiKeysSection() {
           {t("apiKeysTitle")}
         </h2>
         <p className="text-sm text-muted">{t("apiKeysLead")}</p>
+        <p className="text-sm text-muted">{t("apiKeysPasswordRevokes")}</p>
       </div>
       <form
         className="flex flex-wrap items-end gap-2"
         onSubmit={(e) => {
           e.preventDefault();
-          if (name.trim()) create.mutate(name.trim());
+          if (name.trim() && password) create.mutate();
         }}
       >
         <span className="flex min-w-0 flex-1 flex-col gap-1">
@@ -60,13 +85,45 @@ export function ApiKeysSection() {
             className="h-9 rounded-lg border border-border bg-surface px-2 text-sm"
           />
         </span>
-        <Button type="submit" variant="primary" size="md" disabled={!name.trim() || create.isPending} className="h-9 disabled:opacity-50">
+        <span className="flex min-w-0 flex-1 flex-col gap-1">
+          <label htmlFor={passwordId} className="text-sm">
+            {t("apiKeyPassword")}
+          </label>
+          <input
+            id={passwordId}
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            maxLength={MAX_PASSWORD_LENGTH}
+            onChange={(e) => setPassword(e.target.value)}
+            className="h-9 rounded-lg border border-border bg-surface px-2 text-sm"
+          />
+        </span>
+        <span className="flex flex-col gap-1">
+          <label htmlFor={expiryId} className="text-sm">
+            {t("apiKeyExpiry")}
+          </label>
+          <select
+            id={expiryId}
+            value={expiry}
+            onChange={(e) => setExpiry(e.target.value)}
+            className="h-9 rounded-lg border border-border bg-surface px-2 text-sm"
+          >
+            <option value="never">{t("apiKeyExpiryNever")}</option>
+            {KEY_EXPIRY_CHOICES.map((days) => (
+              <option key={days} value={String(days)}>
+                {t("apiKeyExpiryDays", { days })}
+              </option>
+            ))}
+          </select>
+        </span>
+        <Button type="submit" variant="primary" size="md" disabled={!name.trim() || !password || create.isPending} className="h-9 disabled:opacity-50">
           {t("apiKeyCreate")}
         </Button>
       </form>
       {create.isError && (
         <InlineAlert framed={false} size="xs" icon={false}>
-          {errorWords(t, create.error)}
+          {create.error instanceof ApiError && create.error.status === 403 ? t("errWrongPassword") : errorWords(t, create.error)}
         </InlineAlert>
       )}
       {created && (
@@ -92,6 +149,7 @@ export function ApiKeysSection() {
                 t("apiKeyNeverUsed")
               )}
             </span>
+            <KeyExpiry k={k} listedAt={keys.dataUpdatedAt} />
             <Button
               variant="danger-outline"
               size="xs"

@@ -1,8 +1,9 @@
 "use client";
 
-import { useEffect, useId, useMemo } from "react";
+import { useEffect, useId, useMemo, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { getSettings, patchSettings } from "@/lib/client/api";
+import { authClient } from "@/lib/auth/client";
+import { ApiError, getSettings, patchSettings } from "@/lib/client/api";
 import { disableNotify, enableNotify, notifyStore, watchNotifyState, type NotifyState } from "@/lib/client/browser-notify";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
@@ -12,6 +13,7 @@ import { AccountDataSection, ChangePasswordSection } from "./account-settings";
 import { ApiKeysSection } from "./api-keys";
 import { LanguageSelect } from "./language-select";
 import { SignOutEverywhereButton } from "./sign-out-button";
+import { Button } from "./ui/button";
 
 const SETTINGS_KEY = ["settings"] as const;
 
@@ -107,7 +109,36 @@ function BrowserNotifyRow() {
   );
 }
 
-function EmailRow({ settings, onChange, disabled }: { settings: PublicSettings | undefined; onChange: (mode: EmailNoticeMode) => void; disabled: boolean }) {
+/**
+ * Notice email goes to a verified address only (the server refuses turning it
+ * on before): better-auth's own verification mail, sent again on request.
+ */
+function VerifyEmailRow({ email }: { email: string }) {
+  const { t } = useI18n();
+  const [state, setState] = useState<"idle" | "pending" | "sent" | "failed">("idle");
+  async function send() {
+    setState("pending");
+    try {
+      const { error } = await authClient.sendVerificationEmail({ email, callbackURL: "/settings" });
+      setState(error ? "failed" : "sent");
+    } catch {
+      setState("failed");
+    }
+  }
+  return (
+    <div className="space-y-1.5 rounded-lg border border-warn/40 bg-warn-soft p-3 text-sm" data-testid="email-unverified">
+      <p>{t("emailUnverified")}</p>
+      <Button variant="secondary" size="xs" disabled={state === "pending"} onClick={() => void send()}>
+        {t("sendVerificationEmail")}
+      </Button>
+      <p role="status" className="min-h-5 text-xs">
+        {state === "sent" ? t("verificationSent", { email }) : state === "failed" ? <span className="text-danger">{t("verificationFailed")}</span> : ""}
+      </p>
+    </div>
+  );
+}
+
+function EmailRow({ settings, onChange, disabled, email }: { settings: PublicSettings | undefined; onChange: (mode: EmailNoticeMode) => void; disabled: boolean; email: string }) {
   const { t } = useI18n();
   const id = useId();
   const hintId = useId();
@@ -136,12 +167,13 @@ function EmailRow({ settings, onChange, disabled }: { settings: PublicSettings |
       <p id={hintId} className="text-xs text-muted" data-testid="email-hint">
         {settings && !available ? t("emailUnavailable") : t("emailNoticesHint")}
       </p>
+      {available && settings && !settings.emailVerified && <VerifyEmailRow email={email} />}
     </div>
   );
 }
 
 /** Account settings: language and time zone (kept on the account), how Herald reaches you when away, sessions. */
-export function SettingsView() {
+export function SettingsView({ email }: { email: string }) {
   const { t } = useI18n();
   const { settings, mutation } = useSettings();
   const save = (patch: SettingsPatch) => mutation.mutate(patch);
@@ -164,9 +196,17 @@ export function SettingsView() {
           <p className="text-sm text-muted">{t("settingsAwayLead")}</p>
         </div>
         <BrowserNotifyRow />
-        <EmailRow settings={settings} disabled={!settings || mutation.isPending} onChange={(emailNotices) => save({ emailNotices })} />
+        <EmailRow settings={settings} email={email} disabled={!settings || mutation.isPending} onChange={(emailNotices) => save({ emailNotices })} />
         <p role="status" className="min-h-5 text-sm" data-testid="settings-status">
-          {mutation.isError ? <span className="text-danger">{t("settingsSaveFailed")}</span> : mutation.isSuccess ? t("settingsSaved") : ""}
+          {mutation.isError ? (
+            <span className="text-danger">
+              {mutation.error instanceof ApiError && mutation.error.code === "email_unverified" ? t("emailUnverified") : t("settingsSaveFailed")}
+            </span>
+          ) : mutation.isSuccess ? (
+            t("settingsSaved")
+          ) : (
+            ""
+          )}
         </p>
       </section>
 

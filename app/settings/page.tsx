@@ -8,7 +8,7 @@ export default async function SettingsPage() {
   if (!user) redirect("/sign-in?next=%2Fsettings");
   return (
     <AppShell user={{ name: user.name, email: user.email }} page="settings">
-      <SettingsView />
+      <SettingsView email={user.email} />
     </AppShell>
   );
 }

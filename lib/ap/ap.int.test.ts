@@ -25,7 +25,7 @@ let aliceKey: string;
 let client: Client;
 
 async function newKey(user: TestUser, name = "supervisor"): Promise<{ id: string; key: string }> {
-  const r = await call(keysRoute.POST, { user, body: { name } });
+  const r = await call(keysRoute.POST, { user, body: { name, password: "correct horse battery" } });
   expect(r.status).toBe(201);
   return r.json as { id: string; key: string };
 }

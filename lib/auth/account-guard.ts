@@ -3,8 +3,8 @@ import { ApiError } from "@/lib/errors/api-error";
 import { authRateLimitEnabled, getAuth } from "./auth";
 import { consume, type ThrottleRule } from "./throttle";
 
-/** Password checks before deleting an account: the same budget as sign-in guesses. */
-const CONFIRM_RULE: ThrottleRule = { window: 15 * 60, max: 10 };
+/** Password re-checks (deleting an account, minting an API key): one budget, the same as sign-in guesses. */
+export const CONFIRM_RULE: ThrottleRule = { window: 15 * 60, max: 10 };
 /** A full export reads up to ~25k rows; a few per minute is plenty for a person. */
 export const EXPORT_RULE: ThrottleRule = { window: 60, max: 5 };
 

@@ -10,6 +10,7 @@ import { notifySessionEnded } from "@/lib/events/session-liveness";
 import { clear, consume, EMAIL_SIGN_IN_RULE, emailKey } from "./throttle";
 import { passwordProblem, PASSWORD_TOO_COMMON, PASSWORD_TOO_COMMON_MESSAGE } from "./password-policy";
 import { sendPasswordResetMail } from "./reset-mail";
+import { sendVerificationMail } from "./verify-mail";
 import { liveSessionUser } from "./session-lookup";
 
 function baseUrl(): string {
@@ -64,24 +65,41 @@ function checkNewPassword(path: string, body: unknown): void {
 /** Reset emails per address: enough for a person who lost one, not an inbox flood. */
 const RESET_EMAIL_RULE = { window: 60 * 60, max: 3 };
 
-async function throttleResetEmail(path: string, body: unknown): Promise<void> {
-  if (path !== "/request-password-reset" || !authRateLimitEnabled()) return;
+/** Endpoints that mail an address on request, and the bucket each counts in (the same budget per address). */
+const MAILING_PATHS: Record<string, { bucket: string; what: string }> = {
+  "/request-password-reset": { bucket: "reset", what: "reset emails" },
+  "/send-verification-email": { bucket: "verify", what: "verification emails" },
+};
+
+async function throttleAccountEmail(path: string, body: unknown): Promise<void> {
+  const mailing = MAILING_PATHS[path];
+  if (!mailing || !authRateLimitEnabled()) return;
   const email = (body as { email?: unknown } | undefined)?.email;
   if (typeof email !== "string" || !email.trim()) return;
   // Counted whether or not the address has an account, so the answer tells nothing.
-  const { allowed, retryAfter } = await consume(`reset|${emailKey(email)}`, RESET_EMAIL_RULE);
+  const { allowed, retryAfter } = await consume(`${mailing.bucket}|${emailKey(email)}`, RESET_EMAIL_RULE);
   if (!allowed) {
     throw new APIError(
       "TOO_MANY_REQUESTS",
-      { message: "Too many reset emails for this address. Try again later.", code: "TOO_MANY_ATTEMPTS" },
+      { message: `Too many ${mailing.what} for this address. Try again later.`, code: "TOO_MANY_ATTEMPTS" },
       { "Retry-After": String(retryAfter ?? RESET_EMAIL_RULE.window) },
     );
   }
 }
 
+/**
+ * API keys are credentials derived from the password: whoever knew the old
+ * one may have minted keys with it, so a new password ends them all (their
+ * rows are deleted, as a revoke does). lib/keys sits above lib/auth in the
+ * layers, hence the statement here.
+ */
+async function revokeApiKeysOf(userId: string): Promise<void> {
+  await getDb().apiKey.deleteMany({ where: { ownerId: userId } });
+}
+
 const beforeHook = createAuthMiddleware(async (ctx) => {
   checkNewPassword(ctx.path, ctx.body);
-  await throttleResetEmail(ctx.path, ctx.body);
+  await throttleAccountEmail(ctx.path, ctx.body);
   if (ctx.path !== SIGN_IN_PATH || !authRateLimitEnabled()) return;
   const email = (ctx.body as { email?: unknown } | undefined)?.email;
   if (typeof email !== "string" || !email.trim()) return;
@@ -96,6 +114,12 @@ const beforeHook = createAuthMiddleware(async (ctx) => {
 });
 
 const afterHook = createAuthMiddleware(async (ctx) => {
+  if (ctx.path === "/change-password") {
+    // The answer names the account; an error answer changed nothing.
+    const returned = ctx.context.returned as { user?: { id?: unknown } } | undefined;
+    if (!isAPIError(returned) && typeof returned?.user?.id === "string") await revokeApiKeysOf(returned.user.id);
+    return;
+  }
   if (ctx.path !== SIGN_IN_PATH || !authRateLimitEnabled()) return;
   if (isAPIError(ctx.context.returned)) return;
   const email = (ctx.body as { email?: unknown } | undefined)?.email;
@@ -119,6 +143,18 @@ function createAuth() {
       revokeSessionsOnPasswordReset: true,
       sendResetPassword: async ({ user, url }) => {
         await sendPasswordResetMail({ user: { id: user.id, email: user.email, name: user.name }, url });
+      },
+      onPasswordReset: async ({ user }) => {
+        await revokeApiKeysOf(user.id);
+      },
+    },
+    // The address is proven before Herald mails it anything it did not ask for
+    // (notice emails, lib/settings/update-settings.ts); signing in never waits on it.
+    emailVerification: {
+      sendOnSignUp: true,
+      autoSignInAfterVerification: false,
+      sendVerificationEmail: async ({ user, url }) => {
+        sendVerificationMail({ user: { id: user.id, email: user.email, name: user.name }, url });
       },
     },
     session: { cookieCache: { enabled: false } },

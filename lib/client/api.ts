@@ -270,8 +270,8 @@ export function listApiKeys(): Promise<{ keys: PublicApiKey[] }> {
   return request("/api/keys");
 }
 
-export function createApiKey(name: string): Promise<PublicApiKey & { key: string }> {
-  return request("/api/keys", { method: "POST", json: { name }, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+export function createApiKey(body: { name: string; password: string; expiresInDays?: number }): Promise<PublicApiKey & { key: string }> {
+  return request("/api/keys", { method: "POST", json: body, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
 }
 
 export function revokeApiKey(id: string): Promise<void> {

@@ -48,4 +48,6 @@ export interface PublicSettings {
   emailNotices: EmailNoticeMode;
   /** False when the server has no SMTP_URL: email is off whatever emailNotices says. */
   emailAvailable: boolean;
+  /** The account's address was proven by its verification link; notice email goes to verified addresses only. */
+  emailVerified: boolean;
 }

@@ -59,6 +59,8 @@ const attempts = (to: string) => lines.filter((l) => l.to === to && l.accepted !
 
 async function userWith(name: string, emailNotices: "off" | "timed" | "all"): Promise<TestUser> {
   const u = await signUp(name);
+  // As if the sign-up's verification link had been opened (lib/settings/email-verification.int.test.ts).
+  await db().user.update({ where: { id: u.id }, data: { emailVerified: true } });
   const res = await call(settingsRoute.PATCH, { user: u, method: "PATCH", body: { emailNotices } });
   expect(res.status).toBe(200);
   expect(res.json.emailNotices).toBe(emailNotices);
@@ -128,6 +130,23 @@ describe("notice email", () => {
     const untimed = await launch(u, undefined, "Untimed");
     await waitFor(async () => (await noticesOf(untimed.taskId)).length > 0, 30_000, "untimed final notice");
     expect((await noticesOf(untimed.taskId)).map((x) => x.emailState)).toEqual(["none"]);
+  });
+
+  it("unverified address: never mailed, even where the setting was stored before verification was asked for", async () => {
+    const u = await signUp("Unverified");
+    await db().user.update({ where: { id: u.id }, data: { emailNotices: "all" } });
+    const { taskId } = await launch(u, { mode: "by", dueInSeconds: 60 }, "Mail a stranger");
+    const [n] = await waitFor(async () => {
+      const ns = await noticesOf(taskId);
+      return ns.length > 0 ? ns : null;
+    }, 30_000, "notice written");
+    // E1 does not queue it…
+    expect(n.emailState).toBe("none");
+    // …and a notice queued anyway (before the check existed) is skipped at its claim.
+    await db().notice.update({ where: { id: n.id }, data: { emailState: "pending", emailNextAt: new Date(Date.now() - 1000) } });
+    const [skipped] = await settledNotice(taskId);
+    expect([skipped.emailState, skipped.emailError, skipped.emailAttempts]).toEqual(["skipped", "email address not verified", 0]);
+    expect(attempts(u.email)).toHaveLength(0);
   });
 
   it("all: terminal notices of untimed tasks too", async () => {

@@ -18,6 +18,7 @@ const view = (over: Partial<ClaimView> = {}): ClaimView => ({
   lastError: null,
   noticeCreatedAt: t0,
   mode: "timed",
+  verified: true,
   timed: true,
   key: "due",
   conversationLive: true,
@@ -69,6 +70,8 @@ describe("E2–E6: a claimed notice", () => {
     expect(decideOnClaim(view({ mode: "timed", timed: false, key: "final" })).t).toBe("E3");
     expect(decideOnClaim(view({ mode: null })).patch.emailError).toBe("account deleted");
     expect(decideOnClaim(view({ conversationLive: false })).patch.emailError).toBe("conversation deleted");
+    // An address nobody proved is never mailed, whatever the setting says (one set before verification was asked for).
+    expect(decideOnClaim(view({ verified: false })).patch).toMatchObject({ emailState: "skipped", emailError: "email address not verified" });
     expect(decideOnClaim(view({ dbNow: new Date(t0.getTime() + STALE_AFTER_MS + 1) })).patch.emailError).toBe("too old to send");
   });
   it("E2: budget spent (e.g. crashes mid-send) → dead letter before anything else", () => {

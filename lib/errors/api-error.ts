@@ -5,6 +5,8 @@ export type ErrorCode =
   | "forbidden"
   | "not_found"
   | "conflict"
+  /** Email notices asked for an address not yet proven to be the account's (409). */
+  | "email_unverified"
   | "payload_too_large"
   | "rate_limited"
   | "quota_exceeded"
@@ -17,6 +19,7 @@ const STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  email_unverified: 409,
   payload_too_large: 413,
   rate_limited: 429,
   quota_exceeded: 429,

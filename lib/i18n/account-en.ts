@@ -40,6 +40,22 @@ export const accountEn = {
   keepAccount: "Keep my account",
   deleting: "Deleting…",
 
+  // settings: API keys (asked again for the password; a new password revokes them)
+  apiKeyPassword: "Password",
+  apiKeyExpiry: "Expires",
+  apiKeyExpiryNever: "Never",
+  apiKeyExpiryDays: "In {days} days",
+  apiKeyExpires: "expires",
+  apiKeyExpired: "expired",
+  apiKeyNeverExpires: "never expires",
+  apiKeysPasswordRevokes: "Changing or resetting your password revokes every key.",
+
+  // settings: email address verification
+  emailUnverified: "Confirm your email address before Herald emails you notices.",
+  sendVerificationEmail: "Send verification email",
+  verificationSent: "A confirmation link is on its way to {email}. Open it, then come back here.",
+  verificationFailed: "The verification email could not be sent. Try again later.",
+
   // other tabs
   signedOutElsewhere: "You were signed out in another tab. What you typed is kept and comes back after you sign in.",
   draftRestored: "Your unsent message was restored.",

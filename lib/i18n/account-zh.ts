@@ -36,6 +36,20 @@ export const accountZh: { [K in keyof typeof accountEn]: string } = {
   keepAccount: "保留我的账户",
   deleting: "正在删除…",
 
+  apiKeyPassword: "密码",
+  apiKeyExpiry: "有效期",
+  apiKeyExpiryNever: "永不过期",
+  apiKeyExpiryDays: "{days} 天",
+  apiKeyExpires: "过期时间",
+  apiKeyExpired: "已过期",
+  apiKeyNeverExpires: "永不过期",
+  apiKeysPasswordRevokes: "修改或重置密码会吊销所有密钥。",
+
+  emailUnverified: "请先确认你的邮箱地址，Herald 才会给你发送通知邮件。",
+  sendVerificationEmail: "发送验证邮件",
+  verificationSent: "确认链接已发送到 {email}。打开链接后再回到这里。",
+  verificationFailed: "验证邮件发送失败，请稍后再试。",
+
   signedOutElsewhere: "你已在另一个标签页中退出。输入的内容已保留，登录后会恢复。",
   draftRestored: "未发送的消息已恢复。",
 

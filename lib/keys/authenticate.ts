@@ -12,17 +12,22 @@ export interface KeyUser {
 /** Last-use times are for the user's key list; writing one per request would make every call a write. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
-/** The account a request's API key belongs to, or null (missing, malformed, unknown or revoked: a revoked key's row is gone). */
+/**
+ * The account a request's API key belongs to, or null (missing, malformed,
+ * unknown, revoked or expired: a revoked key's row is gone, an expired one is
+ * judged by the database clock that set its expiry).
+ */
 export async function userFromApiKey(headers: Headers): Promise<KeyUser | null> {
   const key = keyFromHeaders(headers);
   if (!key || !key.startsWith(KEY_PREFIX) || key.length > 200) return null;
   const db = getDb();
-  const row = await db.apiKey.findUnique({ where: { hash: hashKey(key) } });
+  const [row] = await db.$queryRaw<(Omit<KeyUser, "keyId"> & { keyId: string; lastUsedAt: Date | null })[]>`
+    SELECT k.id AS "keyId", k."lastUsedAt", u.id, u.name, u.email
+    FROM "api_key" k JOIN "user" u ON u.id = k."ownerId"
+    WHERE k.hash = ${hashKey(key)} AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
   if (!row) return null;
-  const user = await db.user.findUnique({ where: { id: row.ownerId }, select: { id: true, name: true, email: true } });
-  if (!user) return null;
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
-    await db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
+    await db.apiKey.update({ where: { id: row.keyId }, data: { lastUsedAt: new Date() } }).catch(() => {});
   }
-  return { ...user, keyId: row.id };
+  return { id: row.id, name: row.name, email: row.email, keyId: row.keyId };
 }

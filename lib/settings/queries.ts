@@ -14,6 +14,7 @@ export interface SettingsRow {
   language: string | null;
   timeZone: string | null;
   emailNotices: string;
+  emailVerified: boolean;
 }
 
 export const asEmailMode = (v: string): EmailNoticeMode =>
@@ -26,13 +27,14 @@ export function toPublicSettings(row: SettingsRow, fallbackLang: Lang): PublicSe
     timeZone: row.timeZone ?? DEFAULT_TIME_ZONE,
     emailNotices: asEmailMode(row.emailNotices),
     emailAvailable: emailAvailable(),
+    emailVerified: row.emailVerified,
   };
 }
 
-const SELECT = { language: true, timeZone: true, emailNotices: true } as const;
+export const SETTINGS_SELECT = { language: true, timeZone: true, emailNotices: true, emailVerified: true } as const;
 
 export async function getSettings(userId: string, fallbackLang: Lang): Promise<PublicSettings> {
-  const row = await getDb().user.findUniqueOrThrow({ where: { id: userId }, select: SELECT });
+  const row = await getDb().user.findUniqueOrThrow({ where: { id: userId }, select: SETTINGS_SELECT });
   return toPublicSettings(row, fallbackLang);
 }
 

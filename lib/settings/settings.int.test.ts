@@ -14,7 +14,7 @@ describe("GET/PATCH /api/settings", () => {
     const u = await signUp("Defaults");
     const res = await call(settingsRoute.GET, { user: u, headers: { "accept-language": "zh-CN,zh;q=0.9" } });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ language: "zh", timeZone: "UTC", emailNotices: "off", emailAvailable: false });
+    expect(res.json).toEqual({ language: "zh", timeZone: "UTC", emailNotices: "off", emailAvailable: false, emailVerified: false });
     expect((await call(settingsRoute.GET, { user: u, headers: { cookie: `${u.cookie}; herald-lang=en` } })).json.language).toBe("en");
     expect(await accountLanguage(u.id)).toBeNull();
   });
