@@ -2,6 +2,7 @@ import { defineConfig, devices } from "@playwright/test";
 import { existsSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { SLOW_E2E_SPECS, slowSuite } from "./tests/suites.ts";
 
 // No browser downloads on these machines: use Debian's chromium (docs/development.md#tests).
 const executablePath =
@@ -15,6 +16,9 @@ process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "herald-e2e-"));
 
 export default defineConfig({
   testDir: "e2e",
+  // The specs that kill or flood the shared server run in `npm run test:slow`, against a server of their own.
+  testMatch: slowSuite() ? SLOW_E2E_SPECS : "*.spec.ts",
+  testIgnore: slowSuite() ? [] : SLOW_E2E_SPECS,
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -1,11 +1,16 @@
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
+import { SLOW_VITEST_FILES, slowSuite } from "./tests/suites.ts";
+
+const include = ["lib/**/*.test.ts", "worker/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts", "components/**/*.test.{ts,tsx}"];
+const exclude = ["node_modules", ".next", ".data", "e2e"];
 
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
-    include: ["lib/**/*.test.ts", "worker/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts", "components/**/*.test.{ts,tsx}"],
-    exclude: ["node_modules", ".next", ".data", "e2e"],
+    // `npm run test:slow` runs the slow files only; `npm test` everything else (tests/suites.ts).
+    include: slowSuite() ? SLOW_VITEST_FILES : include,
+    exclude: slowSuite() ? exclude : [...exclude, ...SLOW_VITEST_FILES],
     globalSetup: ["tests/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -1,8 +1,9 @@
 // `npm test`: every check, in the order that fails fastest. Each step is a
 // plain command so a failure names the step and shows its own output.
+// `npm run test:slow` (`--slow`): the chaos, crash and flood suites (tests/suites.ts), after `npm test` has built.
 import { spawnSync } from "node:child_process";
 
-const steps: [string, string[]][] = [
+const fast: [string, string[]][] = [
   ["type check", ["npx", "tsc", "--noEmit"]],
   ["lint", ["npx", "eslint", ".", "--max-warnings", "0"]],
   ["dependency rules", ["npx", "depcruise", "lib", "app", "components", "worker", "scripts", "--config", ".dependency-cruiser.cjs"]],
@@ -12,7 +13,16 @@ const steps: [string, string[]][] = [
   ["browser e2e (playwright)", ["npx", "playwright", "test"]],
 ];
 
-const only = process.argv.slice(2);
+const slow: [string, string[]][] = [
+  ["chaos, crash and scale-out (vitest)", ["npx", "vitest", "run"]],
+  ["browser e2e that kills or floods the server (playwright)", ["npx", "playwright", "test"]],
+];
+
+const args = process.argv.slice(2);
+const slowRun = args.includes("--slow");
+if (slowRun) process.env.HERALD_TEST_SUITE = "slow";
+const steps = slowRun ? slow : fast;
+const only = args.filter((a) => a !== "--slow");
 const started = Date.now();
 let passed = 0;
 for (const [name, cmd] of steps) {
