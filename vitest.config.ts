@@ -12,6 +12,7 @@ export default defineConfig({
     include: slowSuite() ? SLOW_VITEST_FILES : include,
     exclude: slowSuite() ? exclude : [...exclude, ...SLOW_VITEST_FILES],
     globalSetup: ["tests/global-setup.ts"],
+    setupFiles: ["tests/file-db.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Integration suites spawn worker processes and read the shared heartbeat

@@ -38,27 +38,28 @@ export async function startTestDatabase(opts: { migrate?: boolean } = {}): Promi
   return { url: server.url, stop };
 }
 
+async function admin<T>(serverUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /**
  * A fresh `herald_test_<random>` database on the server behind `serverUrl`, migrated;
  * stop() drops it (terminating leftover connections).
  */
 export async function createTestDatabaseOn(serverUrl: string, opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const name = `herald_test_${randomBytes(6).toString("hex")}`;
-  const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    client.on("error", () => {});
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end().catch(() => {});
-    }
-  };
-  await admin((c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(name)}`));
+  await admin(serverUrl, (c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(name)}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const stop = () =>
-    admin(async (c) => {
+    admin(serverUrl, async (c) => {
       await c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(name)} WITH (FORCE)`);
     });
   try {
@@ -67,5 +68,24 @@ export async function createTestDatabaseOn(serverUrl: string, opts: { migrate?: 
     await stop().catch(() => {});
     throw err;
   }
+  return { url: url.toString(), stop };
+}
+
+/** Marks a migrated database as a template nobody connects to: files copy it (`copyTemplate`), never use it. */
+export async function markTemplate(serverUrl: string, templateUrl: string): Promise<void> {
+  const name = new URL(templateUrl).pathname.slice(1);
+  await admin(serverUrl, (c) => c.query(`ALTER DATABASE ${c.escapeIdentifier(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`));
+}
+
+/**
+ * A fresh database copied from the template (a file copy on the server: milliseconds, where migrating takes seconds);
+ * stop() drops it, ending any connection a test left open (a worker process it did not stop, say).
+ */
+export async function copyTemplate(serverUrl: string, templateName: string, prefix = "herald_file"): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
+  await admin(serverUrl, (c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(name)} TEMPLATE ${c.escapeIdentifier(templateName)}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const stop = () => admin(serverUrl, async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(name)} WITH (FORCE)`)));
   return { url: url.toString(), stop };
 }

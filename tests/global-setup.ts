@@ -1,29 +1,45 @@
-// vitest globalSetup: one migrated database for the whole run.
-//   - tests read it with inject("databaseUrl") or process.env.DATABASE_URL
-//     (workers are forked after this runs, so they inherit the env var);
-//   - DATABASE_URL already set (external PostgreSQL): a fresh herald_test_<random>
-//     database on that server, dropped at the end; otherwise a throwaway embedded cluster.
+// vitest globalSetup: one PostgreSQL server for the run and, on it, one migrated template database. Each integration
+// file gets its own copy of the template (tests/file-db.ts), so nothing one file leaves behind (tasks, heartbeats of a
+// SIGKILLed worker, leases) is seen, claimed or counted by another, and files can run side by side.
+//   - DATABASE_URL already set (external PostgreSQL): the template and the copies are made on that server and
+//     dropped at the end; otherwise a throwaway embedded cluster.
+//   - tests that need the server itself (to make databases of their own) read inject("serverUrl").
 
 import type { TestProject } from "vitest/node";
-import { createTestDatabaseOn, startTestDatabase } from "./db";
+import { createTestDatabaseOn, markTemplate, startTestDatabase, type TestDatabase } from "./db";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    databaseUrl: string;
+    /** A database on the run's server that tests may connect to for CREATE/DROP DATABASE (never the template). */
+    serverUrl: string;
+    /** The migrated template each integration file's database is copied from; nothing connects to it. */
+    templateName: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const external = process.env.DATABASE_URL;
   const started = Date.now();
-  const db = external ? await createTestDatabaseOn(external) : await startTestDatabase();
-  if (process.env.HERALD_TEST_VERBOSE) {
-    console.log(`[global-setup] test database ready in ${Date.now() - started} ms`);
+  let server: TestDatabase | undefined;
+  const serverUrl = external ?? (server = await startTestDatabase({ migrate: false })).url;
+  let template: TestDatabase;
+  try {
+    template = await createTestDatabaseOn(serverUrl);
+    await markTemplate(serverUrl, template.url);
+  } catch (err) {
+    await server?.stop();
+    throw err;
   }
-  project.provide("databaseUrl", db.url);
-  process.env.DATABASE_URL = db.url;
+  if (process.env.HERALD_TEST_VERBOSE) {
+    console.log(`[global-setup] template database ready in ${Date.now() - started} ms`);
+  }
+  project.provide("serverUrl", serverUrl);
+  project.provide("templateName", new URL(template.url).pathname.slice(1));
+  // Files copy this before they run; a process that reaches it (it takes no connections) fails loudly.
+  process.env.DATABASE_URL = template.url;
   return async () => {
-    await db.stop();
+    await template.stop().catch(() => {});
+    await server?.stop();
     if (external === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = external;
   };

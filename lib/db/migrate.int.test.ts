@@ -37,7 +37,7 @@ describe("migrations", () => {
 
   beforeAll(async () => {
     // The run-wide database from tests/global-setup.ts when there is one.
-    const provided = inject("databaseUrl");
+    const provided = inject("serverUrl");
     if (provided) serverUrl = provided;
     else {
       own = await startTestDatabase({ migrate: false });

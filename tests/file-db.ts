@@ -1,0 +1,18 @@
+// vitest setupFiles: each integration file (`*.int.test.ts`) runs against its own copy of the run's migrated template
+// (tests/global-setup.ts). Every file runs in a process of its own, so DATABASE_URL set here is this file's, and so is
+// every worker or web process it starts (they inherit it). Unit files get no database: one that reaches for it hits
+// the template, which takes no connections, and fails.
+import { afterAll, expect, inject } from "vitest";
+import { copyTemplate } from "./db";
+
+const file = expect.getState().testPath ?? "";
+if (/\.int\.test\.tsx?$/.test(file)) {
+  const db = await copyTemplate(inject("serverUrl"), inject("templateName"));
+  process.env.DATABASE_URL = db.url;
+  // Registered first, so it runs after the file's own afterAll hooks (they stop the workers they started).
+  afterAll(async () => {
+    // Imported here: unit files should not pay for loading the database client.
+    await (await import("@/lib/db/client")).closeDb();
+    await db.stop();
+  });
+}
