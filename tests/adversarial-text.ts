@@ -1,7 +1,8 @@
 /**
  * Messages built to make text patterns backtrack: every entry is as long as a
  * chat message may be (MAX_MESSAGE_CHARS). Shared by the adversarial tests of
- * the phrase parser and the offline brain, and by `bench/text.ts`.
+ * the phrase parser, the offline brain, agent routing and chat titles, and by
+ * `bench/text.ts`.
  *
  * Each family repeats the tokens that some pattern's quantifiers can split in
  * many ways ("in in in", runs of digits or spaces, "and a half and a half",
@@ -23,8 +24,8 @@ export function fill(unit: string, max = MAX_MESSAGE_CHARS, head = "", tail = ""
 }
 
 const SPACES = " ";
-const FAMILIES: [string, string, string?][] = [
-  // [name, repeated unit, tail]
+const FAMILIES: [string, string, string?, string?][] = [
+  // [name, repeated unit, tail, lead (after the command prefix, so a word can start the run)]
   ["in-in", "in ", "x"],
   ["within-1", "within 1 ", "x"],
   ["in-1", "in 1 ", "x"],
@@ -48,6 +49,14 @@ const FAMILIES: [string, string, string?][] = [
   ["tell-me-spaces", `tell me${SPACES.repeat(30)}`, "x"],
   ["and-tell-me", ", and please tell me the results ", "x"],
   ["punct", "!", "x"],
+  // Trailing-run trims (a title's last punctuation, a word's last dashes) that something after the run defeats.
+  ["dashes", "-", "x"],
+  ["word-dashes", "-", "x", "a"],
+  ["word-apostrophes", "'", "x", "a"],
+  ["word-curly-apostrophes", "’", "x", "a"],
+  ["dash-spaced", "- ", "x"],
+  ["ellipsis", "…", "x"],
+  ["colons", ":", "x"],
   ["tilde", "~", "x"],
   ["comma-space", ", ", "x"],
   ["zh-numerals", "一二三四五六七八九十百", "x"],
@@ -76,11 +85,52 @@ const PREFIXES = ["", "research ", "stop ", "is ", "how is ", "add x to ", "also
 /** The corpus: every family bare, and behind each command prefix. */
 export function adversarialCorpus(max = MAX_MESSAGE_CHARS): AdversarialInput[] {
   const out: AdversarialInput[] = [];
-  for (const [name, unit, tail = ""] of FAMILIES) {
-    for (const head of PREFIXES) out.push({ name: head ? `${head.trim()}+${name}` : name, text: fill(unit, max, head, tail) });
+  for (const [name, unit, tail = "", lead = ""] of FAMILIES) {
+    for (const head of PREFIXES) out.push({ name: head ? `${head.trim()}+${name}` : name, text: fill(unit, max, head + lead, tail) });
   }
   return out;
 }
 
 /** A typical message, for throughput. */
 export const TYPICAL_MESSAGE = "Please research the EU battery supply chain, focusing on cobalt and lithium, and tell me in 10 minutes even if it isn't done.";
+
+const GROWTH = 8;
+// Linear code takes about GROWTH times as long on inputs GROWTH times longer,
+// quadratic code GROWTH² (64) times: the threshold sits between them with room
+// on both sides, so neither a busy machine nor a fast one moves a verdict.
+const SUPERLINEAR_RATIO = 24;
+// Below this, timings are mostly noise (a collection, a tier-up of the JIT); a
+// quadratic trim takes over 100 ms on a max-length message, a linear one a few.
+const FLOOR_MS = 40;
+// Enough to name the families that regressed without timing every slow input again.
+const MAX_REPORTED = 3;
+
+function timed(f: (text: string) => unknown, text: string, runs = 1): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    f(text);
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best;
+}
+
+/**
+ * The corpus inputs on which `f` grows faster than linearly: each one timed at
+ * an eighth of a message and at a whole one. A ratio, not a wall-clock bound,
+ * so it holds on a loaded machine; a suspect is measured again (best of three,
+ * both sizes) before it counts, since one slow run says nothing.
+ */
+export function superlinearInputs(f: (text: string) => unknown): string[] {
+  const small = adversarialCorpus(MAX_MESSAGE_CHARS / GROWTH);
+  const large = adversarialCorpus(MAX_MESSAGE_CHARS);
+  const suspect = (a: number, b: number) => b > FLOOR_MS && b > SUPERLINEAR_RATIO * a;
+  const out: string[] = [];
+  for (const [i, { name, text }] of small.entries()) {
+    if (out.length === MAX_REPORTED) break;
+    if (!suspect(timed(f, text), timed(f, large[i].text))) continue;
+    const [a, b] = [timed(f, text, 3), timed(f, large[i].text, 3)];
+    if (suspect(a, b)) out.push(`${name}: ${a.toFixed(1)} ms → ${b.toFixed(1)} ms at ${GROWTH}× the length`);
+  }
+  return out;
+}

@@ -13,6 +13,9 @@ const EN_LEAD =
   /^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|pls|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:(?:please|pls)\s+)?(?:(?:do\s+)?(?:some\s+)?(?:research|look\s+into|looking\s+into|find\s+out|investigate|analy[sz]e|summari[sz]e|explain|tell\s+me|write\s+(?:me\s+)?a\s+report|give\s+me\s+a\s+report|help\s+me\s+(?:with|understand))\s+)?(?:(?:about|on|into|regarding)\s+)?(?:(?:the|a|an|my|our)\s+)?/i;
 const ZH_LEAD = /^(?:你好[，,！!]?)?(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我)?(?:研究|调研|调查|查一下|查查|了解|分析|总结|介绍|写)?(?:一下|一份)?(?:关于)?/;
 const CLAUSE_END = /[.!?;。！？；\n]/;
+// The lookbehind lets the run start only at its first character: without it the engine
+// retries the run from each of its characters when something follows it ("---…-x").
+const TRAILING_PUNCT = /(?<![\s,.:;!?，。：；！？…-])[\s,.:;!?，。：；！？…-]+$/;
 
 function cut(text: string): string {
   const chars = Array.from(text);
@@ -33,7 +36,7 @@ export function titleFromMessage(content: string): string {
   const end = t.search(CLAUSE_END);
   if (end > 0) t = t.slice(0, end);
   t = t.replace(EN_LEAD, "").replace(ZH_LEAD, "").trim();
-  t = t.replace(/[\s,.:;!?，。：；！？…-]+$/, "");
+  t = t.replace(TRAILING_PUNCT, "");
   if (!t) {
     const raw = content.replace(/\s+/g, " ").trim();
     return raw ? cut(raw) : DEFAULT_TITLE;

@@ -5,7 +5,7 @@ import { agentTools } from "../tools";
 import { TOOLS } from "../tool-names";
 import { planOfflineTurn } from "./brain";
 import { routeAgent, routeOptionsFrom, routeWords, type RouteOption } from "./route-agent";
-import { adversarialCorpus } from "@/tests/adversarial-text";
+import { adversarialCorpus, superlinearInputs } from "@/tests/adversarial-text";
 
 const OPTIONS: RouteOption[] = [
   { value: "research", description: "Herald's own research: plans sections and writes a report (default)." },
@@ -42,6 +42,14 @@ describe("routeAgent: deterministic routing by the options' descriptions", () =>
     const t0 = performance.now();
     for (const { text } of adversarialCorpus()) routeAgent(text, OPTIONS);
     expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+
+  it("takes time linear in the text on every adversarial input (a word ending in a long run of dashes)", () => {
+    expect(superlinearInputs((text) => routeAgent(text, OPTIONS))).toEqual([]);
+  });
+
+  it("still drops a word's trailing dashes and apostrophes", () => {
+    expect([...routeWords("patents' prior-art-- claims’")]).toEqual(["patent", "prior-art", "claim"]);
   });
 });
 

@@ -27,7 +27,8 @@ const GENERIC = new Set(
 export function routeWords(text: string): Set<string> {
   const out = new Set<string>();
   for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)) {
-    const w = m[0].replace(/['’-]+$/, "");
+    // The lookbehind keeps the trim linear: "a---…-x" would otherwise retry the run from each dash.
+    const w = m[0].replace(/(?<!['’-])['’-]+$/, "");
     if (w.length < 4 || GENERIC.has(w)) continue;
     // "patents" and "patent" are one word here.
     out.add(w.length > 4 && w.endsWith("s") && !w.endsWith("ss") ? w.slice(0, -1) : w);
