@@ -86,6 +86,24 @@ export interface WorkerProc {
 }
 
 /** Starts a real worker process (node + tsx loader, so the pid is the worker itself). */
+/**
+ * Waits until this worker process (by pid, not any worker) has a fresh heartbeat: its loops run. A killed worker's
+ * last beat stays "alive" for the stale window, so a wait that accepted any beat could pass on a dead one.
+ */
+export async function waitForBeat(w: WorkerProc, timeoutMs = 60_000): Promise<void> {
+  const pid = w.child.pid;
+  await waitFor(
+    async () => {
+      const rows = await getDb().$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM "worker_heartbeat"
+        WHERE pid = ${pid} AND "stoppedAt" IS NULL AND "lastBeatAt" > now() - interval '10 seconds'`;
+      return rows[0].n > 0;
+    },
+    timeoutMs,
+    `worker pid ${pid} beating`,
+  );
+}
+
 export function startWorkerProcess(env: Record<string, string> = {}): WorkerProc {
   let out = "";
   const child = spawn(process.execPath, ["--import", "tsx", "worker/index.ts"], {

@@ -5,10 +5,9 @@ import { startTask } from "@/lib/tasks/start-task";
 import type { DeliveryContract } from "@/lib/contract/schemas";
 import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
 import { isTerminalStatus } from "@/lib/contract/task";
-import { liveWorkers } from "@/lib/workers/heartbeat";
 import { evaluateDueTask } from "@/lib/runtime/due-loop";
 import { findDue } from "./sql";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
 
 // Issue 14 #1: a timed task cancelled before its due time was judged again at that time (a second narration,
 // `missed` in the sheet). Its promise ends with the cancel; the due moment must change nothing.
@@ -18,7 +17,7 @@ let u: TestUser;
 beforeAll(async () => {
   w = startWorkerProcess({ HERALD_POLL_MS: "300" });
   u = await signUp("CancelBeforeDue");
-  await waitFor(async () => (await liveWorkers()).alive > 0, 60_000, "the worker beating");
+  await waitForBeat(w);
 });
 afterAll(() => stopWorkers(w));
 

@@ -6,8 +6,7 @@ import { postMessage } from "@/lib/chat/post-message";
 import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
 import * as historyRoute from "@/app/api/tasks/[id]/history/route";
 import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
-import { liveWorkers } from "@/lib/workers/heartbeat";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
 
 // Issue 14 #1: a cancel asked for in the chat posted two messages for one moment (the agent's reply and the
 // task's terminal line). The reply is the one visible message; the terminal line is kept hidden for the timeline.
@@ -17,7 +16,7 @@ let u: TestUser;
 beforeAll(async () => {
   w = startWorkerProcess({ HERALD_POLL_MS: "300", HERALD_ALLOW_SIMULATE: "1" });
   u = await signUp("CancelInChat");
-  await waitFor(async () => (await liveWorkers()).alive > 0, 60_000, "the worker beating");
+  await waitForBeat(w);
 });
 afterAll(() => stopWorkers(w));
 

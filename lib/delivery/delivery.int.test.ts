@@ -10,8 +10,7 @@ import * as eventsRoute from "@/app/api/events/route";
 import { claimNotifications, notifyOne } from "@/lib/notify/deliver";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { requestCancel } from "@/lib/tasks/request-cancel";
-import { liveWorkers } from "@/lib/workers/heartbeat";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
 
 let w: WorkerProc;
 let u: TestUser;
@@ -19,7 +18,7 @@ beforeAll(async () => {
   w = startWorkerProcess({ HERALD_POLL_MS: "300" });
   u = await signUp("Delivery");
   // "Finished early" needs a worker that is already up when the clock starts, not one still loading on a busy machine.
-  await waitFor(async () => (await liveWorkers()).alive > 0, 60_000, "the worker beating");
+  await waitForBeat(w);
 });
 afterAll(() => stopWorkers(w));
 
