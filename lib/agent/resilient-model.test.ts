@@ -38,7 +38,8 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
     const started = Date.now();
     const err = await say(model).catch((e: unknown) => e);
     expect(APICallError.isInstance(err) && err.statusCode).toBe(429);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Well short of the 30 s it was told to wait: it gave up rather than waited (a loaded machine still passes).
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it("does not retry a refusal (400)", async () => {
@@ -63,7 +64,8 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
     const started = Date.now();
     const { text } = await say(model);
     expect(text).toBe(GREETING_TEXT);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // The stalled request never answers: only the 400 ms cut ends it before the test's own timeout.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(peer.requests.slice(before).map((r) => r.outcome)).toEqual(["stall", "ok"]);
   });
 
@@ -79,13 +81,14 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ModelTimeoutError);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it("a caller's abort still reaches a stream that is being read (lease lost mid-turn)", async () => {
     peer.failNext(1, { stallAfterHeaders: true });
     const before = peer.requests.length;
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 10_000, answerTimeoutMs: 10_000 } });
+    // Timeouts far past the bound below: only the caller's abort can end the stream in time.
+    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 120_000, timeoutMs: 120_000, answerTimeoutMs: 120_000 } });
     const caller = new AbortController();
     const started = Date.now();
     const { stream } = await model.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }], abortSignal: caller.signal });
@@ -101,7 +104,7 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
       );
     }
     expect(ended).toBe("errored");
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it("background calls hand the wait back instead of sleeping", async () => {
