@@ -23,7 +23,8 @@ export function userAgent(): string {
 }
 
 export const FETCH_TIMEOUT_MS = 15_000;
-export const FETCH_MAX_BYTES = 5 * 1024 * 1024;
+/** Enough for a long article's HTML (a large Wikipedia page is about 1.5 MB); parsing more costs seconds of a worker's CPU. */
+export const FETCH_MAX_BYTES = 2 * 1024 * 1024;
 export const MAX_REDIRECTS = 5;
 
 export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;

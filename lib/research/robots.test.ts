@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startWebStub, type WebStub } from "@/tests/web-stub";
+import { isAllowed, parseRobots, RobotsCache } from "./robots";
+
+const stubs: WebStub[] = [];
+afterEach(async () => {
+  await Promise.all(stubs.splice(0).map((s) => s.close()));
+});
+
+const allowed = (robots: string, path: string) => isAllowed(parseRobots(robots), new URL(path, "https://site.example"));
+
+describe("robots.txt", () => {
+  it("uses the group naming HeraldResearch, else *; longest match wins, Allow wins a tie", () => {
+    const txt = ["User-agent: *", "Disallow: /", "", "User-agent: HeraldResearch/1.0", "Disallow: /private", "Allow: /private/open", "Disallow: /tie", "Allow: /tie"].join("\n");
+    expect(allowed(txt, "/article")).toBe(true);
+    expect(allowed(txt, "/private/x")).toBe(false);
+    expect(allowed(txt, "/private/open/y")).toBe(true);
+    expect(allowed(txt, "/tie")).toBe(true);
+    expect(allowed("User-agent: *\nDisallow: /", "/anything")).toBe(false);
+    expect(allowed("User-agent: otherbot\nDisallow: /", "/anything")).toBe(true);
+    expect(allowed("User-agent: *\nDisallow:", "/anything")).toBe(true);
+    expect(allowed("User-agent: *\nDisallow: /", "/robots.txt")).toBe(true);
+  });
+
+  it("reads * and $ in patterns, one group for several user-agent lines, and ignores comments", () => {
+    const txt = "User-agent: a\nUser-agent: * # everyone\nDisallow: /*.pdf$\nDisallow: /search*q=\n";
+    expect(allowed(txt, "/paper.pdf")).toBe(false);
+    expect(allowed(txt, "/paper.pdf?x=1")).toBe(true);
+    expect(allowed(txt, "/search/results?q=otters")).toBe(false);
+    expect(allowed(txt, "/searching")).toBe(true);
+  });
+
+  it("matches a hostile pattern in linear time", () => {
+    const txt = `User-agent: *\nDisallow: /${"*a".repeat(900)}b\n`;
+    const started = performance.now();
+    expect(allowed(txt, "/" + "a".repeat(1_900))).toBe(true);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it("fetches robots.txt once per origin: missing (404) allows, a server error disallows", async () => {
+    let status = 404;
+    const stub = await startWebStub((_req, res) => {
+      res.writeHead(status, { "content-type": "text/plain" });
+      res.end(status === 200 ? "User-agent: *\nDisallow: /no" : "");
+    });
+    stubs.push(stub);
+    const missing = new RobotsCache({ allowPrivate: true });
+    expect(await missing.allowed(new URL(`${stub.origin}/a`))).toBe(true);
+    expect(await missing.allowed(new URL(`${stub.origin}/b`))).toBe(true);
+    expect(stub.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
+    status = 503;
+    expect(await new RobotsCache({ allowPrivate: true }).allowed(new URL(`${stub.origin}/a`))).toBe(false);
+    status = 200;
+    const present = new RobotsCache({ allowPrivate: true });
+    expect(await present.allowed(new URL(`${stub.origin}/no/x`))).toBe(false);
+    expect(await present.allowed(new URL(`${stub.origin}/yes`))).toBe(true);
+    expect(stub.requests[stub.requests.length - 1]!.headers["user-agent"]).toMatch(/^HeraldResearch\//);
+  });
+});
