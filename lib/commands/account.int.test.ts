@@ -10,7 +10,9 @@ import { sendPasswordResetEmail } from "@/lib/commands/send-password-reset";
 import * as accountRoute from "@/app/api/account/route";
 import * as exportRoute from "@/app/api/account/export/route";
 import * as conversationsRoute from "@/app/api/conversations/route";
-import { call, createConversationFor, ORIGIN, signUp, waitFor, type TestUser } from "@/tests/helpers";
+import * as tasksRoute from "@/app/api/tasks/route";
+import { emailKey } from "@/lib/auth/throttle";
+import { call, createConversationFor, ORIGIN, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
 import { startSmtpSink, type SinkLine, type SmtpSink } from "@/tests/smtp-sink-process";
 
 /**
@@ -31,9 +33,12 @@ beforeAll(async () => {
   setPasswordResetMailer(sendPasswordResetEmail);
 });
 
-afterAll(() => {
+const workers: WorkerProc[] = [];
+
+afterAll(async () => {
   delete process.env.SMTP_URL;
   sink?.stop();
+  await stopWorkers(...workers);
 });
 
 function auth(path: string, body?: unknown, cookie?: string, clientIp?: string): Promise<Response> {
@@ -155,11 +160,45 @@ async function counts(ownerId: string) {
   return { messages, publications, tasks, events, keys, sessions, conversations, runs };
 }
 
+/** Every row of every table whose text holds one of `needles`, as "table: row". */
+async function rowsMentioning(needles: string[]): Promise<string[]> {
+  const tables = await db().$queryRaw<{ name: string }[]>`
+    SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`;
+  expect(tables.length).toBeGreaterThan(15);
+  const out: string[] = [];
+  for (const { name } of tables) {
+    const rows = await db().$queryRawUnsafe<{ row: string }[]>(
+      `SELECT t::text AS row FROM "${name}" t WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) n WHERE strpos(t::text, n) > 0)`,
+      needles,
+    );
+    out.push(...rows.map((r) => `${name}: ${r.row.slice(0, 300)}`));
+  }
+  return out;
+}
+
+/** What identifies an account's rows anywhere: its id, address, the address's throttle key, its tasks and conversations. */
+async function needlesOf(u: TestUser): Promise<string[]> {
+  const [tasks, conversations] = await Promise.all([
+    db().task.findMany({ where: { ownerId: u.id }, select: { id: true } }),
+    db().conversation.findMany({ where: { ownerId: u.id }, select: { id: true } }),
+  ]);
+  return [u.id, u.email, emailKey(u.email), ...tasks.map((t) => t.id), ...conversations.map((c) => c.id)];
+}
+
+const startResearch = async (u: TestUser, conversationId: string, title: string) => {
+  const res = await call(tasksRoute.POST, {
+    user: u,
+    body: { conversationId, title, prompt: `research ${title}`, clientRequestId: randomUUID(), options: { simulate: { steps: 6, stepMs: 400 } } },
+  });
+  expect(res.status).toBe(202);
+  return res.json.task.id as string;
+};
+
 describe("account deletion", () => {
-  it("asks for the password, then removes only that account's data and fences its active tasks", async () => {
+  it("asks for the password, then removes every row of that account and only of that account", async () => {
     const a = await signUp("Leaver");
     const b = await signUp("Stayer");
-    const sa = await seed(a, "AAA");
+    await seed(a, "AAA");
     const sb = await seed(b, "BBB");
     const bBefore = await counts(b.id);
 
@@ -170,22 +209,15 @@ describe("account deletion", () => {
     expect(missing.status).toBe(400);
     expect(missing.json.error.field).toBe("password");
     expect((await counts(a.id)).messages).toBe(3);
+    // A reset token and a throttle bucket of the address exist too.
+    await auth("/request-password-reset", { email: a.email, redirectTo: `${ORIGIN}/reset-password` });
+    expect(await signIn(a.email, "not my password either")).toBe(401);
+    const needles = await needlesOf(a);
+    expect((await rowsMentioning(needles)).length).toBeGreaterThan(10);
 
     const ok = await call(accountRoute.DELETE, { user: a, method: "DELETE", body: { password: PASSWORD } });
     expect(ok.status).toBe(204);
-
-    const after = await counts(a.id);
-    expect(after).toMatchObject({ messages: 0, publications: 0, events: 0, keys: 0, sessions: 0, conversations: 0, runs: 0 });
-    // Only the fenced active task stays, scrubbed, for the cancel loop to stop.
-    const left = await db().task.findMany({ where: { ownerId: a.id } });
-    expect(left.map((t) => t.id)).toEqual([sa.activeId]);
-    expect(left[0].cancelRequestedAt).not.toBeNull();
-    expect(left[0].title).toBe("");
-    expect(left[0].prompt).toBe("");
-    const user = await db().user.findUniqueOrThrow({ where: { id: a.id } });
-    expect(user.email).not.toBe(a.email);
-    expect(user.name).toBe("");
-    expect(await db().account.count({ where: { userId: a.id } })).toBe(0);
+    expect(await rowsMentioning(needles)).toEqual([]);
 
     expect((await call(conversationsRoute.GET, { user: a })).status).toBe(401);
     expect(await signIn(a.email, PASSWORD)).toBe(401);
@@ -198,6 +230,30 @@ describe("account deletion", () => {
     expect(bTask.cancelRequestedAt).toBeNull();
     expect(bTask.title).toBe("active BBB");
     expect(await db().publication.count({ where: { id: sb.publicationId } })).toBe(1);
+  });
+
+  it("leaves no row behind while a worker is in the middle of the account's research: its late writes miss", async () => {
+    const a = await signUp("Leaver mid-task");
+    const b = await signUp("Neighbour mid-task");
+    const ca = await createConversationFor(a, "running");
+    const cb = await createConversationFor(b, "running");
+    const running = await startResearch(a, ca, "long AAA");
+    // Started after the leaver's, with the same pacing: when it is done, the leaver's would have gone on at least as long.
+    const witness = await startResearch(b, cb, "long BBB");
+    const worker = startWorkerProcess({ HERALD_TASK_LEASE_MS: "2000" });
+    workers.push(worker);
+    await waitFor(async () => (await db().taskStep.count({ where: { taskId: running } })) >= 2, 30_000, "the leaver's task to be under way");
+    const needles = await needlesOf(a);
+
+    const ok = await call(accountRoute.DELETE, { user: a, method: "DELETE", body: { password: PASSWORD } });
+    expect(ok.status).toBe(204);
+    expect(await rowsMentioning(needles)).toEqual([]);
+
+    await waitFor(async () => (await db().task.findUnique({ where: { id: witness } }))?.status === "succeeded", 60_000, "the neighbour's task to finish");
+    expect(await rowsMentioning(needles)).toEqual([]);
+    expect(await db().taskStep.count({ where: { taskId: witness } })).toBeGreaterThan(2);
+    // The tests below count chat replies: no worker answers their queued turns.
+    await stopWorkers(worker);
   });
 
   it("needs a session", async () => {

@@ -1,81 +1,85 @@
 import { confirmPassword } from "@/lib/auth/account-guard";
+import { emailKey } from "@/lib/auth/throttle";
 import { getDb } from "@/lib/db/client";
-import { TERMINAL_STATUSES } from "@/lib/contract/task";
-import { TERMINAL_SQL } from "@/lib/tasks/sql";
+import type { Task } from "@/lib/db/generated/client.ts";
+import { isTerminalStatus } from "@/lib/contract/task";
 import { notifySessionEnded } from "@/lib/events/session-liveness";
-import { cancelConversationRuns } from "@/lib/runs/sql";
-import { deadLetterConversation } from "@/lib/notify/sql";
-import { fenceCancel } from "@/lib/tasks/request-cancel";
+import { driverFor } from "@/lib/drivers/registry";
+import { publicError } from "@/lib/errors/public";
+import { log } from "@/lib/util/log";
+
+// How long the deletion waits for remotes to accept the cancel of the account's running work.
+const REMOTE_CANCEL_MS = 10_000;
 
 /**
  * Deletes an account (Settings → Delete account; the password was checked by the
- * caller). One transaction, in the lock order every other writer uses (runs →
- * tasks → conversations → user):
+ * caller): every row of it, in one transaction that takes the locks in the order
+ * every other writer uses (runs → tasks → conversations → user).
  *
- * - every queued chat turn is cancelled and every active task gets the cancel
- *   fence, so the cancel loop stops it (remote ones too) the usual way;
- * - what the person wrote and received is removed: messages, publications,
- *   notices (no email goes out any more), chat turns, the feed log, AP runs, API keys,
- *   share links, finished tasks and their steps, sessions, the password and
- *   any reset tokens;
- * - what remains is a tombstone the loops can still write through while the
- *   fenced tasks wind down: the user row with its name, email and settings
- *   cleared (the address is free for a new sign-up), deleted conversations
- *   with no title, and the fenced task rows with no title or prompt. Their
- *   late facts are dropped because the conversations are gone (skipIfGone).
+ * Nothing is kept for the loops to wind down through: a worker still working on
+ * one of the account's runs or tasks finds the row gone when it commits, so its
+ * lease guard misses and it drops the result (no step, message, publication or
+ * notice is written: those writes lock the task or conversation first), and a
+ * feed event written after this commit has no user row to take its seq from, so
+ * none is inserted. An insert that starts something new (a task, a chat turn)
+ * joins the live conversation and user rows and finds neither.
+ *
+ * Remote work of tasks that were still active is cancelled after the commit,
+ * once, from the rows as they were (the cancel loop has no row to retry from):
+ * an MCP task the remote still lists is also untracked now, and the orphan
+ * reaper cancels it if this cancel did not get through.
  */
 export async function deleteAccount(userId: string): Promise<void> {
-  await getDb().$transaction(
+  const active = await getDb().$transaction(
     async (tx) => {
       await tx.$queryRaw`SELECT id FROM "run" WHERE "ownerId" = ${userId} ORDER BY id FOR UPDATE`;
-      await tx.$queryRaw`SELECT id FROM "task" WHERE "ownerId" = ${userId} ORDER BY id FOR UPDATE`;
-      const conversations = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM "conversation" WHERE "ownerId" = ${userId} ORDER BY id FOR UPDATE`;
-      await tx.$queryRaw`SELECT id FROM "user" WHERE id = ${userId} FOR UPDATE`;
+      const tasks = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE "ownerId" = ${userId} ORDER BY id FOR UPDATE`;
+      await tx.$queryRaw`SELECT id FROM "conversation" WHERE "ownerId" = ${userId} ORDER BY id FOR UPDATE`;
+      const [user] = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM "user" WHERE id = ${userId} FOR UPDATE`;
 
-      for (const c of conversations) {
-        await cancelConversationRuns(tx, c.id);
-        await deadLetterConversation(tx, userId, c.id);
-      }
-      const active = await tx.task.findMany({
-        where: { ownerId: userId, status: { notIn: [...TERMINAL_STATUSES] } },
-        select: { id: true },
-      });
-      for (const t of active) await fenceCancel(tx, userId, t.id);
-
-      await tx.$executeRaw`
-        UPDATE "conversation" SET "deletedAt" = COALESCE("deletedAt", now()), "updatedAt" = now(), title = '', "apMetadata" = NULL
-        WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "message" WHERE "ownerId" = ${userId}`;
+      // Children before the rows they name (no foreign keys here, but a reader never sees an orphan).
+      await tx.$executeRaw`DELETE FROM "task_step" WHERE "taskId" IN (SELECT id FROM "task" WHERE "ownerId" = ${userId})`;
+      await tx.$executeRaw`DELETE FROM "report_share" WHERE "ownerId" = ${userId}`;
       await tx.$executeRaw`DELETE FROM "publication" WHERE "ownerId" = ${userId}`;
       await tx.$executeRaw`DELETE FROM "notice" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "report_share" WHERE "ownerId" = ${userId}`;
       await tx.$executeRaw`DELETE FROM "ap_run" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "api_key" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`
-        DELETE FROM "task_step" WHERE "taskId" IN (
-          SELECT id FROM "task" WHERE "ownerId" = ${userId} AND status IN (${TERMINAL_SQL}))`;
-      await tx.$executeRaw`
-        DELETE FROM "task" WHERE "ownerId" = ${userId} AND status IN (${TERMINAL_SQL})`;
-      await tx.$executeRaw`
-        UPDATE "task" SET title = '', prompt = '', "pendingUpdates" = NULL, "inputRequest" = NULL, "inputResponse" = NULL,
-          "progressText" = NULL, "updatedAt" = now()
-        WHERE "ownerId" = ${userId}`;
-      // Every run is cancelled or finished by now; a worker still holding one misses its guard and drops it.
+      await tx.$executeRaw`DELETE FROM "message" WHERE "ownerId" = ${userId}`;
       await tx.$executeRaw`DELETE FROM "run" WHERE "ownerId" = ${userId}`;
+      await tx.$executeRaw`DELETE FROM "task" WHERE "ownerId" = ${userId}`;
+      await tx.$executeRaw`DELETE FROM "conversation" WHERE "ownerId" = ${userId}`;
       await tx.$executeRaw`DELETE FROM "event" WHERE "ownerId" = ${userId}`;
+      await tx.$executeRaw`DELETE FROM "api_key" WHERE "ownerId" = ${userId}`;
+      // Reset tokens carry the user id as their value.
       await tx.$executeRaw`DELETE FROM "verification" WHERE value = ${userId}`;
+      if (user) {
+        // Throttle buckets: per address ("email|…", "<bucket>|email|…") and per account ("<what>|<id>").
+        const byEmail = emailKey(user.email);
+        await tx.$executeRaw`
+          DELETE FROM "auth_throttle" WHERE key = ${byEmail} OR key = ANY(
+            SELECT key FROM "auth_throttle" WHERE right(key, ${byEmail.length + 1}) = ${`|${byEmail}`} OR right(key, ${userId.length + 1}) = ${`|${userId}`})`;
+      }
       await tx.$executeRaw`DELETE FROM "session" WHERE "userId" = ${userId}`;
       await tx.$executeRaw`DELETE FROM "account" WHERE "userId" = ${userId}`;
-      await tx.$executeRaw`
-        UPDATE "user" SET name = '', email = 'deleted.' || id || '@deleted.invalid', "emailVerified" = false, image = NULL,
-          language = NULL, "timeZone" = NULL, "emailNotices" = 'off', "updatedAt" = now()
-        WHERE id = ${userId}`;
+      await tx.$executeRaw`DELETE FROM "user" WHERE id = ${userId}`;
+      return tasks.filter((t) => !isTerminalStatus(t.status));
     },
     { timeout: 60_000 },
   );
   // Open feeds of the account re-check their session now and end.
-  await notifySessionEnded(userId).catch((err: unknown) => console.warn("[account] session-ended notify failed", err));
+  await notifySessionEnded(userId).catch((err: unknown) => log("account").warn({ err }, "session-ended notify failed"));
+  await cancelRemoteWork(active);
+}
+
+async function cancelRemoteWork(tasks: Task[]): Promise<void> {
+  const signal = AbortSignal.timeout(REMOTE_CANCEL_MS);
+  await Promise.all(
+    tasks.map(async (task) => {
+      const driver = driverFor(task.driver);
+      // Nothing was ever submitted: there is no remote work to stop (unless the driver can look for it).
+      if (!driver || !(task.remoteRef || driver.findsUnstoredWork)) return;
+      await driver.cancel(task, signal).catch((err: unknown) => publicError(err, `account deletion: cancel of ${task.id}`));
+    }),
+  );
 }
 
 /** DELETE /api/account: the password again, then the deletion above. */
