@@ -4,7 +4,7 @@
 //   tsx scripts/migrate.ts create <name>   npm run db:migration -- <name>
 //   tsx scripts/migrate.ts check           exit 1 and print the SQL when schema.prisma has unmigrated changes
 //
-// DATABASE_URL is used when set. Otherwise `apply` uses the project's embedded cluster
+// DATABASE_DIRECT_URL, else DATABASE_URL, is used when set. Otherwise `apply` uses the project's embedded cluster
 // (resolveDataDir()), and `create`/`check`, which only need some live database for the
 // engine to diff, start a throwaway one in a temp dir.
 
@@ -25,7 +25,8 @@ async function cleanup(): Promise<void> {
 }
 
 async function databaseUrl(kind: "project" | "throwaway"): Promise<string> {
-  const url = env("DATABASE_URL");
+  // Migrations hold a session advisory lock: behind a transaction-mode pooler they need the direct connection.
+  const url = env("DATABASE_DIRECT_URL") ?? env("DATABASE_URL");
   if (url) return url;
   if (kind === "project") {
     const server = await startEmbeddedPostgres({ dataDir: resolvePgDataDir() });

@@ -301,8 +301,10 @@ async function main(): Promise<void> {
   await reapLeftovers(dataDir);
 
   if (env("DATABASE_URL")) {
-    say("using DATABASE_URL");
+    say(env("DATABASE_DIRECT_URL") ? "using DATABASE_URL (a pooler; LISTEN and migrations on DATABASE_DIRECT_URL)" : "using DATABASE_URL");
   } else {
+    // The embedded cluster is reached directly; a direct URL beside it would turn on pooler mode for nothing.
+    if (env("DATABASE_DIRECT_URL")) throw new DatabaseSetupError("DATABASE_DIRECT_URL is set without DATABASE_URL: set both (a pooler and PostgreSQL behind it) or neither");
     say(`starting embedded PostgreSQL in ${path.relative(ROOT, resolvePgDataDir()) || resolvePgDataDir()} (log: ${path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log")})`);
     pgLog = createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a", mode: 0o600 });
   }

@@ -1,4 +1,5 @@
-// "A migrated database, whatever it takes": DATABASE_URL when set (any PostgreSQL ≥ 15),
+// "A migrated database, whatever it takes": DATABASE_URL when set (any PostgreSQL ≥ 15; migrated through
+// DATABASE_DIRECT_URL when that is set),
 // otherwise the embedded cluster under the project's data dir. Used by `npm start`,
 // `npm run db:migrate` and e2e setup.
 
@@ -34,8 +35,11 @@ export async function ensureDatabase(opts: EnsureDatabaseOptions = {}): Promise<
   const migrate = opts.migrate ?? true;
   const external = env("DATABASE_URL");
   if (external) {
-    await ensureExternalDatabase(external, opts.log);
-    const applied = migrate ? await applyMigrations(external) : [];
+    // A pooler in front (DATABASE_DIRECT_URL set) cannot hold the migrations' session advisory lock, nor create
+    // a database: both go to PostgreSQL itself.
+    const direct = env("DATABASE_DIRECT_URL") ?? external;
+    await ensureExternalDatabase(direct, opts.log);
+    const applied = migrate ? await applyMigrations(direct) : [];
     return { url: external, embedded: null, applied, stop: async () => {} };
   }
   const server = await startEmbeddedPostgres({

@@ -1,13 +1,25 @@
 import pg from "pg";
 import { databaseUrl } from "@/lib/db/client";
+import { directDatabaseUrl } from "@/lib/db/urls";
+import { log } from "@/lib/util/log";
 
 type Handler = (channel: string, payload: string) => void;
+
+/** How often readers re-check the database when there is no connection to LISTEN on. */
+export const LISTEN_FALLBACK_POLL_MS = 1_000;
+let warnedNoListen = false;
 
 /**
  * One dedicated LISTEN connection per process, shared by everything in it (the
  * SSE hub in web processes, the wake-ups in workers). Reconnects with backoff
  * and jitter; after a reconnect `onReconnect` fires because notifications sent
  * while we were away are lost and readers must re-check the database.
+ *
+ * LISTEN holds one server connection for the whole session, so it goes to DATABASE_DIRECT_URL: through a
+ * transaction-mode pooler it would listen on a connection other clients then use, and hear nothing. Behind a
+ * pooler with no direct URL there is nothing to listen on: `onReconnect` then fires every
+ * LISTEN_FALLBACK_POLL_MS instead, so feeds and loops still see every commit, only later, and run deltas
+ * (ephemeral NOTIFYs) are not streamed.
  */
 export class PgListener {
   private client: pg.Client | null = null;
@@ -15,6 +27,7 @@ export class PgListener {
   private closed = false;
   private failures = 0;
   private retryTimer: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly channels: string[],
@@ -28,8 +41,28 @@ export class PgListener {
     return this.connecting;
   }
 
+  private poll(): void {
+    if (!warnedNoListen) {
+      warnedNoListen = true;
+      log("db").warn(
+        `DATABASE_URL is a transaction-mode pooler's and DATABASE_DIRECT_URL is not set: no LISTEN, so feeds and loops poll every ${LISTEN_FALLBACK_POLL_MS} ms ` +
+          "and replies arrive whole instead of streamed; set DATABASE_DIRECT_URL (docs/operations.md#connection-poolers)",
+      );
+    }
+    this.pollTimer = setInterval(() => this.onReconnect(), LISTEN_FALLBACK_POLL_MS);
+    this.pollTimer.unref?.();
+  }
+
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: databaseUrl() });
+    // Read per connect, not once: tests and tools point DATABASE_URL elsewhere within a process.
+    const url = directDatabaseUrl();
+    if (url === undefined) {
+      // Still checks the URL is set at all, as the pool would.
+      databaseUrl();
+      if (!this.closed && this.pollTimer === null) this.poll();
+      return;
+    }
+    const client = new pg.Client({ connectionString: url });
     client.on("notification", (n) => this.onNotify(n.channel, n.payload ?? ""));
     client.on("error", (err) => this.lost(client, err));
     client.on("end", () => this.lost(client, new Error("connection ended")));
@@ -70,6 +103,7 @@ export class PgListener {
   async stop(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
     const c = this.client;
     this.client = null;
     if (c) {
