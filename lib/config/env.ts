@@ -36,7 +36,6 @@ export const ENV_SCHEMA = z.object({
   // ---- where things are
   DATABASE_URL: z.string().min(1).optional().describe("External PostgreSQL; unset = the embedded cluster in HERALD_DATA_DIR"),
   DATABASE_DIRECT_URL: z.string().min(1).optional().describe("Direct PostgreSQL connection for LISTEN and migrations when DATABASE_URL is a transaction-mode pooler (setting it turns on pooler mode)"),
-  DATABASE_DIRECT_URL: z.string().min(1).optional().describe("Direct PostgreSQL connection for LISTEN and migrations when DATABASE_URL is a transaction-mode pooler (setting it turns on pooler mode)"),
   HERALD_DATA_DIR: z.string().min(1).optional().describe("Embedded database, auth secret and logs; default ./.data"),
   HOST: z.string().min(1).default("127.0.0.1").describe("Listen address of the web server"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000).describe("Listen port of the web server"),
@@ -45,7 +44,6 @@ export const ENV_SCHEMA = z.object({
   HERALD_TRUSTED_ORIGINS: z.string().default("").describe("Extra origins allowed to post (comma-separated)"),
   HERALD_TRUSTED_PROXIES: z.string().default("").describe("Proxies whose X-Forwarded-For is believed (IPs/CIDRs, comma-separated)"),
   HERALD_DB_POOL_SIZE: positiveInt(10).describe("Connections per process"),
-  HERALD_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000).describe("A statement on a pool connection running longer is cancelled (57014); 0 = none. Behind a pooler set it on the role instead (docs/operations.md#connection-poolers)"),
   HERALD_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000).describe("A statement on a pool connection running longer is cancelled (57014); 0 = none. Behind a pooler set it on the role instead (docs/operations.md#connection-poolers)"),
 
   // ---- models and remote agents
