@@ -18,7 +18,8 @@ export default defineConfig({
     // Integration suites spawn worker processes and read the shared heartbeat
     // table (liveness decides 503s), so files run one at a time.
     fileParallelism: false,
-    // options.simulate paces research in tests; a normal server refuses it.
-    env: { HERALD_OFFLINE_CHUNK_MS: "0", HERALD_ALLOW_SIMULATE: "1" },
+    // options.simulate paces research in tests; a normal server refuses it. npm start generates the
+    // auth secret into the data dir; tests have none, and unsubscribe links are never signed without one.
+    env: { HERALD_OFFLINE_CHUNK_MS: "0", HERALD_ALLOW_SIMULATE: "1", BETTER_AUTH_SECRET: "vitest-only-auth-secret-Q3x9Lr7PzK2mWv8T" },
   },
 });

@@ -10,27 +10,41 @@ import { setEmailOff } from "./sql";
  */
 const PURPOSE = "herald:unsubscribe:v1";
 
-function key(): Buffer {
-  // npm start always sets BETTER_AUTH_SECRET; only bare test processes run without one.
-  const secret = env("BETTER_AUTH_SECRET") ?? "herald-development-secret";
-  return createHmac("sha256", secret).update(PURPOSE).digest();
+/**
+ * The key comes from the secret better-auth signs sessions with (npm start
+ * generates one into the data dir). Without it there is no key: a public
+ * stand-in would let anyone mint a link for any account id.
+ */
+function key(): Buffer | null {
+  const secret = env("BETTER_AUTH_SECRET");
+  return secret ? createHmac("sha256", secret).update(PURPOSE).digest() : null;
 }
 
-const mac = (userId: string) => createHmac("sha256", key()).update(userId).digest();
+export class NoSigningSecretError extends Error {
+  constructor() {
+    super("BETTER_AUTH_SECRET is not set: unsubscribe links cannot be signed, so no notice email is sent");
+  }
+}
 
+const mac = (k: Buffer, userId: string) => createHmac("sha256", k).update(userId).digest();
+
+/** Throws NoSigningSecretError without a server secret: a notice email must not go out with a link that cannot work. */
 export function unsubscribeToken(userId: string): string {
-  return `${Buffer.from(userId).toString("base64url")}.${mac(userId).toString("base64url")}`;
+  const k = key();
+  if (!k) throw new NoSigningSecretError();
+  return `${Buffer.from(userId).toString("base64url")}.${mac(k, userId).toString("base64url")}`;
 }
 
 /** The account the token was made for, or null when it is not one of ours. */
 export function verifyUnsubscribeToken(token: string): string | null {
-  if (token.length > 512) return null;
+  const k = key();
+  if (!k || token.length > 512) return null;
   const [id, sig, extra] = token.split(".");
   if (!id || !sig || extra !== undefined) return null;
   const userId = Buffer.from(id, "base64url").toString("utf8");
   if (!/^[\w-]{1,128}$/.test(userId)) return null;
   const given = Buffer.from(sig, "base64url");
-  const want = mac(userId);
+  const want = mac(k, userId);
   return given.length === want.length && timingSafeEqual(given, want) ? userId : null;
 }
 
