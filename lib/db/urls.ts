@@ -8,12 +8,14 @@ import { env } from "@/lib/config/env";
  */
 
 /**
- * DATABASE_URL goes through a transaction-mode pooler: DATABASE_DIRECT_URL is set (a direct URL beside it only
- * makes sense when the main one is not direct), or the URL says `pgbouncer=true`, Prisma's spelling of the same.
+ * DATABASE_URL goes through a transaction-mode pooler: DATABASE_DIRECT_URL is set to another URL (a direct URL
+ * beside it only makes sense when the main one is not direct), or the URL says `pgbouncer=true`, Prisma's spelling.
  * A pooler hands each transaction any server connection, so no named prepared statement and no session state.
  */
 export function behindPooler(url: string | undefined = env("DATABASE_URL")): boolean {
-  if (env("DATABASE_DIRECT_URL")) return true;
+  const direct = env("DATABASE_DIRECT_URL");
+  // The same URL twice (a template that always sets both) is a direct connection: keep its prepared statements.
+  if (direct) return direct !== url;
   if (!url) return false;
   try {
     return new URL(url).searchParams.get("pgbouncer") === "true";
