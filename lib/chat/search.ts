@@ -2,7 +2,7 @@ import { consume } from "@/lib/auth/throttle";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { limits, limitsOff } from "@/lib/limits/config";
-import type { Conversation } from "@/lib/db/generated/client.ts";
+import { Prisma, type Conversation } from "@/lib/db/generated/client.ts";
 import { toPublicConversation } from "@/lib/contract/message";
 import type { PublicConversation } from "@/lib/contract/shapes";
 
@@ -24,26 +24,66 @@ export function likePattern(q: string): string {
 const SNIPPET_BEFORE = 40;
 const SNIPPET_CHARS = 160;
 
+/** Trigrams come from runs of letters and digits (the cluster's C locale: ASCII ones); three in a row make one. */
+export function trigramIndexable(q: string): boolean {
+  return /[A-Za-z0-9]{3}/.test(q);
+}
+
+/**
+ * How many of the account's newest messages a query the trigram index cannot serve
+ * (one or two letters, most Chinese text) looks through: such a miss would otherwise
+ * read every message the account ever had.
+ */
+export const UNINDEXED_SCAN_MESSAGES = 20_000;
+
+/**
+ * The account's conversations holding a visible message that contains `q`: through
+ * the trigram index when `q` has a trigram, else among the newest messages.
+ */
+export function matchingConversations(ownerId: string, q: string, pattern = likePattern(q)): Prisma.Sql {
+  // The literals repeat the partial index's predicate, so the planner may use it.
+  return trigramIndexable(q)
+    ? Prisma.sql`
+        SELECT DISTINCT "conversationId" FROM "message"
+        WHERE "ownerId" = ${ownerId} AND NOT hidden AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}`
+    : Prisma.sql`
+        SELECT DISTINCT "conversationId" FROM (
+          SELECT "conversationId", hidden, kind, content FROM "message" WHERE "ownerId" = ${ownerId}
+          ORDER BY "createdAt" DESC LIMIT ${UNINDEXED_SCAN_MESSAGES}::int) recent
+        WHERE NOT hidden AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}`;
+}
+
 /**
  * The account's conversations whose title or visible text contains `q`
  * (case-insensitive), titles first, then newest activity. One result per
  * conversation. Matching is ILIKE on an escaped pattern — no regex, no user
  * syntax — so each row costs at most its length times the bounded query
  * length, and the scan never leaves the account's own rows.
+ *
+ * The conversations with a matching message are found first, through the trigram
+ * index (message_search_trgm_idx: a miss reads next to nothing) or, for a query it
+ * cannot serve, among the account's newest UNINDEXED_SCAN_MESSAGES; only those are
+ * then walked back for their newest match and its snippet.
  */
 export async function searchConversations(ownerId: string, q: string, limit = 20): Promise<ConversationSearchHit[]> {
   await throttleSearch(ownerId);
   const pattern = likePattern(q);
+  const matching = matchingConversations(ownerId, q, pattern);
   const rows = await getDb().$queryRaw<(Conversation & { matchSeq: number | null; snippet: string | null; titleHit: boolean })[]>`
+    WITH matching AS MATERIALIZED (${matching}),
+    newest AS (
+      SELECT x."conversationId", m.seq, m.snippet FROM matching x
+      CROSS JOIN LATERAL (
+        SELECT seq, substr(content, greatest(1, strpos(lower(content), lower(${q})) - ${SNIPPET_BEFORE}), ${SNIPPET_CHARS}) AS snippet
+        FROM "message"
+        WHERE "conversationId" = x."conversationId" AND "ownerId" = ${ownerId} AND NOT hidden
+          AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}
+        ORDER BY seq DESC LIMIT 1
+      ) m
+    )
     SELECT c.*, (c.title ILIKE ${pattern}) AS "titleHit", m.seq AS "matchSeq", m.snippet
     FROM "conversation" c
-    LEFT JOIN LATERAL (
-      SELECT seq, substr(content, greatest(1, strpos(lower(content), lower(${q})) - ${SNIPPET_BEFORE}), ${SNIPPET_CHARS}) AS snippet
-      FROM "message"
-      WHERE "conversationId" = c.id AND "ownerId" = ${ownerId} AND NOT hidden
-        AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}
-      ORDER BY seq DESC LIMIT 1
-    ) m ON NOT (c.title ILIKE ${pattern})
+    LEFT JOIN newest m ON m."conversationId" = c.id AND NOT (c.title ILIKE ${pattern})
     WHERE c."ownerId" = ${ownerId} AND c."deletedAt" IS NULL
       AND (c.title ILIKE ${pattern} OR m.seq IS NOT NULL)
     ORDER BY "titleHit" DESC, c."updatedAt" DESC, c.id DESC

@@ -22,7 +22,7 @@ beforeAll(async () => {
     if (!capNodeRequestBody(req, res)) return;
     const path = (req.url ?? "/").split("?")[0];
     const handler = path === "/api/email/unsubscribe" ? unsubscribeRoute.POST : authRoute.POST;
-    const counted = Readable.toWeb(req).pipeThrough(
+    const counted = (Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>).pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, c) {
           delivered.set(path, (delivered.get(path) ?? 0) + chunk.byteLength);
