@@ -19,6 +19,7 @@ import { applyClientAddress, parseTrustedProxies } from "../lib/auth/client-ip";
 import { env } from "../lib/config/env";
 import { capNodeRequestBody } from "../lib/limits/body-cap";
 import { STATIC_SECURITY_HEADERS } from "../lib/security/csp";
+import { log } from "../lib/util/log";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEV = process.argv.includes("--dev");
@@ -107,7 +108,8 @@ async function main(): Promise<void> {
       res.once("close", () => feeds.delete(res));
     }
     (feed && feedRoute && req.method === "GET" ? serveFeed(feedRoute.GET, req, res) : handle(req, res)).catch((err: unknown) => {
-      console.error(`[web] ${req.method} ${req.url} failed`, err);
+      // Never the whole URL: share, reset and unsubscribe links carry their tokens in it.
+      log("web").error({ method: req.method, path: req.url ?? "", err }, "request failed");
       if (!res.headersSent) {
         res.statusCode = 500;
         res.end("Internal Server Error");

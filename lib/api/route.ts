@@ -5,6 +5,7 @@ import { Prisma } from "@/lib/db/generated/client.ts";
 import { randomUUID } from "node:crypto";
 import type { ApiErrorBody } from "@/lib/contract/shapes";
 import { userFromApiKey, type KeyUser } from "@/lib/keys/authenticate";
+import { log } from "@/lib/util/log";
 
 // The one whole-body cap, shared with the web process's own (lib/limits/body-cap.ts).
 import { MAX_BODY_BYTES } from "@/lib/limits/body-cap";
@@ -198,13 +199,8 @@ function mapError(err: unknown, req: Request): { error: ApiError; ref?: string }
     return { error: new ApiError("not_found", "Resource not found") };
   }
   const ref = randomUUID();
-  let path = "?";
-  try {
-    path = new URL(req.url).pathname;
-  } catch {
-    // the ref and the stack are what matter
-  }
-  console.error(`[api] unhandled error ref=${ref} ${req.method} ${path}`, err);
+  // The path without its query and tokens (share, reset and unsubscribe links carry them): lib/util/log.ts.
+  log("api").error({ ref, method: req.method, path: req.url, err }, "unhandled error");
   // Never the error's own text: database and SDK messages name tables, values and hosts.
   return { error: new ApiError("internal", `Something went wrong on our side; try again in a moment (ref ${ref})`), ref };
 }

@@ -1,3 +1,5 @@
+import { log } from "@/lib/util/log";
+
 /**
  * Who sends the password-reset email. lib/auth sits below lib/email in the
  * layers (docs/architecture.md#layers), so the sender is handed in from above:
@@ -22,9 +24,10 @@ export function setPasswordResetMailer(mailer: Mailer): void {
 export async function sendPasswordResetMail(mail: PasswordResetMail): Promise<void> {
   const mailer = g.heraldResetMailer;
   if (!mailer) {
-    console.warn("[auth] password reset requested but no mailer is registered; nothing sent");
+    log("auth").warn({ accountId: mail.user.id }, "password reset requested but no mailer is registered; nothing sent");
     return;
   }
   // A failed send must not tell the caller whether the address has an account.
-  await mailer(mail).catch((err: unknown) => console.warn("[auth] password reset email failed", err instanceof Error ? err.message : err));
+  // The account's id, never its address or the link (the error's text is masked by the logger).
+  await mailer(mail).catch((err: unknown) => log("auth").warn({ accountId: mail.user.id, err }, "password reset email failed"));
 }

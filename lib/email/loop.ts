@@ -1,4 +1,5 @@
 import { env } from "@/lib/config/env";
+import { log as logger } from "@/lib/util/log";
 import type { LoopSpec } from "@/lib/workers/loop";
 import { claimEmailLeases, EMAIL_LOOP, nextEmailDueMs, type EmailFence } from "./sql";
 import { emailLeaseMs } from "./state";
@@ -6,7 +7,8 @@ import { sendNoticeEmail } from "./send-notice-email";
 
 /** The email outbox loop (started only when SMTP_URL is set). A send is one SMTP round trip. */
 export function emailLoop(workerId: string): LoopSpec<EmailFence> {
-  const log = (msg: string, err?: unknown) => (err ? console.error(`[email] ${msg}`, err) : console.warn(`[email] ${msg}`));
+  // Through the structured logger: a send's error can carry the recipient, which it masks.
+  const log = (msg: string, err?: unknown) => (err ? logger("email").error({ err }, msg) : logger("email").warn(msg));
   return {
     name: EMAIL_LOOP,
     concurrency: env("HERALD_NOTIFY_CONCURRENCY"),

@@ -1,5 +1,6 @@
 import nodemailer from "nodemailer";
 import { env } from "@/lib/config/env";
+import { log } from "@/lib/util/log";
 import { isPermanentSmtpFailure, type SendOutcome } from "./state";
 import type { NoticeEmail } from "./message";
 
@@ -52,7 +53,8 @@ export async function sendEmail(mail: OutgoingEmail): Promise<SendOutcome> {
     return { ok: true };
   } catch (err) {
     const e = err as { responseCode?: number; code?: string; message?: string };
-    console.warn(`[email] send failed: ${describe(e)}`, e.message ?? "");
+    // The reply text often names the recipient: the logger masks addresses in it.
+    log("email").warn({ reason: describe(e), err }, "send failed");
     return { ok: false, permanent: isPermanentSmtpFailure(e), error: describe(e) };
   }
 }

@@ -11,7 +11,8 @@ import { env } from "@/lib/config/env";
  *
  * What a line may carry is a whitelist, because a log is read by more people
  * than the rows are: ids, counts, durations, states and the raw error of a
- * failure (credentials masked). Any other string field is replaced by
+ * failure (credentials and addresses masked), request paths without their
+ * tokens (`redactPath`). Any other string field is replaced by
  * "[redacted]", so a caller passing a message body, a prompt or a header by
  * mistake leaks nothing (lib/util/log.test.ts).
  */
@@ -28,7 +29,10 @@ export interface LogIds {
 
 const ID_KEYS = new Set<string>(["accountId", "conversationId", "taskId", "runId", "noticeId", "traceId", "workerId", "loop"]);
 /** Short code-chosen words (never user text) that lines may carry besides ids. */
-const WORD_KEYS = new Set<string>(["context", "category", "child", "state", "status", "transition", "reason", "signal", "event", "process", "log", "channel"]);
+const WORD_KEYS = new Set<string>(["context", "category", "child", "state", "status", "transition", "reason", "signal", "event", "process", "log", "channel", "method", "ref"]);
+
+/** Request paths, kept only as `redactPath` leaves them. */
+const PATH_KEYS = new Set<string>(["path"]);
 
 const context = new AsyncLocalStorage<LogIds>();
 
@@ -52,7 +56,36 @@ export function maskSecrets(text: string): string {
     .replace(/([a-z][a-z0-9+.-]{0,20}:\/\/)[^\s/@:]{1,200}:[^\s/@]{1,200}@/gi, "$1[redacted]@")
     .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, "$1 [redacted]")
     .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}/g, "$1-[redacted]")
-    .replace(/\b(password|passwd|pwd|secret|token|api[_-]?key|authorization)(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&]{1,200}/gi, "$1$2[redacted]");
+    .replace(/\b(password|passwd|pwd|secret|token|api[_-]?key|authorization)(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&]{1,200}/gi, "$1$2[redacted]")
+    // A link in an error (a failed mail's reset link, a fetch's URL) keeps its origin and its path without tokens.
+    .replace(/\b(https?:\/\/[^\s/?#"'<>@]{1,255})([/?#][^\s"'<>()]{0,2000})?/gi, (_, origin: string, rest?: string) => origin + (rest ? redactPath(rest) : ""))
+    // An SMTP reply or a library's message can name the recipient: no address reaches a log.
+    .replace(/[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}/g, "[address]");
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Route words and file names ("conversations", "reset-password", "main-app.js"): lowercase, short.
+const ROUTE_WORD = /^_?[a-z0-9][a-z0-9]{0,31}(?:[-_.][a-z0-9]{1,31}){0,6}$/;
+// The segment after these is a credential whatever it looks like (share links, better-auth's reset and verify links).
+const TOKEN_BEFORE = new Set(["share", "reset-password", "verify-email"]);
+
+/**
+ * A request's path as a log may carry it: no query or fragment (unsubscribe and
+ * reset tokens ride there), the segment after a token-bearing route word
+ * redacted, and every other segment that is neither an id nor a short route
+ * word redacted too (a token in a route nobody listed here).
+ */
+export function redactPath(url: string): string {
+  let path: string;
+  try {
+    path = new URL(url, "http://path.invalid").pathname;
+  } catch {
+    path = url.split(/[?#]/, 1)[0];
+  }
+  const segments = path.slice(0, 1_000).split("/");
+  return segments
+    .map((seg, i) => (seg === "" || (!TOKEN_BEFORE.has(segments[i - 1]) && (UUID.test(seg) || ROUTE_WORD.test(seg))) ? seg : ":redacted"))
+    .join("/");
 }
 
 function serializeError(err: unknown): unknown {
@@ -75,6 +108,7 @@ export function whitelist(fields: Record<string, unknown>): Record<string, unkno
     else if (typeof v === "number" || typeof v === "boolean" || v === null || v === undefined) out[k] = v;
     else if (typeof v === "string" && ID_KEYS.has(k)) out[k] = v.slice(0, 200);
     else if (typeof v === "string" && WORD_KEYS.has(k)) out[k] = maskSecrets(v).slice(0, 200);
+    else if (typeof v === "string" && PATH_KEYS.has(k)) out[k] = redactPath(v).slice(0, 200);
     else out[k] = "[redacted]";
   }
   return out;

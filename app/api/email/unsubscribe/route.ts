@@ -2,6 +2,7 @@ import { errorResponse, json } from "@/lib/api/route";
 import { ApiError } from "@/lib/errors/api-error";
 import { MAX_UNSUBSCRIBE_BODY_BYTES, readCapped } from "@/lib/limits/body-cap";
 import { unsubscribeByToken } from "@/lib/email/unsubscribe";
+import { log } from "@/lib/util/log";
 
 export const dynamic = "force-dynamic";
 
@@ -34,7 +35,7 @@ export async function POST(req: Request): Promise<Response> {
   try {
     ok = await unsubscribeByToken(token);
   } catch (err) {
-    console.error("[email] unsubscribe failed", err);
+    log("email").error({ err }, "unsubscribe failed");
     return json({ error: { code: "internal", message: "Something went wrong on our side; try again in a moment" } }, 500);
   }
   // A mail client's one-click POST wants a status; a person's form wants a page.
