@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -183,7 +183,7 @@ describe("behind PgBouncer in transaction mode", () => {
     // opens its first server connection, which takes it at its start.
     await onDirect((c) => c.query(`ALTER DATABASE ${c.escapeIdentifier(database)} SET statement_timeout = '20s'`));
     bouncer = await startPgBouncer(direct);
-    const env = { DATABASE_URL: bouncer.url, DATABASE_DIRECT_URL: direct, HERALD_RESEARCH_STEPS: "2", HERALD_RESEARCH_STEP_MS: "0" };
+    const env = { DATABASE_URL: bouncer.url, DATABASE_DIRECT_URL: direct, HERALD_RESEARCH_STEPS: "2", HERALD_RESEARCH_STEP_MS: "0", HERALD_SEARCH_PROVIDER: "none" };
     web = await startWeb(env);
     worker = startWorkerProcess(env);
   }, 90_000);
