@@ -129,7 +129,7 @@ export const poolSql = (): SqlTx => sqlOn(getPool());
 /**
  * A transaction of raw statements on `pg`, with queryRows' caveats. Prisma's interactive transaction cost 2.7 ms of CPU
  * for five one-row statements where `pg` took 0.4 ms (measured here), so the hottest request paths use this one.
- * A statement may run 20 s, as long as a Prisma transaction may (getDb's `timeout`). Aborted by Postgres as a deadlock
+ * A statement may run HERALD_STATEMENT_TIMEOUT_MS (20 s), as long as a Prisma transaction may (getDb's `timeout`). Aborted by Postgres as a deadlock
  * or serialization failure, the whole transaction runs again (lib/db/retry.ts): `fn` must be safe to run twice.
  */
 export async function sqlTransaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
@@ -148,7 +148,9 @@ async function sqlTransactionOnce<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> 
   };
   let broken: Error | undefined;
   try {
-    await client.query("BEGIN; SET LOCAL statement_timeout = 20000");
+    // SET LOCAL ends with the transaction, so it is safe behind a transaction pooler, where the connection's own
+    // startup setting cannot be sent (getPool).
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${env("HERALD_STATEMENT_TIMEOUT_MS")}`);
     const result = await fn(tx);
     // A COMMIT after a failed statement is answered ROLLBACK, not an error: a body that swallowed the failure (a
     // deadlock among them) must not be told its writes are in. Its own error is thrown, so the retry policy sees it.
