@@ -5,7 +5,7 @@
 
 import { z } from "zod";
 import { ERROR_CATEGORIES, type ErrorCategory } from "@/lib/errors/categories";
-import { TASK_STATUSES, TERMINAL_STATUSES, type PublicTask, type TaskStatus, type TerminalStatus } from "@/lib/contract/task";
+import { TASK_STATUSES, TERMINAL_STATUSES, type PublicTask, type PublicTaskSource, type TaskStatus, type TerminalStatus } from "@/lib/contract/task";
 
 /** message.kind (docs/contract.md#message-kinds; CHECK message_kind_check). */
 export const MESSAGE_KINDS = ["user", "assistant", "progress", "body", "terminal", "notice"] as const;
@@ -218,4 +218,6 @@ export interface PublicTaskDetail extends PublicTask {
   notices: PublicNotice[];
   /** The owner's own instructions (POST /api/tasks/:id/update): waiting for the next step, and the step that applied each. */
   instructions: { accepted: boolean; pending: string[]; applied: { step: number; text: string; at: string }[] };
+  /** Pages the task read, in citation order ([n] in its reports). */
+  sources: PublicTaskSource[];
 }

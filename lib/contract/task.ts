@@ -111,6 +111,19 @@ function budgetOf(raw: unknown): PublicTask["delivery"]["budget"] {
   return Object.keys(out).length > 0 ? out : null;
 }
 
+/** A page a research task read, as clients see it (GET /api/tasks/:id → task.sources): no excerpt, hash or owner. */
+export interface PublicTaskSource {
+  n: number;
+  url: string;
+  title: string;
+  site: string;
+  fetchedAt: string;
+}
+
+export function toPublicSource(s: { n: number; url: string; title: string; site: string; fetchedAt: Date }): PublicTaskSource {
+  return { n: s.n, url: s.url, title: s.title, site: s.site, fetchedAt: s.fetchedAt.toISOString() };
+}
+
 export function toPublicTask(t: Task): PublicTask {
   return {
     id: t.id,

@@ -5,6 +5,7 @@ import type { Prisma } from "@/lib/db/generated/client.ts";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import { toPublicNotice } from "@/lib/contract/notice";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, toPublicTask, type PublicTask } from "@/lib/contract/task";
+import { listSources } from "./sources";
 
 export type TaskScope = "active" | "recent" | "all";
 
@@ -29,11 +30,12 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
   const db = getDb();
   const task = await db.task.findFirst({ where: { id, ownerId } });
   if (!task) return null;
-  const [progress, pubs, notices, steps] = await Promise.all([
+  const [progress, pubs, notices, steps, sources] = await Promise.all([
     db.message.findMany({ where: { taskId: id, ownerId, kind: "progress", hidden: false }, orderBy: { seq: "asc" }, take: 200 }),
     db.publication.findMany({ where: { taskId: id, ownerId }, orderBy: { version: "asc" } }),
     db.notice.findMany({ where: { taskId: id, ownerId }, orderBy: { createdAt: "asc" } }),
     db.taskStep.findMany({ where: { taskId: id }, orderBy: { index: "asc" }, select: { index: true, input: true, createdAt: true } }),
+    listSources(ownerId, id),
   ]);
   return {
     ...toPublicTask(task),
@@ -52,6 +54,7 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
       pending: stringsOf(task.pendingUpdates),
       applied: steps.flatMap((s) => stringsOf((s.input as { updates?: unknown } | null)?.updates).map((text) => ({ step: s.index, text, at: s.createdAt.toISOString() }))),
     },
+    sources,
   };
 }
 

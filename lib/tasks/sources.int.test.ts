@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { getDb, sqlTransaction } from "@/lib/db/client";
+import * as taskRoute from "@/app/api/tasks/[id]/route";
+import * as tasksRoute from "@/app/api/tasks/route";
+import { deleteAccount } from "@/lib/commands/delete-account";
+import { call, createConversationFor, signUp, type TestUser } from "@/tests/helpers";
+import { recordSource, SOURCE_EXCERPT_MAX_CHARS, type SourceRead } from "./sources";
+
+async function newTask(user: TestUser): Promise<string> {
+  const conversationId = await createConversationFor(user);
+  const res = await call(tasksRoute.POST, { user, body: { conversationId, title: "Sea otters", prompt: "Research sea otters", clientRequestId: randomUUID() } });
+  expect(res.status).toBe(202);
+  return res.json.task.id as string;
+}
+
+const page = (url: string, extra: Partial<SourceRead> = {}): SourceRead => ({
+  url,
+  finalUrl: url,
+  title: `Title of ${url}`,
+  site: new URL(url).hostname,
+  text: "Sea otters use stones as tools.",
+  hash: "a".repeat(64),
+  ...extra,
+});
+
+describe("task sources", () => {
+  it("are numbered in reading order, a URL once per task, excerpts bounded; GET /api/tasks/:id lists them without their text", async () => {
+    const user = await signUp();
+    const taskId = await newTask(user);
+    const first = await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://a.example/otters", { finalUrl: "https://a.example/otters/", text: "x".repeat(SOURCE_EXCERPT_MAX_CHARS + 500) })));
+    const second = await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://b.example/tools")));
+    const again = await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://a.example/otters", { title: "changed" })));
+    expect([first, second, again]).toEqual([
+      { n: 1, inserted: true },
+      { n: 2, inserted: true },
+      { n: 1, inserted: false },
+    ]);
+    const stored = await getDb().taskSource.findMany({ where: { taskId }, orderBy: { n: "asc" } });
+    expect(stored.map((s) => [s.n, s.title, s.excerpt.length])).toEqual([
+      [1, "Title of https://a.example/otters", SOURCE_EXCERPT_MAX_CHARS],
+      [2, "Title of https://b.example/tools", 31],
+    ]);
+
+    const res = await call(taskRoute.GET, { user, path: `/api/tasks/${taskId}`, params: { id: taskId } });
+    expect(res.status).toBe(200);
+    expect(res.json.task.sources).toEqual([
+      { n: 1, url: "https://a.example/otters", title: "Title of https://a.example/otters", site: "a.example", fetchedAt: stored[0]!.fetchedAt.toISOString() },
+      { n: 2, url: "https://b.example/tools", title: "Title of https://b.example/tools", site: "b.example", fetchedAt: stored[1]!.fetchedAt.toISOString() },
+    ]);
+
+    // Another account sees neither the task nor its sources.
+    const other = await signUp("Other");
+    expect((await call(taskRoute.GET, { user: other, path: `/api/tasks/${taskId}`, params: { id: taskId } })).status).toBe(404);
+  });
+
+  it("a task that read nothing lists no sources; sources go with the account", async () => {
+    const user = await signUp();
+    const taskId = await newTask(user);
+    const res = await call(taskRoute.GET, { user, path: `/api/tasks/${taskId}`, params: { id: taskId } });
+    expect(res.json.task.sources).toEqual([]);
+    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://c.example/")));
+    expect(await getDb().taskSource.count({ where: { ownerId: user.id } })).toBe(1);
+    await deleteAccount(user.id);
+    expect(await getDb().taskSource.count({ where: { ownerId: user.id } })).toBe(0);
+  });
+});

@@ -1,0 +1,45 @@
+import { getDb, type SqlTx } from "@/lib/db/client";
+import { toPublicSource, type PublicTaskSource } from "@/lib/contract/task";
+
+/** What one stored source keeps of a page's text (CHECK task_source_excerpt_check). */
+export const SOURCE_EXCERPT_MAX_CHARS = 20_000;
+
+export interface SourceRead {
+  url: string;
+  finalUrl: string;
+  title: string;
+  site: string;
+  text: string;
+  hash: string;
+}
+
+/**
+ * Records a page a research task read, numbered next in reading order, in the
+ * caller's transaction (the step that read it), so a crash between reading and
+ * committing leaves nothing and a resumed task reads it again, once. A URL the
+ * task already read keeps its first row and number. Call it under the task's
+ * row lock (the worker's step transaction holds it): two writers could
+ * otherwise pick the same number.
+ */
+export async function recordSource(tx: SqlTx, taskId: string, ownerId: string, page: SourceRead): Promise<{ n: number; inserted: boolean }> {
+  const excerpt = page.text.length > SOURCE_EXCERPT_MAX_CHARS ? page.text.slice(0, SOURCE_EXCERPT_MAX_CHARS) : page.text;
+  const inserted = await tx.$queryRaw<{ n: number }[]>`
+    INSERT INTO "task_source" ("taskId", "ownerId", n, url, "finalUrl", title, site, excerpt, hash, "fetchedAt")
+    SELECT ${taskId}, ${ownerId}, coalesce(max(n), 0) + 1, ${page.url}, ${page.finalUrl}, ${page.title}, ${page.site}, ${excerpt}, ${page.hash}, clock_timestamp()
+    FROM "task_source" WHERE "taskId" = ${taskId}
+    ON CONFLICT ("taskId", url) DO NOTHING
+    RETURNING n`;
+  if (inserted[0]) return { n: inserted[0].n, inserted: true };
+  const existing = await tx.$queryRaw<{ n: number }[]>`SELECT n FROM "task_source" WHERE "taskId" = ${taskId} AND url = ${page.url}`;
+  return { n: existing[0]!.n, inserted: false };
+}
+
+/** The sources a task of this account read, in citation order. */
+export async function listSources(ownerId: string, taskId: string): Promise<PublicTaskSource[]> {
+  const rows = await getDb().taskSource.findMany({
+    where: { taskId, ownerId },
+    orderBy: { n: "asc" },
+    select: { n: true, url: true, title: true, site: true, fetchedAt: true },
+  });
+  return rows.map(toPublicSource);
+}
