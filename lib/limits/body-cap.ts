@@ -51,6 +51,9 @@ function refuse(res: ServerResponse, maxBytes: number): void {
     res.destroy();
     return;
   }
+  // Whoever was reading the body (Next, a handler) may still try to answer: that write
+  // fails, and must not reach the process as an unhandled 'error'.
+  res.on("error", () => {});
   const err = payloadTooLarge(maxBytes);
   const body = JSON.stringify({ error: { code: err.code, message: err.message, field: err.field } });
   // The rest of the body is not worth reading: close instead of draining it for keep-alive.
