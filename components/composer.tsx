@@ -52,16 +52,17 @@ export function Composer({
   const dueInSeconds = parseDueMinutes(minutes);
   const minutesInvalid = mode !== "none" && dueInSeconds === null;
 
-  // The unsent text survives a sign-out in another tab or a reload (lib/client/draft.ts).
+  // The unsent text survives a reload or an ended session, for the same account (lib/client/draft.ts).
   const draftRef = useRef<string | null>(null);
   useEffect(() => {
     const key = draftKey(window.location.pathname);
     draftRef.current = key;
-    const saved = readDraft(key);
-    if (!saved) return;
-    // eslint-disable-next-line react-hooks/set-state-in-effect -- localStorage exists only after hydration
-    setValue(saved);
-    pushToast({ tone: "info", key: "draftRestored" });
+    // Only the account that typed it gets it back (lib/client/draft.ts); text typed meanwhile wins.
+    void readDraft(key).then((saved) => {
+      if (!saved || draftRef.current !== key || textareaRef.current?.value) return;
+      setValue(saved);
+      pushToast({ tone: "info", key: "draftRestored" });
+    });
   }, []);
   useEffect(() => {
     if (draftRef.current) writeDraft(draftRef.current, value);

@@ -1,7 +1,10 @@
 // Sign-out reaches every tab of this browser at once: the tab that signs out
 // tells the others over a BroadcastChannel; each closes its feed and goes to
-// sign-in (coming back to the same page afterwards). What was typed in a
-// composer is already in localStorage (./draft.ts) and comes back then.
+// sign-in (coming back to the same page afterwards). A sign-out is the person
+// leaving this browser, which may be shared: every tab drops its unsent drafts
+// (./draft.ts), the signing one before its request, so none outlives it. A
+// session that merely ended (expired, revoked elsewhere) keeps them for the same
+// account only.
 //
 // Two messages, because the others may see the session end before the signing tab
 // hears back: "signing-out" goes before the request, so a 401 a tab meets meanwhile
@@ -9,6 +12,7 @@
 // "signed-out" goes once the session is gone.
 
 import { goToSignIn, noteSignOutElsewhere } from "./api";
+import { clearDrafts } from "./draft";
 import { stopFeed } from "./feed";
 
 const CHANNEL = "herald-session";
@@ -30,11 +34,14 @@ function tabChannel(): BroadcastChannel | null {
 
 /** Before the sign-out request. */
 export function announceSigningOut(): void {
+  clearDrafts();
   tabChannel()?.postMessage(SIGNING_OUT);
 }
 
 /** After it, whatever its answer: the signing tab leaves for sign-in either way. */
 export function announceSignOut(): void {
+  // Sign out of all devices and account deletion announce only this one.
+  clearDrafts();
   tabChannel()?.postMessage(SIGNED_OUT);
 }
 
@@ -45,8 +52,9 @@ export function followSignOut(): () => void {
   let fallback: ReturnType<typeof setTimeout> | null = null;
   const onMessage = (event: MessageEvent) => {
     if (event.data !== SIGNING_OUT && event.data !== SIGNED_OUT) return;
-    // Nothing more for this account may arrive in this tab.
+    // Nothing more for this account may arrive in this tab, and nothing typed here stays behind.
     stopFeed();
+    clearDrafts();
     noteSignOutElsewhere();
     if (event.data === SIGNED_OUT) goToSignIn();
     else fallback ??= setTimeout(goToSignIn, SIGNED_OUT_FALLBACK_MS);
