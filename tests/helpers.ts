@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { getAuth } from "@/lib/auth/auth";
 import { getDb } from "@/lib/db/client";
+import { createApiKey } from "@/lib/keys/create-api-key";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const ORIGIN = "http://localhost:3000";
@@ -13,6 +14,14 @@ export interface TestUser {
   cookie: string;
 }
 
+/** The password every signUp() account has. */
+export const TEST_PASSWORD = "correct horse battery";
+
+/** Mints an API key for a signUp() account (key creation asks for the password again). */
+export async function apiKeyFor(user: TestUser, name = "script"): Promise<{ id: string; key: string }> {
+  return createApiKey(new Headers({ cookie: user.cookie, origin: ORIGIN }), user.id, { name, password: TEST_PASSWORD });
+}
+
 /** Signs up through better-auth's real HTTP handler and keeps the session cookie. */
 export async function signUp(name = "Tester"): Promise<TestUser> {
   const email = `${name.toLowerCase().replace(/\W/g, "")}-${randomUUID().slice(0, 8)}@example.test`;
@@ -20,7 +29,7 @@ export async function signUp(name = "Tester"): Promise<TestUser> {
     new Request(`${ORIGIN}/api/auth/sign-up/email`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: ORIGIN },
-      body: JSON.stringify({ name, email, password: "correct horse battery" }),
+      body: JSON.stringify({ name, email, password: TEST_PASSWORD }),
     }),
   );
   if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);

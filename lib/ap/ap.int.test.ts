@@ -15,7 +15,7 @@ import * as tasksRoute from "@/app/api/tasks/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import { getDb } from "@/lib/db/client";
 import { listTasks } from "@/lib/tasks/queries";
-import { call, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import { apiKeyFor, call, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
 import { serveRoutes } from "@/tests/route-server";
 
 let server: Awaited<ReturnType<typeof serveRoutes>>;
@@ -25,9 +25,7 @@ let aliceKey: string;
 let client: Client;
 
 async function newKey(user: TestUser, name = "supervisor"): Promise<{ id: string; key: string }> {
-  const r = await call(keysRoute.POST, { user, body: { name, password: "correct horse battery" } });
-  expect(r.status).toBe(201);
-  return r.json as { id: string; key: string };
+  return apiKeyFor(user, name);
 }
 
 const ask = (content: string) => ({ input: { messages: [{ role: "user", content }] } });

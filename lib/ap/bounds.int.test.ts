@@ -1,23 +1,16 @@
 import { describe, expect, it } from "vitest";
-import * as keysRoute from "@/app/api/keys/route";
 import * as threadsRoute from "@/app/api/ap/threads/route";
 import * as runsRoute from "@/app/api/ap/threads/[id]/runs/route";
 import { MAX_MESSAGE_CHARS, MAX_UPDATE_CHARS } from "@/lib/contract/schemas";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
-import { call, signUp, type TestUser } from "@/tests/helpers";
+import { apiKeyFor, call, signUp, type TestUser } from "@/tests/helpers";
 import { createRun, RESEARCH_ASSISTANT } from "./create-run";
 
 // The chat's limits hold on the Agent Protocol path too, in createRun itself. No worker
 // runs here: a started task stays in progress, so a second run meets an active one.
 
-async function keyOf(user: TestUser): Promise<string> {
-  // Minting a key may ask for the account's password (signUp's).
-  let r = await call(keysRoute.POST, { user, body: { name: "script" } });
-  if (r.status === 400) r = await call(keysRoute.POST, { user, body: { name: "script", password: "correct horse battery" } });
-  expect(r.status).toBe(201);
-  return r.json.key as string;
-}
+const keyOf = async (user: TestUser) => (await apiKeyFor(user)).key;
 
 async function thread(key: string): Promise<string> {
   const r = await call(threadsRoute.POST, { body: {}, headers: { "x-api-key": key } });

@@ -3,12 +3,11 @@ import * as conversationsRoute from "@/app/api/conversations/route";
 import * as conversationRoute from "@/app/api/conversations/[id]/route";
 import * as searchRoute from "@/app/api/conversations/search/route";
 import * as threadsRoute from "@/app/api/ap/threads/route";
-import * as keysRoute from "@/app/api/keys/route";
 import { createThread } from "@/lib/ap/create-thread";
 import { MAX_AP_METADATA_BYTES } from "@/lib/contract/ap";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
-import { call, signUp, type TestUser } from "@/tests/helpers";
+import { apiKeyFor, call, signUp, type TestUser } from "@/tests/helpers";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -18,13 +17,7 @@ afterEach(() => {
 
 const createChat = (user: TestUser, title = "chat") => call(conversationsRoute.POST, { user, body: { title } });
 
-async function keyOf(user: TestUser): Promise<string> {
-  // Minting a key may ask for the account's password (signUp's).
-  let r = await call(keysRoute.POST, { user, body: { name: "script" } });
-  if (r.status === 400) r = await call(keysRoute.POST, { user, body: { name: "script", password: "correct horse battery" } });
-  expect(r.status).toBe(201);
-  return r.json.key as string;
-}
+const keyOf = async (user: TestUser) => (await apiKeyFor(user)).key;
 
 const createApThread = (key: string, body: object = {}) =>
   call(threadsRoute.POST, { body, path: "/api/ap/threads", headers: { "x-api-key": key } });

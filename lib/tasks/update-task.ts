@@ -6,11 +6,17 @@ import { driverFor } from "@/lib/drivers/registry";
 import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { isTerminalStatus } from "@/lib/contract/task";
+import { MAX_UPDATE_CHARS } from "@/lib/contract/schemas";
 
 const MAX_PENDING_UPDATES = 20;
 
 /** New instructions for a running task; the next research step honours them. */
 export async function updateTask(ownerId: string, id: string, message: string): Promise<PublicTask> {
+  // Bounded here, not only by the routes' schemas: the agent's tool and the Agent Protocol reach this too, and every
+  // pending update is sent to the model with each remaining section.
+  if (message.length > MAX_UPDATE_CHARS) {
+    throw new ApiError("bad_request", `message: new instructions take at most ${MAX_UPDATE_CHARS} characters`, "message");
+  }
   return getDb().$transaction(async (tx) => {
     const task = await lockOwnedTask(tx, ownerId, id);
     if (!task) throw notFound("Task");
