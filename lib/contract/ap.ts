@@ -40,11 +40,62 @@ const inputMessage = z.looseObject({
   content: z.union([z.string().max(MAX_MESSAGE_CHARS), z.array(textPart).max(50)]),
 });
 
+/**
+ * The stream modes Herald serves (docs/api.md#agent-protocol). Others (`debug`, `events`, `tasks`…) are
+ * ignored rather than refused: Studio and `useStream` ask for several at once and read what comes.
+ */
+export const AP_STREAM_MODES = ["values", "updates", "messages-tuple", "custom"] as const;
+export type ApStreamMode = (typeof AP_STREAM_MODES)[number];
+
+const streamMode = z.string().max(50);
+
+/** Webhook URLs: http(s) only; the address itself is checked at delivery (lib/research/safe-fetch.ts). */
+export const MAX_WEBHOOK_URL_CHARS = 2048;
+const webhookUrl = z
+  .string()
+  .max(MAX_WEBHOOK_URL_CHARS)
+  .refine((u) => {
+    try {
+      const url = new URL(u);
+      return (url.protocol === "https:" || url.protocol === "http:") && url.username === "" && url.password === "";
+    } catch {
+      return false;
+    }
+  }, "must be an absolute http(s) URL without credentials");
+
 export const apRunCreateBody = z.looseObject({
   assistant_id: z.string().min(1).max(200),
   input: z.looseObject({ messages: z.array(inputMessage).min(1).max(100) }),
   metadata: metadata.nullish(),
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
+  stream_mode: z.union([streamMode, z.array(streamMode).max(20)]).nullish(),
+  webhook: webhookUrl.nullish(),
+});
+
+export const apJoinStreamQuery = z.looseObject({
+  stream_mode: z.union([streamMode, z.array(streamMode).max(20)]).optional(),
+});
+
+export const apAssistantSearchBody = z.looseObject({
+  graph_id: z.string().max(200).nullish(),
+  name: z.string().max(200).nullish(),
+  metadata: metadata.nullish(),
+  limit: z.number().int().min(1).max(100).optional(),
+  offset: z.number().int().min(0).max(10_000).optional(),
+});
+
+export const apAssistantParams = z.object({ id: z.string().min(1).max(200) });
+
+/** `before`: a checkpoint config as the SDK sends it, or the bare checkpoint id. */
+export const apHistoryBody = z.looseObject({
+  limit: z.number().int().min(1).max(100).optional(),
+  before: z
+    .union([z.string().max(200), z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().max(200).optional() }).optional() })])
+    .nullish(),
+});
+export const apHistoryQuery = z.looseObject({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  before: z.string().max(200).optional(),
 });
 
 export const apThreadParams = z.object({ id: z.uuid() });
@@ -86,12 +137,42 @@ export interface ApMessage {
   response_metadata: Record<string, never>;
 }
 
+export interface ApCheckpoint {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+}
+
 export interface ApThreadState {
   values: { messages: ApMessage[] };
   next: string[];
   tasks: unknown[];
-  checkpoint: { thread_id: string; checkpoint_ns: string; checkpoint_id: string };
-  parent_checkpoint: null;
+  checkpoint: ApCheckpoint;
+  parent_checkpoint: ApCheckpoint | null;
   metadata: Record<string, unknown>;
+  created_at: string | null;
+}
+
+/** LangGraph's Assistant. */
+export interface ApAssistant {
+  assistant_id: string;
+  graph_id: string;
+  name: string;
+  description: string | null;
+  config: Record<string, unknown>;
+  context: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  version: number;
   created_at: string;
+  updated_at: string;
+}
+
+/** GET /assistants/{id}/schemas. */
+export interface ApAssistantSchemas {
+  graph_id: string;
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+  state_schema: Record<string, unknown>;
+  config_schema: Record<string, unknown>;
+  context_schema: Record<string, unknown>;
 }
