@@ -4,7 +4,7 @@ import path from "node:path";
 import { newChat, newEmail, PASSWORD, send, SHOTS, signedInControl, signUpViaUi } from "./helpers";
 
 // Issue 14, accounts: password policy and toggle, reset pages, back to the page
-// that asked for sign-in, sign-out in every tab with the draft kept, change
+// that asked for sign-in, sign-out in every tab (drafts cleared; an ended session keeps them for the same account only), change
 // password, data export and account deletion. The e2e server has no SMTP_URL.
 
 async function signIn(page: Page, email: string, password = PASSWORD) {
@@ -57,22 +57,43 @@ test("a link to a chat leads back to that chat after signing in", async ({ page 
   expect(new URL(page.url()).origin).toBe(new URL(test.info().project.use.baseURL!).origin);
 });
 
-test("signing out in one tab signs out the others at once; the typed draft comes back", async ({ page, context }) => {
+test("signing out in one tab signs out the others at once; no unsent draft outlives the sign-out", async ({ page, context }) => {
   const email = await signUpViaUi(page, "Tabs");
   const id = await newChat(page);
   const other = await context.newPage();
   await other.goto(`/c/${id}`);
-  await other.getByLabel("Message").fill("a draft I must not lose");
+  await other.getByLabel("Message").fill("a draft on a shared browser");
+  await expect.poll(() => other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")).length)).toBe(1);
 
   await page.getByRole("button", { name: "Sign out" }).click();
   // The tab that signed out lands on the plain sign-in page; only the other one follows it.
   await page.waitForURL(/\/sign-in$/);
   await other.waitForURL(/\/sign-in\?next=.*signedOut=1$/, { timeout: 5_000 });
   await expect(other.getByText("You were signed out in another tab.")).toBeVisible();
+  // Signing out is leaving this browser: the draft went with it, in every tab.
+  expect(await other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")))).toEqual([]);
   await signIn(other, email);
   await other.waitForURL(new RegExp(`/c/${id}$`));
-  await expect(other.getByLabel("Message")).toHaveValue("a draft I must not lose");
-  await expect(other.getByTestId("toast")).toContainText("Your unsent message was restored.");
+  await expect(other.getByLabel("Message")).toHaveValue("");
+});
+
+test("a session that ended without a sign-out keeps the draft for its own account only", async ({ page, context }) => {
+  const alice = await signUpViaUi(page, "Drafter");
+  await page.getByLabel("Message").fill("alice's unsent words");
+  await expect.poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")).length)).toBe(1);
+
+  // The session ends (expired, or revoked from another device): nobody signed out here.
+  await context.clearCookies();
+  await signUpViaUi(page, "Stranger");
+  await expect(page.getByLabel("Message")).toHaveValue("");
+  await page.getByLabel("Message").fill("x");
+  await page.getByLabel("Message").fill("");
+
+  await context.clearCookies();
+  await page.goto("/sign-in");
+  await signIn(page, alice);
+  await expect(page.getByLabel("Message")).toHaveValue("alice's unsent words");
+  await expect(page.getByTestId("toast")).toContainText("Your unsent message was restored.");
 });
 
 test("forgot password: the pages say what they can do", async ({ page }) => {

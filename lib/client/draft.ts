@@ -12,11 +12,6 @@ const PREFIX = "herald.draft:";
 /** Drafts are for a person's typing, not a store: a longer one is not kept. */
 const MAX_DRAFT_CHARS = 16_000;
 
-interface Stored {
-  account: string;
-  text: string;
-}
-
 export function draftKey(path: string): string {
   return PREFIX + path;
 }
@@ -43,37 +38,30 @@ function storage(): Storage | null {
   }
 }
 
-function parse(raw: string | null): Stored | null {
-  if (!raw) return null;
-  try {
-    const v = JSON.parse(raw) as Partial<Stored>;
-    return typeof v?.account === "string" && typeof v.text === "string" ? { account: v.account, text: v.text } : null;
-  } catch {
-    // A draft from before drafts had an owner: nobody can say whose it is.
-    return null;
-  }
-}
+// One entry per page and account, so another account's typing on the same page neither shows nor replaces it.
+// An entry from before drafts had an owner (no account in its key) is never read: nobody can say whose it is.
+const entry = (key: string, accountId: string) => `${key}\u0000${accountId}`;
 
-/** The draft this account left on this page, or "" (another account's stays where it is, unseen). */
+/** The draft this account left on this page, or "". */
 export async function readDraft(key: string): Promise<string> {
-  const stored = parse(storage()?.getItem(key) ?? null);
-  if (!stored) return "";
   const me = await currentAccount();
-  return me !== null && stored.account === me ? stored.text : "";
+  if (me === null) return "";
+  try {
+    return storage()?.getItem(entry(key, me)) ?? "";
+  } catch {
+    return "";
+  }
 }
 
 export function writeDraft(key: string, text: string): void {
   if (signingOut) return;
-  const remove = text.trim() === "" || text.length > MAX_DRAFT_CHARS;
   // Writes wait for the same answer, so they land in the order they were made.
   void currentAccount().then((me) => {
     const s = storage();
-    if (!s || signingOut) return;
+    if (!s || me === null || signingOut) return;
     try {
-      if (remove) {
-        // Only our own: an emptied box does not throw away another account's draft.
-        if (parse(s.getItem(key))?.account === me) s.removeItem(key);
-      } else if (me !== null) s.setItem(key, JSON.stringify({ account: me, text } satisfies Stored));
+      if (text.trim() === "" || text.length > MAX_DRAFT_CHARS) s.removeItem(entry(key, me));
+      else s.setItem(entry(key, me), text);
     } catch {
       // Storage full or blocked (private mode): the draft simply isn't kept.
     }
