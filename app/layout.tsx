@@ -2,7 +2,7 @@ import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import { getServerLang } from "@/lib/i18n/server";
 import { getSessionUser } from "@/lib/auth/session";
-import { accountLanguage } from "@/lib/settings/queries";
+import { accountReading } from "@/lib/settings/queries";
 import { Providers } from "./providers";
 import "./globals.css";
 
@@ -27,12 +27,13 @@ export const viewport: Viewport = {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // A signed-in account's own language wins, so a second device starts in it.
   const user = await getSessionUser().catch(() => null);
-  const accountLang = user ? await accountLanguage(user.id).catch(() => null) : null;
+  const account = user ? await accountReading(user.id).catch(() => null) : null;
+  const accountLang = account?.language ?? null;
   const lang = await getServerLang(accountLang);
   return (
     <html lang={lang === "zh" ? "zh-CN" : "en"} suppressHydrationWarning>
       <body className="min-h-dvh bg-bg font-sans text-fg antialiased">
-        <Providers initialLang={lang} accountLang={accountLang} signedIn={user !== null}>
+        <Providers initialLang={lang} accountLang={accountLang} accountTimeZone={account?.timeZone ?? null} signedIn={user !== null}>
           {children}
         </Providers>
       </body>

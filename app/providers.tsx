@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { ApiError } from "@/lib/client/api";
 import { I18nProvider } from "@/lib/client/i18n";
+import { seedAccountTimeZone } from "@/lib/client/time-zone";
 import type { Lang } from "@/lib/i18n/dictionaries";
 
 function makeQueryClient(): QueryClient {
@@ -25,16 +26,20 @@ function makeQueryClient(): QueryClient {
 export function Providers({
   initialLang,
   accountLang,
+  accountTimeZone = null,
   signedIn,
   children,
 }: {
   initialLang: Lang;
   accountLang: Lang | null;
+  /** The signed-in account's zone: every time on the page is read in it. */
+  accountTimeZone?: string | null;
   signedIn: boolean;
   children: ReactNode;
 }) {
   // One client per page load: caches must never outlive the session that filled them.
   const [queryClient] = useState(makeQueryClient);
+  seedAccountTimeZone(accountTimeZone);
   return (
     <QueryClientProvider client={queryClient}>
       <I18nProvider initialLang={initialLang} accountLang={accountLang} signedIn={signedIn}>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { authClient } from "@/lib/auth/client";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, safeNextPath } from "@/lib/contract/password";
+import { browserTimeZone } from "@/lib/client/time-zone";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
@@ -25,6 +26,16 @@ interface AuthErrorLike {
   code?: string;
   message?: string;
   status?: number;
+}
+
+/**
+ * The sign-up body with this browser's zone, which the server stores as the
+ * account's clock (lib/auth/auth.ts). better-auth's client types only its own
+ * fields; the endpoint passes the rest to the hook.
+ */
+function withTimeZone<T extends object>(body: T): T {
+  const timeZone = browserTimeZone();
+  return timeZone ? ({ ...body, timeZone } as T) : body;
 }
 
 function mapAuthError(mode: Mode, error: AuthErrorLike): FormError {
@@ -93,7 +104,7 @@ export function AuthForm({ mode, next, signedOutElsewhere = false }: { mode: Mod
     try {
       const result =
         mode === "sign-up"
-          ? await authClient.signUp.email({ name: name.trim(), email, password })
+          ? await authClient.signUp.email(withTimeZone({ name: name.trim(), email, password }))
           : await authClient.signIn.email({ email, password });
       if (result.error) {
         const mapped = mapAuthError(mode, result.error);

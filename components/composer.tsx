@@ -2,11 +2,12 @@
 
 import { useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { DeliveryRequest } from "@/lib/client/api";
-import { MAX_DUE_MINUTES, minutesText, parseDueMinutes, secondsUntilTimeOfDay, type DeliveryMode } from "@/lib/client/delivery";
+import { MAX_DUE_MINUTES, minutesText, parseDueMinutes, secondsUntilTimeOfDay, timeOfDayIn, type DeliveryMode } from "@/lib/client/delivery";
 import { draftKey, readDraft, writeDraft } from "@/lib/client/draft";
 import { pushToast } from "@/lib/client/toasts";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
+import { useTimeZone } from "@/lib/client/time-zone";
 import { DeliveryExplainer, TimeOfDayField } from "./delivery-picker";
 import { SendIcon, TimerIcon } from "./icons";
 import { WorkWithPicker } from "./work-with-picker";
@@ -39,8 +40,13 @@ export function Composer({
   const [value, setValue] = useState("");
   const [mode, setMode] = useState<DeliveryMode>("none");
   const [minutes, setMinutes] = useState(DEFAULT_MINUTES);
-  /** "Tell me at" a time of day; empty = the minutes count. */
+  /**
+   * One due time, given one way: a number of minutes or a time of day on the
+   * account's clock. Only the chosen field shows; the other follows it.
+   */
+  const [dueKind, setDueKind] = useState<"in" | "at">("in");
   const [timeOfDay, setTimeOfDay] = useState("");
+  const timeZone = useTimeZone();
   const [reportAnyway, setReportAnyway] = useState(false);
   const [stopAtDeadline, setStopAtDeadline] = useState(false);
   const [workWith, setWorkWith] = useState("");
@@ -50,6 +56,7 @@ export function Composer({
   const minutesRef = useRef<HTMLInputElement>(null);
   const canSend = !disabled && value.trim().length > 0;
   const dueInSeconds = parseDueMinutes(minutes);
+  const dueKindName = useId();
   const minutesInvalid = mode !== "none" && dueInSeconds === null;
 
   // The unsent text survives a reload or an ended session, for the same account (lib/client/draft.ts).
@@ -94,7 +101,7 @@ export function Composer({
       return;
     }
     // A time of day is counted from the moment of sending, not of typing.
-    const due = mode === "at" && timeOfDay ? (secondsUntilTimeOfDay(timeOfDay, new Date()) ?? dueInSeconds) : dueInSeconds;
+    const due = dueKind === "at" && timeOfDay ? (secondsUntilTimeOfDay(timeOfDay, new Date(), timeZone) ?? dueInSeconds) : dueInSeconds;
     const delivery =
       mode !== "none" && due !== null
         ? { mode, dueInSeconds: due, reportIfUnfinished: reportAnyway, ...(stopAtDeadline ? { allowOvertime: false } : {}) }
@@ -104,6 +111,7 @@ export function Composer({
     // A deadline belongs to one message; the next one starts without.
     setMode("none");
     setMinutes(DEFAULT_MINUTES);
+    setDueKind("in");
     setTimeOfDay("");
     setReportAnyway(false);
     setStopAtDeadline(false);
@@ -174,7 +182,18 @@ export function Composer({
           </span>
           {mode !== "none" && (
             <>
-              <span className="flex items-center gap-1.5">
+              <span role="radiogroup" aria-label={t("dueKind")} className="flex items-center gap-2.5" data-testid="due-kind">
+                <RadioField name={dueKindName} label={t("dueKindIn")} checked={dueKind === "in"} onChange={() => {
+                  setDueKind("in");
+                  setTimeOfDay("");
+                }} />
+                <RadioField name={dueKindName} label={t("dueKindAt")} checked={dueKind === "at"} onChange={() => {
+                  setDueKind("at");
+                  // Starts at the moment the minutes already describe, on the account's clock.
+                  if (!timeOfDay) setTimeOfDay(timeOfDayIn(dueInSeconds ?? Number(DEFAULT_MINUTES) * 60, new Date(), timeZone));
+                }} />
+              </span>
+              <span className={cn(dueKind === "in" ? "flex" : "hidden", "items-center gap-1.5")}>
                 <label htmlFor={minutesId}>{t("dueInMinutes")}</label>
                 <input
                   ref={minutesRef}
@@ -195,13 +214,13 @@ export function Composer({
                   className={cn(fieldClass, "w-20", showMinutesError && minutesInvalid && "border-danger")}
                 />
               </span>
-              {mode === "at" && (
+              {dueKind === "at" && (
                 <TimeOfDayField
                   value={timeOfDay}
                   className={fieldClass}
                   onChange={(text) => {
                     setTimeOfDay(text);
-                    const seconds = secondsUntilTimeOfDay(text, new Date());
+                    const seconds = secondsUntilTimeOfDay(text, new Date(), timeZone);
                     if (seconds !== null) setMinutes(minutesText(seconds));
                   }}
                 />
@@ -216,7 +235,7 @@ export function Composer({
               <DeliveryExplainer
                 mode={mode}
                 dueInSeconds={dueInSeconds}
-                timeOfDay={mode === "at" ? timeOfDay : ""}
+                timeOfDay={dueKind === "at" ? timeOfDay : ""}
                 reportAnyway={reportAnyway}
                 stopAtDeadline={stopAtDeadline}
               />
@@ -238,6 +257,16 @@ export function Composer({
         {t("composerHint")}
       </p>
     </form>
+  );
+}
+
+function RadioField({ name, label, checked, onChange }: { name: string; label: string; checked: boolean; onChange: () => void }) {
+  const id = useId();
+  return (
+    <span className="flex items-center gap-1">
+      <input id={id} type="radio" name={name} checked={checked} onChange={onChange} className="size-3.5 accent-accent" />
+      <label htmlFor={id}>{label}</label>
+    </span>
   );
 }
 

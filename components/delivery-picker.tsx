@@ -3,9 +3,11 @@
 import { useEffect, useId, useState } from "react";
 import { durationParts, secondsUntilTimeOfDay, SHORT_DUE_SECONDS, type DeliveryMode } from "@/lib/client/delivery";
 import { useI18n } from "@/lib/client/i18n";
+import { useTimeZone } from "@/lib/client/time-zone";
+import { formatMoment } from "@/lib/contract/clock";
 import { cn } from "./ui/cn";
 
-/** "Tell me at" a time of day (the reader's clock; seconds allowed), beside "Due in (minutes)". */
+/** A due time as a time of day (the account's clock; seconds allowed), the other way to give "Due in (minutes)". */
 export function TimeOfDayField({
   value,
   onChange,
@@ -60,22 +62,15 @@ export function DeliveryExplainer({
   reportAnyway: boolean;
   stopAtDeadline: boolean;
 }) {
-  const { t, locale } = useI18n();
+  const { t, lang } = useI18n();
+  const timeZone = useTimeZone();
   const now = useNow();
   if (now === null) return null;
-  const seconds = timeOfDay ? secondsUntilTimeOfDay(timeOfDay, new Date(now)) : dueInSeconds;
+  const seconds = timeOfDay ? secondsUntilTimeOfDay(timeOfDay, new Date(now), timeZone) : dueInSeconds;
   if (seconds === null) return null;
   const preciseTime = /:\d{2}:\d{2}/.test(timeOfDay) && !timeOfDay.endsWith(":00");
-  const due = new Date(now + seconds * 1000);
-  const withSeconds = preciseTime || seconds < 3600;
-  const clock = new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit", ...(withSeconds ? { second: "2-digit" } : {}) }).format(due);
-  const today = new Date(now).toDateString() === due.toDateString();
-  const tomorrow = new Date(now + 86_400_000).toDateString() === due.toDateString();
-  const time = today
-    ? clock
-    : tomorrow
-      ? t("tomorrowAt", { time: clock })
-      : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: withSeconds ? "medium" : "short" }).format(due);
+  // The format the chip and Herald's reply will use for the same moment (lib/contract/clock.ts).
+  const time = formatMoment(new Date(now + seconds * 1000), { lang, timeZone, now: new Date(now), seconds: preciseTime || "near" });
   const d = durationParts(seconds);
   const left =
     d.unit === "s"

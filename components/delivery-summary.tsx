@@ -27,7 +27,7 @@ export function DeliverySummary({
       {dueAt ? (
         <span>
           {before}
-          <LocalTime iso={dueAt} seconds />
+          <LocalTime iso={dueAt} seconds="near" relative />
           {after}
         </span>
       ) : (

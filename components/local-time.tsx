@@ -3,6 +3,8 @@
 import { useSyncExternalStore } from "react";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
+import { useTimeZone } from "@/lib/client/time-zone";
+import { formatMoment, formatMomentFull } from "@/lib/contract/clock";
 
 // A coarse shared clock: "today" vs "another day" must flip at midnight
 // without every timestamp running its own timer.
@@ -33,27 +35,30 @@ function getNow(): number {
   return now;
 }
 
-function sameDay(a: Date, b: Date): boolean {
-  return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
-}
-
 /**
- * A timestamp in the reader's locale and time zone. The server knows neither,
- * so the text appears only once hydrated (no mismatch, no wrong zone).
- * `seconds`: where a few seconds matter (due times, a task's start and end).
+ * A timestamp in the reader's language and the account's time zone (the one
+ * Herald's replies, notices and emails use), in the shared format of
+ * lib/contract/clock.ts. The server render has no clock to read, so the text
+ * appears only once hydrated (no mismatch).
+ * `seconds`: true where a few seconds matter (a task's start and end), "near"
+ * for a due time (seconds only under an hour away, as the replies write it).
+ * `relative`: add "in 2 min" while the moment is ahead (due times).
  */
 export function LocalTime({
   iso,
   className,
   mode = "auto",
   seconds = false,
+  relative = false,
 }: {
   iso: string;
   className?: string;
   mode?: "auto" | "full";
-  seconds?: boolean;
+  seconds?: boolean | "near";
+  relative?: boolean;
 }) {
-  const { locale } = useI18n();
+  const { lang } = useI18n();
+  const timeZone = useTimeZone();
   const hydrated = useHydrated();
   const current = useSyncExternalStore(subscribeClock, getNow, () => 0);
   const date = new Date(iso);
@@ -62,12 +67,15 @@ export function LocalTime({
   let text = "";
   let title: string | undefined;
   if (hydrated) {
-    title = new Intl.DateTimeFormat(locale, { dateStyle: "full", timeStyle: "medium" }).format(date);
-    const timeStyle = seconds ? "medium" : "short";
-    text =
-      mode === "auto" && sameDay(date, new Date(current))
-        ? new Intl.DateTimeFormat(locale, { timeStyle }).format(date)
-        : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle }).format(date);
+    title = formatMomentFull(date, lang, timeZone);
+    text = formatMoment(date, {
+      lang,
+      timeZone,
+      now: new Date(current),
+      seconds,
+      date: mode === "full" ? "date" : "auto",
+      relative: relative ? "future" : false,
+    });
   }
 
   return (

@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { authClient } from "@/lib/auth/client";
 import { ApiError, getSettings, patchSettings } from "@/lib/client/api";
 import { disableNotify, enableNotify, notifyStore, watchNotifyState, type NotifyState } from "@/lib/client/browser-notify";
+import { browserTimeZone, setAccountTimeZone } from "@/lib/client/time-zone";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
 import { EMAIL_NOTICE_MODES, type EmailNoticeMode, type PublicSettings, type SettingsPatch } from "@/lib/contract/settings";
@@ -38,7 +39,10 @@ function useSettings() {
   const query = useQuery({ queryKey: SETTINGS_KEY, queryFn: ({ signal }) => getSettings(signal) });
   const mutation = useMutation({
     mutationFn: (patch: SettingsPatch) => patchSettings(patch),
-    onSuccess: (saved) => qc.setQueryData<PublicSettings>(SETTINGS_KEY, saved),
+    onSuccess: (saved) => {
+      qc.setQueryData<PublicSettings>(SETTINGS_KEY, saved);
+      setAccountTimeZone(saved.timeZone);
+    },
   });
   return { settings: query.data, mutation };
 }
@@ -49,9 +53,12 @@ function TimeZoneRow({ value, disabled, onChange }: { value: string; disabled: b
   const hydrated = useHydrated();
   const zones = useMemo(() => {
     const all = hydrated && typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
-    const browser = hydrated ? Intl.DateTimeFormat().resolvedOptions().timeZone : null;
+    const browser = hydrated ? browserTimeZone() : undefined;
     return [...new Set([value, ...(browser ? [browser] : []), "UTC", ...all])];
   }, [hydrated, value]);
+  const device = hydrated ? browserTimeZone() : undefined;
+  // A device in another zone (travel, a second computer) is offered its own in one click.
+  const differs = !disabled && device !== undefined && device !== value;
   return (
     <div className="space-y-1">
       <div className="flex items-center gap-3">
@@ -67,6 +74,14 @@ function TimeZoneRow({ value, disabled, onChange }: { value: string; disabled: b
         </select>
       </div>
       <p className="text-xs text-muted sm:pl-31">{t("settingsTimeZoneHint")}</p>
+      {differs && (
+        <div className="flex flex-wrap items-center gap-2 sm:pl-31" data-testid="device-zone">
+          <p className="text-xs text-muted">{t("settingsZoneDiffers", { zone: device, account: value })}</p>
+          <Button type="button" variant="secondary" size="sm" onClick={() => onChange(device)}>
+            {t("settingsUseDeviceZone", { zone: device })}
+          </Button>
+        </div>
+      )}
     </div>
   );
 }

@@ -177,8 +177,8 @@ describe("start_background_task", () => {
     expect(task.prompt).toBe(content);
     expect(task.dueAt!.getTime()).toBe(message.createdAt.getTime() + 600_000);
     expect(result.text).toContain(`I've started researching "EU Battery Supply Chain" in the background.`);
-    // The promise in plain words, in the account's time zone (UTC unless set): no mode name, no ISO stamp.
-    expect(result.text).toMatch(/I'll tell you at \w{3} \d{1,2} \w{3}, \d{2}:\d{2}(:\d{2})? UTC, even if it finishes earlier\./);
+    // The promise in plain words, in the account's time zone (UTC unless set) and the chips' format: no mode name, no ISO stamp.
+    expect(result.text).toMatch(/I'll tell you at (\w{3}, \w{3} \d{1,2}, )?\d{1,2}:\d{2}:\d{2} [AP]M, in 10 min, even if it finishes earlier\./);
     expect(result.text).not.toMatch(/\(at\)|\d{4}-\d{2}-\d{2}/);
     expect(result.text).not.toContain(task.id);
   });
@@ -302,7 +302,7 @@ describe("list, cancel, check, update", () => {
     expect(r.progress.text).toBe("Section 2 of 4 drafted");
     expect(r.delivery).toMatchObject({ mode: "at", outcome: null, timeZone: "UTC" });
     // Machine facts for reasoning, plain words for repeating: no ISO stamp, enum or field name in `say`.
-    expect(r.delivery.dueText).toMatch(/^\w{3} \d{1,2} \w{3}, \d{2}:\d{2}(:\d{2})? UTC$/);
+    expect(r.delivery.dueText).toMatch(/^(\w{3}, \w{3} \d{1,2}, )?\d{1,2}:\d{2}(:\d{2})? [AP]M, (in .+|.+ ago)$/);
     expect(r.say).toContain("is running.");
     expect(r.say).toContain(`The user will be told at ${r.delivery.dueText}`);
     expect(r.say).not.toMatch(/\d{4}-\d{2}-\d{2}|_|\bat\)|outcome|dueAt/);

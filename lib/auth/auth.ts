@@ -1,4 +1,5 @@
 import { env } from "@/lib/config/env";
+import { canonicalTimeZone } from "@/lib/contract/clock";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "@/lib/contract/password";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
@@ -12,6 +13,7 @@ import { passwordProblem, PASSWORD_TOO_COMMON, PASSWORD_TOO_COMMON_MESSAGE } fro
 import { sendPasswordResetMail } from "./reset-mail";
 import { sendVerificationMail } from "./verify-mail";
 import { liveSessionUser } from "./session-lookup";
+import { log } from "@/lib/util/log";
 
 function baseUrl(): string {
   return env("BETTER_AUTH_URL") ?? `http://localhost:${env("PORT")}`;
@@ -171,11 +173,21 @@ function createAuth() {
     advanced: { ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
     hooks: { before: beforeHook, after: afterHook },
     databaseHooks: {
+      user: {
+        create: {
+          // The signing-up browser's zone (sent beside the password by the sign-up form) is the
+          // account's clock from its first reply on; anything Intl does not know leaves it unset (UTC).
+          after: async (user, ctx) => {
+            const zone = canonicalTimeZone((ctx?.body as { timeZone?: unknown } | undefined)?.timeZone);
+            if (zone) await getDb().user.update({ where: { id: user.id }, data: { timeZone: zone } });
+          },
+        },
+      },
       session: {
         delete: {
           // Open feeds of the account re-check their session now, not at their next heartbeat.
           after: async (session) => {
-            await notifySessionEnded(session.userId).catch((err) => console.warn("[auth] session-ended notify failed", err));
+            await notifySessionEnded(session.userId).catch((err) => log("auth").warn({ err }, "session-ended notify failed"));
           },
         },
       },

@@ -1,5 +1,6 @@
 import type { SqlTx } from "@/lib/db/client";
 import { messageMetaOf } from "@/lib/contract/message";
+import { formatMoment } from "@/lib/contract/clock";
 
 /** Below this a research task rarely finishes in time (the composer's picker says the same: lib/client/delivery.ts). */
 const SHORT_DUE_SECONDS = 60;
@@ -20,21 +21,6 @@ const WORDS = {
     by: "限时内告诉我",
   },
 } as const;
-
-function clock(iso: string, lang: "en" | "zh", timeZone: string | null): string {
-  const date = new Date(iso);
-  try {
-    return new Intl.DateTimeFormat(lang === "zh" ? "zh-CN" : "en-GB", {
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      timeZone: timeZone ?? "UTC",
-      timeZoneName: "short",
-    }).format(date);
-  } catch {
-    return date.toISOString();
-  }
-}
 
 /**
  * A sentence the host adds under a chat reply about the message's delivery
@@ -61,7 +47,7 @@ export async function deliveryNote(
     SELECT language, "timeZone" FROM "user" WHERE id = ${run.ownerId}`;
   const lang = user?.language === "zh" ? "zh" : "en";
   const w = WORDS[lang];
-  if (started === 0) return w.unused(`${w[delivery.mode]} ${clock(delivery.dueAt, lang, user?.timeZone ?? null)}`);
+  if (started === 0) return w.unused(`${w[delivery.mode]} ${formatMoment(delivery.dueAt, { lang, timeZone: user?.timeZone, relative: "future" })}`);
   if (delivery.dueInSeconds < SHORT_DUE_SECONDS) return w.short(Math.round(delivery.dueInSeconds));
   return null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { durationParts, MAX_DUE_MINUTES, minutesText, parseDueMinutes, secondsUntilTimeOfDay } from "./delivery";
+import { durationParts, MAX_DUE_MINUTES, minutesText, parseDueMinutes, secondsUntilTimeOfDay, timeOfDayIn } from "./delivery";
 
 describe("parseDueMinutes", () => {
   it("turns minutes (decimals too) into seconds", () => {
@@ -30,6 +30,14 @@ describe("secondsUntilTimeOfDay", () => {
   it("takes a time that has passed (or is now) as tomorrow", () => {
     expect(secondsUntilTimeOfDay("13:59", now)).toBe(24 * 3600 - 60);
     expect(secondsUntilTimeOfDay("14:00", now)).toBe(24 * 3600);
+  });
+
+  it("reads the time on the account's clock, not this device's", () => {
+    const utc = new Date("2026-12-01T13:52:25Z"); // 21:52:25 in Shanghai, 08:52:25 in New York
+    expect(secondsUntilTimeOfDay("21:54:25", utc, "Asia/Shanghai")).toBe(120);
+    expect(secondsUntilTimeOfDay("08:53", utc, "America/New_York")).toBe(35);
+    expect(secondsUntilTimeOfDay("21:52", utc, "Asia/Shanghai")).toBe(24 * 3600 - 25);
+    expect(timeOfDayIn(600, utc, "Asia/Shanghai")).toBe("22:02");
   });
 
   it("refuses what is not a time of day", () => {

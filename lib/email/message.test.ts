@@ -21,7 +21,7 @@ describe("notice email", () => {
     expect(m.subject).toBe('Herald: Fund <b>"overlap"</b> Bcc: evil@example.test');
     expect(m.html).not.toContain("<b>");
     expect(m.html).toContain("&quot;Fund &lt;b&gt;&quot; is due now &amp; ready.");
-    expect(m.text).toContain("Promised for: 30 Nov 2026, 20:00 GMT+8");
+    expect(m.text).toContain("Promised for: Mon, Nov 30, 8:00 PM (Asia/Shanghai)");
     expect(m.messageId).toBe(noticeMessageId(input.noticeId));
     expect(m.messageId).toBe(`<notice.${input.noticeId}@localhost>`);
     expect(m.links.conversation).toMatch(new RegExp(`/c/${input.conversationId}#notice-${input.noticeId}$`));
@@ -31,7 +31,7 @@ describe("notice email", () => {
   it("Chinese accounts get Chinese chrome", () => {
     const m = buildNoticeEmail({ ...input, language: "zh" });
     expect(m.text).toContain("打开对话");
-    expect(m.text).toContain("约定时间");
+    expect(m.text).toContain("约定时间: 11月30日周一 20:00（Asia/Shanghai）");
   });
 
   it("unsubscribe tokens verify for their account only", () => {

@@ -1,4 +1,5 @@
 import { env } from "@/lib/config/env";
+import { formatMoment, usableTimeZone } from "@/lib/contract/clock";
 import { unsubscribeToken } from "./unsubscribe";
 
 /**
@@ -68,22 +69,11 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
+/** The chips' format with the day always (an email is read later) and the zone named (it may be read elsewhere). */
 function formatDue(due: Date, lang: "en" | "zh", timeZone: string | null): string {
-  const zone = timeZone ?? "UTC";
-  try {
-    // dateStyle/timeStyle cannot be combined with timeZoneName, and the zone must show.
-    return new Intl.DateTimeFormat(lang === "zh" ? "zh-CN" : "en-GB", {
-      year: "numeric",
-      month: "short",
-      day: "numeric",
-      hour: "2-digit",
-      minute: "2-digit",
-      timeZone: zone,
-      timeZoneName: "short",
-    }).format(due);
-  } catch {
-    return due.toISOString();
-  }
+  const when = formatMoment(due, { lang, timeZone, date: "date", seconds: false });
+  const zone = usableTimeZone(timeZone);
+  return lang === "zh" ? `${when}（${zone}）` : `${when} (${zone})`;
 }
 
 export function buildNoticeEmail(n: NoticeEmailInput): NoticeEmail {

@@ -5,12 +5,14 @@ import { accountEn } from "./account-en";
 import { enReport } from "./report-en";
 import { enChat } from "./chat-en";
 import { enUsage } from "./usage-en";
+import { enClock } from "./clock-en";
 
 export const en = {
   ...accountEn,
   ...enReport,
   ...enChat,
   ...enUsage,
+  ...enClock,
   appName: "Herald",
 
   // auth (contract: name, email, password, signIn, signUp)
@@ -49,7 +51,7 @@ export const en = {
   settings: "Settings",
   settingsGeneralTitle: "Language and time",
   settingsTimeZone: "Time zone",
-  settingsTimeZoneHint: "Dates in emails use this zone.",
+  settingsTimeZoneHint: "Every time Herald shows you (chats, replies, notices, emails) is in this zone.",
   settingsAwayTitle: "When you are away",
   settingsAwayLead: "A promise is kept while you are gone. Choose how Herald tells you.",
   notifyBrowser: "Notify me in this browser",

@@ -4,12 +4,14 @@ import { accountZh } from "./account-zh";
 import { zhReport } from "./report-zh";
 import { zhChat } from "./chat-zh";
 import { zhUsage } from "./usage-zh";
+import { zhClock } from "./clock-zh";
 
 export const zh: { [K in keyof typeof en]: string } = {
   ...accountZh,
   ...zhReport,
   ...zhChat,
   ...zhUsage,
+  ...zhClock,
   appName: "Herald",
 
   name: "姓名",
@@ -45,7 +47,7 @@ export const zh: { [K in keyof typeof en]: string } = {
   settings: "设置",
   settingsGeneralTitle: "语言与时间",
   settingsTimeZone: "时区",
-  settingsTimeZoneHint: "邮件中的时间按此时区显示。",
+  settingsTimeZoneHint: "Herald 显示的所有时间（对话、回复、通知、邮件）都按此时区。",
   settingsAwayTitle: "你不在时",
   settingsAwayLead: "你离开后，约定仍会兑现。选择 Herald 如何告诉你。",
   notifyBrowser: "在此浏览器中通知我",

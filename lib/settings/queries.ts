@@ -39,6 +39,12 @@ export async function getSettings(userId: string, fallbackLang: Lang): Promise<P
 }
 
 /** The account's chosen language, for the server's first render; null if it never chose. */
+/** How the account reads: its language (null = not chosen) and its clock (null = not set, UTC). */
+export async function accountReading(userId: string): Promise<{ language: Lang | null; timeZone: string | null }> {
+  const row = await getDb().user.findUnique({ where: { id: userId }, select: { language: true, timeZone: true } });
+  return { language: isLang(row?.language) ? row.language : null, timeZone: row?.timeZone ?? null };
+}
+
 export async function accountLanguage(userId: string): Promise<Lang | null> {
   const row = await getDb().user.findUnique({ where: { id: userId }, select: { language: true } });
   return isLang(row?.language) ? row.language : null;

@@ -3,6 +3,7 @@ import { offlineText, type OfflineMessageId } from "@/lib/i18n/offline";
 import { neutralizeUntrusted } from "@/lib/text/frame";
 import type { ToolTaskRecord } from "../tool-results";
 import { isTerminalStatus } from "@/lib/contract/task";
+import { formatMoment } from "@/lib/contract/clock";
 
 /** Untrusted text made safe and short enough to quote in a reply. */
 export const short = (s: unknown, n = 200): string => {
@@ -39,37 +40,10 @@ export function statusWords(t: Pick<ToolTaskRecord, "status" | "cancelRequested"
 }
 
 /**
- * A due time as a person reads it: weekday, day, month and clock time in the
- * reader's time zone and language, with the zone's short name ("Mon 30 Nov,
- * 11:33 GMT+1", "11月30日周一 11:33 UTC"), never an ISO stamp. Seconds only when
- * the time is under an hour away from `now`, where they matter.
+ * A due time as a person reads it, in the account's zone and the one format
+ * the chips use (lib/contract/clock.ts): "9:54:25 PM, in 2 min", "Thu, Dec 3,
+ * 9:00 AM, in 1 day"; "21:54:25（2 分钟后）" in Chinese. Never an ISO stamp.
  */
 export function formatDue(iso: string | null | undefined, lang: Lang = "en", timeZone = "UTC", now = new Date()): string {
-  if (!iso) return "";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
-  const zone = validZone(timeZone);
-  const near = Math.abs(d.getTime() - now.getTime()) < 3_600_000;
-  const locale = lang === "zh" ? "zh-CN" : "en-GB";
-  const when = new Intl.DateTimeFormat(locale, {
-    timeZone: zone,
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-    ...(near ? { second: "2-digit" as const } : {}),
-    hourCycle: "h23",
-  }).format(d);
-  const name = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" }).formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? zone;
-  return lang === "zh" ? `${when}（${name}）` : `${when} ${name}`;
-}
-
-function validZone(timeZone: string): string {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone });
-    return timeZone;
-  } catch {
-    return "UTC";
-  }
+  return formatMoment(iso, { lang, timeZone, now, relative: true });
 }
