@@ -14,4 +14,10 @@ export default tseslint.config(
     },
   },
   { files: ["**/*.mjs", "**/*.js", "scripts/**"], languageOptions: { globals: { process: "readonly", console: "readonly" } } },
+  // Server code logs through lib/util/log.ts (redacting, structured); its sink is the one place that writes to console.
+  {
+    files: ["lib/**/*.{ts,tsx}", "app/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.{ts,tsx}", "lib/util/log.ts"],
+    rules: { "no-console": "error" },
+  },
 );

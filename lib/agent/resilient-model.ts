@@ -3,6 +3,7 @@ import { Breaker, breakerFor } from "@/lib/util/breaker";
 import { backoffMs, pause } from "@/lib/util/backoff";
 import { ModelTimeoutError, policyFor, ProviderWaitError, verdictOf, type CallMode, type RetryPolicy } from "./retry";
 import { usageOf, type TokenUsage } from "./usage";
+import { log } from "@/lib/util/log";
 
 /**
  * Puts the retry policy (lib/agent/retry.ts), the per-request timeout, the
@@ -28,7 +29,7 @@ export function resilientModel(inner: LanguageModelV3, opts: ResilientOptions): 
     try {
       await opts.onUsage!(usage);
     } catch (err) {
-      console.error("[model usage] could not record usage", err);
+      log("model").error({ err }, "could not record usage");
     }
   };
 

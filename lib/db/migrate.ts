@@ -20,6 +20,7 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory, type ErrorRegistry } from "@prisma/driver-adapter-utils";
 import type { DiffTarget, MigrationList, SchemaEngine, SchemaFilter } from "@prisma/schema-engine-wasm";
+import { log as logger } from "@/lib/util/log";
 
 export interface MigrateOptions {
   /** Directory holding schema.prisma and migrations/. Default: <project root>/prisma. */
@@ -227,7 +228,7 @@ function loadEngineModule(): Promise<EngineModule> {
 
 async function withEngine<T>(databaseUrl: string, opts: MigrateOptions | undefined, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
   const { SchemaEngine } = await loadEngineModule();
-  const log = opts?.log ?? (env("HERALD_DEBUG_MIGRATE") ? (s: string) => console.error(`[schema-engine] ${s}`) : null);
+  const log = opts?.log ?? (env("HERALD_DEBUG_MIGRATE") ? (s: string) => logger("schema-engine").info(s) : null);
   // Our own pool, because free() does not dispose the adapter's connections: they
   // would idle for 10 s, and one of them still holds the engine's advisory lock, so
   // the next engine (e.g. a second applyMigrations) would stall until it times out.

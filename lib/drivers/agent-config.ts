@@ -3,6 +3,7 @@ import { env } from "@/lib/config/env";
 import { z } from "zod";
 import { registerDriver } from "./registry";
 import { createAgentDriver } from "./agent";
+import { log } from "@/lib/util/log";
 
 /**
  * Remote agents come from `HERALD_REMOTE_AGENTS`: a JSON array, or the path of
@@ -44,7 +45,7 @@ function source(raw: string): string | null {
   try {
     return readFileSync(t, "utf8");
   } catch {
-    console.error(`${PREFIX} is neither a JSON array nor a readable file; no remote agents registered`);
+    log("agents").error(`${PREFIX} is neither a JSON array nor a readable file; no remote agents registered`);
     return null;
   }
 }
@@ -61,11 +62,11 @@ export function parseRemoteAgents(raw: string | undefined, secrets: (name: strin
   try {
     parsed = JSON.parse(text);
   } catch {
-    console.error(`${PREFIX} is not valid JSON; no remote agents registered`);
+    log("agents").error(`${PREFIX} is not valid JSON; no remote agents registered`);
     return [];
   }
   if (!Array.isArray(parsed)) {
-    console.error(`${PREFIX} must be a JSON array; no remote agents registered`);
+    log("agents").error(`${PREFIX} must be a JSON array; no remote agents registered`);
     return [];
   }
   const out: RemoteAgentEntry[] = [];
@@ -74,11 +75,11 @@ export function parseRemoteAgents(raw: string | undefined, secrets: (name: strin
     const r = entry.safeParse(item);
     if (!r.success) {
       const issues = r.error.issues.map((x) => `${x.path.join(".") || "(entry)"}: ${x.message}`).join("; ");
-      console.error(`${PREFIX}[${i}] skipped: ${issues}`);
+      log("agents").error(`${PREFIX}[${i}] skipped: ${issues}`);
       return;
     }
     if (seen.has(r.data.name)) {
-      console.error(`${PREFIX}[${i}] skipped: duplicate name "${r.data.name}"`);
+      log("agents").error(`${PREFIX}[${i}] skipped: duplicate name "${r.data.name}"`);
       return;
     }
     const headers: Record<string, string> = {};
@@ -86,7 +87,7 @@ export function parseRemoteAgents(raw: string | undefined, secrets: (name: strin
       const value = secrets(variable);
       if (!value) {
         // The variable's name only: its value is a secret.
-        console.error(`${PREFIX}[${i}] skipped: ${variable} (header ${header}) is not set`);
+        log("agents").error(`${PREFIX}[${i}] skipped: ${variable} (header ${header}) is not set`);
         return;
       }
       headers[header] = value;

@@ -189,7 +189,7 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     const { id } = await launch("adopt me");
     const unstored = await launch("cancel me [slow:30000]");
     for (const t of [id, unstored.id]) {
-      await waitFor(async () => crashing.output().includes(`[agents] test pause after create ${t}`), 30_000, "created, handle not stored");
+      await waitFor(async () => crashing.output().includes(`test pause after create ${t}`), 30_000, "created, handle not stored");
       const mid = await row(t);
       expect([mid.status, mid.remoteRef]).toEqual(["submitted", null]);
       expect((await remoteOf(t)).runs).toHaveLength(1);

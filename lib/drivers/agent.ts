@@ -6,6 +6,7 @@ import type { Driver, StepOutcome, TerminalSnapshot } from "./types";
 import { boundBody, hide } from "./mcp-content";
 import { withPollMs } from "./poll-ms";
 import { RELAY_MIN_INTERVAL_MS, relayRun } from "./agent-stream";
+import { log } from "@/lib/util/log";
 
 /**
  * A remote agent over the Agent Protocol as LangGraph Platform serves it
@@ -177,7 +178,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
   async function findThread(taskId: string, signal: AbortSignal): Promise<Thread | null> {
     const found = await call("threads.search", () => client.threads.search({ metadata: { [KEY]: taskId }, limit: 2, signal }));
     if (!Array.isArray(found)) throw new DriverProtocolError(`${label} sent a malformed thread list`);
-    if (found.length > 1) console.error(`[agents] ${found.length} remote threads carry one Herald task id; adopting the oldest`);
+    if (found.length > 1) log("agents").error(`${found.length} remote threads carry one Herald task id; adopting the oldest`);
     return found.sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)))[0] ?? null;
   }
 
@@ -185,7 +186,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
   async function testPause(taskId: string) {
     const hold = env("HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS");
     if (hold <= 0) return;
-    console.log(`[agents] test pause after create ${taskId}`);
+    log("agents").info(`test pause after create ${taskId}`);
     await new Promise((r) => setTimeout(r, hold));
   }
 

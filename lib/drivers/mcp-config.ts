@@ -2,6 +2,7 @@ import { env } from "@/lib/config/env";
 import { z } from "zod";
 import { registerDriver } from "./registry";
 import { createMcpDriver } from "./mcp";
+import { log } from "@/lib/util/log";
 
 /**
  * MCP servers come from `HERALD_MCP_SERVERS`, a JSON array of
@@ -30,11 +31,11 @@ export function parseMcpServers(raw: string | undefined): McpServerEntry[] {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    console.error("[mcp] HERALD_MCP_SERVERS is not valid JSON; no MCP drivers registered");
+    log("mcp").error("HERALD_MCP_SERVERS is not valid JSON; no MCP drivers registered");
     return [];
   }
   if (!Array.isArray(parsed)) {
-    console.error("[mcp] HERALD_MCP_SERVERS must be a JSON array; no MCP drivers registered");
+    log("mcp").error("HERALD_MCP_SERVERS must be a JSON array; no MCP drivers registered");
     return [];
   }
   const out: McpServerEntry[] = [];
@@ -43,11 +44,11 @@ export function parseMcpServers(raw: string | undefined): McpServerEntry[] {
     const r = serverEntry.safeParse(entry);
     if (!r.success) {
       const issues = r.error.issues.map((x) => `${x.path.join(".") || "(entry)"}: ${x.message}`).join("; ");
-      console.error(`[mcp] HERALD_MCP_SERVERS[${i}] skipped: ${issues}`);
+      log("mcp").error(`HERALD_MCP_SERVERS[${i}] skipped: ${issues}`);
       return;
     }
     if (seen.has(r.data.name)) {
-      console.error(`[mcp] HERALD_MCP_SERVERS[${i}] skipped: duplicate name "${r.data.name}"`);
+      log("mcp").error(`HERALD_MCP_SERVERS[${i}] skipped: duplicate name "${r.data.name}"`);
       return;
     }
     seen.add(r.data.name);

@@ -129,7 +129,7 @@ describe("mcp driver across worker crashes", () => {
     workers.push(crashing);
     const title = `Orphaned ${randomUUID().slice(0, 8)}`;
     const id = await launch(title);
-    await waitFor(async () => crashing.output().includes(`[mcp] test pause after create ${id}`), 30_000, "created, handle not stored");
+    await waitFor(async () => crashing.output().includes(`test pause after create ${id}`), 30_000, "created, handle not stored");
     const mid = await row(id);
     expect([mid.status, mid.remoteRef]).toEqual(["submitted", null]);
     const ofTask = () => [...peer.tasks.values()].filter((t) => t.args.title === title);

@@ -12,6 +12,7 @@ import type { Driver, RemoteListing, StepOutcome, TerminalSnapshot } from "./typ
 import { boundBody, elicitContent, hide, isServerError, pollAfter, resultText } from "./mcp-content";
 import { createSessions, label, sessionGone, type SessionRef } from "./mcp-session";
 import { withPollMs } from "./poll-ms";
+import { log } from "@/lib/util/log";
 
 /**
  * Remote research through MCP Tasks (spec 2025-11-25, SDK experimental API):
@@ -183,7 +184,7 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
   async function testPause(taskId: string) {
     const hold = env("HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS");
     if (hold <= 0) return;
-    console.log(`[mcp] test pause after create ${taskId}`);
+    log("mcp").info(`test pause after create ${taskId}`);
     await new Promise((r) => setTimeout(r, hold));
   }
 

@@ -266,7 +266,7 @@ describe("notice email", () => {
     const u = await userWith("Crash", "timed");
     const { taskId } = await launch(u, { mode: "by", dueInSeconds: 60 });
     const n = await waitFor(async () => (await noticesOf(taskId))[0], 30_000, "notice written");
-    await waitFor(async () => crashing.output().includes(`[email] test pause after send ${n.id}`), 30_000, "sent, not yet recorded");
+    await waitFor(async () => crashing.output().includes(`test pause after send ${n.id}`), 30_000, "sent, not yet recorded");
     expect(received(u.email)).toHaveLength(1);
     const mid = await db().notice.findUniqueOrThrow({ where: { id: n.id } });
     expect([mid.emailState, mid.emailAttempts]).toEqual(["sending", 1]);

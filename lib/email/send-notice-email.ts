@@ -5,6 +5,7 @@ import { asEmailMode } from "@/lib/settings/queries";
 import { applyEmailPatch, lockClaimedEmail, type EmailFence } from "./sql";
 import { buildNoticeEmail, type NoticeEmail } from "./message";
 import { sendEmail } from "./transport";
+import { log as logger } from "@/lib/util/log";
 
 type Log = (msg: string, err?: unknown) => void;
 
@@ -61,7 +62,7 @@ export async function sendNoticeEmail(fence: EmailFence, stopping: AbortSignal, 
   const hold = env("HERALD_TEST_EMAIL_PAUSE_AFTER_SEND_MS");
   if (hold > 0 && outcome.ok) {
     // Tests only: the window between the server's 250 and our commit, held open for a SIGKILL.
-    console.log(`[email] test pause after send ${fence.id}`);
+    logger("email").info(`test pause after send ${fence.id}`);
     await new Promise((r) => setTimeout(r, hold));
   }
   const after = decideAfterSend(first.attempts, outcome);

@@ -6,6 +6,7 @@ import { enc, eventFrame, frame, HEARTBEAT_FRAME } from "./sse";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, SESSIONS_CHANNEL } from "./channels";
 import { PgListener } from "./listener";
 import { presenceIntervalMs, touchPresenceSoon } from "./presence";
+import { log } from "@/lib/util/log";
 
 /** A `:` heartbeat every 15 s; each one also re-checks the feed's session (docs/api.md#event-feed). */
 export const FEED_HEARTBEAT_MS = 15_000;
@@ -130,7 +131,7 @@ class FeedStream {
         }
       } while (this.again && !this.closed);
     } catch (err) {
-      console.error("[feed] pump failed", err);
+      log("feed").error({ err }, "pump failed");
       this.close();
     } finally {
       this.pumping = false;
@@ -170,7 +171,7 @@ class FeedHub {
     [EVENTS_CHANNEL, DELTAS_CHANNEL, SESSIONS_CHANNEL],
     (channel, payload) => this.dispatch(channel, payload),
     () => this.wakeAll(),
-    (m) => console.warn(`[feed] ${m}`),
+    (m) => log("feed").warn(m),
   );
 
   start(): Promise<void> {
@@ -275,7 +276,7 @@ class FeedHub {
       } while (acc.again);
     } catch (err) {
       // As when a stream's own read fails: its client reconnects and resumes by cursor.
-      console.error("[feed] read failed", err);
+      log("feed").error({ err }, "read failed");
       for (const s of [...acc.streams]) if (s.ready) s.close();
     } finally {
       acc.reading = false;
@@ -292,7 +293,7 @@ class FeedHub {
         live = await liveSessionIds([...new Set(chunk.map((s) => s.sessionId!))]);
       } catch (err) {
         // Unverifiable is not valid: the client reconnects through the session check.
-        console.error("[feed] session check failed", err);
+        log("feed").error({ err }, "session check failed");
         live = new Set();
       }
       for (const s of chunk) if (!live.has(s.sessionId!)) s.close();
@@ -382,7 +383,7 @@ export function openFeed(
           if (resolved.reset) s.send(enc.encode(frame({ id: s.cursor.toString(), event: "reset", data: "{}" })));
           h.ready(s);
         } catch (err) {
-          console.error("[feed] could not open the feed", err);
+          log("feed").error({ err }, "could not open the feed");
           s.close();
         }
       },

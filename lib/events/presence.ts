@@ -1,5 +1,6 @@
 import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
+import { log } from "@/lib/util/log";
 
 /**
  * When a tab of the account was last open, for the email outbox's "is the user
@@ -32,5 +33,5 @@ export async function touchPresence(ownerIds: readonly string[], opts: { skipLoc
 
 /** Fire and forget: presence is a hint for email, never worth failing a feed over. */
 export function touchPresenceSoon(ownerIds: readonly string[], opts: { skipLocked?: boolean } = {}): void {
-  touchPresence(ownerIds, opts).catch((err) => console.warn("[feed] presence touch failed", err));
+  touchPresence(ownerIds, opts).catch((err) => log("feed").warn({ err }, "presence touch failed"));
 }

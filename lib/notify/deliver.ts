@@ -47,6 +47,7 @@ import {
   type Transition,
 } from "./state";
 import { isTerminalStatus } from "@/lib/contract/task";
+import { log } from "@/lib/util/log";
 
 export type { ClaimedNotification } from "./sql";
 
@@ -61,7 +62,7 @@ const NOTICE_DETAIL_CHARS = 300;
 export type NotifyResult = Transition | "lost" | "skipped";
 
 type Log = (msg: string, err?: unknown) => void;
-const defaultLog: Log = (m, e) => (e ? console.error(`[notify] ${m}`, e) : console.warn(`[notify] ${m}`));
+const defaultLog: Log = (m, err) => (err ? log("notify").error({ err }, m) : log("notify").warn(m));
 
 export const narrationKey = (taskId: string, version: number, attempt: number) => `task:${taskId}:${version}:${attempt}`;
 

@@ -1,6 +1,7 @@
 import { env } from "@/lib/config/env";
 import type { LoopSpec } from "@/lib/workers/loop";
 import { claimNotifications, notifyOne, type ClaimedNotification } from "./deliver";
+import { log } from "@/lib/util/log";
 
 const POLL_MS = env("HERALD_POLL_MS");
 const CONCURRENCY = env("HERALD_NOTIFY_CONCURRENCY");
@@ -10,14 +11,12 @@ const CONCURRENCY = env("HERALD_NOTIFY_CONCURRENCY");
  * narration itself runs in the run loop), so a small concurrency suffices.
  */
 export function notifyLoop(workerId: string): LoopSpec<ClaimedNotification> {
-  const log = (msg: string, err?: unknown) =>
-    err ? console.error(`[notify] ${msg}`, err) : console.warn(`[notify] ${msg}`);
   return {
     name: "notify",
     concurrency: CONCURRENCY,
     pollMs: POLL_MS,
-    claim: (limit) => claimNotifications(workerId, limit, { log }),
-    work: (row, stopping) => notifyOne(row, stopping, log),
+    claim: (limit) => claimNotifications(workerId, limit),
+    work: (row, stopping) => notifyOne(row, stopping),
     log,
   };
 }

@@ -33,6 +33,7 @@ import {
   lockExecutionGuarded,
   markStarted,
   markTerminal,
+  mergeDriverState,
   resumeAfterAnswer,
   setLatestPublication,
   setProgress,
@@ -45,6 +46,7 @@ import {
   type LeasedTask,
 } from "@/lib/tasks/sql";
 import { transactionWithEvents } from "@/lib/events/emit";
+import { knownSources, recordSource } from "@/lib/tasks/sources";
 
 const MAX_ERROR_CHARS = 4000;
 
@@ -94,7 +96,8 @@ async function executeClaim(task: LeasedTask, stopping: AbortSignal): Promise<Ex
     };
     const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
     const reportProgress = modelProgressWriter(task, token, steps);
-    const outcome = await driver.step({ task, steps, model, signal: abort.signal, reportProgress });
+    const research = driver.readsSources ? { sources: await knownSources(task.id), announce: hostProgressWriter(task, token, steps) } : {};
+    const outcome = await driver.step({ task, steps, model, signal: abort.signal, reportProgress, ...research });
     if (outcome.defer) {
       const { ms, driverState } = outcome.defer;
       return (await deferExecution(task.id, token, ms, driverState)) ? "deferred" : "lost";
@@ -137,22 +140,23 @@ async function submit(task: LeasedTask, token: string, signal: AbortSignal): Pro
       return stored !== null;
     });
     // The row does not carry the handle (that write is what failed): hand it over explicitly.
-    if (!ok) await compensate({ ...task, remoteRef: handle.remoteRef }, signal, null);
+    if (!ok) await compensate({ ...task, remoteRef: handle.remoteRef }, signal);
     return ok ? "submitted" : "lost";
   } catch (err) {
     // Another row already owns this remote handle: cancelling would kill a tracked task.
     const duplicate = isUniqueViolation(err);
-    if (!duplicate) await compensate({ ...task, remoteRef: handle.remoteRef }, signal, err);
+    if (!duplicate) await compensate({ ...task, remoteRef: handle.remoteRef }, signal);
     throw err;
   }
 }
 
 /** Best effort; a compensation failure is logged and never hides the original error. */
-async function compensate(task: Task, signal: AbortSignal, original: unknown): Promise<void> {
+async function compensate(task: Task, signal: AbortSignal): Promise<void> {
   try {
     await driverFor(task.driver)!.cancel(task, signal);
   } catch (err) {
-    console.error(`[tasks] could not cancel untracked work of task ${task.id}`, err, "original:", original);
+    // The original error is the caller's to report; this line is about the compensation only.
+    log("tasks").error({ taskId: task.id, err }, "could not cancel untracked work");
   }
 }
 
@@ -243,6 +247,11 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usa
         ON CONFLICT ("taskId", index) DO NOTHING`;
       if (created === 0) return "lost";
     }
+    for (const page of outcome.sources ?? []) {
+      // The driver numbered its pages after the sources it was handed; under this lock nobody else numbers any.
+      const { n, inserted } = await recordSource(tx, row.id, row.ownerId, page);
+      if (!inserted || n !== page.n) throw new Error(`source ${page.n} of task ${row.id} would be numbered ${n}: step dropped, read again`);
+    }
     const base = { conversationId: row.conversationId, ownerId: row.ownerId, taskId: row.id };
     if (outcome.count) await setStepCount(tx, row.id, outcome.count.done, outcome.count.total);
     if (outcome.progress) {
@@ -250,6 +259,8 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usa
       await setProgress(tx, row.id, outcome.progress);
     }
     if (outcome.publish) await publish(tx, row, outcome.publish);
+    // The last step's bookkeeping (searches made, pages read) stays with the finished task too.
+    if (outcome.finished && outcome.driverState) await mergeDriverState(tx, row.id, outcome.driverState);
     if (outcome.finished) {
       await terminal(tx, row.id, "succeeded", null);
       return "finished";
@@ -300,6 +311,29 @@ function modelProgressWriter(task: LeasedTask, token: string, steps: { index: nu
       return true;
     });
     return written ? "shown" : "lost";
+  };
+}
+
+/**
+ * The step's `announce`: a progress line worded by the host ("Searching the web
+ * for …"), committed at once under the execution lease guard. A step says few
+ * of them (a search, a batch of pages), so no admission bounds apply.
+ */
+function hostProgressWriter(task: LeasedTask, token: string, steps: { index: number }[]) {
+  const step = steps.length === 0 ? 0 : Math.max(...steps.map((s) => s.index)) + 1;
+  return async (text: string): Promise<void> => {
+    await transactionWithEvents(async (tx) => {
+      if (!(await lockExecutionGuarded(tx, task.id, token))) return;
+      await appendMessage(tx, {
+        conversationId: task.conversationId,
+        ownerId: task.ownerId,
+        taskId: task.id,
+        kind: "progress",
+        content: text,
+        meta: { step, title: task.title } satisfies ProgressMessageMeta,
+      });
+      await emitTaskUpdated(tx, await setProgress(tx, task.id, text));
+    });
   };
 }
 

@@ -2,6 +2,7 @@ import { env } from "@/lib/config/env";
 import { registeredDrivers } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
 import { markOrphanCancelled, noteOrphanAttempt, sightOrphans, trackedRefs } from "./orphans-sql";
+import { log } from "@/lib/util/log";
 
 /**
  * The orphan reaper: for every remote driver that can list its remote's
@@ -33,7 +34,7 @@ export async function reapOrphansOnce(signal: AbortSignal, graceMs = env("HERALD
           await driver.cancelUntracked(ref, signal);
           if (await markOrphanCancelled(name, ref)) {
             cancelled++;
-            console.log(`[orphans] cancelled an untracked remote task of ${name}`);
+            log("orphans").info(`cancelled an untracked remote task of ${name}`);
           }
         } catch (err) {
           await noteOrphanAttempt(name, ref);
