@@ -1,4 +1,4 @@
-// Feed fan-out under load (issue 13 §1): `accounts` × `feedsPerAccount` open SSE
+// Feed fan-out under load: `accounts` × `feedsPerAccount` open SSE
 // feeds on one web process — scripts/server.ts on the production build when there
 // is one (bench/next-server.ts), else the route handlers behind a bare Node server
 // (bench/fanout-server.ts) — in its own process, so its memory is only the server's;

@@ -1,4 +1,4 @@
-// A burst of one-step research tasks on one worker (issue 13 §2): how long a task
+// A burst of one-step research tasks on one worker: how long a task
 // takes once started (startedAt → completedAt), end to end (createdAt → completedAt),
 // throughput, and whether completion follows arrival (rank displacement).
 import { randomUUID } from "node:crypto";

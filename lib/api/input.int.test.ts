@@ -12,7 +12,7 @@ import * as update from "@/app/api/tasks/[id]/update/route";
 import * as input from "@/app/api/tasks/[id]/input/route";
 import { call, signUp, type TestUser } from "@/tests/helpers";
 
-// Issue 8 item 2: input the database cannot hold is a 400 (or a 404 for a path), never a 500.
+// Input the database cannot hold is a 400 (or a 404 for a path), never a 500.
 
 async function counts(ownerId: string) {
   const db = getDb();

@@ -1,4 +1,4 @@
-// The client address that sign-in throttling keys on (docs/operations.md#sign-in-throttling, issue 8).
+// The client address that sign-in throttling keys on (docs/operations.md#sign-in-throttling).
 //
 // Route handlers never see the socket, and Next only fills X-Forwarded-For when the
 // client did not send one, so any header a client can write is worthless as an

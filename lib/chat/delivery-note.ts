@@ -24,7 +24,7 @@ const WORDS = {
 
 /**
  * A sentence the host adds under a chat reply about the message's delivery
- * contract (issue 14): a deadline chosen for a message that started no task
+ * contract: a deadline chosen for a message that started no task
  * says so instead of leaving a "Tell me by …" chip that never fires, and a
  * task started with a deadline under a minute says what to expect. Null when
  * there is nothing to say. Host text in the account's language and time zone,

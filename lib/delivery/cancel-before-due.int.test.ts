@@ -9,7 +9,7 @@ import { evaluateDueTask } from "@/lib/runtime/due-loop";
 import { findDue } from "./sql";
 import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
 
-// Issue 14 #1: a timed task cancelled before its due time was judged again at that time (a second narration,
+// A timed task cancelled before its due time was judged again at that time (a second narration,
 // `missed` in the sheet). Its promise ends with the cancel; the due moment must change nothing.
 
 let w: WorkerProc;

@@ -8,7 +8,7 @@ import * as historyRoute from "@/app/api/tasks/[id]/history/route";
 import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
 import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
 
-// Issue 14 #1: a cancel asked for in the chat posted two messages for one moment (the agent's reply and the
+// A cancel asked for in the chat posted two messages for one moment (the agent's reply and the
 // task's terminal line). The reply is the one visible message; the terminal line is kept hidden for the timeline.
 
 let w: WorkerProc;

@@ -1,5 +1,5 @@
 // Account pages, settings' account section, the phone's account menu and the
-// delivery picker's explanation (issue 14). Spread into en.ts; account-zh.ts
+// delivery picker's explanation. Spread into en.ts; account-zh.ts
 // has the same keys (checked by its type).
 
 export const accountEn = {

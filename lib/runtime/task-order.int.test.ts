@@ -5,7 +5,7 @@ import { startTask } from "@/lib/tasks/start-task";
 import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
 
 // A started task finishes before the tasks that arrived after it take over the
-// worker (issue 13 §2): claims go by arrival, so a task's next step does not queue
+// worker: claims go by arrival, so a task's next step does not queue
 // behind the rest of a burst. Order only, from database timestamps; speed is in the bench.
 
 const started: WorkerProc[] = [];

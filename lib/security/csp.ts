@@ -1,4 +1,4 @@
-// The page Content-Security-Policy (issue 8). proxy.ts sends it per request
+// The page Content-Security-Policy. proxy.ts sends it per request
 // because its script nonce must be fresh for every HTML response; Next reads the
 // nonce back from the request's Content-Security-Policy header and stamps it on
 // its own inline and bundle scripts.

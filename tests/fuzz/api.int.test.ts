@@ -20,7 +20,7 @@ import * as metrics from "@/app/api/metrics/route";
 import { call, ORIGIN, signUp, waitFor, type TestUser } from "@/tests/helpers";
 import { FUZZ, anyString, contentTypes, fancyText, fuzzTimeout, headerValue, intish, notAString, oddBody, unstorable } from "./arbitraries";
 
-// Issue 8 item 11: property-based fuzzing of every route, in-process like Next
+// Property-based fuzzing of every route, in-process like Next
 // calls them, against the real database. Properties: never a 5xx; every error is
 // the JSON contract and a 400 names its field; nothing is written unless the
 // answer is 2xx, and then exactly what that answer reports; replays return the
