@@ -1,6 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { Breaker, breakerFor } from "@/lib/util/breaker";
-import { backoffMs, pause } from "@/lib/util/backoff";
+import { backoffMs } from "@/lib/util/backoff";
+import { sleep } from "@/lib/util/sleep";
 import { ModelTimeoutError, policyFor, ProviderWaitError, verdictOf, type CallMode, type RetryPolicy } from "./retry";
 import { usageOf, type TokenUsage } from "./usage";
 import { log } from "@/lib/util/log";
@@ -158,7 +159,7 @@ async function withRetries<T>(
     if (!admission.ok) {
       if (policy.mode === "background") throw new ProviderWaitError(admission.retryInMs, new Error("circuit open"));
       if (Date.now() + admission.retryInMs > deadline) throw new ProviderWaitError(admission.retryInMs, new Error("circuit open"));
-      await pause(admission.retryInMs, caller);
+      await sleep(admission.retryInMs, caller);
       continue;
     }
     const abort = new AbortController();
@@ -189,7 +190,7 @@ async function withRetries<T>(
       if (policy.mode === "background") throw new ProviderWaitError(verdict.retryAfterMs, err);
       const wait = verdict.retryAfterMs ?? backoffMs(attempt);
       if (Date.now() + wait > deadline) throw err;
-      await pause(wait, caller);
+      await sleep(wait, caller);
     }
   }
 }

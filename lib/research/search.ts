@@ -1,5 +1,6 @@
 import { env, EnvError } from "@/lib/config/env";
-import { backoffMs, isTransientNetworkError, pause } from "@/lib/util/backoff";
+import { backoffMs, isTransientNetworkError } from "@/lib/util/backoff";
+import { sleep } from "@/lib/util/sleep";
 import { breakerFor, type Breaker } from "@/lib/util/breaker";
 import { log } from "@/lib/util/log";
 import { braveProvider } from "./search-brave";
@@ -97,7 +98,7 @@ export async function searchWeb(provider: SearchProvider, query: string, opts: S
       if (!verdict.retryable || attempt + 1 >= maxAttempts) break;
       const wait = verdict.retryAfterMs ?? backoffMs(attempt);
       if (Date.now() + wait > deadline) break;
-      await pause(wait, opts.signal);
+      await sleep(wait, opts.signal);
     }
   }
   return { results: [], status: "unavailable", retryAfterMs };
