@@ -1,10 +1,10 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { ApiError } from "@/lib/client/api";
 import { I18nProvider } from "@/lib/client/i18n";
-import { seedAccountTimeZone } from "@/lib/client/time-zone";
+import { adoptBrowserTimeZone, seedAccountTimeZone } from "@/lib/client/time-zone";
 import type { Lang } from "@/lib/i18n/dictionaries";
 
 function makeQueryClient(): QueryClient {
@@ -40,6 +40,9 @@ export function Providers({
   // One client per page load: caches must never outlive the session that filled them.
   const [queryClient] = useState(makeQueryClient);
   seedAccountTimeZone(accountTimeZone);
+  useEffect(() => {
+    if (signedIn && accountTimeZone === null) adoptBrowserTimeZone();
+  }, [signedIn, accountTimeZone]);
   return (
     <QueryClientProvider client={queryClient}>
       <I18nProvider initialLang={initialLang} accountLang={accountLang} signedIn={signedIn}>

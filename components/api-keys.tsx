@@ -44,11 +44,13 @@ export function ApiKeysSection() {
   const [password, setPassword] = useState("");
   const [expiry, setExpiry] = useState("never");
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const [keyCopied, setKeyCopied] = useState(false);
   const keys = useQuery({ queryKey: KEYS, queryFn: listApiKeys });
   const create = useMutation({
     mutationFn: () => createApiKey({ name: name.trim(), password, ...(expiry === "never" ? {} : { expiresInDays: Number(expiry) }) }),
     onSuccess: (k) => {
       setCreated({ name: k.name, key: k.key });
+      setKeyCopied(false);
       setName("");
       setPassword("");
       void qc.invalidateQueries({ queryKey: KEYS });
@@ -132,6 +134,21 @@ export function ApiKeysSection() {
           <code data-testid="new-api-key" className="block rounded bg-surface px-2 py-1 font-mono text-xs [overflow-wrap:anywhere] select-all">
             {created.key}
           </code>
+          <div className="flex items-center gap-2">
+            <Button
+              variant="secondary"
+              size="md"
+              onClick={() =>
+                void navigator.clipboard.writeText(created.key).then(
+                  () => setKeyCopied(true),
+                  () => setKeyCopied(false),
+                )
+              }
+            >
+              {t("copyKey")}
+            </Button>
+            {keyCopied && <span className="text-xs text-muted">{t("keyCopied")}</span>}
+          </div>
         </div>
       )}
       <ul className="divide-y divide-border rounded-lg border border-border" aria-label={t("apiKeysTitle")}>

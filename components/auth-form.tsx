@@ -69,7 +69,18 @@ function validate(mode: Mode, name: string, email: string, password: string): Fo
 const inputClass = passwordInputClass;
 
 /** `next`: where a link that needed a session was going (a same-origin path; anything else lands on "/"). */
-export function AuthForm({ mode, next, signedOutElsewhere = false }: { mode: Mode; next?: string; signedOutElsewhere?: boolean }) {
+/** `resetByEmail`: the server can mail a reset link (SMTP_URL set); without it the sign-in form says whom to ask instead. */
+export function AuthForm({
+  mode,
+  next,
+  signedOutElsewhere = false,
+  resetByEmail = true,
+}: {
+  mode: Mode;
+  next?: string;
+  signedOutElsewhere?: boolean;
+  resetByEmail?: boolean;
+}) {
   const { t } = useI18n();
   const ids = { name: useId(), email: useId(), error: useId() };
   const [error, setError] = useState<FormError | null>(null);
@@ -208,11 +219,16 @@ export function AuthForm({ mode, next, signedOutElsewhere = false }: { mode: Mod
           describedBy={describedBy("password")}
           hint={isSignUp ? t("passwordPolicyHint") : undefined}
         />
-        {!isSignUp && (
+        {!isSignUp && resetByEmail && (
           <p className="-mt-2 text-right text-sm">
             <Link href="/forgot-password" className="text-accent-text underline-offset-4 hover:underline">
               {t("forgotPassword")}
             </Link>
+          </p>
+        )}
+        {!isSignUp && !resetByEmail && (
+          <p className="-mt-2 text-xs text-muted" data-testid="reset-by-operator">
+            {t("emailOffReset")}
           </p>
         )}
 

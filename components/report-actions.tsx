@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { useI18n } from "@/lib/client/i18n";
-import { reportFileName } from "@/lib/client/report";
+import { markdownForFile, reportFileName } from "@/lib/client/report";
 import { Button } from "./ui/button";
 
 /** Class on <html> while the report prints: app/globals.css then prints only `[data-report-print]`. */
@@ -53,7 +53,7 @@ export function ReportActions({ content, title, version, className }: { content:
 
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(content);
+      await navigator.clipboard.writeText(markdownForFile(content));
       setStatus("copied");
     } catch {
       setStatus("copyFailed");
@@ -66,7 +66,7 @@ export function ReportActions({ content, title, version, className }: { content:
         <Button variant="secondary" size="md" onClick={() => void copy()}>
           {t("reportCopy")}
         </Button>
-        <Button variant="secondary" size="md" onClick={() => download(content, reportFileName(title, version, "md"))}>
+        <Button variant="secondary" size="md" onClick={() => download(markdownForFile(content), reportFileName(title, version, "md"))}>
           {t("reportDownloadMd")}
         </Button>
         <Button

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { AuthForm } from "@/components/auth-form";
+import { emailAvailable } from "@/lib/settings/queries";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -8,5 +9,5 @@ export const metadata: Metadata = { title: "Sign in" };
 // `?signedOut=1`: another tab of this browser signed out (lib/client/session-sync.ts).
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string | string[]; signedOut?: string }> }) {
   const { next, signedOut } = await searchParams;
-  return <AuthForm mode="sign-in" next={typeof next === "string" ? next : undefined} signedOutElsewhere={signedOut === "1"} />;
+  return <AuthForm mode="sign-in" next={typeof next === "string" ? next : undefined} signedOutElsewhere={signedOut === "1"} resetByEmail={emailAvailable()} />;
 }

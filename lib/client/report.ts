@@ -123,3 +123,31 @@ export function etaSeconds(
   const left = perStep * (steps.total - steps.done) - (now - at);
   return Math.max(0, Math.round(left / 1000));
 }
+
+const ATX_ANY = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+
+/**
+ * The Markdown a person copies or downloads: a blank line before and after
+ * every heading outside fenced code (a body may put "## Findings" right under
+ * a paragraph; it renders, but reads cramped in an editor and some tools miss
+ * it), and one final newline. Nothing else changes.
+ */
+export function markdownForFile(markdown: string): string {
+  const lines = markdown.replace(/\r\n?/g, "\n").split("\n");
+  const out: string[] = [];
+  let fence: string | null = null;
+  let afterHeading = false;
+  for (const line of lines) {
+    const f = FENCE.exec(line);
+    const heading = fence === null && !f && ATX_ANY.test(line);
+    if (afterHeading && line.trim() !== "" && !heading) out.push("");
+    if (heading && out.length > 0 && out[out.length - 1].trim() !== "") out.push("");
+    out.push(line);
+    afterHeading = heading;
+    if (f) {
+      if (fence === null) fence = f[1][0];
+      else if (f[1][0] === fence) fence = null;
+    }
+  }
+  return `${out.join("\n").trimEnd()}\n`;
+}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
+import { patchSettings } from "@/lib/client/api";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "@/lib/contract/clock";
 
 // The zone every time on the page is read in: the signed-in account's (the
@@ -25,6 +26,17 @@ export function seedAccountTimeZone(zone: string | null): void {
   if (seeded || typeof window === "undefined") return;
   seeded = true;
   accountZone = canonicalTimeZone(zone);
+}
+
+/**
+ * An account that has no zone yet (made without a browser: the API, a script)
+ * takes the first signed-in browser's, before anything is written in UTC.
+ */
+export function adoptBrowserTimeZone(): void {
+  const zone = browserTimeZone();
+  if (!zone || accountZone !== null) return;
+  setAccountTimeZone(zone);
+  void patchSettings({ timeZone: zone }).catch(() => {});
 }
 
 /** A zone saved in Settings: every time on the page follows at once. */
