@@ -21,6 +21,8 @@ export interface RunInput {
   input: { messages: { role?: string; type?: string; content: string | { type: string; text?: string }[] }[] };
   metadata?: Record<string, unknown> | null;
   multitask_strategy?: Strategy | null;
+  /** POSTed once the run ends (lib/ap/deliver-webhook.ts). */
+  webhook?: string | null;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface RunInput {
  * its id; the older run then reads `interrupted`), `rollback` cancels it and
  * starts anew, `enqueue` starts a second task beside it.
  */
-export async function createRun(ownerId: string, threadId: string, body: RunInput): Promise<ApRun> {
+export async function createRun(ownerId: string, threadId: string, body: RunInput, opts: { keyId?: string } = {}): Promise<ApRun> {
   await ownThread(ownerId, threadId);
   if (body.assistant_id !== RESEARCH_ASSISTANT) {
     throw new ApiError("not_found", `assistant_id: no assistant "${body.assistant_id.slice(0, 100)}" here; use "${RESEARCH_ASSISTANT}"`, "assistant_id");
@@ -49,6 +51,13 @@ export async function createRun(ownerId: string, threadId: string, body: RunInpu
   }
   // Checked before a rollback cancels anything: a refused run changes nothing.
   assertPromptBounded(prompt, active.length > 0 && strategy === "interrupt" ? "update" : "message");
+  // Before anything starts: a refused run changes nothing.
+  let signingSecret: string | null = null;
+  if (body.webhook) {
+    const key = opts.keyId ? await getDb().apiKey.findFirst({ where: { id: opts.keyId, ownerId }, select: { hash: true } }) : null;
+    if (!key) throw new ApiError("bad_request", "webhook: needs a run created with an API key (its signing secret)", "webhook");
+    signingSecret = key.hash;
+  }
   const runId = randomUUID();
   let taskId: string;
   if (active.length > 0 && strategy === "interrupt") {
@@ -61,17 +70,24 @@ export async function createRun(ownerId: string, threadId: string, body: RunInpu
     taskId = task.id;
   }
   const db = getDb();
-  const row = await db.apRun.create({
-    data: {
-      id: runId,
-      ownerId,
-      conversationId: threadId,
-      taskId,
-      assistantId: body.assistant_id,
-      input: prompt,
-      metadata: (body.metadata ?? {}) as Prisma.InputJsonObject,
-      multitaskStrategy: strategy,
-    },
+  const row = await db.$transaction(async (tx) => {
+    const created = await tx.apRun.create({
+      data: {
+        id: runId,
+        ownerId,
+        conversationId: threadId,
+        taskId,
+        assistantId: body.assistant_id,
+        input: prompt,
+        metadata: (body.metadata ?? {}) as Prisma.InputJsonObject,
+        multitaskStrategy: strategy,
+      },
+    });
+    // The webhook's outbox row commits with the run: once the run exists its end will be POSTed.
+    if (body.webhook) {
+      await tx.apWebhook.create({ data: { ownerId, runId, threadId, url: body.webhook, secret: signingSecret! } });
+    }
+    return created;
   });
   const task = await db.task.findUniqueOrThrow({ where: { id: taskId } });
   return toApRun(row, task, false);

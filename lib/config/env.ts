@@ -77,12 +77,16 @@ export const ENV_SCHEMA = z.object({
   TAVILY_API_KEY: z.string().min(1).optional().describe("Key for HERALD_SEARCH_PROVIDER=tavily"),
   BRAVE_SEARCH_API_KEY: z.string().min(1).optional().describe("Key for HERALD_SEARCH_PROVIDER=brave"),
   HERALD_RESEARCH_MAX_SOURCES: z.coerce.number().int().min(0).max(200).default(20).describe("Pages one research task may read"),
+  HERALD_RESEARCH_MAX_SEARCHES: z.coerce.number().int().min(0).max(200).default(20).describe("Web searches one research task may make"),
   HERALD_FETCH_ALLOW_PRIVATE: zeroOne.describe("1 lets page fetches reach loopback, private, link-local and metadata addresses (tests, intranets)"),
 
   // ---- workers and loops
   HERALD_WORKER_CONCURRENCY: positiveInt(4).describe("Slots per loop per worker process"),
   HERALD_WORKERS: positiveInt(1).describe("Worker processes `npm start` runs (`--workers N` wins)"),
   HERALD_NOTIFY_CONCURRENCY: positiveInt(4).describe("Slots of the notification loop per worker"),
+  HERALD_AP_WEBHOOK_ATTEMPTS: positiveInt(10).describe("Deliveries of an Agent Protocol run's webhook before it is a dead letter"),
+  HERALD_AP_WEBHOOK_BACKOFF_MS: positiveMs(5_000).describe("First wait between webhook deliveries; doubles each time (jittered, at most an hour)"),
+  HERALD_AP_WEBHOOK_TIMEOUT_MS: positiveMs(10_000).describe("How long one webhook delivery may take before it counts as failed"),
   HERALD_POLL_MS: positiveMs(2_000).describe("Fallback poll of every loop (NOTIFY wakes them sooner)"),
   HERALD_DUE_POLL_MS: positiveMs(30_000).describe("Fallback poll of the due loop"),
   HERALD_HEARTBEAT_MS: positiveMs(5_000).describe("Worker heartbeat interval"),

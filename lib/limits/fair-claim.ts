@@ -32,8 +32,8 @@ import { PREPARED } from "@/lib/db/client";
  * takes the next instead of coming back short.
  */
 export interface FairPick {
-  /** The leased table: "task", "run" or "notice" (the email outbox). */
-  table: "task" | "run" | "notice";
+  /** The leased table: "task", "run", "notice" (the email outbox) or "ap_webhook". */
+  table: "task" | "run" | "notice" | "ap_webhook";
   /** Due predicate on the given alias. */
   due(alias: string): Prisma.Sql;
   /** The loop's own order on alias `c` (oldest first); an index in this order under `due` keeps the window cheap. */

@@ -45,6 +45,10 @@ export interface SafeFetchOptions {
   resolve?: ResolveAll;
   /** Called before each hop is requested (robots.txt); throw to refuse the hop. */
   beforeHop?: (url: URL) => Promise<void>;
+  /** A POST (webhooks) sends `body` with `headers`; give it maxRedirects 0 so a redirect is not re-posted. */
+  method?: "GET" | "POST";
+  body?: string;
+  headers?: Record<string, string>;
 }
 
 export interface FetchedBody {
@@ -64,6 +68,8 @@ export class FetchError extends Error {
     readonly reason: FetchRefusal,
     message: string,
     readonly status?: number,
+    /** The refusing answer's headers (`Retry-After`), for a `status` refusal. */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -120,10 +126,16 @@ function requestOnce(url: URL, addresses: LookupAddress[] | null, opts: SafeFetc
     const req = client.request(
       url,
       {
-        method: "GET",
+        method: opts.method ?? "GET",
         agent: false, // a pooled socket could be one connected for another check
         signal,
-        headers: { "user-agent": userAgent(), accept: opts.accept ?? "text/html,text/plain,text/markdown;q=0.9,*/*;q=0.1", "accept-encoding": "identity" },
+        headers: {
+          "user-agent": userAgent(),
+          accept: opts.accept ?? "text/html,text/plain,text/markdown;q=0.9,*/*;q=0.1",
+          "accept-encoding": "identity",
+          ...opts.headers,
+          ...(opts.body !== undefined ? { "content-length": String(Buffer.byteLength(opts.body)) } : {}),
+        },
         ...(addresses ? { lookup: pinnedLookup(addresses) as never } : {}),
       },
       (res) => {
@@ -150,7 +162,7 @@ function requestOnce(url: URL, addresses: LookupAddress[] | null, opts: SafeFetc
       },
     );
     req.on("error", reject);
-    req.end();
+    req.end(opts.body);
   });
 }
 
@@ -192,7 +204,10 @@ export async function safeFetch(url: string | URL, opts: SafeFetchOptions = {}):
       }
       continue;
     }
-    if (res.status < 200 || res.status > 299) throw new FetchError("status", `answered ${res.status}`, res.status);
+    if (res.status < 200 || res.status > 299) {
+      const headers = Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : [])));
+      throw new FetchError("status", `answered ${res.status}`, res.status, headers);
+    }
     const contentType = String(res.headers["content-type"] ?? "").trim();
     return { finalUrl: current.href, status: res.status, contentType, body: res.body, truncated: res.truncated };
   }

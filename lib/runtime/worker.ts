@@ -13,6 +13,7 @@ import { executeCancel } from "@/lib/runtime/execute-cancel";
 import { notifyLoop } from "@/lib/notify/loop";
 import { dueLoop } from "@/lib/runtime/due-loop";
 import { emailLoop } from "@/lib/email/loop";
+import { webhookLoop } from "@/lib/ap/webhook-loop";
 import { emailAvailable } from "@/lib/settings/queries";
 import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
 import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
@@ -65,6 +66,7 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
     new Loop(instrumentLoop({ name: "cancel", concurrency: 2, pollMs: POLL_MS, claim: (n) => claimCancels(id, n), work: executeCancel }, id), stopping),
     new Loop(instrumentLoop(notifyLoop(id), id), stopping),
     new Loop(instrumentLoop(dueLoop(), id), stopping),
+    new Loop(instrumentLoop(webhookLoop(id), id), stopping),
     // Without SMTP_URL email is off: queued notices wait for a worker that has one (lib/email/state.ts E3).
     ...(emailAvailable() ? [new Loop(instrumentLoop(emailLoop(id), id), stopping)] : []),
   ];

@@ -1,0 +1,7 @@
+import { route } from "@/lib/api/route";
+import { listWebhookDeliveries } from "@/lib/ap/list-webhooks";
+
+export const dynamic = "force-dynamic";
+
+/** The signed-in account's Agent Protocol webhook deliveries (Settings). */
+export const GET = route({}, async ({ user }) => listWebhookDeliveries(user.id));

@@ -1,0 +1,25 @@
+import { env } from "@/lib/config/env";
+import { log } from "@/lib/util/log";
+import type { LoopSpec } from "@/lib/workers/loop";
+import { deliverWebhook } from "./deliver-webhook";
+import { claimWebhooks, nextWebhookDueMs, WEBHOOK_LOOP, type WebhookFence } from "./webhook-sql";
+
+/** A lease outlives one delivery (the fetch's own timeout) with room to settle it. */
+export const webhookLeaseMs = () => env("HERALD_AP_WEBHOOK_TIMEOUT_MS") + 30_000;
+
+/**
+ * The Agent Protocol webhook outbox loop. A row is found once its run is over
+ * (the fallback poll: nothing wakes it at a task's end) and then retried at its
+ * nextAt.
+ */
+export function webhookLoop(workerId: string): LoopSpec<WebhookFence> {
+  return {
+    name: WEBHOOK_LOOP,
+    concurrency: env("HERALD_NOTIFY_CONCURRENCY"),
+    pollMs: env("HERALD_POLL_MS"),
+    claim: (limit) => claimWebhooks(workerId, limit, webhookLeaseMs()),
+    work: (f, stopping) => deliverWebhook(f, stopping),
+    nextWakeMs: nextWebhookDueMs,
+    log: (msg, err) => log("ap").error({ err }, msg),
+  };
+}
