@@ -220,8 +220,9 @@ describe("input the database cannot hold", () => {
     expect(r.json.error.ref).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.json.error.message).toContain(r.json.error.ref);
     expect(JSON.stringify(r.json)).not.toMatch(/secret_table|10\.0\.0\.7/);
-    const logged = log.mock.calls.find((args) => String(args[0]).includes(r.json.error.ref));
+    // One structured line (lib/util/log.ts) carries the ref and the raw error with its stack.
+    const logged = log.mock.calls.map((args) => String(args[0])).find((line) => line.includes(r.json.error.ref));
     expect(logged).toBeDefined();
-    expect((logged![1] as Error).stack).toContain("secret_table");
+    expect((JSON.parse(logged!) as { err: { stack: string } }).err.stack).toContain("secret_table");
   });
 });

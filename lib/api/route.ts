@@ -8,7 +8,7 @@ import { userFromApiKey, type KeyUser } from "@/lib/keys/authenticate";
 import { log } from "@/lib/util/log";
 
 // The one whole-body cap, shared with the web process's own (lib/limits/body-cap.ts).
-import { MAX_BODY_BYTES } from "@/lib/limits/body-cap";
+import { MAX_BODY_BYTES, readCapped } from "@/lib/limits/body-cap";
 
 type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
@@ -133,30 +133,6 @@ function checkOrigin(req: Request): void {
   if (!ok) throw new ApiError("forbidden", "Cross-site request refused");
 }
 
-function tooLarge(): ApiError {
-  return new ApiError("payload_too_large", `body: larger than ${MAX_BODY_BYTES} bytes`, "body");
-}
-
-/** Reads at most MAX_BODY_BYTES, whatever Content-Length claims (it may be absent or chunked). */
-async function readBodyBytes(req: Request): Promise<Uint8Array> {
-  if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** `application/json` or a `+json` type; parameters (charset) are not ours to judge. */
 function isJsonType(contentType: string | null): boolean {
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
@@ -169,7 +145,7 @@ function isJsonType(contentType: string | null): boolean {
  * body is also what a cross-site page can send without a preflight.
  */
 async function readJson(req: Request): Promise<Record<string, unknown>> {
-  const bytes = await readBodyBytes(req);
+  const bytes = await readCapped(req, MAX_BODY_BYTES);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
