@@ -1,9 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
 import type { PasswordResetMail } from "@/lib/auth/reset-mail";
-import { escapeHtml, publicBaseUrl } from "@/lib/email/message";
-import { sendEmail } from "@/lib/email/transport";
+import { sendLinkMail } from "@/lib/email/link-mail";
 import { emailAvailable } from "@/lib/settings/queries";
 
 const WORDS = {
@@ -11,13 +8,13 @@ const WORDS = {
     subject: "Herald: reset your password",
     lead: "Someone (hopefully you) asked to reset the password of your Herald account.",
     action: "Choose a new password",
-    expiry: "The link works once and for one hour. If you did not ask for it, ignore this email: your password stays as it is.",
+    note: "The link works once and for one hour. If you did not ask for it, ignore this email: your password stays as it is.",
   },
   zh: {
     subject: "Herald：重置密码",
     lead: "有人（希望是你）请求重置你的 Herald 账户密码。",
     action: "设置新密码",
-    expiry: "此链接只能使用一次，一小时内有效。如果不是你本人请求，请忽略这封邮件，你的密码不会改变。",
+    note: "此链接只能使用一次，一小时内有效。如果不是你本人请求，请忽略这封邮件，你的密码不会改变。",
   },
 } as const;
 
@@ -31,24 +28,5 @@ export async function sendPasswordResetEmail(mail: PasswordResetMail): Promise<v
   if (!emailAvailable()) return;
   const row = await getDb().user.findUnique({ where: { id: mail.user.id }, select: { language: true } });
   const w = WORDS[row?.language === "zh" ? "zh" : "en"];
-  const text = [w.lead, "", `${w.action}: ${mail.url}`, "", w.expiry, ""].join("\n");
-  const html = `<!doctype html>
-<html><head><meta charset="utf-8"><title>${escapeHtml(w.subject)}</title></head>
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #0f172a;">
-<p>${escapeHtml(w.lead)}</p>
-<p><a href="${escapeHtml(mail.url)}">${escapeHtml(w.action)}</a></p>
-<p style="font-size: 12px; color: #64748b;">${escapeHtml(w.expiry)}</p>
-</body></html>
-`;
-  const host = new URL(publicBaseUrl()).hostname || "herald.invalid";
-  const outcome = await sendEmail({
-    from: env("HERALD_EMAIL_FROM"),
-    to: mail.user.email,
-    subject: w.subject,
-    text,
-    html,
-    messageId: `<reset.${randomUUID()}@${host}>`,
-    headers: { "Auto-Submitted": "auto-generated" },
-  });
-  if (!outcome.ok) throw new Error(`password reset email not sent (${outcome.error})`);
+  await sendLinkMail(mail.user.email, w, mail.url, "reset");
 }
