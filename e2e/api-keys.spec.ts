@@ -1,8 +1,8 @@
 import { test, expect } from "@playwright/test";
-import { PASSWORD, signUpViaUi } from "./helpers";
+import { PASSWORD, signUp } from "./helpers";
 
 test("Settings: create an API key with the password (shown once), use it on /api/ap, revoke it and it stops working", async ({ page, playwright, baseURL }) => {
-  await signUpViaUi(page, "Keira");
+  await signUp(page, "Keira");
   await page.goto("/settings");
   const section = page.getByRole("region", { name: "API keys" });
   await expect(section).toContainText("Changing or resetting your password revokes every key.");
@@ -43,7 +43,7 @@ test("Settings: create an API key with the password (shown once), use it on /api
 });
 
 test("Settings: changing the password revokes every API key, and the list says so", async ({ page, playwright, baseURL }) => {
-  await signUpViaUi(page, "Kendrick");
+  await signUp(page, "Kendrick");
   await page.goto("/settings");
   const section = page.getByRole("region", { name: "API keys" });
   await section.getByLabel("Key name").fill("nightly");

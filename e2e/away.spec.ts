@@ -1,7 +1,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { createTask, setHidden, SHOTS, sidebar, signUpViaUi, startFromHome } from "./helpers";
+import { createTask, setHidden, SHOTS, sidebar, signUp, startFromHome } from "./helpers";
 
 /** A turn posted without this page: the reply arrives over the feed only. */
 async function postElsewhere(page: Page, conversationId: string, content: string): Promise<void> {
@@ -14,7 +14,7 @@ function favicon(page: Page) {
 }
 
 test("unread marks follow the account across pages; tab title and favicon carry the count", async ({ page, context }) => {
-  await signUpViaUi(page, "Away");
+  await signUp(page, "Away");
   const first = await startFromHome(page, "Tell me about lighthouses");
   const second = await startFromHome(page, "Tell me about canals");
   await expect(page).toHaveTitle("Canals · Herald");
@@ -50,7 +50,7 @@ test("unread marks follow the account across pages; tab title and favicon carry 
 });
 
 test("all tasks from any chat, and a toast when a task in another chat finishes", async ({ page }) => {
-  await signUpViaUi(page, "Tasker");
+  await signUp(page, "Tasker");
   const elsewhere = await startFromHome(page, "Tell me about glaciers");
   await startFromHome(page, "Tell me about deserts");
 
@@ -83,7 +83,7 @@ test("all tasks from any chat, and a toast when a task in another chat finishes"
 
 test("phone: the drawer carries search, All tasks and unread dots; the home composer fits", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await signUpViaUi(page, "Pocket");
+  await signUp(page, "Pocket");
   const chat = await startFromHome(page, "Tell me about bridges");
   await startFromHome(page, "Tell me about tunnels");
   await postElsewhere(page, chat, "And suspension bridges?");

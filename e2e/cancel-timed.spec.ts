@@ -1,6 +1,6 @@
 import { test, expect, type Page } from "@playwright/test";
 import path from "node:path";
-import { createTask, newChat, newEmail, openTasksSheet, SHOTS, signUpViaUi } from "./helpers";
+import { createTask, newChat, newEmail, openTasksSheet, SHOTS, signUp } from "./helpers";
 
 // Issue 14 #1 and #5 in the browser: a timed task cancelled (after a confirmation) before its due time. The
 // cancel is one line in the conversation; at the old due time nothing more appears and nothing says "missed".
@@ -11,7 +11,7 @@ function timedTask(page: Page, conversationId: string, title: string, dueInSecon
 
 test("a timed task cancelled before its due time: one line for the cancel, nothing at the due time", async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
-  await signUpViaUi(page, "Canceller");
+  await signUp(page, "Canceller");
   const created = await page.request.post("/api/conversations", { data: { title: "Witness chat" } });
   expect(created.status()).toBe(201);
   const witnessChat = ((await created.json()) as { conversation?: { id: string }; id?: string });
@@ -58,7 +58,7 @@ test("a timed task cancelled before its due time: one line for the cancel, nothi
 test("phone, Chinese, dark: the confirmation fits, is keyboard-operable and says what is kept; the banner in Chinese", async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark", deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   const page = await context.newPage();
-  await signUpViaUi(page, "林", newEmail("lin-cancel"));
+  await signUp(page, "林", newEmail("lin-cancel"));
   expect((await page.request.patch("/api/settings", { data: { language: "zh" } })).status()).toBe(200);
   const conversationId = await newChat(page);
   await page.reload();

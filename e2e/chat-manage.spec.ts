@@ -1,9 +1,9 @@
 import { test, expect } from "@playwright/test";
 import path from "node:path";
-import { createTask, newChat, send, SHOTS, sidebar, signUpViaUi, startFromHome } from "./helpers";
+import { createTask, newChat, send, SHOTS, sidebar, signUp, startFromHome } from "./helpers";
 
 test("home composer: focused on open, example prompts fill it, sending makes the chat; New chat saves no empty chat", async ({ page }) => {
-  await signUpViaUi(page, "Homer");
+  await signUp(page, "Homer");
   await expect(page.getByLabel("Message")).toBeFocused();
   const examples = page.getByRole("region", { name: "Examples" });
   const example = examples.getByRole("button").first();
@@ -36,7 +36,7 @@ test("home composer: focused on open, example prompts fill it, sending makes the
 });
 
 test("rename, pin, search and delete from the sidebar", async ({ page }) => {
-  await signUpViaUi(page, "Manager");
+  await signUp(page, "Manager");
   const older = await startFromHome(page, "Tell me about sodium batteries");
   const newer = await startFromHome(page, "Tell me about tidal power");
   const links = sidebar(page).getByRole("link");

@@ -1,5 +1,5 @@
 import { test, expect } from "@playwright/test";
-import { newChat, send, signInViaUi, signUpViaUi } from "./helpers";
+import { newChat, send, signInViaUi, signUp, signUpViaUi } from "./helpers";
 
 test("sign up, chat with a streamed reply, reload, second tab, sign out", async ({ page, context }) => {
   const email = await signUpViaUi(page, "Ada");
@@ -38,14 +38,14 @@ test("sign up, chat with a streamed reply, reload, second tab, sign out", async 
 test("another account cannot open the first one's conversation", async ({ browser }) => {
   const owner = await browser.newContext();
   const ownerPage = await owner.newPage();
-  await signUpViaUi(ownerPage, "Owner");
+  await signUp(ownerPage, "Owner");
   const conversationId = await newChat(ownerPage);
   await send(ownerPage, "private thoughts");
   await expect(ownerPage.locator('[data-kind="assistant"]')).toHaveCount(1);
 
   const other = await browser.newContext();
   const otherPage = await other.newPage();
-  await signUpViaUi(otherPage, "Mallory");
+  await signUp(otherPage, "Mallory");
   const res = await otherPage.goto(`/c/${conversationId}`);
   expect(res?.status()).toBe(404);
   await expect(otherPage.getByText("private thoughts")).toHaveCount(0);

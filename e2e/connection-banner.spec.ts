@@ -1,12 +1,12 @@
 import { test, expect } from "@playwright/test";
 import path from "node:path";
-import { createTask, newChat, openTasksSheet, SHOTS, signUpViaUi } from "./helpers";
+import { createTask, newChat, openTasksSheet, SHOTS, signUp } from "./helpers";
 
 // Issue 14 #6: with the server gone the page kept a pulsing "Running" badge and no word about it.
 
 test("feed gone: Reconnecting… and greyed badges; back: Connected again, a refetch, then the banner goes", async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
-  await signUpViaUi(page, "Offline");
+  await signUp(page, "Offline");
   const conversationId = await newChat(page);
   const title = "Long outage study";
   await createTask(page, conversationId, title, { steps: 3, stepMs: 600_000 });

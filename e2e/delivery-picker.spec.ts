@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import path from "node:path";
-import { newChat, send, SHOTS, signUpViaUi } from "./helpers";
+import { newChat, send, SHOTS, signUp } from "./helpers";
 
 // Issue 14, the delivery picker: a time of day, the sentence under the picker
 // (English and Chinese, in the reader's zone), short deadlines explained, and a
@@ -9,7 +9,7 @@ import { newChat, send, SHOTS, signUpViaUi } from "./helpers";
 test.use({ timezoneId: "Asia/Shanghai" });
 
 test("Tell me at a time of day, with a sentence saying what will happen", async ({ page }) => {
-  await signUpViaUi(page, "Picker");
+  await signUp(page, "Picker");
   await newChat(page);
   const picker = page.getByTestId("delivery-picker");
   await picker.getByLabel("Delivery").selectOption({ label: "Tell me at" });
@@ -25,6 +25,7 @@ test("Tell me at a time of day, with a sentence saying what will happen", async 
     const p = (n: number) => String(n).padStart(2, "0");
     return { value: `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`, shown: d.toLocaleTimeString("en", { hour: "numeric", minute: "2-digit", second: "2-digit" }) };
   });
+  await picker.getByLabel("At a time of day").check();
   await picker.getByLabel("At time").fill(target.value);
   await expect(minutes).toHaveValue(/^(2\.9\d|3)$/);
   await expect(explainer).toContainText(`at ${target.shown} (in 2 min`);
@@ -51,7 +52,7 @@ test("Tell me at a time of day, with a sentence saying what will happen", async 
 });
 
 test("a deadline on a message that starts no task is said in the conversation", async ({ page }) => {
-  await signUpViaUi(page, "Plain");
+  await signUp(page, "Plain");
   await newChat(page);
   const picker = page.getByTestId("delivery-picker");
   await picker.getByLabel("Delivery").selectOption({ label: "Tell me by" });

@@ -1,6 +1,6 @@
 import { test, expect, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
-import { newChat, signUpViaUi } from "./helpers";
+import { newChat, signUp } from "./helpers";
 
 // The seed's browser acceptance for timed delivery, with tasks started over the
 // API (options.simulate) so finishing before or after the due time is certain.
@@ -15,7 +15,7 @@ async function startTask(page: Page, conversationId: string, simulate: { steps: 
 test.use({ viewport: { width: 390, height: 844 } });
 
 test("at: the final body is readable before the notice, which arrives at the due time", async ({ page }) => {
-  await signUpViaUi(page, "AtMode");
+  await signUp(page, "AtMode");
   const conversationId = await newChat(page);
   const task = await startTask(page, conversationId, { steps: 2, stepMs: 0 }, { mode: "at", dueInSeconds: 6 });
   const finalBody = page.locator('[data-kind="body"][data-partial="false"]');
@@ -33,7 +33,7 @@ test("at: the final body is readable before the notice, which arrives at the due
 });
 
 test("missed: a due notice with the partial, then a separate late final notice; both stay after leaving and reopening", async ({ page, browser }) => {
-  await signUpViaUi(page, "Missed");
+  await signUp(page, "Missed");
   const conversationId = await newChat(page);
   // Measured with the e2e server's offline model (25 ms chunks): partial at ~3.9 s, final at ~7.5 s.
   // Due at 5.5 s leaves more than a second on each side; at 4 s the partial raced the due moment.
@@ -57,7 +57,7 @@ test("missed: a due notice with the partial, then a separate late final notice; 
   // Another account: the task, and the conversation holding its bodies and notices, are 404.
   const other = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const otherPage = await other.newPage();
-  await signUpViaUi(otherPage, "Snoop");
+  await signUp(otherPage, "Snoop");
   expect((await otherPage.request.get(`/api/tasks/${task.id}`)).status()).toBe(404);
   expect((await otherPage.request.get(`/api/conversations/${conversationId}/messages`)).status()).toBe(404);
   expect((await otherPage.request.post(`/api/tasks/${task.id}/cancel`)).status()).toBe(404);

@@ -1,6 +1,6 @@
 import { test, expect, type Page, type Request } from "@playwright/test";
 import path from "node:path";
-import { newChat, send, SHOTS, signUpViaUi } from "./helpers";
+import { newChat, send, SHOTS, signUp } from "./helpers";
 
 function isSend(request: Request): boolean {
   return request.method() === "POST" && /\/api\/conversations\/[^/]+\/messages$/.test(new URL(request.url()).pathname);
@@ -13,7 +13,7 @@ async function pickDelivery(page: Page, mode: "Tell me at" | "Tell me by", minut
 }
 
 test("at-mode from the composer: body, then a notice with its outcome; readable after reload on a phone", async ({ page }) => {
-  await signUpViaUi(page, "Atlas");
+  await signUp(page, "Atlas");
   await newChat(page);
 
   // The picker validates before anything is sent.
@@ -73,7 +73,7 @@ test("at-mode from the composer: body, then a notice with its outcome; readable 
 });
 
 test("by-mode from the composer: an early notice as soon as the final body exists", async ({ page }) => {
-  await signUpViaUi(page, "Bryce");
+  await signUp(page, "Bryce");
   await newChat(page);
 
   await pickDelivery(page, "Tell me by", "5", true);

@@ -1,12 +1,12 @@
 import { test, expect } from "@playwright/test";
 import { randomUUID } from "node:crypto";
-import { newChat, send, signInViaUi, signUpViaUi } from "./helpers";
+import { newChat, send, signIn, signUp } from "./helpers";
 
 test("Sign out of all devices (Settings) ends the other browser's session too", async ({ page, browser }) => {
-  const email = await signUpViaUi(page, "Everywhere");
+  const email = await signUp(page, "Everywhere");
   const other = await browser.newContext();
   const otherPage = await other.newPage();
-  await signInViaUi(otherPage, email);
+  await signIn(otherPage, email);
   const conversationId = await newChat(otherPage);
 
   // The header keeps one "Sign out"; the all-devices control is on Settings.
@@ -25,7 +25,7 @@ test("Sign out of all devices (Settings) ends the other browser's session too", 
 });
 
 test("over a limit, the composer says so in words and keeps the message to retry", async ({ page }) => {
-  await signUpViaUi(page, "Chatty");
+  await signUp(page, "Chatty");
   const conversationId = await newChat(page);
   // Fill the account's message allowance through the API, as a script would.
   const fill = async () => {

@@ -3,12 +3,15 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ensureDatabase } from "../lib/db/ensure";
-import { newChat, send, signUpViaUi } from "./helpers";
+import { newChat, send, signUp } from "./helpers";
 
 // A second web process of our own on the e2e database, so the test can kill and
 // restart "the server" the page is connected to while the suite's server and
 // worker keep running.
-const PORT = 3101;
+// Beside the suite's server (E2E_PORT, 3100 by default), whose address the other half of the test uses.
+const SUITE_PORT = Number(process.env.E2E_PORT ?? 3100);
+const SUITE_ORIGIN = `http://localhost:${SUITE_PORT}`;
+const PORT = SUITE_PORT + 1;
 const ORIGIN = `http://localhost:${PORT}`;
 
 test.use({ baseURL: ORIGIN });
@@ -33,7 +36,7 @@ test("the feed reconnects after the server restarts and replays what happened me
   };
   let web = await startWeb(env);
   try {
-    await signUpViaUi(page, "Restart");
+    await signUp(page, "Restart");
     const conversationId = await newChat(page);
     await send(page, "before the restart");
     await expect(page.locator('[data-kind="assistant"]')).toHaveCount(1);
@@ -45,9 +48,9 @@ test("the feed reconnects after the server restarts and replays what happened me
     await expect(banner).toHaveAttribute("data-state", "reconnecting", { timeout: 15_000 });
     await expect(banner).toContainText("Reconnecting…");
     // While this page's server is down, the other web process accepts a turn and the worker answers it.
-    const other = await page.request.post(`http://localhost:3100/api/conversations/${conversationId}/messages`, {
+    const other = await page.request.post(`${SUITE_ORIGIN}/api/conversations/${conversationId}/messages`, {
       data: { content: "while you were away", clientMessageId: crypto.randomUUID() },
-      headers: { origin: "http://localhost:3100" },
+      headers: { origin: SUITE_ORIGIN },
     });
     expect(other.status()).toBe(202);
     web = await startWeb(env);

@@ -1,7 +1,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { createTask, newEmail, openTasksSheet, SHOTS, signUpViaUi } from "./helpers";
+import { createTask, newEmail, openTasksSheet, SHOTS, signUp } from "./helpers";
 
 interface Body {
   kind: string;
@@ -29,7 +29,7 @@ test("report view: earlier version folded and compared, contents, copy, download
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const page = await context.newPage();
-  const email = await signUpViaUi(page, "Reporter");
+  const email = await signUp(page, "Reporter");
   const conversationId = await openNewConversation(page);
   await createTask(page, conversationId, "EV market", { steps: 4, stepMs: 1500 });
 
@@ -148,7 +148,7 @@ test("report view: earlier version folded and compared, contents, copy, download
 test("a Chinese request gets a Chinese report and progress; the report view works on a 390×844 phone, dark", async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark" });
   const page = await context.newPage();
-  await signUpViaUi(page, "读者", newEmail("reader"));
+  await signUp(page, "读者", newEmail("reader"));
   expect((await page.request.patch("/api/settings", { data: { language: "zh" } })).status()).toBe(200);
   const conversationId = await openNewConversation(page);
   await page.getByLabel("消息").fill("帮我研究一下 the EV market in Europe");

@@ -1,8 +1,8 @@
 import { test, expect } from "@playwright/test";
-import { newChat, send, signUpViaUi } from "./helpers";
+import { newChat, send, signUp } from "./helpers";
 
 test("research from the chat, leave, come back: progress → body → terminal → notice → narration, once each", async ({ page }) => {
-  await signUpViaUi(page, "Researcher");
+  await signUp(page, "Researcher");
   const conversationId = await newChat(page);
   await send(page, "research the EU battery supply chain in depth");
 

@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import path from "node:path";
-import { createTask, newEmail, SHOTS, signUpViaUi } from "./helpers";
+import { createTask, newEmail, SHOTS, signUp } from "./helpers";
 
 // The screens a user judges Herald by, at a desk (1280×800) and on a phone (390×844), in both languages and both
 // colour schemes: each size is taken once light and once dark, once in English and once in Chinese.
@@ -26,7 +26,7 @@ async function open(browser: Browser, c: (typeof COMBOS)[number]): Promise<Page>
     ...(phone ? { deviceScaleFactor: 2, isMobile: true, hasTouch: true } : {}),
   });
   const page = await context.newPage();
-  await signUpViaUi(page, c.lang === "zh" ? "林" : "Ada", newEmail(`shots-${c.lang}`));
+  await signUp(page, c.lang === "zh" ? "林" : "Ada", newEmail(`shots-${c.lang}`));
   expect((await page.request.patch("/api/settings", { data: { language: c.lang } })).status()).toBe(200);
   return page;
 }

@@ -1,7 +1,7 @@
 import { test, expect, type Page, type Response } from "@playwright/test";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createTask, newChat, send, signUpViaUi } from "./helpers";
+import { createTask, newChat, send, signUp } from "./helpers";
 
 // Issue 8 item 6: every page carries a nonce CSP (no remote origins, no framing),
 // every response the static hardening headers, and the app still hydrates and
@@ -89,7 +89,7 @@ test("pages carry a fresh-nonce CSP, hydrate under it, and report no violation",
   await expectScriptsCarry(page, second);
 
   // Signing up is client code end to end (form state, fetch, router): it only works hydrated.
-  await signUpViaUi(page, "Csp");
+  await signUp(page, "Csp");
   const home = await expectPageHeaders(await page.goto("/"));
   await expectScriptsCarry(page, home);
   await expect(page.getByRole("button", { name: "Sign out", exact: true })).toBeVisible();
@@ -130,7 +130,7 @@ test("API responses get the static headers and no page CSP; the SSE feed still s
   expectStaticHeaders(health.headers());
   expect(health.headers()["content-security-policy"]).toBeUndefined();
 
-  await signUpViaUi(page, "CspApi");
+  await signUp(page, "CspApi");
   // Headers and the first frame arrive at once: nothing between the handler and the browser buffers the stream.
   const feed = await page.evaluate(async () => {
     const ctrl = new AbortController();

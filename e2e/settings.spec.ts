@@ -1,5 +1,5 @@
 import { test, expect, type Page } from "@playwright/test";
-import { createTask, newChat, PASSWORD, signUpViaUi } from "./helpers";
+import { createTask, newChat, PASSWORD, signUp } from "./helpers";
 
 // Every page of the context records the system notifications it shows and can
 // pretend to be hidden (document.visibilityState), as a background tab is.
@@ -40,7 +40,7 @@ test("settings: language and time zone on the account, email off without SMTP, b
   const context = await browser.newContext({ permissions: ["notifications"] });
   const page = await context.newPage();
   await recordNotifications(page);
-  const email = await signUpViaUi(page, "Settler");
+  const email = await signUp(page, "Settler");
 
   await page.getByRole("link", { name: "Settings" }).click();
   await expect(page).toHaveURL(/\/settings$/);

@@ -1,12 +1,12 @@
 import { test, expect, type Request } from "@playwright/test";
-import { createTask, newChat, openTasksSheet, send, signUpViaUi } from "./helpers";
+import { createTask, newChat, openTasksSheet, send, signUp } from "./helpers";
 
 function isSend(request: Request): boolean {
   return request.method() === "POST" && /\/api\/conversations\/[^/]+\/messages$/.test(new URL(request.url()).pathname);
 }
 
 test("'Stop at the deadline' in the composer: the contract says no overtime, and the sheet shows the rule", async ({ page }) => {
-  await signUpViaUi(page, "Stella");
+  await signUp(page, "Stella");
   await newChat(page);
   // Only offered with a deadline.
   await expect(page.getByLabel("Stop at the deadline")).toHaveCount(0);
@@ -26,7 +26,7 @@ test("'Stop at the deadline' in the composer: the contract says no overtime, and
 });
 
 test("New instructions from the task details: pending, then applied by the next step and honoured in the report", async ({ page }) => {
-  await signUpViaUi(page, "Ingrid");
+  await signUp(page, "Ingrid");
   const conversationId = await newChat(page);
   const title = "Heat pump market";
   await createTask(page, conversationId, title, { steps: 4, stepMs: 1500 });

@@ -1,7 +1,7 @@
 import { test, expect, type APIRequestContext } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { createTask, newChat, signUpViaUi } from "./helpers";
+import { createTask, newChat, signUp } from "./helpers";
 
 // npm start (the webServer of this suite) supervises its children: these kills are real,
 // and the suite's later specs run against the same, recovered server.
@@ -20,7 +20,7 @@ async function taskStatus(request: APIRequestContext, id: string): Promise<strin
 }
 
 test("a SIGKILLed worker is restarted while the web server keeps serving; work started after it finishes", async ({ page }) => {
-  await signUpViaUi(page, "Sven");
+  await signUp(page, "Sven");
   const conversationId = await newChat(page);
   const before = childPid("worker");
   expect(before).toBeGreaterThan(0);
@@ -36,7 +36,7 @@ test("a SIGKILLed worker is restarted while the web server keeps serving; work s
 });
 
 test("a SIGKILLed PostgreSQL is restarted on the same data directory; web, worker and the feed reconnect on their own", async ({ page }) => {
-  await signUpViaUi(page, "Petra");
+  await signUp(page, "Petra");
   const conversationId = await newChat(page);
   const web = childPid("web");
   const worker = childPid("worker");

@@ -1,12 +1,12 @@
 import { expect, test } from "@playwright/test";
-import { newChat, openTasksSheet, send, signUpViaUi } from "./helpers";
+import { newChat, openTasksSheet, send, signUp } from "./helpers";
 
 // The composer's "Work with" picker (issue 11): Best fit, Herald's own research and each remote the operator
 // labelled. playwright.config.ts configures one MCP server with the label "Market data" (its url leads nowhere:
 // the test is about the choice reaching the task, not about the remote).
 
 test("Work with: the choices carry labels only, a pick sends the turn's task to that driver, and the picker resets", async ({ page }) => {
-  await signUpViaUi(page, "WorkWith");
+  await signUp(page, "WorkWith");
   const conversationId = await newChat(page);
   const picker = page.getByTestId("work-with-picker");
   const select = picker.getByLabel("Work with");
