@@ -19,6 +19,14 @@ describe("systemPrompt", () => {
     expect(coarseTime(new Date("2026-01-02T03:04:05.006Z"))).toBe("2026-01-02 03:04 UTC");
   });
 
+  it("gives the user's own clock when the account has a zone, after the UTC time", () => {
+    const p = systemPrompt(new Date("2026-11-30T16:55:41.517Z"), createFrame(), { timeZone: "Asia/Shanghai" });
+    expect(p.split("\n").slice(-2)).toEqual([
+      "Current time: 2026-11-30 16:55 UTC.",
+      "The user's time zone is Asia/Shanghai (their clock reads Tue, Dec 1, 12:55 AM); write every time for them in it, without a zone name.",
+    ]);
+  });
+
   it("names the prompt's nonce, the turn's limits and the task list after the stable part", () => {
     const frame = createFrame();
     const p = systemPrompt(new Date(), frame, { readOnly: true, tasks: "TASKS-HERE" });

@@ -1,3 +1,4 @@
+import { formatMoment, usableTimeZone } from "@/lib/contract/clock";
 import type { Frame } from "@/lib/text/frame";
 
 /** The instructions every chat and notification turn shares, word for word. */
@@ -17,6 +18,8 @@ export interface PromptOptions {
   tasks?: string;
   /** The model is offered no tools (HERALD_MODEL_TOOLS=off). */
   noTools?: boolean;
+  /** The account's IANA zone: the user reads every time in it (lib/contract/clock.ts), so the model must write them so too. */
+  timeZone?: string | null;
 }
 
 /**
@@ -33,7 +36,15 @@ export function systemPrompt(now: Date, frame: Frame, opts: PromptOptions = {}):
     ...(opts.noTools ? [NO_TOOLS] : opts.readOnly ? [READ_ONLY] : []),
     ...(opts.tasks ? [`\n${opts.tasks}\n`] : []),
     `Current time: ${coarseTime(now)}.`,
+    ...(opts.timeZone ? [userClock(now, opts.timeZone)] : []),
   ].join("\n");
+}
+
+/** The user's own clock, so a time the model writes reads the way the chips and Herald's host text do. */
+function userClock(now: Date, timeZone: string): string {
+  const zone = usableTimeZone(timeZone);
+  const local = formatMoment(now, { lang: "en", timeZone: zone, now, seconds: false, date: "date" });
+  return `The user's time zone is ${zone} (their clock reads ${local}); write every time for them in it, without a zone name.`;
 }
 
 /** UTC to the minute: finer would change the prompt on every request for no answer's benefit. */

@@ -128,9 +128,10 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
     // A server without a tool-call parser refuses every request that carries tools, "Hello" included.
     const withTools = modelToolsEnabled();
     const tasks = await taskProjection(run.ownerId, run.conversationId, frame);
+    const reader = await getDb().user.findUnique({ where: { id: run.ownerId }, select: { timeZone: true } });
     const result = streamText({
       model,
-      system: systemPrompt(new Date(), frame, { readOnly: access === "read-only", tasks, noTools: !withTools }),
+      system: systemPrompt(new Date(), frame, { readOnly: access === "read-only", tasks, noTools: !withTools, timeZone: reader?.timeZone }),
       messages,
       tools: withTools ? agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access) : undefined,
       stopWhen: stepCountIs(5),
