@@ -6,7 +6,7 @@ import type { Lang } from "@/lib/i18n/dictionaries";
 import { ProviderWait, TaskUsage } from "./task-usage";
 
 const html = (node: ReactNode, lang: Lang = "en") => renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);
-const spent = { modelRequests: 5, inputTokens: 12_345, outputTokens: 678, costUsd: 0.0301 };
+const spent = { modelRequests: 5, inputTokens: 12_345, outputTokens: 678, costUsd: 0.0301, searches: 0, pagesRead: 0 };
 
 describe("task usage and provider waits in task details", () => {
   it("shows requests, input and output tokens and the estimated cost, in English and Chinese", () => {
@@ -21,7 +21,7 @@ describe("task usage and provider waits in task details", () => {
   });
 
   it("says when no tokens were reported and leaves the cost out without a price table", () => {
-    const none = html(<TaskUsage spent={{ modelRequests: 2, inputTokens: 0, outputTokens: 0, costUsd: null }} />);
+    const none = html(<TaskUsage spent={{ modelRequests: 2, inputTokens: 0, outputTokens: 0, costUsd: null, searches: 0, pagesRead: 0 }} />);
     expect(none).toContain("No tokens reported yet");
     expect(none).not.toContain("$");
   });

@@ -9,6 +9,7 @@ export const SLOW_VITEST_FILES = [
   "lib/tasks/chaos.int.test.ts",
   "lib/drivers/mcp-crash.int.test.ts",
   "tests/scale-out.int.test.ts",
+  "lib/drivers/research-crash.int.test.ts",
 ];
 
 /** Playwright specs (file names under e2e/) that only `npm run test:slow` runs: they kill or flood the server. */

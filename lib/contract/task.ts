@@ -65,7 +65,16 @@ export interface PublicTask {
     outputTokens: number;
     /** Estimated from the operator's price table (HERALD_MODEL_PRICES), USD; null = no price known. */
     costUsd: number | null;
+    /** Web searches made and pages read by native research (HERALD_RESEARCH_MAX_SEARCHES / _MAX_SOURCES); 0 for other drivers. */
+    searches: number;
+    pagesRead: number;
   };
+  /**
+   * Native research that read no page says why, so the sheet can say the report
+   * was written without sources: web search turned off, unavailable, or it found
+   * nothing readable. Null while pages were read or before any section searched.
+   */
+  sourcesNote: "search_off" | "search_unavailable" | "none_found" | null;
   /** Set while a step waits for a failing model provider (rate limit, outage); `since` is when the wait began. */
   waitingForProvider: { since: string } | null;
   /**
@@ -100,6 +109,17 @@ function remoteTimingOf(t: Task): PublicTask["remote"] {
   return { runTimeoutSeconds: seconds(d.remoteTtlMs), pollIntervalSeconds: seconds(d.pollMs) };
 }
 
+/** Native research's counts from its bookkeeping (driverData, written with each step's commit). */
+function researchOf(t: Task): { searches: number; pagesRead: number; sourcesNote: PublicTask["sourcesNote"] } {
+  if (t.driver !== "research") return { searches: 0, pagesRead: 0, sourcesNote: null };
+  const d = (t.driverData && typeof t.driverData === "object" ? t.driverData : {}) as Record<string, unknown>;
+  const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0);
+  const pagesRead = count(d.sources);
+  const note = { off: "search_off", unavailable: "search_unavailable", ok: "none_found", budget: "none_found" } as const;
+  const sourcesNote = pagesRead === 0 && typeof d.search === "string" && Object.hasOwn(note, d.search) ? note[d.search as keyof typeof note] : null;
+  return { searches: count(d.searches), pagesRead, sourcesNote };
+}
+
 /** Only the known budget fields, whatever the JSON column holds. */
 function budgetOf(raw: unknown): PublicTask["delivery"]["budget"] {
   if (!raw || typeof raw !== "object") return null;
@@ -125,6 +145,7 @@ export function toPublicSource(s: { n: number; url: string; title: string; site:
 }
 
 export function toPublicTask(t: Task): PublicTask {
+  const research = researchOf(t);
   return {
     id: t.id,
     conversationId: t.conversationId,
@@ -146,7 +167,8 @@ export function toPublicTask(t: Task): PublicTask {
       allowOvertime: t.allowOvertime,
       budget: budgetOf(t.budget),
     },
-    spent: { modelRequests: t.modelRequests, inputTokens: t.inputTokens, outputTokens: t.outputTokens, costUsd: t.costUsd },
+    spent: { modelRequests: t.modelRequests, inputTokens: t.inputTokens, outputTokens: t.outputTokens, costUsd: t.costUsd, searches: research.searches, pagesRead: research.pagesRead },
+    sourcesNote: research.sourcesNote,
     waitingForProvider: t.providerWaitSince && !isTerminalStatus(t.status) ? { since: t.providerWaitSince.toISOString() } : null,
     remote: remoteTimingOf(t),
     cancelRequested: t.cancelRequestedAt !== null,

@@ -74,9 +74,12 @@ describe("native research writes in the conversation's language", () => {
     const last = await researchDriver.step(ctx);
     expect(last.finished).toBe(true);
     const body = last.publish!.content;
-    expect(body).toMatch(/^# EV market in Europe\n\n## 背景与范围\n\n「the EV market in Europe」的背景与范围/);
+    // No network here: the report opens with its summary, says it read nothing, and lists no sources.
+    expect(body).toMatch(/^# EV market in Europe\n\n## 摘要\n\n_本报告没有参考任何资料：[^\n]+_\n\n- 「the EV market in Europe」的背景与范围/);
+    expect(body).toContain("\n\n## 背景与范围\n\n「the EV market in Europe」的背景与范围：本节没有读到任何资料，因此不对该主题作任何论断。");
+    expect(body).not.toContain("参考来源");
     expect(body).toContain("## 关键事实与数据");
-    expect(body).not.toMatch(/Background|Finding|Partial report/);
+    expect(body).not.toMatch(/Background|Finding|Partial report|Sources|Summary/);
     expect(last.count).toEqual({ done: 3, total: 3 });
   });
 

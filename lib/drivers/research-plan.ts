@@ -13,10 +13,13 @@ import { z } from "zod";
  */
 const PLAN_SCHEMA = z.object({
   sections: z.array(z.string().min(1).max(200)).min(1).max(50).describe("Section titles, in order, without numbering or formatting"),
+  queries: z.array(z.string().max(200)).max(50).optional().describe("One web search query per section, in the same order"),
 });
 
 export interface PlanResult {
   sections: string[];
+  /** One web search query per section when the model wrote them (structured output); else the host derives them. */
+  queries?: string[];
   /** Requests the plan took (a refused JSON mode costs a second, plain one). */
   requests: number;
   /** How the plan was read: "structured", or the fallback's "json" / "list" / "lines". */
@@ -37,7 +40,11 @@ export async function requestPlan(model: LanguageModelV3, prompt: string, n: num
       output: Output.object({ schema: PLAN_SCHEMA, name: "research_plan", description: `Exactly ${n} section titles` }),
       prompt,
     });
-    return { sections: fit(output.sections.map(cleanTitle).filter(Boolean), n, pad), requests: 1, source: "structured" };
+    const sections = fit(output.sections.map(cleanTitle).filter(Boolean), n, pad);
+    const queries = output.queries?.map((q) => q.replace(/\s+/g, " ").trim());
+    // Queries only count when they line up with the sections one to one.
+    const aligned = queries && queries.length === n && queries.every(Boolean) ? { queries } : {};
+    return { sections, requests: 1, source: "structured", ...aligned };
   } catch (err) {
     if (NoObjectGeneratedError.isInstance(err)) {
       const read = readPlan(err.text ?? "", n, pad);
@@ -128,5 +135,7 @@ export function cleanTitle(raw: string): string {
     }
   }
   s = s.replace(/[*_`]+/g, "").replace(/^\s*(?:\d{1,3}[.)]|[-•])\s+/, "");
-  return s.replace(/[\s:;,.—–-]+$/, "").trim().slice(0, 200);
+  // The lookbehind lets a run start only at its first character: without it a long run that does not end the text
+  // (model output) is retried from each of its characters.
+  return s.replace(/(?<![\s:;,.—–-])[\s:;,.—–-]+$/, "").trim().slice(0, 200);
 }

@@ -1,5 +1,7 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { Task, TaskStep } from "@/lib/db/generated/client.ts";
+import type { PageText } from "@/lib/research/read-page";
+import type { KnownSource } from "./research-read";
 
 /**
  * A driver turns one task into work (docs/architecture.md#drivers). Drivers never write to the
@@ -24,6 +26,10 @@ export interface StepContext {
    * once; the answer says which ("shown", or why not) so the model can adapt.
    */
   reportProgress?: (text: string) => Promise<ProgressReply>;
+  /** Pages the task already read (earlier steps' commits), in citation order; research reads none of them again. */
+  sources?: KnownSource[];
+  /** Shows a host-worded progress line at once ("Searching the web for …"), committed under the lease guard. */
+  announce?: (text: string) => Promise<void>;
 }
 
 export type ProgressReply = "shown" | "empty" | "too_many" | "too_soon" | "repeat" | "lost";
@@ -33,6 +39,12 @@ export interface StepOutcome {
   step?: { index: number; kind: string; input: unknown; output: unknown; modelRequests: number };
   /** A progress proposal (ResearchProgress), shown as a `progress` message. */
   progress?: string;
+  /**
+   * Pages this step read, numbered on from ctx.sources: recorded (task_source)
+   * in the step's commit, so a crash before it leaves nothing and the step
+   * reads them again; after it, no step reads them again.
+   */
+  sources?: (PageText & { n: number })[];
   /** A body to publish (PublishedBody); immutable once committed. */
   publish?: { partial: boolean; content: string };
   /** Instructions consumed by this step, removed from task.pendingUpdates on commit. */
@@ -92,6 +104,8 @@ export interface Driver {
    * anything but `queued` (the remote started it, or finished, or asks).
    */
   reportsStart?: boolean;
+  /** step() is handed the pages the task already read (ctx.sources) and may return new ones (web research). */
+  readsSources?: boolean;
   /** Whether step() honours task.pendingUpdates (update(message)); others answer 409. */
   acceptsUpdates?: boolean;
   /** Hands the user's answer to a task waiting in input_required. */

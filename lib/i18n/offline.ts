@@ -37,19 +37,41 @@ const MESSAGES = {
     zh: "阶段性报告：已完成 {done}/{total} 个部分的研究。",
   },
   researchTopicFallback: { en: "the topic", zh: "该主题" },
-  researchStepSummary: {
-    en: '{section} for "{topic}": this section summarises what is known, what is uncertain, and what it means for the question asked.',
-    zh: "「{topic}」的{section}：本节概述已知的情况、尚不确定的地方，以及它们对所提问题意味着什么。",
+  // The offline model's section when no page was read for it: it says so and claims nothing.
+  researchStepNoSources: {
+    en: '{section} for "{topic}": no source was read for this section, so it makes no claims about the topic.',
+    zh: "「{topic}」的{section}：本节没有读到任何资料，因此不对该主题作任何论断。",
   },
-  researchStepFinding: {
-    en: "Finding {index} of {total} is stated with its source class and confidence so a reader can weigh it.",
-    zh: "第 {index} 项发现（共 {total} 项）注明了来源类别和可信度，便于读者权衡。",
+  // Report frame (lib/drivers/research.ts): headings the report view and share page find by their text.
+  researchSummaryHeading: { en: "Summary", zh: "摘要" },
+  researchSourcesHeading: { en: "Sources", zh: "参考来源" },
+  researchNoSourcesOff: {
+    en: "Written without sources: web search is turned off on this server, so nothing here was checked against a page.",
+    zh: "本报告没有参考任何资料：此服务器关闭了网络搜索，因此内容未经任何网页核对。",
+  },
+  researchNoSourcesUnavailable: {
+    en: "Written without sources: web search was unavailable, so nothing here was checked against a page.",
+    zh: "本报告没有参考任何资料：网络搜索不可用，因此内容未经任何网页核对。",
+  },
+  researchNoSourcesFound: {
+    en: "Written without sources: no page could be read for this request, so nothing here was checked against a page.",
+    zh: "本报告没有参考任何资料：没有读到与该请求相关的网页，因此内容未经任何网页核对。",
   },
   researchStepExtra: { en: "As requested, it also covers: {extra}.", zh: "按你的要求，本节还涵盖：{extra}。" },
   // Host progress lines of native research (lib/drivers/research.ts), in the request's language.
   researchPlannedOne: { en: "Planned 1 section: {sections}", zh: "已规划 1 个部分：{sections}" },
   researchPlanned: { en: "Planned {n} sections: {sections}", zh: "已规划 {n} 个部分：{sections}" },
   researchDone: { en: "Researched {index}/{total}: {section}", zh: "已研究 {index}/{total}：{section}" },
+  researchDoneSources: {
+    en: "Researched {index}/{total}: {section} ({count} sources read so far)",
+    zh: "已研究 {index}/{total}：{section}（已读 {count} 个来源）",
+  },
+  researchDoneSource: {
+    en: "Researched {index}/{total}: {section} (1 source read so far)",
+    zh: "已研究 {index}/{total}：{section}（已读 1 个来源）",
+  },
+  researchSearching: { en: "Searching the web for “{query}”", zh: "正在网上搜索「{query}」" },
+  researchReading: { en: "Reading {sites}", zh: "正在阅读 {sites}" },
   researchUpdate: { en: "Checking sources for {section}", zh: "正在查阅「{section}」的资料" },
 
   // Task titles when the topic leaves nothing to name it by.

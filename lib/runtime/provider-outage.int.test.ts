@@ -178,6 +178,9 @@ describe("research tasks and a failing model provider", () => {
       inputTokens: task.inputTokens,
       outputTokens: task.outputTokens,
       costUsd: task.costUsd,
+      // No network here: the default provider's searches fail, no page is read.
+      searches: expect.any(Number),
+      pagesRead: 0,
     });
   });
 });

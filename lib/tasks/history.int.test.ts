@@ -90,8 +90,9 @@ describe("GET /api/tasks/:id/history", () => {
     const of = <T extends PublicHistoryItem["type"]>(type: T) => items.filter((i): i is Extract<PublicHistoryItem, { type: T }> => i.type === type);
     expect(of("step").map((s) => s.index)).toEqual([0, 1, 2, 3]);
     expect(of("step")[1]).toMatchObject({ kind: "section", modelRequests: 1 });
-    // The plan's line, then per section the model's own line (send_research_update) and the host's.
-    expect(of("progress")).toHaveLength(1 + 3 * 2);
+    // The plan's line, then per section the host's search line, the model's own line (send_research_update) and the host's.
+    expect(of("progress")).toHaveLength(1 + 3 * 3);
+    expect(of("progress").filter((p) => p.text.startsWith("Searching the web for "))).toHaveLength(3);
     expect(of("progress").filter((p) => p.text.startsWith("Researched "))).toHaveLength(3);
     expect(of("publication").map((p) => [p.version, p.partial])).toEqual([
       [1, true],

@@ -43,3 +43,12 @@ export async function listSources(ownerId: string, taskId: string): Promise<Publ
   });
   return rows.map(toPublicSource);
 }
+
+/** What a research step needs of the pages its task already read (no text): skip them, number on from them, list them. */
+export async function knownSources(taskId: string): Promise<{ n: number; url: string; finalUrl: string; title: string; site: string }[]> {
+  return getDb().taskSource.findMany({
+    where: { taskId },
+    orderBy: { n: "asc" },
+    select: { n: true, url: true, finalUrl: true, title: true, site: true },
+  });
+}

@@ -266,6 +266,11 @@ export async function commitPoll(tx: SqlTx, id: string, r: PollResult): Promise<
     WHERE id = ${id}`;
 }
 
+/** Driver bookkeeping that outlives the lease (a finishing step's counts): merged into driverData, nothing else moves. */
+export async function mergeDriverState(tx: SqlTx, id: string, state: Record<string, unknown>): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET "driverData" = coalesce("driverData", '{}'::jsonb) || ${JSON.stringify(state)}::jsonb WHERE id = ${id}`;
+}
+
 /** input_required → running: the driver took the stored answer; poll again at once. */
 export async function resumeAfterAnswer(tx: SqlTx, id: string): Promise<void> {
   await tx.$executeRaw`

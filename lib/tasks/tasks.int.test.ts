@@ -63,16 +63,19 @@ describe("durable research tasks with real workers", () => {
     ]);
     expect(done.latestPublicationId).toBe(pubs[1].id);
     const k = (await kinds(conv)).filter((x) => x !== "notice" && x !== "assistant");
-    // Each section: the model's own line (send_research_update, shown while it works), then the host's.
-    expect(k).toEqual(["progress", ...["progress", "progress"], ...["progress", "progress", "body"], ...["progress", "progress"], ...["progress", "progress", "body"], "terminal"]);
+    // Each section: the host's search line (no network here: the search fails at once), the model's own line
+    // (send_research_update, shown while it works), then the host's line for the finished section.
+    const section = ["progress", "progress", "progress"];
+    expect(k).toEqual(["progress", ...section, ...section, "body", ...section, ...section, "body", "terminal"]);
     const progress = await getDb().message.findMany({ where: { taskId: id, kind: "progress" }, orderBy: { seq: "asc" } });
     const sources = progress.map((m) => (m.meta as { source?: string } | null)?.source ?? "host");
-    expect(sources).toEqual(["host", "model", "host", "model", "host", "model", "host", "model", "host"]);
-    expect(progress[1].content).toMatch(/^Checking sources for /);
+    expect(sources).toEqual(["host", ...Array.from({ length: 4 }, () => ["host", "model", "host"]).flat()]);
+    expect(progress[1].content).toMatch(/^Searching the web for “/);
+    expect(progress[2].content).toMatch(/^Checking sources for /);
     // A model line is no publication, and it cost no extra request (sent with the section text).
     const detail = await call(taskRoute.GET, { user: u, params: { id } });
     expect(detail.json.task.publications).toHaveLength(2);
-    expect(detail.json.task.progressHistory).toHaveLength(9);
+    expect(detail.json.task.progressHistory).toHaveLength(13);
     await stopWorkers(w);
   });
 

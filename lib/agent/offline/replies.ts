@@ -12,6 +12,7 @@ const OUTCOME_WORDS: Record<string, OfflineMessageId> = { on_time: "outcomeOnTim
 import { TRAILING_PUNCT } from "./intent";
 import { isChinese } from "@/lib/i18n/detect";
 import { readerLang } from "./prompt-text";
+import { extractiveSection } from "./extractive";
 
 /**
  * What the offline model says in words: to ordinary chat, in research reports,
@@ -69,11 +70,11 @@ export function researchText(text: string): string | null {
   if (step) {
     const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
     const extra = frames.find((f) => f.label === "user update")?.body;
+    const read = extractiveSection(frames, section, request, lang);
     return joinSentences(
       lang,
       [
-        offlineText(lang, "researchStepSummary", { section, topic }),
-        offlineText(lang, "researchStepFinding", { index: step[1], total: step[2] }),
+        read ?? offlineText(lang, "researchStepNoSources", { section, topic }),
         extra ? offlineText(lang, "researchStepExtra", { extra: extra.trim().slice(0, 200) }) : "",
       ].filter(Boolean),
     );

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { frameUntrusted } from "@/lib/text/frame";
+import { researchText } from "./replies";
+
+const step = (section: string, pages: [number, string][], lang = "en", topic = "otters of Lake Zorb") =>
+  [
+    `[herald:research-step] section=1/2 lang=${lang}`,
+    `Write the section "${section}" of a research report.`,
+    `Topic:\n${frameUntrusted(topic, "research request")}`,
+    ...pages.map(([n, text]) => `[${n}] Page ${n} — site${n}.test\n${frameUntrusted(text, `source ${n}`)}`),
+  ].join("\n");
+
+describe("the offline model writes a section from the pages it was given", () => {
+  const zorb =
+    "Welcome to our site. The otters of Lake Zorb were first counted in 1911 by Ada Quill. Lake Zorb otters eat mostly crayfish[12]. Cookies help us.";
+  const other = "Weather today is mild. Zorb otters sleep holding hands in groups of seven. Subscribe to the newsletter.";
+
+  it("quotes the most relevant sentences, each cited to its page, in page order, deterministically", () => {
+    const text = researchText(step("Key facts", [[3, zorb], [4, other]]))!;
+    expect(text).toBe(
+      "The otters of Lake Zorb were first counted in 1911 by Ada Quill [3]. Lake Zorb otters eat mostly crayfish [3]. Zorb otters sleep holding hands in groups of seven [4].",
+    );
+    expect(researchText(step("Key facts", [[3, zorb], [4, other]]))).toBe(text);
+    // The page's own footnote marks never become citations.
+    expect(text).not.toContain("[12]");
+  });
+
+  it("cites in Chinese style for a Chinese report", () => {
+    const text = researchText(step("关键事实", [[1, "无关的话。左布湖的水獭在1911年首次被统计。"]], "zh", "左布湖的水獭"))!;
+    expect(text).toBe("左布湖的水獭在1911年首次被统计[1]。");
+  });
+
+  it("with no page it says no source was read and claims nothing", () => {
+    expect(researchText(step("Key facts", []))).toBe('Key facts for "otters of Lake Zorb": no source was read for this section, so it makes no claims about the topic.');
+  });
+});

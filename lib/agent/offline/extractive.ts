@@ -1,0 +1,81 @@
+import type { Lang } from "@/lib/i18n/dictionaries";
+import { joinSentences } from "@/lib/i18n/offline";
+import type { FramedBlock } from "@/lib/text/frame";
+import { SOURCE_FRAME_LABEL } from "@/lib/drivers/research";
+import { termsOf } from "@/lib/drivers/research-read";
+
+/**
+ * The offline model's section from the pages a research step framed for it:
+ * the sentences that share most words with the section and the request, each
+ * cited to its page, in page order. Nothing is made up and nothing is
+ * reworded; the same pages and words always give the same text.
+ */
+
+/** Sentences a section takes from one page, and in all. */
+const PER_SOURCE = 2;
+const PER_SECTION = 6;
+const SENTENCE_MIN = 25;
+const SENTENCE_MAX = 400;
+
+interface Sentence {
+  n: number;
+  order: number;
+  text: string;
+  score: number;
+}
+
+/** Sentence ends: `.!?` before a space, or `。！？`; line breaks end one too (headings, list items). */
+export function sentencesOf(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    const t = line.replace(/^\s*(?:#{1,6}|[-*•]|\d{1,3}[.)])\s+/, "").trim();
+    if (!t) continue;
+    let start = 0;
+    for (let i = 0; i < t.length; i++) {
+      const c = t[i];
+      const cjkStop = c === "。" || c === "！" || c === "？";
+      const stop = (c === "." || c === "!" || c === "?") && (i + 1 === t.length || t[i + 1] === " ");
+      if (cjkStop || stop) {
+        out.push(t.slice(start, i + 1).trim());
+        start = i + 1;
+      }
+    }
+    if (start < t.length) out.push(t.slice(start).trim());
+  }
+  return out.filter(Boolean);
+}
+
+const isHan = (s: string) => /\p{Script=Han}/u.test(s);
+
+/** `Fact.` → `Fact [3].`; `事实。` → `事实[3]。`: the citation stays inside the sentence it backs. */
+function cite(sentence: string, n: number): string {
+  const m = /[.!?。！？]$/.exec(sentence);
+  const body = m ? sentence.slice(0, -1) : sentence;
+  const stop = m ? m[0] : isHan(sentence) ? "。" : ".";
+  return `${body}${isHan(sentence) ? "" : " "}[${n}]${stop}`;
+}
+
+/** The cited sentences for a section, or null when the prompt framed no page. */
+export function extractiveSection(frames: readonly FramedBlock[], section: string, topic: string, lang: Lang): string | null {
+  const pages = frames
+    .map((f) => ({ n: Number(new RegExp(`^${SOURCE_FRAME_LABEL} (\\d{1,4})$`).exec(f.label)?.[1]), body: f.body }))
+    .filter((p) => Number.isInteger(p.n) && p.n > 0);
+  if (pages.length === 0) return null;
+  const terms = termsOf(`${section} ${topic}`);
+  const topicTerms = new Set(termsOf(topic));
+  const picked: Sentence[] = [];
+  for (const page of pages) {
+    const scored = sentencesOf(page.body.replace(/\[(?:\d{1,4}|citation needed|[a-z])\]/g, ""))
+      .map((text, order) => ({ n: page.n, order, text, score: terms.reduce((s, t) => (text.toLowerCase().includes(t) ? s + (topicTerms.has(t) ? 2 : 1) : s), 0) }))
+      .filter((s) => s.text.length >= (isHan(s.text) ? 8 : SENTENCE_MIN) && s.text.length <= SENTENCE_MAX);
+    // A page the search found for this section counts even when no sentence shares a word: its opening stands for it.
+    const best = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.order - b.order).slice(0, PER_SOURCE);
+    picked.push(...(best.length > 0 ? best : scored.slice(0, 1)));
+  }
+  const chosen = picked
+    .sort((a, b) => b.score - a.score || a.n - b.n || a.order - b.order)
+    .slice(0, PER_SECTION)
+    .sort((a, b) => a.n - b.n || a.order - b.order);
+  if (chosen.length === 0) return null;
+  return joinSentences(lang, chosen.map((s) => cite(s.text, s.n)));
+}
