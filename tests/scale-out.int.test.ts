@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { isTerminalStatus } from "@/lib/contract/task";
-import { takeSseFrames } from "./sse";
-import { ROOT, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "./helpers";
+import { collectFeed, post, startWeb, type Web } from "./web-client";
+import { signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "./helpers";
 
 /**
  * Scale-out on one PostgreSQL (docs/operations.md#scaling-out): two web
@@ -12,50 +11,6 @@ import { ROOT, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, 
  * feeds on different web processes see the same gap-free log; a cancel sent to
  * one web process stops work a worker holds; due notices fire once.
  */
-interface Web {
-  url: string;
-  proc: ChildProcess;
-}
-
-async function startWeb(): Promise<Web> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "tests/web-process.ts"], { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  proc.stderr!.on("data", (d) => (out += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout!.on("data", (d: Buffer) => {
-      out += d;
-      const m = /listening (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    proc.once("exit", (code) => reject(new Error(`web process exited (${code}): ${out}`)));
-  });
-  return { url, proc };
-}
-
-/** Every event a feed delivers, collected in the background. */
-function collectFeed(web: Web, user: TestUser) {
-  const events: { id: number; type: string; data: unknown }[] = [];
-  const abort = new AbortController();
-  const done = (async () => {
-    const res = await fetch(`${web.url}/api/events?after=0`, { headers: { cookie: user.cookie }, signal: abort.signal });
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    let buf = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      const { frames, rest } = takeSseFrames(buf + dec.decode(value, { stream: true }));
-      buf = rest;
-      for (const f of frames) if (f.id && f.event) events.push({ id: Number(f.id), type: f.event, data: JSON.parse(f.data ?? "null") });
-    }
-  })().catch(() => {});
-  return { events, stop: async () => (abort.abort(), await done) };
-}
-
-async function post(web: Web, user: TestUser, path: string, body: unknown) {
-  const r = await fetch(`${web.url}${path}`, { method: "POST", headers: { cookie: user.cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> };
-}
 
 const webs: Web[] = [];
 const workers: WorkerProc[] = [];

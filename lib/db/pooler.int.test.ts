@@ -9,8 +9,8 @@ import pg from "pg";
 import { closeDb, getDb, queryRows } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { pickFreePort } from "@/lib/util/free-port";
-import { takeSseFrames } from "@/tests/sse";
-import { ROOT, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import { collectFeed, post, startWeb, type Web } from "@/tests/web-client";
+import { signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
 
 /**
  * Herald behind a transaction-mode pooler (docs/operations.md#connection-poolers): Debian's PgBouncer 1.18 in front of
@@ -110,51 +110,6 @@ async function startPgBouncer(direct: string): Promise<Bouncer> {
   };
 }
 
-interface Web {
-  url: string;
-  proc: ChildProcess;
-  output: () => string;
-}
-
-async function startWeb(env: Record<string, string>): Promise<Web> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "tests/web-process.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  proc.stderr!.on("data", (d) => (out += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout!.on("data", (d: Buffer) => {
-      out += d;
-      const m = /listening (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    proc.once("exit", (code) => reject(new Error(`web process exited (${code}): ${out}`)));
-  });
-  return { url, proc, output: () => out };
-}
-
-/** Every event a feed delivers, collected in the background. */
-function collectFeed(web: Web, user: TestUser) {
-  const events: { id: number; type: string; data: unknown }[] = [];
-  const abort = new AbortController();
-  const done = (async () => {
-    const res = await fetch(`${web.url}/api/events?after=0`, { headers: { cookie: user.cookie }, signal: abort.signal });
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    let buf = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      const { frames, rest } = takeSseFrames(buf + dec.decode(value, { stream: true }));
-      buf = rest;
-      for (const f of frames) if (f.id && f.event) events.push({ id: Number(f.id), type: f.event, data: JSON.parse(f.data ?? "null") });
-    }
-  })().catch(() => {});
-  return { events, stop: async () => (abort.abort(), await done) };
-}
-
-async function post(web: Web, user: TestUser, p: string, body: unknown) {
-  const r = await fetch(`${web.url}${p}`, { method: "POST", headers: { cookie: user.cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> };
-}
 
 /** What a pooler-broken Herald logs: prepared statements on the wrong server connection, or any failed statement. */
 const DATABASE_TROUBLE = /42P05|26000|prepared statement|\b(ERROR|FATAL):|"level":50|\[feed\] .*failed/;
