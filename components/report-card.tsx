@@ -5,7 +5,7 @@ import type { PublicMessageOf } from "@/lib/contract/shapes";
 import { useI18n } from "@/lib/client/i18n";
 import { ChevronIcon, DocIcon } from "./icons";
 import { LocalTime } from "./local-time";
-import { Markdown } from "./markdown";
+import { ReportBody } from "./report-body";
 import { ReportDiff } from "./report-diff";
 import { useTaskBodies } from "./report-versions";
 import { ReportView } from "./report-view";
@@ -42,6 +42,7 @@ function LatestVersion({ message }: { message: Body }) {
   const version = message.meta?.version;
   const partial = message.meta?.partial === true;
   const title = message.meta?.title || t("publishedBody");
+  const anchor = `src-${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   return (
     <article {...bodyAttrs(message)} className="pub-target overflow-hidden rounded-2xl border border-border bg-surface shadow-sm">
       <header className="flex flex-wrap items-center gap-2 border-b border-border bg-subtle/50 px-4 py-2.5">
@@ -55,7 +56,7 @@ function LatestVersion({ message }: { message: Body }) {
         )}
         <LocalTime iso={message.createdAt} className="ml-auto text-xs text-muted" />
       </header>
-      <Markdown text={message.content} className="px-4 py-3 text-[0.95rem] leading-relaxed" />
+      <ReportBody text={message.content} anchorPrefix={anchor} className="px-4 py-3 text-[0.95rem] leading-relaxed" />
       <footer className="flex flex-wrap items-center gap-2 border-t border-border px-4 py-2.5">
         <ReportView message={message} title={title} />
       </footer>
@@ -70,6 +71,7 @@ function EarlierVersion({ message, latest }: { message: Body; latest: Body }) {
   const [comparing, setComparing] = useState(false);
   const contentId = useId();
   const diffId = useId();
+  const sourcesPrefix = `src-${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const version = message.meta?.version;
   const partial = message.meta?.partial === true;
   const latestVersion = latest.meta?.version;
@@ -107,7 +109,7 @@ function EarlierVersion({ message, latest }: { message: Body; latest: Body }) {
       <div id={contentId} hidden={!open} className="space-y-3 border-t border-border px-4 py-3">
         {open && (
           <>
-            <Markdown text={message.content} className="text-[0.95rem] leading-relaxed" />
+            <ReportBody text={message.content} anchorPrefix={sourcesPrefix} className="text-[0.95rem] leading-relaxed" />
             <Button variant="secondary" size="md" aria-expanded={comparing} aria-controls={diffId} onClick={() => setComparing((v) => !v)}>
               {comparing ? t("reportHideCompare") : t("reportCompare", { version: latestVersion ?? "?" })}
             </Button>

@@ -7,7 +7,7 @@ import { useI18n } from "@/lib/client/i18n";
 import { reportHeadings } from "@/lib/client/report";
 import { CloseButton } from "./close-button";
 import { DocIcon } from "./icons";
-import { Markdown } from "./markdown";
+import { ReportBody } from "./report-body";
 import { ReportActions } from "./report-actions";
 import { ReportShare } from "./report-share";
 import { ReportToc } from "./report-toc";
@@ -74,7 +74,7 @@ export function ReportView({ message, title }: { message: PublicMessageOf<"body"
                     <ReportShare publicationId={message.publicationId} />
                   </div>
                 )}
-                <Markdown text={message.content} headingPrefix={prefix} className="max-w-3xl text-base leading-relaxed" />
+                <ReportBody text={message.content} headingPrefix={prefix} anchorPrefix={prefix} className="max-w-3xl text-base leading-relaxed" />
               </div>
             </div>
           </div>

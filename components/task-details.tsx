@@ -14,6 +14,7 @@ import { TaskInstructions } from "./task-instructions";
 import { TaskElapsed } from "./task-progress";
 import { TaskTimeline } from "./task-timeline";
 import { ProviderWait, TaskUsage } from "./task-usage";
+import { TaskSources } from "./task-sources";
 import { TaskRemoteTiming } from "./task-remote-timing";
 import { Markdown } from "./markdown";
 import { localNoticeText } from "./notice-text";
@@ -212,6 +213,12 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
       {current.remote && (
         <Part title={t("remoteTimingTitle")}>
           <TaskRemoteTiming task={current} />
+        </Part>
+      )}
+
+      {current.driver === "research" && (current.spent.pagesRead > 0 || current.spent.searches > 0 || current.sourcesNote) && (
+        <Part title={t("sourcesTitle")}>
+          <TaskSources task={current} />
         </Part>
       )}
 

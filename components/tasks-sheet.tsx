@@ -25,6 +25,7 @@ import { AlertIcon, ChatIcon, ChevronIcon, SpinnerIcon, TasksIcon } from "./icon
 import { LocalTime } from "./local-time";
 import { TaskProgress } from "./task-progress";
 import { ProviderWait } from "./task-usage";
+import { TaskSources } from "./task-sources";
 import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
 import { TaskDetails } from "./task-details";
 import { CancelTaskButton } from "./cancel-task-button";
@@ -352,6 +353,7 @@ function TaskRow({
 
       <TaskProgress task={task} className="mt-2" />
       <ProviderWait task={task} compact className="mt-2" />
+      <TaskSources task={task} compact className="mt-1" />
 
       {task.progress && (
         <p className="mt-2 line-clamp-2 text-sm [overflow-wrap:anywhere]" title={task.progress.text}>

@@ -6,6 +6,7 @@ import { enReport } from "./report-en";
 import { enChat } from "./chat-en";
 import { enUsage } from "./usage-en";
 import { enClock } from "./clock-en";
+import { enSources } from "./sources-en";
 
 export const en = {
   ...accountEn,
@@ -13,6 +14,7 @@ export const en = {
   ...enChat,
   ...enUsage,
   ...enClock,
+  ...enSources,
   appName: "Herald",
 
   // auth (contract: name, email, password, signIn, signUp)

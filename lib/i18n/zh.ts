@@ -5,6 +5,7 @@ import { zhReport } from "./report-zh";
 import { zhChat } from "./chat-zh";
 import { zhUsage } from "./usage-zh";
 import { zhClock } from "./clock-zh";
+import { zhSources } from "./sources-zh";
 
 export const zh: { [K in keyof typeof en]: string } = {
   ...accountZh,
@@ -12,6 +13,7 @@ export const zh: { [K in keyof typeof en]: string } = {
   ...zhChat,
   ...zhUsage,
   ...zhClock,
+  ...zhSources,
   appName: "Herald",
 
   name: "姓名",

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { HeraldMark } from "@/components/icons";
 import { LocalTime } from "@/components/local-time";
-import { Markdown } from "@/components/markdown";
+import { ReportBody } from "@/components/report-body";
 import { ReportActions } from "@/components/report-actions";
 import { ReportToc } from "@/components/report-toc";
 import { reportHeadings } from "@/lib/client/report";
@@ -51,7 +51,7 @@ export default async function SharedReportPage({ params }: { params: Promise<{ t
       </header>
       <ReportToc headings={headings} prefix="shared" className="border-b border-border pb-4 lg:sticky lg:top-8 lg:self-start lg:border-b-0 lg:pb-0 print:hidden" />
       <article lang={langOfText(report.content) === "zh" ? "zh-CN" : "en"} className="min-w-0 lg:col-start-2">
-        <Markdown text={report.content} headingPrefix="shared" className="max-w-3xl text-base leading-relaxed" />
+        <ReportBody text={report.content} headingPrefix="shared" anchorPrefix="shared" className="max-w-3xl text-base leading-relaxed" />
       </article>
     </main>
   );
