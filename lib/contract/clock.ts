@@ -5,10 +5,11 @@
 export type ClockLang = "en" | "zh";
 
 export const DEFAULT_TIME_ZONE = "UTC";
+export const MAX_TIME_ZONE_CHARS = 64;
 
 /** The canonical IANA name of `zone`, or null when Intl does not know it. */
 export function canonicalTimeZone(zone: unknown): string | null {
-  if (typeof zone !== "string" || zone.length === 0 || zone.length > 64) return null;
+  if (typeof zone !== "string" || zone.length === 0 || zone.length > MAX_TIME_ZONE_CHARS) return null;
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
   } catch {

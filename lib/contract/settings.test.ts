@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalTimeZone, settingsPatchBody } from "./settings";
+import { canonicalTimeZone } from "./clock";
+import { settingsPatchBody } from "./settings";
 
 describe("settings validation", () => {
   it("takes any subset of the three fields", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canonicalTimeZone, MAX_TIME_ZONE_CHARS } from "./clock";
 
 /** Account settings (docs/api.md#settings): what GET /api/settings returns and PATCH takes. */
 
@@ -6,17 +7,6 @@ export const EMAIL_NOTICE_MODES = ["off", "timed", "all"] as const;
 export type EmailNoticeMode = (typeof EMAIL_NOTICE_MODES)[number];
 
 export const SETTINGS_LANGS = ["en", "zh"] as const;
-export const MAX_TIME_ZONE_CHARS = 64;
-
-/** The IANA name Intl knows the zone by ("utc" → "UTC"), or null when it is no zone at all. */
-export function canonicalTimeZone(zone: string): string | null {
-  if (zone.length === 0 || zone.length > MAX_TIME_ZONE_CHARS) return null;
-  try {
-    return new Intl.DateTimeFormat(undefined, { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
 
 const timeZone = z
   .string()
