@@ -12,6 +12,7 @@ import { EMAIL_NOTICE_MODES, type EmailNoticeMode, type PublicSettings, type Set
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { AccountDataSection, ChangePasswordSection } from "./account-settings";
 import { ApiKeysSection } from "./api-keys";
+import { WebhookDeliveriesSection } from "./webhook-deliveries";
 import { LanguageSelect } from "./language-select";
 import { SignOutEverywhereButton } from "./sign-out-button";
 import { Button } from "./ui/button";
@@ -226,6 +227,7 @@ export function SettingsView({ email }: { email: string }) {
       </section>
 
       <ApiKeysSection />
+      <WebhookDeliveriesSection />
 
       <section aria-labelledby="sessions-title" className="space-y-3">
         <h2 id="sessions-title" className="text-base font-semibold">

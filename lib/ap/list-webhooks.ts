@@ -1,19 +1,5 @@
 import { getDb } from "@/lib/db/client";
-
-export interface PublicWebhookDelivery {
-  id: string;
-  runId: string;
-  threadId: string;
-  /** The URL's host only: a webhook URL may carry a token in its path or query. */
-  host: string;
-  state: "waiting" | "pending" | "delivered" | "dead";
-  attempts: number;
-  /** A category (address, timeout, network, status, redirects, thread_deleted), never the remote's text. */
-  lastError: string | null;
-  lastStatus: number | null;
-  createdAt: string;
-  deliveredAt: string | null;
-}
+import type { PublicWebhookDelivery } from "@/lib/contract/ap";
 
 export const WEBHOOK_LIST_LIMIT = 20;
 

@@ -7,6 +7,7 @@ import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import type { PublicHistoryPage } from "@/lib/contract/history";
 import type { PublicSettings, SettingsPatch } from "@/lib/contract/settings";
 import type { PublicApiKey } from "@/lib/contract/keys";
+import type { PublicWebhookDelivery } from "@/lib/contract/ap";
 import type { CreatedShare, PublicShare } from "@/lib/contract/share";
 
 export class ApiError extends Error {
@@ -264,6 +265,10 @@ export function sendTaskInstructions(id: string, message: string): Promise<{ tas
     body: JSON.stringify({ message }),
     signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
   });
+}
+
+export function listWebhookDeliveries(): Promise<{ webhooks: PublicWebhookDelivery[] }> {
+  return request("/api/webhooks");
 }
 
 export function listApiKeys(): Promise<{ keys: PublicApiKey[] }> {

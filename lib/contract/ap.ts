@@ -176,3 +176,19 @@ export interface ApAssistantSchemas {
   config_schema: Record<string, unknown>;
   context_schema: Record<string, unknown>;
 }
+
+/** A webhook delivery as its key's owner sees it in Settings (GET /api/webhooks). */
+export interface PublicWebhookDelivery {
+  id: string;
+  runId: string;
+  threadId: string;
+  /** The URL's host only: a webhook URL may carry a token in its path or query. */
+  host: string;
+  state: "waiting" | "pending" | "delivered" | "dead";
+  attempts: number;
+  /** A category (address, timeout, network, status, redirects, thread_deleted), never the remote's text. */
+  lastError: string | null;
+  lastStatus: number | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}

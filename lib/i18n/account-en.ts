@@ -50,6 +50,17 @@ export const accountEn = {
   apiKeyNeverExpires: "never expires",
   apiKeysPasswordRevokes: "Changing or resetting your password revokes every key.",
 
+  // settings: Agent Protocol webhook deliveries
+  webhooksTitle: "Webhook deliveries",
+  webhooksIntro: "Runs started with one of your keys and a webhook tell their URL when they end. Herald retries until the receiver answers 2xx.",
+  webhooksEmpty: "No webhooks yet.",
+  webhookDelivered: "delivered",
+  webhookPending: "retrying",
+  webhookWaiting: "waits for the run to end",
+  webhookDead: "gave up",
+  webhookAttempts: "attempts: {n}",
+  webhookLastError: "last error: {error}",
+
   // settings: email address verification
   emailUnverified: "Confirm your email address before Herald emails you notices.",
   sendVerificationEmail: "Send verification email",

@@ -45,6 +45,16 @@ export const accountZh: { [K in keyof typeof accountEn]: string } = {
   apiKeyNeverExpires: "永不过期",
   apiKeysPasswordRevokes: "修改或重置密码会吊销所有密钥。",
 
+  webhooksTitle: "Webhook 投递",
+  webhooksIntro: "用你的密钥启动且带 webhook 的运行结束时会通知该地址。Herald 会一直重试，直到接收方返回 2xx。",
+  webhooksEmpty: "还没有 webhook。",
+  webhookDelivered: "已送达",
+  webhookPending: "重试中",
+  webhookWaiting: "等待运行结束",
+  webhookDead: "已放弃",
+  webhookAttempts: "尝试 {n} 次",
+  webhookLastError: "最近错误：{error}",
+
   emailUnverified: "请先确认你的邮箱地址，Herald 才会给你发送通知邮件。",
   sendVerificationEmail: "发送验证邮件",
   verificationSent: "确认链接已发送到 {email}。打开链接后再回到这里。",
