@@ -10,6 +10,8 @@ const executablePath =
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const baseURL = `http://localhost:${PORT}`;
+/** Search on this port, its pages on the next one. */
+const RESEARCH_PEER_PORT = PORT + 2;
 // A throwaway database per run; the config is evaluated in several processes, so
 // the directory is created once and handed down through the environment.
 process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "herald-e2e-"));
@@ -36,28 +38,41 @@ export default defineConfig({
     },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
-  webServer: {
-    // node + tsx loader directly (not npx): the signal must reach start.ts, which stops web, worker and Postgres.
-    command: "node --import tsx scripts/start.ts",
-    gracefulShutdown: { signal: "SIGTERM", timeout: 30_000 },
-    url: `${baseURL}/api/health`,
-    timeout: 240_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      PORT: String(PORT),
-      HERALD_DATA_DIR: process.env.E2E_DATA_DIR,
-      BETTER_AUTH_URL: baseURL,
-      HERALD_OFFLINE_CHUNK_MS: "25",
-      HERALD_POLL_MS: "1000",
-      HERALD_RESEARCH_STEP_MS: "400",
-      HERALD_ALLOW_SIMULATE: "1",
-      // Many sign-ups from one address in seconds is the suite, not an attack.
-      HERALD_AUTH_RATE_LIMIT: "off",
-      // One labelled MCP server for the Work with picker (e2e/work-with.spec.ts); nothing listens there, and it has no
-      // description, so the chat model never routes to it by itself.
-      HERALD_MCP_SERVERS: JSON.stringify([{ name: "e2e-market-internal", label: "Market data", url: "http://127.0.0.1:45871/mcp", tool: "market_tool", reapOrphans: false }]),
+  webServer: [
+    {
+      // The research peer (tests/research-peer-server.ts): a SearXNG-shaped search and loopback pages about Lake Zorb
+      // for e2e/sources.spec.ts; any other query finds nothing, so other specs' research reads no page.
+      command: "node --import tsx tests/research-peer-server.ts",
+      url: `http://127.0.0.1:${RESEARCH_PEER_PORT}/search?q=health&format=json`,
+      reuseExistingServer: false,
+      env: { RESEARCH_PEER_PORT: String(RESEARCH_PEER_PORT) },
     },
-  },
+    {
+      // node + tsx loader directly (not npx): the signal must reach start.ts, which stops web, worker and Postgres.
+      command: "node --import tsx scripts/start.ts",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 30_000 },
+      url: `${baseURL}/api/health`,
+      timeout: 240_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        PORT: String(PORT),
+        HERALD_DATA_DIR: process.env.E2E_DATA_DIR,
+        BETTER_AUTH_URL: baseURL,
+        HERALD_OFFLINE_CHUNK_MS: "25",
+        HERALD_POLL_MS: "1000",
+        HERALD_RESEARCH_STEP_MS: "400",
+        HERALD_ALLOW_SIMULATE: "1",
+        HERALD_SEARCH_PROVIDER: "searxng",
+        HERALD_SEARCH_URL: `http://127.0.0.1:${RESEARCH_PEER_PORT}`,
+        HERALD_FETCH_ALLOW_PRIVATE: "1",
+        // Many sign-ups from one address in seconds is the suite, not an attack.
+        HERALD_AUTH_RATE_LIMIT: "off",
+        // One labelled MCP server for the Work with picker (e2e/work-with.spec.ts); nothing listens there, and it has no
+        // description, so the chat model never routes to it by itself.
+        HERALD_MCP_SERVERS: JSON.stringify([{ name: "e2e-market-internal", label: "Market data", url: "http://127.0.0.1:45871/mcp", tool: "market_tool", reapOrphans: false }]),
+      },
+    },
+  ],
 });

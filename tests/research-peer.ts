@@ -75,13 +75,27 @@ export interface ResearchPeer {
   close(): Promise<void>;
 }
 
-const listen = (server: Server) =>
-  new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+const listen = (server: Server, port = 0) =>
+  new Promise<number>((resolve) => server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
-/** `delayMs`: each page answers after this long (crash tests need a step that is still reading). */
-export async function startResearchPeer(opts: { pages?: PeerPage[]; delayMs?: number } = {}): Promise<ResearchPeer> {
+/** Words of 4+ letters and Han bigrams: a page is a result when it shares one with the query. */
+function words(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+    const w = m[0];
+    if (/\p{Script=Han}/u.test(w)) for (let i = 0; i + 1 < w.length; i++) out.push(w.slice(i, i + 2));
+    else if (w.length >= 4) out.push(w);
+  }
+  return out;
+}
+
+/**
+ * `delayMs`: each page answers after this long (crash tests need a step that
+ * is still reading). Ports default to any free one.
+ */
+export async function startResearchPeer(opts: { pages?: PeerPage[]; delayMs?: number; searchPort?: number; pagePort?: number } = {}): Promise<ResearchPeer> {
   const pages = opts.pages ?? ZORB_PAGES;
   const hits = new Map<string, number>();
   const count = (path: string) => hits.set(path, (hits.get(path) ?? 0) + 1);
@@ -115,14 +129,15 @@ export async function startResearchPeer(opts: { pages?: PeerPage[]; delayMs?: nu
     }
     const q = url.searchParams.get("q") ?? "";
     const lang = /\p{Script=Han}/u.test(q) ? "zh" : "en";
+    const asked = words(q);
     const results = pages
-      .filter((p) => p.lang === lang)
+      .filter((p) => p.lang === lang && words(`${p.title} ${p.paragraphs.join(" ")}`).some((w) => asked.includes(w)))
       .map((p) => ({ url: `${pageOrigin}${p.path}`, title: p.title, content: p.paragraphs[0].slice(0, 80), engine: "local" }));
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ query: q, number_of_results: results.length, results }));
   });
 
-  const pagePort = await listen(pageServer);
-  const searchPort = await listen(searchServer);
+  const pagePort = await listen(pageServer, opts.pagePort);
+  const searchPort = await listen(searchServer, opts.searchPort);
   pageOrigin = `http://127.0.0.1:${pagePort}`;
   return {
     searchUrl: `http://127.0.0.1:${searchPort}`,

@@ -28,6 +28,8 @@ export interface KnownSource {
   finalUrl: string;
   title: string;
   site: string;
+  /** The start of its stored text, when the runtime loaded it: a later section may write from it again. */
+  text?: string;
 }
 
 export interface GatherInput {
@@ -81,10 +83,27 @@ export function termsOf(text: string): string[] {
 
 const STOP = new Set(["the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "into", "about", "what", "which", "how", "its", "their", "research", "report"]);
 
-const score = (r: SearchResult, terms: readonly string[]) => {
-  const hay = `${r.title} ${r.snippet}`.toLowerCase();
+const hits = (text: string, terms: readonly string[]) => {
+  const hay = text.toLowerCase();
   return terms.reduce((s, t) => (hay.includes(t) ? s + 1 : s), 0);
 };
+const score = (r: SearchResult, terms: readonly string[]) => hits(`${r.title} ${r.snippet}`, terms);
+
+/**
+ * Pages earlier sections read that this one may write from too, when its own
+ * search found fewer than two new ones: those whose text carries most of the
+ * section's words, at most `room` of them.
+ */
+export function rereadable(known: readonly KnownSource[], terms: readonly string[], room: number): (KnownSource & { text: string })[] {
+  return known
+    .filter((s): s is KnownSource & { text: string } => typeof s.text === "string" && s.text.length > 0)
+    .map((s) => ({ s, score: hits(`${s.title} ${s.text}`, terms) }))
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score || a.s.n - b.s.n)
+    .slice(0, Math.max(0, room))
+    .map((x) => x.s)
+    .sort((a, b) => a.n - b.n);
+}
 
 export async function gatherSources(input: GatherInput): Promise<GatherResult> {
   const maxSources = env("HERALD_RESEARCH_MAX_SOURCES");

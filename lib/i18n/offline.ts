@@ -42,6 +42,10 @@ const MESSAGES = {
     en: '{section} for "{topic}": no source was read for this section, so it makes no claims about the topic.',
     zh: "「{topic}」的{section}：本节没有读到任何资料，因此不对该主题作任何论断。",
   },
+  researchStepNothingNew: {
+    en: '{section} for "{topic}": the pages read for this report hold nothing on it beyond what the sections above quote.',
+    zh: "「{topic}」的{section}：为本报告读到的网页中，除上文已引用的内容外没有更多相关信息。",
+  },
   // Report frame (lib/drivers/research.ts): headings the report view and share page find by their text.
   researchSummaryHeading: { en: "Summary", zh: "摘要" },
   researchSourcesHeading: { en: "Sources", zh: "参考来源" },

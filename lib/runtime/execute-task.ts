@@ -47,6 +47,7 @@ import {
 } from "@/lib/tasks/sql";
 import { transactionWithEvents } from "@/lib/events/emit";
 import { knownSources, recordSource } from "@/lib/tasks/sources";
+import { PAGE_PROMPT_CHARS } from "@/lib/drivers/research";
 
 const MAX_ERROR_CHARS = 4000;
 
@@ -96,7 +97,7 @@ async function executeClaim(task: LeasedTask, stopping: AbortSignal): Promise<Ex
     };
     const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
     const reportProgress = modelProgressWriter(task, token, steps);
-    const research = driver.readsSources ? { sources: await knownSources(task.id), announce: hostProgressWriter(task, token, steps) } : {};
+    const research = driver.readsSources ? { sources: await knownSources(task.id, PAGE_PROMPT_CHARS), announce: hostProgressWriter(task, token, steps) } : {};
     const outcome = await driver.step({ task, steps, model, signal: abort.signal, reportProgress, ...research });
     if (outcome.defer) {
       const { ms, driverState } = outcome.defer;

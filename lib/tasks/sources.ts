@@ -44,11 +44,13 @@ export async function listSources(ownerId: string, taskId: string): Promise<Publ
   return rows.map(toPublicSource);
 }
 
-/** What a research step needs of the pages its task already read (no text): skip them, number on from them, list them. */
-export async function knownSources(taskId: string): Promise<{ n: number; url: string; finalUrl: string; title: string; site: string }[]> {
-  return getDb().taskSource.findMany({
-    where: { taskId },
-    orderBy: { n: "asc" },
-    select: { n: true, url: true, finalUrl: true, title: true, site: true },
-  });
+/**
+ * What a research step needs of the pages its task already read: skip them,
+ * number on from them, list them, and reread the start of their text (the
+ * first `textChars` of the stored excerpt: what a section prompt carries).
+ */
+export async function knownSources(taskId: string, textChars: number): Promise<{ n: number; url: string; finalUrl: string; title: string; site: string; text: string }[]> {
+  return getDb().$queryRaw`
+    SELECT n, url, "finalUrl", title, site, left(excerpt, ${textChars}) AS text
+    FROM "task_source" WHERE "taskId" = ${taskId} ORDER BY n`;
 }

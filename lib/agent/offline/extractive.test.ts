@@ -30,6 +30,16 @@ describe("the offline model writes a section from the pages it was given", () =>
     expect(text).toBe("左布湖的水獭在1911年首次被统计[1]。");
   });
 
+  it("a page an earlier section read gives this one its next sentences, never the ones already quoted", () => {
+    const long = `${zorb} Lake Zorb otters dive to 12 metres. Zorb otter pups stay with their mothers for a year.`;
+    const earlier = (pages: [number, string][]) => step("Key facts", pages).replace(/source (\d+)\)?;/g, (m, n) => m.replace(`source ${n}`, `source ${n} earlier`));
+    const first = researchText(step("Key facts", [[3, long]]))!;
+    const again = researchText(earlier([[3, long]]))!;
+    expect(again).toBe("Lake Zorb otters dive to 12 metres [3]. Zorb otter pups stay with their mothers for a year [3].");
+    for (const sentence of again.split(/(?<=\.) /)) expect(first).not.toContain(sentence);
+    expect(researchText(earlier([[4, other]]))).toBe('Key facts for "otters of Lake Zorb": the pages read for this report hold nothing on it beyond what the sections above quote.');
+  });
+
   it("with no page it says no source was read and claims nothing", () => {
     expect(researchText(step("Key facts", []))).toBe('Key facts for "otters of Lake Zorb": no source was read for this section, so it makes no claims about the topic.');
   });

@@ -1,7 +1,7 @@
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { joinSentences } from "@/lib/i18n/offline";
 import type { FramedBlock } from "@/lib/text/frame";
-import { SOURCE_FRAME_LABEL } from "@/lib/drivers/research";
+import { SOURCE_EARLIER, SOURCE_FRAME_LABEL } from "@/lib/drivers/research";
 import { termsOf } from "@/lib/drivers/research-read";
 
 /**
@@ -55,10 +55,18 @@ function cite(sentence: string, n: number): string {
   return `${body}${isHan(sentence) ? "" : " "}[${n}]${stop}`;
 }
 
-/** The cited sentences for a section, or null when the prompt framed no page. */
-export function extractiveSection(frames: readonly FramedBlock[], section: string, topic: string, lang: Lang): string | null {
+/**
+ * The cited sentences for a section; `nothing_new` when the prompt framed only
+ * pages earlier sections already quoted and they hold no further sentence on
+ * it; null when it framed no page.
+ */
+export function extractiveSection(frames: readonly FramedBlock[], section: string, topic: string, lang: Lang): string | "nothing_new" | null {
+  const label = new RegExp(`^${SOURCE_FRAME_LABEL} (\\d{1,4})( ${SOURCE_EARLIER})?$`);
   const pages = frames
-    .map((f) => ({ n: Number(new RegExp(`^${SOURCE_FRAME_LABEL} (\\d{1,4})$`).exec(f.label)?.[1]), body: f.body }))
+    .map((f) => {
+      const m = label.exec(f.label);
+      return { n: Number(m?.[1]), earlier: Boolean(m?.[2]), body: f.body };
+    })
     .filter((p) => Number.isInteger(p.n) && p.n > 0);
   if (pages.length === 0) return null;
   const terms = termsOf(`${section} ${topic}`);
@@ -69,13 +77,19 @@ export function extractiveSection(frames: readonly FramedBlock[], section: strin
       .map((text, order) => ({ n: page.n, order, text, score: terms.reduce((s, t) => (text.toLowerCase().includes(t) ? s + (topicTerms.has(t) ? 2 : 1) : s), 0) }))
       .filter((s) => s.text.length >= (isHan(s.text) ? 8 : SENTENCE_MIN) && s.text.length <= SENTENCE_MAX);
     // A page the search found for this section counts even when no sentence shares a word: its opening stands for it.
-    const best = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.order - b.order).slice(0, PER_SOURCE);
+    const ranked = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.order - b.order);
+    // A page an earlier section read gave it its best sentences already: this section takes the next ones, if any.
+    if (page.earlier) {
+      picked.push(...ranked.slice(PER_SOURCE, PER_SOURCE * 2));
+      continue;
+    }
+    const best = ranked.slice(0, PER_SOURCE);
     picked.push(...(best.length > 0 ? best : scored.slice(0, 1)));
   }
   const chosen = picked
     .sort((a, b) => b.score - a.score || a.n - b.n || a.order - b.order)
     .slice(0, PER_SECTION)
     .sort((a, b) => a.n - b.n || a.order - b.order);
-  if (chosen.length === 0) return null;
+  if (chosen.length === 0) return pages.every((p) => p.earlier) ? "nothing_new" : null;
   return joinSentences(lang, chosen.map((s) => cite(s.text, s.n)));
 }

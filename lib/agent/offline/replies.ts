@@ -74,7 +74,9 @@ export function researchText(text: string): string | null {
     return joinSentences(
       lang,
       [
-        read ?? offlineText(lang, "researchStepNoSources", { section, topic }),
+        read === "nothing_new"
+          ? offlineText(lang, "researchStepNothingNew", { section, topic })
+          : (read ?? offlineText(lang, "researchStepNoSources", { section, topic })),
         extra ? offlineText(lang, "researchStepExtra", { extra: extra.trim().slice(0, 200) }) : "",
       ].filter(Boolean),
     );
