@@ -8,6 +8,7 @@
 //     one-step research tasks on one worker and on two (bench/task-burst.ts); all with the workers above stopped
 //   - text patterns (delivery phrases, offline brain) on adversarial max-length messages (bench/text.ts)
 //   - opening a conversation of 5,000 messages vs one of 50: the first page's request (bench/conversation-open.ts)
+//   - web research on loopback: pages read per minute, a section's latency with five sources (bench/research-read.ts)
 //   - with the workers above stopped (bench/worker-figures.ts): Herald's lease loop vs graphile-worker and pg-boss,
 //     research tasks per minute with 1, 2 and 4 workers, idle cost per worker, GET /api/tasks over 10,000 tasks
 //   - then SVG charts of the run into docs/charts/ (bench/charts.ts), linked from docs/benchmarks.md
@@ -42,6 +43,7 @@ async function main() {
   let workerSummary = "";
   let burstSummary = "";
   let openSummary = "";
+  let researchSummary = "";
   let receiptSummary = "";
   const workers = [startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }), startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" })];
   try {
@@ -145,6 +147,12 @@ async function main() {
     results.conversationOpen = opening;
     openSummary = formatConversationOpen(opening);
 
+    // 5b. Web research on loopback: pages read per minute, one section's latency with five sources.
+    const { researchReadBench, formatResearchRead } = await import("./research-read");
+    const research = await researchReadBench();
+    results.researchRead = research;
+    researchSummary = formatResearchRead(research);
+
     // Feed fan-out and a task burst: no other worker may take the burst's tasks or add events.
     await stopWorkers(...workers);
     const { fanoutBench } = await import("./fanout");
@@ -178,6 +186,7 @@ async function main() {
   console.log(`\ndue-notice lateness p99 ${due.p99.toFixed(1)} ms (target < 200 ms: ${due.p99 < 200 ? "met" : "MISSED"})`);
   console.log(textSummary);
   console.log(openSummary);
+  console.log(researchSummary);
   console.log(receiptSummary);
   console.log(burstSummary);
   console.log(workerSummary);
