@@ -28,6 +28,8 @@ function articlePage(i: number): PeerPage {
 }
 
 export async function researchReadBench(pages = 60, rounds = 10): Promise<ResearchReadResult> {
+  // Restored afterwards: workers the run starts later inherit this process's environment.
+  const saved = { ...process.env };
   process.env.HERALD_FETCH_ALLOW_PRIVATE = "1";
   const { startResearchPeer, peerEnv } = await import("../tests/research-peer");
   const { readPage } = await import("../lib/research/read-page");
@@ -76,6 +78,8 @@ export async function researchReadBench(pages = 60, rounds = 10): Promise<Resear
     };
   } finally {
     await peer.close();
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
   }
 }
 
