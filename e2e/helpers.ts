@@ -26,9 +26,14 @@ export async function signUpViaUi(page: Page, name: string, email = newEmail(nam
 /**
  * A new account without the sign-up form, for tests that are not about signing up: better-auth's endpoint through
  * the page's own request context, so the session cookie lands in the browser context; then the home page, signed in.
+ * The body is the form's, this browser's time zone included (it becomes the account's clock).
  */
 export async function signUp(page: Page, name: string, email = newEmail(name.toLowerCase())): Promise<string> {
-  const res = await page.request.post("/api/auth/sign-up/email", { data: { name, email, password: PASSWORD }, headers: { Origin: await origin(page) } });
+  const timeZone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const res = await page.request.post("/api/auth/sign-up/email", {
+    data: { name, email, password: PASSWORD, timeZone },
+    headers: { Origin: await origin(page) },
+  });
   expect(res.status(), await res.text()).toBe(200);
   await page.goto("/");
   await expect(signedInControl(page)).toBeVisible();

@@ -1,36 +1,13 @@
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect } from "@playwright/test";
 import { randomUUID } from "node:crypto";
-import { createTask, newChat, openTasksSheet, signUpViaUi } from "./helpers";
-
-/** Posts `n` chat turns through the API (429s wait their Retry-After) and waits for every reply. */
-async function seedTurns(page: Page, conversationId: string, n: number): Promise<void> {
-  for (let i = 1; i <= n; i++) {
-    await expect
-      .poll(
-        async () => {
-          const res = await page.request.post(`/api/conversations/${conversationId}/messages`, {
-            data: { content: `turn ${i}`, clientMessageId: `seed-${conversationId}-${i}` },
-          });
-          return res.status();
-        },
-        { timeout: 60_000, intervals: [250, 500, 1000] },
-      )
-      .toBe(202);
-  }
-  await expect
-    .poll(async () => {
-      const res = await page.request.get(`/api/conversations/${conversationId}/messages?limit=500`);
-      const { messages } = (await res.json()) as { messages: { kind: string }[] };
-      return messages.filter((m) => m.kind === "assistant").length;
-    }, { timeout: 90_000 })
-    .toBe(n);
-}
+import { seedChatTurns } from "./db";
+import { createTask, newChat, openTasksSheet, signUp } from "./helpers";
 
 test("a long conversation opens at its newest messages and loads older ones on scroll up, keeping the place", async ({ page }) => {
-  test.setTimeout(180_000);
-  await signUpViaUi(page, "Scroller");
+  await signUp(page, "Scroller");
   const conversationId = await newChat(page);
-  await seedTurns(page, conversationId, 30); // 60 messages: more than the first page of 50
+  // Straight into the database: the paging is the point, not how the turns were made.
+  await seedChatTurns(conversationId, 30); // 60 messages: more than the first page of 50
 
   await page.reload();
   const log = page.getByRole("log");
@@ -67,7 +44,7 @@ test.describe("phone header", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
   test("390×844: the title has room, sign-out is in the Account menu, the progress line is not squeezed", async ({ page }) => {
-    await signUpViaUi(page, "Narrow");
+    await signUp(page, "Narrow");
     const conversationId = await newChat(page);
     await createTask(page, conversationId, "Cobalt price outlook", { steps: 3, stepMs: 600_000 });
     const title = page.getByRole("heading", { level: 1 });
@@ -107,7 +84,7 @@ test.describe("phone header", () => {
 });
 
 test("View details: the task's timeline, on demand", async ({ page }) => {
-  await signUpViaUi(page, "Timeline");
+  await signUp(page, "Timeline");
   const conversationId = await newChat(page);
   await createTask(page, conversationId, "Nickel supply", { steps: 2, stepMs: 0 });
   await expect(page.locator('[data-kind="terminal"]')).toHaveCount(1, { timeout: 30_000 });

@@ -1,6 +1,6 @@
 import { test, expect, type Locator } from "@playwright/test";
 import path from "node:path";
-import { createTask, isTaskListRequest, newChat, openTasksSheet, send, setHidden, SHOTS, signInViaUi, signUpViaUi, tasksTrigger } from "./helpers";
+import { createTask, isTaskListRequest, newChat, openTasksSheet, send, setHidden, SHOTS, signIn, signUp, tasksTrigger } from "./helpers";
 
 function section(sheet: Locator, name: "Active" | "Recent") {
   return sheet.getByRole("region", { name });
@@ -11,7 +11,7 @@ function row(scope: Locator, title: string) {
 }
 
 test("sheet opens and closes by keyboard, focus returns to the trigger; empty state", async ({ page }) => {
-  await signUpViaUi(page, "Keys");
+  await signUp(page, "Keys");
   const trigger = tasksTrigger(page);
   await expect(trigger).toBeEnabled();
   await expect(trigger).toHaveAccessibleDescription("No active tasks");
@@ -59,7 +59,7 @@ test("sheet opens and closes by keyboard, focus returns to the trigger; empty st
 });
 
 test("a finishing task moves from Active to Recent, with badge and a single announcement", async ({ page }) => {
-  await signUpViaUi(page, "Mover");
+  await signUp(page, "Mover");
   const conversationId = await newChat(page);
   const sheet = await openTasksSheet(page);
   await expect(sheet.getByText("Tasks of this conversation")).toBeVisible();
@@ -98,7 +98,7 @@ test("a finishing task moves from Active to Recent, with badge and a single anno
 });
 
 test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, then cancelled", async ({ page }) => {
-  await signUpViaUi(page, "Canceller");
+  await signUp(page, "Canceller");
   const conversationId = await newChat(page);
   const title = "Slow market sizing";
   await createTask(page, conversationId, title, { steps: 3, stepMs: 600_000 });
@@ -186,12 +186,12 @@ test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, th
 test("two browser contexts of one account stay in sync through the feed", async ({ browser }) => {
   const a = await browser.newContext();
   const pageA = await a.newPage();
-  const email = await signUpViaUi(pageA, "Twin");
+  const email = await signUp(pageA, "Twin");
   const conversationId = await newChat(pageA);
 
   const b = await browser.newContext();
   const pageB = await b.newPage();
-  await signInViaUi(pageB, email);
+  await signIn(pageB, email);
   await pageB.goto(`/c/${conversationId}`);
 
   const sheetA = await openTasksSheet(pageA);
@@ -219,23 +219,54 @@ test("two browser contexts of one account stay in sync through the feed", async 
 });
 
 test("list polling: 3 s with active tasks, 15 s idle, none while the tab is hidden", async ({ page }) => {
-  test.setTimeout(150_000);
-  await signUpViaUi(page, "Poller");
+  // The intervals are the page's own timers: Playwright's clock runs the windows in fake time instead of waiting
+  // 54 s. Between windows it runs as usual (the feed, the cancel, React's batched updates need it).
+  await page.clock.install();
+  // Every task-list fetch the page starts, at the page's (fake) time, and how many have not answered yet.
+  await page.addInitScript(() => {
+    const seen = { at: [] as number[], pending: 0 };
+    Object.assign(window, { __taskLists: seen });
+    const fetch = window.fetch.bind(window);
+    window.fetch = async (input, init) => {
+      const href = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+      if (new URL(href, location.href).pathname !== "/api/tasks" || (init?.method ?? "GET") !== "GET") return fetch(input, init);
+      seen.at.push(Date.now());
+      seen.pending++;
+      try {
+        const res = await fetch(input, init);
+        // Answered once the body is in: React Query drops an interval's fetch while the previous one still runs.
+        await res.clone().arrayBuffer();
+        return res;
+      } finally {
+        seen.pending--;
+      }
+    };
+  });
+  type Seen = { at: number[]; pending: number };
+  const seen = () => page.evaluate(() => (window as unknown as { __taskLists: Seen }).__taskLists);
+
+  await signUp(page, "Poller");
   const conversationId = await newChat(page);
   const task = await createTask(page, conversationId, "Long polling subject", { steps: 3, stepMs: 600_000 });
   await expect(tasksTrigger(page)).toHaveAccessibleDescription("1 active");
 
-  const listRequests: number[] = [];
-  page.on("request", (request) => {
-    if (isTaskListRequest(request.url())) listRequests.push(Date.now());
-  });
   const gaps: Record<string, number[]> = {};
+  const STEP_MS = 500;
   const countDuring = async (ms: number, label: string) => {
-    const before = listRequests.length;
-    await page.waitForTimeout(ms); // a measurement window, not a wait for a condition
-    const seen = listRequests.slice(before);
-    gaps[label] = seen.slice(1).map((t, i) => t - seen[i]);
-    return seen.length;
+    // Paused, the page's time moves only as far as runFor takes it: the window is exactly `ms` long. A second ahead:
+    // the page's time runs on between reading it and pausing, and pauseAt cannot go back.
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 1000));
+    await expect.poll(async () => (await seen()).pending).toBe(0);
+    const before = (await seen()).at.length;
+    for (let t = 0; t < ms; t += STEP_MS) {
+      await page.clock.runFor(STEP_MS);
+      // A fetch in flight while the clock runs on would swallow the next tick: let it answer first.
+      await expect.poll(async () => (await seen()).pending).toBe(0);
+    }
+    const at = (await seen()).at.slice(before);
+    await page.clock.resume();
+    gaps[label] = at.slice(1).map((t, i) => t - at[i]);
+    return at.length;
   };
 
   const activeVisible = await countDuring(15_000, "active");
@@ -246,9 +277,9 @@ test("list polling: 3 s with active tasks, 15 s idle, none while the tab is hidd
   const hidden = await countDuring(8000, "hidden");
   expect(hidden).toBe(0);
 
-  const beforeVisible = listRequests.length;
+  const beforeVisible = (await seen()).at.length;
   await setHidden(page, false);
-  await expect.poll(() => listRequests.length - beforeVisible, { timeout: 5000 }).toBeGreaterThan(0);
+  await expect.poll(async () => (await seen()).at.length - beforeVisible, { timeout: 5000 }).toBeGreaterThan(0);
 
   // Nothing active any more: the slow interval.
   const res = await page.request.post(`/api/tasks/${task.id}/cancel`);
@@ -272,7 +303,7 @@ test.describe("phone layout", () => {
   test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
 
   test("390×844 screenshots of chat and sheet", async ({ page }) => {
-    await signUpViaUi(page, "Pocket");
+    await signUp(page, "Pocket");
     await page.getByRole("button", { name: "New chat" }).click();
     await page.waitForURL(/\/c\/[^/]+$/);
     const conversationId = page.url().split("/c/")[1];
@@ -321,7 +352,7 @@ test.describe("phone layout", () => {
 });
 
 test("Chinese UI: translated sheet, statuses and composer controls", async ({ page }) => {
-  await signUpViaUi(page, "Lin");
+  await signUp(page, "Lin");
   const conversationId = await newChat(page);
   await createTask(page, conversationId, "电池供应链", { steps: 3, stepMs: 600_000 });
 
