@@ -41,7 +41,8 @@ describe("requestPlan against the OpenAI-compatible peer", () => {
 
   it("asks for structured output (json_schema where supported) and reads the object", async () => {
     const plan = await requestPlan(model(true), PROMPT, 4);
-    expect(plan).toEqual({ sections: PLAN_TITLES, requests: 1, source: "structured" });
+    // The peer fills every string array of the schema with the titles: one search query per section comes back too.
+    expect(plan).toEqual({ sections: PLAN_TITLES, queries: PLAN_TITLES, requests: 1, source: "structured" });
     expect((peer.requests.at(-1)?.responseFormat as { type?: string }).type).toBe("json_schema");
     const jsonMode = await requestPlan(model(false), PROMPT, 4);
     expect(jsonMode).toEqual({ sections: PLAN_TITLES, requests: 1, source: "structured" });
