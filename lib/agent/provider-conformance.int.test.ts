@@ -112,7 +112,7 @@ async function converse(behaviours: Partial<PeerBehaviours>, ask = "Please resea
   return { hello, ack, tasks, narrated, followUp, requests: peer.requests.slice(from), conversationId };
 }
 
-/** The section headings of the task's latest published body. */
+/** The `##` headings of the task's latest published body: the summary, then the sections (no network here: no Sources). */
 async function sectionTitles(taskId: string): Promise<string[]> {
   const body = await getDb().message.findFirst({ where: { taskId, kind: "body" }, orderBy: { seq: "desc" } });
   return [...(body?.content ?? "").matchAll(/^## (.+)$/gm)].map((m) => m[1]);
@@ -124,7 +124,7 @@ async function expectWorking(c: Conversation, opts: { ack?: string } = {}) {
   expect(c.ack).toEqual({ status: "succeeded", text: opts.ack ?? ACK_TEXT });
   for (const t of c.tasks) {
     expect(t.status).toBe("succeeded");
-    expect(await sectionTitles(t.id)).toEqual(PLAN_TITLES);
+    expect(await sectionTitles(t.id)).toEqual(["Summary", ...PLAN_TITLES]);
   }
   expect(c.narrated.runs.every((r) => r.status === "succeeded")).toBe(true);
   expect(c.narrated.texts.every((t) => t === NARRATION_TEXT)).toBe(true);
@@ -235,7 +235,7 @@ describe("provider conformance: a conversation keeps working", () => {
     expect(await say(user, conversationId, "Please research the history of tidal power")).toEqual({ status: "succeeded", text: ACK_TEXT });
     const [task] = await finishedTasks(conversationId, 1);
     expect(task.status).toBe("succeeded");
-    expect(await sectionTitles(task.id)).toEqual(PLAN_TITLES);
+    expect(await sectionTitles(task.id)).toEqual(["Summary", ...PLAN_TITLES]);
     // The structured request was refused, and the plain one got the prose plan ("Here's a plan…:", bold titles, glosses).
     const plans = peer.requests.slice(from).filter((r) => JSON.stringify(r.messages).includes("[herald:research-plan]"));
     expect(plans.map((r) => [r.outcome, r.responseFormat === null])).toEqual([["400", false], ["ok", true]]);
