@@ -71,7 +71,9 @@ describe("run loop with real worker processes", () => {
     await slow.exited;
     expect(await getDb().message.count({ where: { runId: run.id, kind: "assistant" } })).toBe(0);
 
-    const rescuer = worker({ HERALD_RUN_LEASE_MS: "1500" });
+    // The killed worker's short lease is what the rescuer waits out; its own is long, so a loaded machine renewing it
+    // late cannot make a third attempt of a run that is not in trouble.
+    const rescuer = worker({ HERALD_RUN_LEASE_MS: "15000" });
     const done = await waitFor(async () => {
       const r = await runOf(run.id);
       return r.status === "succeeded" ? r : null;

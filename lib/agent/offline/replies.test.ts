@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { TOOLS } from "../tool-names";
 import { createFrame, frameUntrusted } from "@/lib/text/frame";
 import { chatReply, researchText, toolResultReply } from "./replies";
@@ -54,7 +54,15 @@ describe("chat replies", () => {
 });
 
 describe("replies after a tool result", () => {
+  // Due times read with a relative part ("in 10 min"), so the clock is fixed for the moments below.
+  const at = (iso: string) => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(iso));
+  };
+  afterEach(() => vi.useRealTimers());
+
   it("start: acknowledges with the title, never the id, and states the contract", () => {
+    at("2026-11-29T10:00:00.000Z");
     const text = reply(
       afterTool("research heat pumps, tell me in 10 minutes", TOOLS.start, { title: "Heat Pumps", prompt: "…" }, {
         taskId: "task-id-123",
@@ -66,13 +74,14 @@ describe("replies after a tool result", () => {
     );
     expect(text).toContain(`I've started researching "Heat Pumps" in the background.`);
     expect(text).not.toContain("when it's done. I'll tell you at");
-    // In the reader's zone and words: Berlin is UTC+1 in November; no ISO stamp, no mode name.
-    expect(text).toContain("I'll tell you at Sun 29 Nov, 11:10 CET, even if it finishes earlier.");
+    // In the reader's zone and words: Berlin is UTC+1 in November; no ISO stamp, no mode name; today needs no date.
+    expect(text).toContain("I'll tell you at 11:10:00 AM, in 10 min, even if it finishes earlier.");
     expect(text).not.toMatch(/2026-11-29|\(at\)|UTC/);
     expect(text).not.toContain("task-id-123");
   });
 
   it("start in Chinese", () => {
+    at("2026-11-29T10:00:00.000Z");
     const text = reply(
       afterTool("研究热泵，十分钟内做不完也告诉我", TOOLS.start, { title: "热泵", prompt: "…" }, {
         taskId: "t1",
@@ -82,7 +91,7 @@ describe("replies after a tool result", () => {
       }),
     );
     expect(text).toContain("「热泵」");
-    expect(text).toContain("最晚在11月29日周日 18:10（GMT+8）");
+    expect(text).toContain("最晚在18:10:00（10 分钟后）");
     expect(text).not.toMatch(/by|2026-11-29/);
     expect(text).toContain("还没做完");
     expect(text).not.toContain("t1");
@@ -133,6 +142,7 @@ describe("replies after a tool result", () => {
   });
 
   it("check: status, progress, body availability, and the promise in plain words", () => {
+    at("2026-11-30T10:30:00.000Z");
     const text = reply(
       afterTool("is the battery report done?", TOOLS.check, { task: "battery" }, {
         found: true,
@@ -147,7 +157,7 @@ describe("replies after a tool result", () => {
     expect(text).toContain(`"EU battery supply chain" is running.`);
     expect(text).toContain("Section 2 of 4 drafted");
     expect(text).toContain("partial report (version 1)");
-    expect(text).toContain("It was promised for Sun 29 Nov, 10:10 UTC; it wasn't finished in time.");
+    expect(text).toContain("It was promised for Sun, Nov 29, 10:10 AM, 1 day ago; it wasn't finished in time.");
     expect(text).not.toMatch(/missed|Notices|due \(/);
     expect(text).not.toContain(BEGIN_MARKER);
   });
