@@ -15,9 +15,10 @@ export default defineConfig({
     setupFiles: ["tests/file-db.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Integration suites spawn worker processes and read the shared heartbeat
-    // table (liveness decides 503s), so files run one at a time.
-    fileParallelism: false,
+    // Every integration file has a database of its own (tests/file-db.ts) and starts its own workers, so files run
+    // side by side; HERALD_TEST_FILES caps how many at once (default: two, this machine's cores).
+    fileParallelism: true,
+    maxWorkers: Number(process.env.HERALD_TEST_FILES ?? 2),
     // options.simulate paces research in tests; a normal server refuses it. npm start generates the
     // auth secret into the data dir; tests have none, and unsubscribe links are never signed without one.
     env: { HERALD_OFFLINE_CHUNK_MS: "0", HERALD_ALLOW_SIMULATE: "1", BETTER_AUTH_SECRET: "vitest-only-auth-secret-Q3x9Lr7PzK2mWv8T" },
