@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { closeDb, getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import { postMessage } from "@/lib/chat/post-message";
 import { recordEventAndAnnounce } from "@/lib/notify/event";
@@ -10,7 +10,6 @@ import { claimNotifications, notifyOne } from "@/lib/notify/deliver";
 import { claimRuns, type ClaimedRun } from "@/lib/runs/sql";
 import { executeRun } from "@/lib/runtime/execute-run";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
-import { createTestDatabaseOn, type TestDatabase } from "@/tests/db";
 import { createOfflineModel } from "./offline-model";
 import { hasMarkerLike, normalizeUntrusted, readFrames } from "@/lib/text/frame";
 import { agentTools, READ_ONLY_TOOLS, STATE_CHANGING_TOOLS } from "./tools";
@@ -22,22 +21,8 @@ import { TOOLS } from "./tool-names";
  * built by the real notify → run path from task data that carries a payload.
  */
 
-// A private database: the runs below are claimed by hand, never by a worker of another suite.
-let privateDb: TestDatabase;
-let sharedUrl: string | undefined;
-
-beforeAll(async () => {
-  sharedUrl = process.env.DATABASE_URL;
-  await closeDb();
-  privateDb = await createTestDatabaseOn(sharedUrl!);
-  process.env.DATABASE_URL = privateDb.url;
-});
-
-afterAll(async () => {
-  await closeDb();
-  await privateDb?.stop();
-  process.env.DATABASE_URL = sharedUrl;
-});
+// The runs below are claimed by hand; this file's database is its own (tests/file-db.ts), so no other file's worker
+// can take them.
 
 const DAY_MS = 24 * 3600 * 1000;
 const SENTINEL = "PAYLOAD-SENTINEL";

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { closeDb, getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
-import { createTestDatabaseOn, type TestDatabase } from "@/tests/db";
 import { recordEventAndAnnounce } from "./event";
 import { syncNotices } from "@/lib/delivery/sync-notices";
 import { claimNotifications, narrationKey, NARRATION_MARKER, notifyOne, type ClaimedNotification } from "./deliver";
@@ -12,23 +11,8 @@ import { insertNotificationRun } from "@/lib/runs/sql";
 import { Loop } from "@/lib/workers/loop";
 import { MAX_NOTIFICATION_ATTEMPTS } from "./state";
 
-// A private database: once the notify loop runs in worker processes, other test
-// files' workers would otherwise claim these rows while the tests drive them by hand.
-let privateDb: TestDatabase;
-let sharedUrl: string | undefined;
-
-beforeAll(async () => {
-  sharedUrl = process.env.DATABASE_URL;
-  await closeDb();
-  privateDb = await createTestDatabaseOn(sharedUrl!);
-  process.env.DATABASE_URL = privateDb.url;
-});
-
-afterAll(async () => {
-  await closeDb();
-  await privateDb?.stop();
-  process.env.DATABASE_URL = sharedUrl;
-});
+// The tests drive the notify loop's claims by hand: this file's database is its own (tests/file-db.ts), so no other
+// file's worker can claim these rows.
 
 beforeEach(() => {
   process.env.HERALD_NOTIFY_INTERVAL_MS = "50";

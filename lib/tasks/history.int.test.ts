@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { closeDb, getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
 import * as historyRoute from "@/app/api/tasks/[id]/history/route";
 import * as tasksRoute from "@/app/api/tasks/route";
-import { createTestDatabaseOn, type TestDatabase } from "@/tests/db";
 import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
 import type { PublicHistoryItem } from "@/lib/contract/history";
 import { emitTaskUpdated } from "./emit-task";
@@ -13,26 +12,17 @@ import { executeCancel } from "@/lib/runtime/execute-cancel";
 import { terminal } from "@/lib/runtime/execute-task";
 import { claimNotifications, notifyOne } from "@/lib/notify/deliver";
 
-// A private database: the cancel and notification claims below are driven by
-// hand and pick any due row, so no other file's rows (or workers) may be there.
-let privateDb: TestDatabase;
-let sharedUrl: string | undefined;
+// The cancel and notification claims below are driven by hand and pick any due row: this file's database is its
+// own (tests/file-db.ts), so no other file's rows or workers are there.
 const started: WorkerProc[] = [];
 
-beforeAll(async () => {
-  sharedUrl = process.env.DATABASE_URL;
-  await closeDb();
-  privateDb = await createTestDatabaseOn(sharedUrl!);
-  process.env.DATABASE_URL = privateDb.url;
+beforeAll(() => {
   process.env.HERALD_NOTIFY_INTERVAL_MS = "50";
   process.env.HERALD_NOTIFY_MAX_BACKOFF_MS = "200";
 });
 
 afterAll(async () => {
   await stopWorkers(...started);
-  await closeDb();
-  await privateDb?.stop();
-  process.env.DATABASE_URL = sharedUrl;
 });
 
 async function history(user: TestUser, id: string, query = "") {
