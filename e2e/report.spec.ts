@@ -159,7 +159,8 @@ test("a Chinese request gets a Chinese report and progress; the report view work
   await expect(final).toContainText("背景与范围");
   await expect(page.locator('[data-kind="progress"]').first()).toContainText(/已研究|已规划|正在查阅/);
   const body = await finalBody(page, conversationId);
-  expect(body.content).toMatch(/^# .+\n\n## 背景与范围/);
+  // A report opens with its summary, then the sections (contract: `## 摘要` in Chinese).
+  expect(body.content).toMatch(/^# .+\n\n## 摘要\n\n[\s\S]+\n\n## 背景与范围/);
   expect(body.content).not.toMatch(/Background|Finding|section/);
 
   await expect(page.getByRole("button", { name: "第 1 版（部分）" })).toHaveAttribute("aria-expanded", "false");
