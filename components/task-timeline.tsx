@@ -36,6 +36,15 @@ function Line({ item, title }: { item: PublicHistoryItem; title: string }) {
       return <span className="text-muted">{item.text}</span>;
     case "publication":
       return <>{t("hist_publication", { version: item.version, kind: item.partial ? t("partial") : t("final") })}</>;
+    case "source":
+      return (
+        <>
+          {t("hist_source", { n: item.n })}{" "}
+          <a href={item.url} target="_blank" rel="noopener noreferrer" className="text-accent-text underline-offset-4 hover:underline [overflow-wrap:anywhere]">
+            {item.title || item.site}
+          </a>
+        </>
+      );
     case "status":
       return <>{t("hist_status", { status: t(statusKey(item.to)) })}</>;
     case "terminal":

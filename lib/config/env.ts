@@ -124,6 +124,7 @@ export const ENV_SCHEMA = z.object({
   HERALD_LIMIT_SLOTS_PER_LOOP: positiveInt(3).describe("Leases one account may hold at once in each loop"),
   HERALD_LIMIT_CONVERSATIONS_PER_MINUTE: positiveInt(20).describe("Conversations (Agent Protocol threads included) created per rolling minute, per account"),
   HERALD_LIMIT_CONVERSATIONS: positiveInt(10_000).describe("Conversations not deleted (threads included), per account"),
+  HERALD_LIMIT_PAGES_PER_HOUR: positiveInt(300).describe("Web pages research tasks read per rolling hour, per account (each task also stops at HERALD_RESEARCH_MAX_SOURCES)"),
   HERALD_LIMIT_SEARCHES_PER_MINUTE: positiveInt(60).describe("Conversation searches per minute, per account"),
   HERALD_ALLOW_SIMULATE: zeroOne.describe("1 accepts options.simulate (tests and benchmarks)"),
   HERALD_AUTH_RATE_LIMIT: onOff.describe("off lifts sign-in/sign-up throttling (test suites)"),

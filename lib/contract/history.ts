@@ -12,6 +12,7 @@ export const HISTORY_ITEM_TYPES = [
   "step",
   "progress",
   "publication",
+  "source",
   "status",
   "terminal",
   "cancel_attempt",
@@ -46,6 +47,8 @@ export type PublicHistoryItem =
     })
   | (Base<"progress"> & { text: string; step: number | null })
   | (Base<"publication"> & { publicationId: string; version: number; partial: boolean })
+  /** A web page the task read (task_source): its citation number, where it is and what it is called. */
+  | (Base<"source"> & { n: number; url: string; title: string; site: string })
   /** `from` is null when the entry before it is older than the feed log keeps (HERALD_EVENT_RETENTION_DAYS). */
   | (Base<"status"> & { from: TaskStatus | null; to: TaskStatus })
   | (Base<"terminal"> & { status: TaskStatus; text: string })

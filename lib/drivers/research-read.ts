@@ -41,6 +41,8 @@ export interface GatherInput {
   searchesSoFar: number;
   /** Sections still to write, this one included: the source budget left is shared among them. */
   sectionsLeft: number;
+  /** Pages the account may still read this hour (HERALD_LIMIT_PAGES_PER_HOUR); unbounded when not given. */
+  accountPagesLeft?: number;
   signal: AbortSignal;
   /** A progress line for people (host wording). */
   announce?: (kind: "search" | "read", detail: string) => Promise<void>;
@@ -109,7 +111,7 @@ export async function gatherSources(input: GatherInput): Promise<GatherResult> {
   const maxSources = env("HERALD_RESEARCH_MAX_SOURCES");
   const maxSearches = env("HERALD_RESEARCH_MAX_SEARCHES");
   const left = Math.max(0, maxSources - input.known.length);
-  const want = Math.min(SECTION_MAX_SOURCES, left, Math.ceil(left / Math.max(1, input.sectionsLeft)));
+  const want = Math.min(SECTION_MAX_SOURCES, left, Math.ceil(left / Math.max(1, input.sectionsLeft)), input.accountPagesLeft ?? Infinity);
   const provider = input.provider ?? providerFromEnv();
   if (want === 0) return { pages: [], searches: 0, status: "budget" };
   if (provider.name === "none") return { pages: [], searches: 0, status: "off" };

@@ -214,6 +214,7 @@ async function sectionStep(ctx: StepContext, index: number, plan: PlanOutput, st
     known,
     searchesSoFar: book.searches,
     sectionsLeft: total - index + 1,
+    accountPagesLeft: ctx.accountPagesLeft,
     signal: ctx.signal,
     announce: announce
       ? (kind, detail) => announce(offlineText(lang, kind === "search" ? "researchSearching" : "researchReading", { query: detail.slice(0, 120), sites: detail.slice(0, 200) }))

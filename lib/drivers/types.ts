@@ -28,6 +28,8 @@ export interface StepContext {
   reportProgress?: (text: string) => Promise<ProgressReply>;
   /** Pages the task already read (earlier steps' commits), in citation order; research reads none of them again. */
   sources?: KnownSource[];
+  /** Pages this account may still read this hour (HERALD_LIMIT_PAGES_PER_HOUR), across all its tasks. */
+  accountPagesLeft?: number;
   /** Shows a host-worded progress line at once ("Searching the web for …"), committed under the lease guard. */
   announce?: (text: string) => Promise<void>;
 }

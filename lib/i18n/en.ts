@@ -128,6 +128,7 @@ export const en = {
   hist_step_instructions: "applied {count} instruction(s)",
   hist_status: "Status: {status}",
   hist_publication: "Report version {version} ({kind})",
+  hist_source: "Read source [{n}]:",
   hist_cancel_attempt_failed: "Cancel attempt {attempt} failed",
   hist_cancel_attempt_ended: "Cancel attempt {attempt} ended the task",
   hist_notification_dispatched: "Notification sent",

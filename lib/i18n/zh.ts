@@ -123,6 +123,7 @@ export const zh: { [K in keyof typeof en]: string } = {
   hist_step_instructions: "应用了 {count} 条指示",
   hist_status: "状态：{status}",
   hist_publication: "报告第 {version} 版（{kind}）",
+  hist_source: "已阅读来源 [{n}]：",
   hist_cancel_attempt_failed: "第 {attempt} 次取消尝试失败",
   hist_cancel_attempt_ended: "第 {attempt} 次取消尝试结束了任务",
   hist_notification_dispatched: "通知已发出",

@@ -23,6 +23,8 @@ export interface Limits {
   conversations: number;
   /** Conversation searches in a fixed minute window. */
   searchesPerMinute: number;
+  /** Web pages the account's research tasks read in any rolling hour: no account turns Herald into its crawler. */
+  pagesPerHour: number;
 }
 
 export const limitsOff = () => env("HERALD_LIMITS") === "off";
@@ -40,6 +42,7 @@ export function limits(): Limits {
       conversationsPerMinute: n,
       conversations: n,
       searchesPerMinute: n,
+      pagesPerHour: n,
     };
   }
   return {
@@ -51,6 +54,7 @@ export function limits(): Limits {
     conversationsPerMinute: env("HERALD_LIMIT_CONVERSATIONS_PER_MINUTE"),
     conversations: env("HERALD_LIMIT_CONVERSATIONS"),
     searchesPerMinute: env("HERALD_LIMIT_SEARCHES_PER_MINUTE"),
+    pagesPerHour: env("HERALD_LIMIT_PAGES_PER_HOUR"),
   };
 }
 

@@ -46,7 +46,8 @@ import {
   type LeasedTask,
 } from "@/lib/tasks/sql";
 import { transactionWithEvents } from "@/lib/events/emit";
-import { knownSources, recordSource } from "@/lib/tasks/sources";
+import { knownSources, pagesReadLastHour, recordSource } from "@/lib/tasks/sources";
+import { limits } from "@/lib/limits/config";
 import { PAGE_PROMPT_CHARS } from "@/lib/drivers/research";
 
 const MAX_ERROR_CHARS = 4000;
@@ -97,7 +98,13 @@ async function executeClaim(task: LeasedTask, stopping: AbortSignal): Promise<Ex
     };
     const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
     const reportProgress = modelProgressWriter(task, token, steps);
-    const research = driver.readsSources ? { sources: await knownSources(task.id, PAGE_PROMPT_CHARS), announce: hostProgressWriter(task, token, steps) } : {};
+    const research = driver.readsSources
+      ? {
+          sources: await knownSources(task.id, PAGE_PROMPT_CHARS),
+          accountPagesLeft: Math.max(0, limits().pagesPerHour - (await pagesReadLastHour(task.ownerId))),
+          announce: hostProgressWriter(task, token, steps),
+        }
+      : {};
     const outcome = await driver.step({ task, steps, model, signal: abort.signal, reportProgress, ...research });
     if (outcome.defer) {
       const { ms, driverState } = outcome.defer;

@@ -44,6 +44,7 @@ const RANK = {
   step: 2,
   progress: 3,
   publication: 4,
+  source: 5,
   terminal: 6,
   notice: 8,
   /** Everything placed by its feed event: ordered among itself by the event's seq. */
@@ -122,6 +123,9 @@ export function taskHistorySql(ownerId: string, taskId: string, after: HistoryCu
         WHERE b."taskId" = p."taskId" AND b."publicationId" = p.id AND b.kind = 'body' ORDER BY x.seq LIMIT 1
       ) x ON true
       WHERE p."taskId" = ${taskId} AND p."ownerId" = ${ownerId}
+      UNION ALL
+      SELECT s."fetchedAt", ${rank.source}, s.n, '', 'source', jsonb_build_object('n', s.n, 'url', s.url, 'title', s.title, 'site', s.site)
+      FROM "task_source" s WHERE s."taskId" = ${taskId} AND s."ownerId" = ${ownerId}
       UNION ALL
       SELECT COALESCE(x.at, n."createdAt"), CASE WHEN x.seq IS NOT NULL THEN ${rank.log} ELSE ${rank.notice} END,
              COALESCE(x.seq, 0), CASE WHEN x.seq IS NOT NULL THEN '' ELSE n.id END, 'notice',
@@ -216,6 +220,8 @@ function toItem(r: Row): PublicHistoryItem | null {
       return { id: `m:${num(d.seq)}`, at, type: "terminal", status: (str(d.status) ?? "failed") as TaskStatus, text: str(d.text) ?? "" };
     case "publication":
       return { id: `p:${num(d.version)}`, at, type: "publication", publicationId: str(d.publicationId) ?? "", version: num(d.version), partial: d.partial === true };
+    case "source":
+      return { id: `src:${n}`, at, type: "source", n, url: str(d.url) ?? "", title: bounded(d.title, 300) ?? "", site: str(d.site) ?? "" };
     case "notice": {
       const noticeId = str(d.id) ?? "";
       return {

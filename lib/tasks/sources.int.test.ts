@@ -3,9 +3,10 @@ import { randomUUID } from "node:crypto";
 import { getDb, sqlTransaction } from "@/lib/db/client";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import * as tasksRoute from "@/app/api/tasks/route";
+import * as historyRoute from "@/app/api/tasks/[id]/history/route";
 import { deleteAccount } from "@/lib/commands/delete-account";
 import { call, createConversationFor, signUp, type TestUser } from "@/tests/helpers";
-import { recordSource, SOURCE_EXCERPT_MAX_CHARS, type SourceRead } from "./sources";
+import { pagesReadLastHour, recordSource, SOURCE_EXCERPT_MAX_CHARS, type SourceRead } from "./sources";
 
 async function newTask(user: TestUser): Promise<string> {
   const conversationId = await createConversationFor(user);
@@ -63,5 +64,27 @@ describe("task sources", () => {
     expect(await getDb().taskSource.count({ where: { ownerId: user.id } })).toBe(1);
     await deleteAccount(user.id);
     expect(await getDb().taskSource.count({ where: { ownerId: user.id } })).toBe(0);
+  });
+});
+
+describe("sources in the timeline and against the account's hourly allowance", () => {
+  it("each source read is a history item with its number; pages read in the last hour are counted per account", async () => {
+    const user = await signUp("Reader");
+    const taskId = await newTask(user);
+    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://d.example/otters")));
+    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://e.example/stones")));
+    const history = await call(historyRoute.GET, { user, path: `/api/tasks/${taskId}/history`, params: { id: taskId } });
+    const sources = (history.json.items as { type: string }[]).filter((i) => i.type === "source");
+    expect(sources).toEqual([
+      expect.objectContaining({ type: "source", n: 1, url: "https://d.example/otters", title: "Title of https://d.example/otters", site: "d.example" }),
+      expect.objectContaining({ type: "source", n: 2, url: "https://e.example/stones" }),
+    ]);
+
+    expect(await pagesReadLastHour(user.id)).toBe(2);
+    // An hour-old read no longer counts, and another account's reads never do.
+    await getDb().$executeRaw`UPDATE "task_source" SET "fetchedAt" = now() - interval '61 minutes' WHERE "taskId" = ${taskId} AND n = 1`;
+    expect(await pagesReadLastHour(user.id)).toBe(1);
+    const other = await signUp("OtherReader");
+    expect(await pagesReadLastHour(other.id)).toBe(0);
   });
 });

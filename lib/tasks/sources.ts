@@ -44,6 +44,13 @@ export async function listSources(ownerId: string, taskId: string): Promise<Publ
   return rows.map(toPublicSource);
 }
 
+/** Pages the account's tasks read in the last hour, against HERALD_LIMIT_PAGES_PER_HOUR (index task_source_ownerId_fetchedAt_idx). */
+export async function pagesReadLastHour(ownerId: string): Promise<number> {
+  const [row] = await getDb().$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM "task_source" WHERE "ownerId" = ${ownerId} AND "fetchedAt" > now() - interval '1 hour'`;
+  return row.n;
+}
+
 /**
  * What a research step needs of the pages its task already read: skip them,
  * number on from them, list them, and reread the start of their text (the
