@@ -67,8 +67,9 @@ test("signing out in one tab signs out the others at once; no unsent draft outli
 
   await page.getByRole("button", { name: "Sign out" }).click();
   // The tab that signed out lands on the plain sign-in page; only the other one follows it.
-  await page.waitForURL(/\/sign-in$/);
-  await other.waitForURL(/\/sign-in\?next=.*signedOut=1$/, { timeout: 5_000 });
+  // Not waitForURL: a sign-out navigation can be superseded by another to the same page (ERR_ABORTED).
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await expect(other).toHaveURL(/\/sign-in\?next=.*signedOut=1$/, { timeout: 5_000 });
   await expect(other.getByText("You were signed out in another tab.")).toBeVisible();
   // Signing out is leaving this browser: the draft went with it, in every tab.
   expect(await other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")))).toEqual([]);
