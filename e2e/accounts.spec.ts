@@ -83,18 +83,24 @@ test("a session that ended without a sign-out keeps the draft for its own accoun
   await page.getByLabel("Message").fill("alice's unsent words");
   await expect.poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")).length)).toBe(1);
 
-  // The session ends (expired, or revoked from another device): nobody signed out here.
+  // The session ends (expired, or revoked from another device): nobody signed out here. The old tab notices on its
+  // own and moves to sign-in, which would race a navigation of ours, so each next step takes a fresh tab of the same
+  // browser (the drafts live in its localStorage).
   await context.clearCookies();
-  await signUpViaUi(page, "Stranger");
-  await expect(page.getByLabel("Message")).toHaveValue("");
-  await page.getByLabel("Message").fill("x");
-  await page.getByLabel("Message").fill("");
+  await page.close();
+  const stranger = await context.newPage();
+  await signUpViaUi(stranger, "Stranger");
+  await expect(stranger.getByLabel("Message")).toHaveValue("");
+  await stranger.getByLabel("Message").fill("x");
+  await stranger.getByLabel("Message").fill("");
 
   await context.clearCookies();
-  await page.goto("/sign-in");
-  await signIn(page, alice);
-  await expect(page.getByLabel("Message")).toHaveValue("alice's unsent words");
-  await expect(page.getByTestId("toast")).toContainText("Your unsent message was restored.");
+  await stranger.close();
+  const back = await context.newPage();
+  await back.goto("/sign-in");
+  await signIn(back, alice);
+  await expect(back.getByLabel("Message")).toHaveValue("alice's unsent words");
+  await expect(back.getByTestId("toast")).toContainText("Your unsent message was restored.");
 });
 
 test("forgot password: the pages say what they can do", async ({ page }) => {

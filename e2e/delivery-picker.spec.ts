@@ -36,6 +36,9 @@ test("Tell me at a time of day, with a sentence saying what will happen", async 
 
   // Very short: explained, not silently accepted.
   await picker.getByLabel("Delivery").selectOption({ label: "Tell me by" });
+  // One field at a time: back to minutes, the time-of-day field hides.
+  await picker.getByLabel("In minutes").check();
+  await expect(picker.getByLabel("At time")).toBeHidden();
   await minutes.fill("0.2");
   await expect(explainer).toContainText("(in 12 s)");
   await expect(explainer).toContainText("Research takes at least a minute or two");

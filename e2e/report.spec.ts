@@ -74,14 +74,16 @@ test("report view: earlier version folded and compared, contents, copy, download
   // Copy as Markdown puts the stored report on the clipboard.
   await view.getByRole("button", { name: "Copy as Markdown" }).click();
   await expect(view.getByRole("status").first()).toHaveText("Copied to the clipboard.");
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(body.content);
+  // The stored report as a Markdown file: the same text, ending with a newline.
+  const asFile = body.content.trimEnd() + "\n";
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(asFile);
 
   // Download Markdown: the same text, named after the report.
   const downloading = page.waitForEvent("download");
   await view.getByRole("button", { name: "Download Markdown" }).click();
   const download = await downloading;
   expect(download.suggestedFilename()).toBe("EV-market-v2.md");
-  expect(await readFile((await download.path())!, "utf8")).toBe(body.content);
+  expect(await readFile((await download.path())!, "utf8")).toBe(asFile);
 
   // Download PDF opens the print dialog (stubbed: headless has none); printed, only the report shows.
   await page.evaluate(() => {
