@@ -66,6 +66,15 @@ export function signedInControl(page: Page) {
   return page.getByRole("button", { name: "Sign out" }).or(page.getByRole("button", { name: "Account", exact: true }));
 }
 
+/** A conversation made through the API and opened: for specs about what happens in a chat, not about starting one. */
+export async function openNewConversation(page: Page): Promise<string> {
+  const res = await page.request.post("/api/conversations", { data: {} });
+  expect(res.status(), await res.text()).toBe(201);
+  const { id } = (await res.json()) as { id: string };
+  await page.goto(`/c/${id}`);
+  return id;
+}
+
 export async function newChat(page: Page): Promise<string> {
   await page.getByRole("button", { name: "New chat" }).click();
   await page.waitForURL(/\/c\/[^/]+$/);

@@ -1,22 +1,13 @@
 import { test, expect, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { createTask, newEmail, openTasksSheet, SHOTS, signUp } from "./helpers";
+import { createTask, newEmail, openNewConversation, openTasksSheet, SHOTS, signUp } from "./helpers";
 
 interface Body {
   kind: string;
   content: string;
   publicationId: string | null;
   meta: { partial?: boolean; version?: number } | null;
-}
-
-/** A conversation made through the API and opened: this spec is about reports, not about starting chats. */
-async function openNewConversation(page: Page): Promise<string> {
-  const res = await page.request.post("/api/conversations", { data: {} });
-  expect(res.status(), await res.text()).toBe(201);
-  const { id } = (await res.json()) as { id: string };
-  await page.goto(`/c/${id}`);
-  return id;
 }
 
 async function finalBody(page: Page, conversationId: string): Promise<Body> {

@@ -1,16 +1,8 @@
-import { test, expect, type Page } from "@playwright/test";
-import { createTask, openTasksSheet, signUp } from "./helpers";
+import { test, expect } from "@playwright/test";
+import { createTask, openNewConversation, openTasksSheet, signUp } from "./helpers";
 
 // Research against the suite's research peer (tests/research-peer-server.ts, started by playwright.config.ts): a
 // SearXNG-shaped search and loopback pages about Lake Zorb. The report lists what it read and links every citation.
-
-async function openNewConversation(page: Page): Promise<string> {
-  const res = await page.request.post("/api/conversations", { data: {} });
-  expect(res.status(), await res.text()).toBe(201);
-  const { id } = (await res.json()) as { id: string };
-  await page.goto(`/c/${id}`);
-  return id;
-}
 
 test("a research report lists its sources with links, its citations jump to them, and the sheet and share page show them", async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db/client";
-import * as tasksRoute from "@/app/api/tasks/route";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
-import { peerEnv, startResearchPeer, type ResearchPeer } from "@/tests/research-peer";
+import { createConversationFor, signUp, stopWorkers, waitFor } from "@/tests/helpers";
+import type { ResearchPeer } from "@/tests/research-peer";
+import { researchFixture } from "@/tests/research-fixture";
 
 /**
  * A worker killed while a research section reads: what finished sections read
@@ -12,33 +11,11 @@ import { peerEnv, startResearchPeer, type ResearchPeer } from "@/tests/research-
  * lease expiry (about 30 s).
  */
 
+const { peer: peerOf, worker, start, succeeded } = researchFixture();
 let peer: ResearchPeer;
-const started: WorkerProc[] = [];
-beforeAll(async () => {
-  peer = await startResearchPeer({ delayMs: 150 });
+beforeAll(() => {
+  peer = peerOf();
 });
-afterAll(async () => {
-  await stopWorkers(...started);
-  await peer.close();
-});
-
-const worker = (extra: Record<string, string> = {}) => {
-  const w = startWorkerProcess({ HERALD_TASK_LEASE_MS: "2000", HERALD_RESEARCH_MAX_SOURCES: "4", ...peerEnv(peer), ...extra });
-  started.push(w);
-  return w;
-};
-
-async function start(user: TestUser, conversationId: string, prompt: string, title: string) {
-  const r = await call(tasksRoute.POST, {
-    user,
-    body: { conversationId, title, prompt, clientRequestId: randomUUID(), options: { simulate: { steps: 2, stepMs: 0 } } },
-  });
-  expect(r.status).toBe(202);
-  return r.json.task.id as string;
-}
-
-const taskRow = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
-const succeeded = (id: string, ms = 60_000) => waitFor(async () => ((await taskRow(id)).status === "succeeded" ? taskRow(id) : null), ms, "task to succeed");
 
 describe("research sources across a crash", () => {
   it("a worker SIGKILLed mid-section: the next resumes without searching or reading again what the finished section read", async () => {

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { getDb } from "@/lib/db/client";
-import * as tasksRoute from "@/app/api/tasks/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import type { TaskStep } from "@/lib/db/generated/client.ts";
 import { readFrames } from "@/lib/text/frame";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
-import { peerEnv, startResearchPeer, type ResearchPeer } from "@/tests/research-peer";
+import { call, createConversationFor, signUp, stopWorkers } from "@/tests/helpers";
+import { peerEnv, type ResearchPeer } from "@/tests/research-peer";
+import { researchFixture } from "@/tests/research-fixture";
 import { RESEARCH_UPDATE_TOOL, researchDriver } from "./research";
 
 /**
@@ -17,33 +16,11 @@ import { RESEARCH_UPDATE_TOOL, researchDriver } from "./research";
  * instructions change nothing; a Chinese request gets Chinese headings.
  */
 
+const { peer: peerOf, worker, start, taskRow, succeeded } = researchFixture();
 let peer: ResearchPeer;
-const started: WorkerProc[] = [];
-beforeAll(async () => {
-  peer = await startResearchPeer({ delayMs: 150 });
+beforeAll(() => {
+  peer = peerOf();
 });
-afterAll(async () => {
-  await stopWorkers(...started);
-  await peer.close();
-});
-
-const worker = (extra: Record<string, string> = {}) => {
-  const w = startWorkerProcess({ HERALD_TASK_LEASE_MS: "2000", HERALD_RESEARCH_MAX_SOURCES: "4", ...peerEnv(peer), ...extra });
-  started.push(w);
-  return w;
-};
-
-async function start(user: TestUser, conversationId: string, prompt: string, title: string) {
-  const r = await call(tasksRoute.POST, {
-    user,
-    body: { conversationId, title, prompt, clientRequestId: randomUUID(), options: { simulate: { steps: 2, stepMs: 0 } } },
-  });
-  expect(r.status).toBe(202);
-  return r.json.task.id as string;
-}
-
-const taskRow = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
-const succeeded = (id: string, ms = 60_000) => waitFor(async () => ((await taskRow(id)).status === "succeeded" ? taskRow(id) : null), ms, "task to succeed");
 const finalBody = async (id: string) => (await getDb().publication.findFirstOrThrow({ where: { taskId: id, partial: false } })).content;
 
 /** `n → url` from the report's Sources list. */

@@ -1,17 +1,12 @@
 import { getDb, type SqlTx } from "@/lib/db/client";
 import { toPublicSource, type PublicTaskSource } from "@/lib/contract/task";
+import type { PageText } from "@/lib/research/read-page";
 
 /** What one stored source keeps of a page's text (CHECK task_source_excerpt_check). */
 export const SOURCE_EXCERPT_MAX_CHARS = 20_000;
 
-export interface SourceRead {
-  url: string;
-  finalUrl: string;
-  title: string;
-  site: string;
-  text: string;
-  hash: string;
-}
+/** A page as the research step read it; stored as is, its text bounded to an excerpt. */
+export type SourceRead = PageText;
 
 /**
  * Records a page a research task read, numbered next in reading order, in the
