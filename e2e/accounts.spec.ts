@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { newChat, newEmail, PASSWORD, send, SHOTS, signedInControl, signUp, signUpViaUi } from "./helpers";
 
-// Issue 14, accounts: password policy and toggle, reset pages, back to the page
+// Accounts: password policy and toggle, reset pages, back to the page
 // that asked for sign-in, sign-out in every tab (drafts cleared; an ended session keeps them for the same account only), change
 // password, data export and account deletion. The e2e server has no SMTP_URL.
 

@@ -2,7 +2,7 @@ import { test, expect, type Page } from "@playwright/test";
 import path from "node:path";
 import { createTask, newChat, newEmail, openTasksSheet, SHOTS, signUp } from "./helpers";
 
-// Issue 14 #1 and #5 in the browser: a timed task cancelled (after a confirmation) before its due time. The
+// In the browser: a timed task cancelled (after a confirmation) before its due time. The
 // cancel is one line in the conversation; at the old due time nothing more appears and nothing says "missed".
 
 function timedTask(page: Page, conversationId: string, title: string, dueInSeconds: number, steps: number, stepMs: number) {

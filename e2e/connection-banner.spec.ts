@@ -2,7 +2,7 @@ import { test, expect } from "@playwright/test";
 import path from "node:path";
 import { createTask, newChat, openTasksSheet, SHOTS, signUp } from "./helpers";
 
-// Issue 14 #6: with the server gone the page kept a pulsing "Running" badge and no word about it.
+// With the server gone, a page must not keep a pulsing "Running" badge and say nothing about it.
 
 test("feed gone: Reconnecting… and greyed badges; back: Connected again, a refetch, then the banner goes", async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });

@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import path from "node:path";
 import { newChat, send, SHOTS, signUp } from "./helpers";
 
-// Issue 14, the delivery picker: a time of day, the sentence under the picker
+// The delivery picker: a time of day, the sentence under the picker
 // (English and Chinese, in the reader's zone), short deadlines explained, and a
 // deadline on a message that starts no task said in the conversation.
 

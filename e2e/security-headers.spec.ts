@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createTask, newChat, send, signUp } from "./helpers";
 
-// Issue 8 item 6: every page carries a nonce CSP (no remote origins, no framing),
+// Every page carries a nonce CSP (no remote origins, no framing),
 // every response the static hardening headers, and the app still hydrates and
 // works under the policy without a single violation.
 

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { newChat, openTasksSheet, send, signUp } from "./helpers";
 
-// The composer's "Work with" picker (issue 11): Best fit, Herald's own research and each remote the operator
+// The composer's "Work with" picker: Best fit, Herald's own research and each remote the operator
 // labelled. playwright.config.ts configures one MCP server with the label "Market data" (its url leads nowhere:
 // the test is about the choice reaching the task, not about the remote).
 
