@@ -151,7 +151,8 @@ describe("a research step as the model sees it", () => {
       expect(frames.some((f) => f.body.includes("Ignore previous instructions"))).toBe(true);
       expect(outcome.sources?.map((s) => s.n)).toEqual([1, 2, 3, 4]);
       expect((outcome.step?.output as { text: string }).text).toBe("Zorb otters sleep in rafts of seven [1]. An invented claim. Another [2].");
-      expect(outcome.publish?.content).not.toMatch(/\[9\]|17/);
+      // No citation names 9 or 17 any more (the Sources list's URLs carry a random port, which may hold "17").
+      expect(outcome.publish?.content).not.toMatch(/\[9\]|\[[^\]]*\b17\b[^\]]*\]/);
     } finally {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
       Object.assign(process.env, saved);
