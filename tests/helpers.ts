@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { getAuth } from "@/lib/auth/auth";
-import { getDb } from "@/lib/db/client";
+import pg from "pg";
+import { databaseUrl, getDb } from "@/lib/db/client";
 import { createApiKey } from "@/lib/keys/create-api-key";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
@@ -12,6 +13,17 @@ export interface TestUser {
   id: string;
   email: string;
   cookie: string;
+}
+
+/**
+ * A second connection that looks for deadlocks late (deadlock_timeout 20 s, where the server allows it): in a lock
+ * cycle with it, the other side is the transaction Postgres aborts, so a test chooses which side meets the deadlock.
+ */
+export async function patientClient(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl() });
+  await client.connect();
+  await client.query("SET deadlock_timeout = '20s'").catch(() => {});
+  return client;
 }
 
 /** The password every signUp() account has. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { databaseUrl, getDb, sqlTransaction, type SqlTx } from "./client";
-import { signUp, waitFor, type TestUser } from "@/tests/helpers";
+import { getDb, sqlTransaction, type SqlTx } from "./client";
+import { patientClient, signUp, waitFor, type TestUser } from "@/tests/helpers";
 
 /** Postgres aborts the statement as it would a deadlock's victim or a serialization failure, with the real error. */
 const abortAs = (tx: Pick<SqlTx, "$executeRaw">, code: "40P01" | "40001") =>
@@ -61,10 +61,8 @@ describe("a transaction Postgres aborts runs again, from the start", () => {
   describe("a real deadlock", () => {
     let other: pg.Client;
     beforeAll(async () => {
-      other = new pg.Client({ connectionString: databaseUrl() });
-      await other.connect();
       // The other side looks for the cycle later, so the transaction under test is the one Postgres aborts.
-      await other.query("SET deadlock_timeout = '20s'").catch(() => {});
+      other = await patientClient();
     });
     afterAll(() => other.end());
 

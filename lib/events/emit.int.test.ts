@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { databaseUrl, getDb } from "@/lib/db/client";
-import { signUp, waitFor, type TestUser } from "@/tests/helpers";
+import { getDb } from "@/lib/db/client";
+import { patientClient, signUp, waitFor, type TestUser } from "@/tests/helpers";
 import { emitEvent, transactionWithEvents } from "./emit";
 
 describe("transactionWithEvents aborted by a real deadlock", () => {
@@ -10,10 +10,8 @@ describe("transactionWithEvents aborted by a real deadlock", () => {
   let other: pg.Client;
   beforeAll(async () => {
     user = await signUp("Deadlock");
-    other = new pg.Client({ connectionString: databaseUrl() });
-    await other.connect();
     // The other side looks for the cycle later, so the transaction under test is the one Postgres aborts.
-    await other.query("SET deadlock_timeout = '20s'").catch(() => {});
+    other = await patientClient();
   });
   afterAll(() => other.end());
 

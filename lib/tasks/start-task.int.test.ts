@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { databaseUrl, getDb } from "@/lib/db/client";
-import { createConversationFor, signUp, waitFor, type TestUser } from "@/tests/helpers";
+import { getDb } from "@/lib/db/client";
+import { createConversationFor, patientClient, signUp, waitFor, type TestUser } from "@/tests/helpers";
 import { startTask } from "./start-task";
 
 describe("a retried start while a worker holds its task", () => {
@@ -10,10 +10,8 @@ describe("a retried start while a worker holds its task", () => {
   let worker: pg.Client;
   beforeAll(async () => {
     user = await signUp("Retried");
-    worker = new pg.Client({ connectionString: databaseUrl() });
-    await worker.connect();
     // The worker's side looks for a cycle later, so a deadlock would abort the start, as it did for users.
-    await worker.query("SET deadlock_timeout = '20s'").catch(() => {});
+    worker = await patientClient();
   });
   afterAll(() => worker.end());
 
