@@ -16,6 +16,15 @@ describe("citations the host checks", () => {
     expect(checkCitations("Claim [1][2]. 事实[3]。", new Set())).toEqual({ text: "Claim. 事实。", removed: 3 });
   });
 
+  it("keeps a bracketed year or other number no source can carry as plain text, still removing unknown sources", () => {
+    const known = new Set([1, 2]);
+    const { text, removed } = checkCitations("Founded [1911] and renamed [2023] [2]. A census [1000, 1001] counts. Seals sing [7]. Otters [999].", known);
+    expect(text).toBe("Founded [1911] and renamed [2023] [2]. A census [1000, 1001] counts. Seals sing. Otters.");
+    expect(removed).toBe(2);
+    expect(citedNumbers(text)).toEqual([2]);
+    expect(citedNumbers("In [1911] [1].")).toEqual([1]);
+  });
+
   it("is linear on adversarial input", () => {
     const evil = `[${"1,".repeat(50_000)}`;
     const t0 = performance.now();

@@ -19,10 +19,24 @@ export interface CitedSource {
 // `[3]`, `[3, 4]`, `[3，4]` — not `[3](url)`, not `[^3]`.
 const CITATION = /\[(\d{1,4}(?:[ \t]?[,，][ \t]?\d{1,4}){0,19})\](?!\()/g;
 
+/**
+ * The largest number a citation can carry. A task reads at most
+ * HERALD_RESEARCH_MAX_SOURCES pages (its schema caps it at 200), so a bracket
+ * holding a larger number is a year or a count (`[1911]`, `[2023]`) the text
+ * means as written: it is left alone, not removed as an unknown source.
+ */
+export const CITATION_MAX = 999;
+
+const numbersIn = (inner: string) => inner.split(/[,，]/).map((p) => Number(p.trim()));
+const isCitation = (numbers: readonly number[]) => numbers.every((n) => n <= CITATION_MAX);
+
 /** The numbers the text cites, in first-cited order. */
 export function citedNumbers(text: string): number[] {
   const seen = new Set<number>();
-  for (const m of text.matchAll(CITATION)) for (const part of m[1].split(/[,，]/)) seen.add(Number(part.trim()));
+  for (const m of text.matchAll(CITATION)) {
+    const numbers = numbersIn(m[1]);
+    if (isCitation(numbers)) for (const n of numbers) seen.add(n);
+  }
   return [...seen];
 }
 
@@ -34,7 +48,8 @@ export function citedNumbers(text: string): number[] {
 export function checkCitations(text: string, known: ReadonlySet<number>): { text: string; removed: number } {
   let removed = 0;
   const out = text.replace(/[ \t]?\[(\d{1,4}(?:[ \t]?[,，][ \t]?\d{1,4}){0,19})\](?!\()/g, (whole, inner: string) => {
-    const parts = inner.split(/[,，]/).map((p) => Number(p.trim()));
+    const parts = numbersIn(inner);
+    if (!isCitation(parts)) return whole;
     const kept = parts.filter((n) => known.has(n));
     removed += parts.length - kept.length;
     if (kept.length === parts.length) return whole;
