@@ -24,6 +24,10 @@ describe("extractText", () => {
     expect(md).toMatchObject({ title: "Otter notes", site: "notes.example", text: "# Otter notes\n\nThey float on their backs." });
     expect(extractText("text/plain", Buffer.from("line one\nline two"), "https://www.a.example/t")!.site).toBe("a.example");
     expect(extractText("application/pdf", Buffer.from("%PDF-1.7"), "https://a.example/p.pdf")).toBeNull();
+    // Binary under a text type (a PDF, a file with NUL bytes) is not decoded into garbage text.
+    expect(extractText("text/plain", Buffer.from("%PDF-1.4\n1 0 obj"), "https://a.example/p")).toBeNull();
+    expect(extractText("", Buffer.from("%PDF-1.4\n<html>"), "https://a.example/p")).toBeNull();
+    expect(extractText("text/html", Buffer.from("<html>\u0000\u0001"), "https://a.example/p")).toBeNull();
     expect(extractText("application/json", Buffer.from("{}"), "https://a.example/j")).toBeNull();
     expect(extractText("image/png", Buffer.alloc(10), "https://a.example/i")).toBeNull();
   });

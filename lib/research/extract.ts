@@ -22,7 +22,24 @@ export interface ExtractedText {
 
 type Reader = "html" | "text";
 
+/**
+ * PDF is not read: the maintained extractors (unpdf, pdf.js) need Node 22
+ * (Promise.withResolvers) and Herald runs on Node 20. A PDF served under a text
+ * type, or any body with NUL bytes where text would be, is binary: decoding it
+ * as text would hand the model pages of mojibake.
+ */
+function looksBinary(body: Buffer): boolean {
+  const head = body.subarray(0, 1024);
+  return head.subarray(0, 5).toString("latin1") === "%PDF-" || head.includes(0);
+}
+
+/** Whether a body of this type may be read, asked before the body is downloaded (an empty type is sniffed later). */
+export function mayRead(contentType: string): boolean {
+  return contentType.split(";")[0]!.trim() === "" || readerFor(contentType, Buffer.alloc(0)) !== null;
+}
+
 export function readerFor(contentType: string, body: Buffer): Reader | null {
+  if (looksBinary(body)) return null;
   const mime = contentType.split(";")[0]!.trim().toLowerCase();
   if (mime === "text/html" || mime === "application/xhtml+xml") return "html";
   if (mime === "text/plain" || mime === "text/markdown" || mime === "text/x-markdown") return "text";

@@ -21,6 +21,12 @@ async function site() {
     if (req.path === "/private/page") return send("text/plain", "members only");
     if (req.path === "/notes.md") return send("text/markdown; charset=utf-8", "# Notes\n\nOtters sleep holding hands.");
     if (req.path === "/paper.pdf") return send("application/pdf", "%PDF-1.7 ...");
+    if (req.path === "/mislabelled.pdf") return send("text/plain", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj");
+    if (req.path === "/endless.pdf") {
+      // A PDF whose body never ends: only a fetcher that reads the body would wait for it.
+      res.writeHead(200, { "content-type": "application/pdf" });
+      return void res.write(Buffer.alloc(64 * 1024, 0x25));
+    }
     if (req.path === "/old") {
       res.writeHead(301, { location: "/article" });
       return void res.end();
@@ -67,6 +73,16 @@ describe("readPage", () => {
     const err = await readPage(`${stub.origin}/paper.pdf`, opts()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FetchError);
     expect((err as FetchError).reason).toBe("type");
+  });
+
+  it("skips a PDF cleanly: refused by its type before its body is read, and by its bytes when served as text", async () => {
+    const stub = await site();
+    const endless = await readPage(`${stub.origin}/endless.pdf`, { ...opts(), timeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(endless).toBeInstanceOf(FetchError);
+    expect((endless as FetchError).reason).toBe("type");
+    const mislabelled = await readPage(`${stub.origin}/mislabelled.pdf`, opts()).catch((e: unknown) => e);
+    expect(mislabelled).toBeInstanceOf(FetchError);
+    expect((mislabelled as FetchError).reason).toBe("type");
   });
 
   it("without the switch, a page on loopback is not fetched at all (not even its robots.txt)", async () => {

@@ -1,4 +1,4 @@
-import { extractText } from "./extract";
+import { extractText, mayRead } from "./extract";
 import { FetchError, safeFetch, type SafeFetchOptions } from "./safe-fetch";
 import type { RobotsCache } from "./robots";
 
@@ -27,6 +27,7 @@ export async function readPage(url: string, opts: ReadPageOptions): Promise<Page
   const { robots, ...fetchOptions } = opts;
   const res = await safeFetch(url, {
     ...fetchOptions,
+    acceptType: mayRead,
     beforeHop: async (hop) => {
       if (!(await robots.allowed(hop))) throw new FetchError("robots", `${hop.origin} disallows ${hop.pathname} in robots.txt`);
     },

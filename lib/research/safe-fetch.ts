@@ -37,6 +37,12 @@ export interface SafeFetchOptions {
   maxBytes?: number;
   maxRedirects?: number;
   accept?: string;
+  /**
+   * Asked of a 2xx answer's Content-Type before its body is read: false closes
+   * the connection and throws `type`, so a type nobody reads (a PDF) is not
+   * downloaded up to the size cap first.
+   */
+  acceptType?: (contentType: string) => boolean;
   /** Default: HERALD_FETCH_ALLOW_PRIVATE. */
   allowPrivate?: boolean;
   /** Origins the operator configured (a search URL): trusted like SMTP_URL, so no address check. */
@@ -140,6 +146,11 @@ function requestOnce(url: URL, addresses: LookupAddress[] | null, opts: SafeFetc
       },
       (res) => {
         const status = res.statusCode ?? 0;
+        const type = String(res.headers["content-type"] ?? "").trim();
+        if (status >= 200 && status <= 299 && opts.acceptType && !opts.acceptType(type)) {
+          res.destroy();
+          return reject(new FetchError("type", `${type || "no content type"} is not read`));
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;
