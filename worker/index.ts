@@ -2,10 +2,13 @@ import { checkEnv, env } from "@/lib/config/env";
 import { ensureDatabase, type DatabaseHandle } from "@/lib/db/ensure";
 import { startWorker } from "@/lib/runtime/worker";
 import { log } from "@/lib/util/log";
+import { installTestHooksFromEnv } from "@/lib/util/test-hooks";
 
 // `npm run worker` beside `npm start`: without DATABASE_URL it attaches to the
 // embedded cluster that npm start owns (same HERALD_DATA_DIR), never a second one.
 checkEnv();
+// Crash tests reach a worker process only through env: their pauses are read here, once (lib/util/test-hooks.ts).
+installTestHooksFromEnv();
 const logger = log("worker");
 let db: DatabaseHandle | null = null;
 if (!env("DATABASE_URL")) {

@@ -1,12 +1,12 @@
 import { Client, type Run, type Thread } from "@langchain/langgraph-sdk";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { env } from "@/lib/config/env";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import type { Driver, StepOutcome, TerminalSnapshot } from "./types";
 import { boundBody, hide } from "./mcp-content";
 import { withPollMs } from "./poll-ms";
 import { RELAY_MIN_INTERVAL_MS, relayRun } from "./agent-stream";
 import { log } from "@/lib/util/log";
+import { testHooks } from "@/lib/util/test-hooks";
 
 /**
  * A remote agent over the Agent Protocol as LangGraph Platform serves it
@@ -182,14 +182,6 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
     return found.sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)))[0] ?? null;
   }
 
-  /** Tests only: holds the window between the remote create and the stored handle open for a SIGKILL. */
-  async function testPause(taskId: string) {
-    const hold = env("HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS");
-    if (hold <= 0) return;
-    log("agents").info(`test pause after create ${taskId}`);
-    await new Promise((r) => setTimeout(r, hold));
-  }
-
   async function poll(task: Task, threadId: string, signal: AbortSignal): Promise<StepOutcome> {
     const pending = Array.isArray(task.pendingUpdates) ? (task.pendingUpdates as string[]) : [];
     if (pending.length > 0) return sendUpdates(task, threadId, pending, signal);
@@ -339,7 +331,7 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
           // Another submit of this task got there first: adopt its run.
           if (!busy(err) || !(await newestRun(threadId, signal))) throw err;
         }
-        await testPause(task.id);
+        await testHooks().afterRemoteCreate?.(task.id);
       }
       return { remoteRef: threadId, driverData: { agent: config.name, ...(config.runTimeoutSeconds ? { remoteTtlMs: config.runTimeoutSeconds * 1000 } : {}) } };
     },

@@ -6,13 +6,12 @@ import {
   type GetTaskResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { env } from "@/lib/config/env";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import type { Driver, RemoteListing, StepOutcome, TerminalSnapshot } from "./types";
 import { boundBody, elicitContent, hide, isServerError, pollAfter, resultText } from "./mcp-content";
 import { createSessions, label, sessionGone, type SessionRef } from "./mcp-session";
 import { withPollMs } from "./poll-ms";
-import { log } from "@/lib/util/log";
+import { testHooks } from "@/lib/util/test-hooks";
 
 /**
  * Remote research through MCP Tasks (spec 2025-11-25, SDK experimental API):
@@ -180,14 +179,6 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
     throw new Error(`${label} still reports the task as ${status} after tasks/cancel`);
   }
 
-  /** Tests only: holds the window between the remote create and the stored handle open for a SIGKILL. */
-  async function testPause(taskId: string) {
-    const hold = env("HERALD_TEST_AGENT_PAUSE_AFTER_CREATE_MS");
-    if (hold <= 0) return;
-    log("mcp").info(`test pause after create ${taskId}`);
-    await new Promise((r) => setTimeout(r, hold));
-  }
-
   async function poll(ref: SessionRef | null, remoteId: string, task: Task, signal: AbortSignal): Promise<StepOutcome> {
     let remote: GetTaskResult;
     try {
@@ -296,7 +287,7 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
       if (!id || id.length > MAX_REMOTE_ID_CHARS) throw new DriverProtocolError(`${label} returned an unusable task id`);
       const ref = sessions.freshRef();
       remember(task.id, id, ref);
-      await testPause(task.id);
+      await testHooks().afterRemoteCreate?.(task.id);
       const timing = { ...(typeof created.task.ttl === "number" ? { remoteTtlMs: created.task.ttl } : {}), pollMs: pollAfter(created.task.pollInterval) };
       return { remoteRef: id, driverData: { server: config.name, ...(ref ?? {}), ...timing } };
     },

@@ -1,11 +1,10 @@
-import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
 import { awayMs, decideAfterSend, decideOnClaim, onStopping, type EmailDecision } from "./state";
 import { asEmailMode } from "@/lib/settings/queries";
 import { applyEmailPatch, lockClaimedEmail, type EmailFence } from "./sql";
 import { buildNoticeEmail, type NoticeEmail } from "./message";
 import { sendEmail } from "./transport";
-import { log as logger } from "@/lib/util/log";
+import { testHooks } from "@/lib/util/test-hooks";
 
 type Log = (msg: string, err?: unknown) => void;
 
@@ -59,12 +58,7 @@ export async function sendNoticeEmail(fence: EmailFence, stopping: AbortSignal, 
   if (first.decision.t !== "E6" || !first.mail) return first.decision.t;
 
   const outcome = await sendEmail(first.mail);
-  const hold = env("HERALD_TEST_EMAIL_PAUSE_AFTER_SEND_MS");
-  if (hold > 0 && outcome.ok) {
-    // Tests only: the window between the server's 250 and our commit, held open for a SIGKILL.
-    logger("email").info(`test pause after send ${fence.id}`);
-    await new Promise((r) => setTimeout(r, hold));
-  }
+  if (outcome.ok) await testHooks().afterEmailSend?.(fence.id);
   const after = decideAfterSend(first.attempts, outcome);
   const stored = await db.$transaction(async (tx) => {
     const row = await lockClaimedEmail(tx, fence, ["sending"]);
