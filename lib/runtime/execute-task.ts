@@ -46,7 +46,7 @@ import {
   type LeasedTask,
 } from "@/lib/tasks/sql";
 import { transactionWithEvents } from "@/lib/events/emit";
-import { knownSources, pagesReadLastHour, recordSource } from "@/lib/tasks/sources";
+import { recordSource, researchContext } from "@/lib/tasks/sources";
 import { limits } from "@/lib/limits/config";
 import { PAGE_PROMPT_CHARS } from "@/lib/drivers/research";
 
@@ -98,13 +98,7 @@ async function executeClaim(task: LeasedTask, stopping: AbortSignal): Promise<Ex
     };
     const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
     const reportProgress = modelProgressWriter(task, token, steps);
-    const research = driver.readsSources
-      ? {
-          sources: await knownSources(task.id, PAGE_PROMPT_CHARS),
-          accountPagesLeft: Math.max(0, limits().pagesPerHour - (await pagesReadLastHour(task.ownerId))),
-          announce: hostProgressWriter(task, token, steps),
-        }
-      : {};
+    const research = driver.readsSources ? await researchInputs(task, token, steps) : {};
     const outcome = await driver.step({ task, steps, model, signal: abort.signal, reportProgress, ...research });
     if (outcome.defer) {
       const { ms, driverState } = outcome.defer;
@@ -319,6 +313,16 @@ function modelProgressWriter(task: LeasedTask, token: string, steps: { index: nu
       return true;
     });
     return written ? "shown" : "lost";
+  };
+}
+
+/** What a step of a driver that reads sources is handed besides the common context (one query for both figures). */
+async function researchInputs(task: LeasedTask, token: string, steps: { index: number }[]) {
+  const { sources, pagesLastHour } = await researchContext(task.id, task.ownerId, PAGE_PROMPT_CHARS);
+  return {
+    sources,
+    accountPagesLeft: Math.max(0, limits().pagesPerHour - pagesLastHour),
+    announce: hostProgressWriter(task, token, steps),
   };
 }
 

@@ -6,7 +6,10 @@ import * as tasksRoute from "@/app/api/tasks/route";
 import * as historyRoute from "@/app/api/tasks/[id]/history/route";
 import { deleteAccount } from "@/lib/commands/delete-account";
 import { call, createConversationFor, signUp, type TestUser } from "@/tests/helpers";
-import { pagesReadLastHour, recordSource, SOURCE_EXCERPT_MAX_CHARS, type SourceRead } from "./sources";
+import { statementsOf } from "@/tests/statements";
+import { recordSource, researchContext, SOURCE_EXCERPT_MAX_CHARS, type SourceRead } from "./sources";
+
+const pagesReadLastHour = async (ownerId: string) => (await researchContext(randomUUID(), ownerId, 0)).pagesLastHour;
 
 async function newTask(user: TestUser): Promise<string> {
   const conversationId = await createConversationFor(user);
@@ -86,5 +89,24 @@ describe("sources in the timeline and against the account's hourly allowance", (
     expect(await pagesReadLastHour(user.id)).toBe(1);
     const other = await signUp("OtherReader");
     expect(await pagesReadLastHour(other.id)).toBe(0);
+  });
+
+  it("a research step's context (the task's sources and the account's hourly count) is one round trip", async () => {
+    const user = await signUp("OneTrip");
+    const taskId = await newTask(user);
+    const otherTask = await newTask(user);
+    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://f.example/a", { text: "Otters float on their backs." })));
+    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://f.example/b")));
+    await sqlTransaction((tx) => recordSource(tx, otherTask, user.id, page("https://g.example/c")));
+    const { result, statements } = await statementsOf(() => researchContext(taskId, user.id, 6));
+    expect(statements).toHaveLength(1);
+    expect(result).toEqual({
+      pagesLastHour: 3,
+      sources: [
+        { n: 1, url: "https://f.example/a", finalUrl: "https://f.example/a", title: "Title of https://f.example/a", site: "f.example", text: "Otters" },
+        { n: 2, url: "https://f.example/b", finalUrl: "https://f.example/b", title: "Title of https://f.example/b", site: "f.example", text: "Sea ot" },
+      ],
+    });
+    expect(await researchContext(await newTask(user), user.id, 6)).toEqual({ sources: [], pagesLastHour: 3 });
   });
 });

@@ -39,20 +39,29 @@ export async function listSources(ownerId: string, taskId: string): Promise<Publ
   return rows.map(toPublicSource);
 }
 
-/** Pages the account's tasks read in the last hour, against HERALD_LIMIT_PAGES_PER_HOUR (index task_source_ownerId_fetchedAt_idx). */
-export async function pagesReadLastHour(ownerId: string): Promise<number> {
-  const [row] = await getDb().$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM "task_source" WHERE "ownerId" = ${ownerId} AND "fetchedAt" > now() - interval '1 hour'`;
-  return row.n;
+export interface StoredSource {
+  n: number;
+  url: string;
+  finalUrl: string;
+  title: string;
+  site: string;
+  text: string;
 }
 
 /**
- * What a research step needs of the pages its task already read: skip them,
- * number on from them, list them, and reread the start of their text (the
- * first `textChars` of the stored excerpt: what a section prompt carries).
+ * What a research step needs before it starts, in one round trip: the pages
+ * its task already read (skip them, number on from them, list them, reread the
+ * first `textChars` of their stored excerpt: what a section prompt carries),
+ * and how many pages the account's tasks read in the last hour, against
+ * HERALD_LIMIT_PAGES_PER_HOUR (index task_source_ownerId_fetchedAt_idx).
  */
-export async function knownSources(taskId: string, textChars: number): Promise<{ n: number; url: string; finalUrl: string; title: string; site: string; text: string }[]> {
-  return getDb().$queryRaw`
-    SELECT n, url, "finalUrl", title, site, left(excerpt, ${textChars}) AS text
-    FROM "task_source" WHERE "taskId" = ${taskId} ORDER BY n`;
+export async function researchContext(taskId: string, ownerId: string, textChars: number): Promise<{ sources: StoredSource[]; pagesLastHour: number }> {
+  const [row] = await getDb().$queryRaw<{ sources: StoredSource[]; pagesLastHour: number }[]>`
+    SELECT
+      coalesce((
+        SELECT json_agg(json_build_object('n', n, 'url', url, 'finalUrl', "finalUrl", 'title', title, 'site', site, 'text', left(excerpt, ${textChars}::int)) ORDER BY n)
+        FROM "task_source" WHERE "taskId" = ${taskId}
+      ), '[]'::json) AS sources,
+      (SELECT count(*)::int FROM "task_source" WHERE "ownerId" = ${ownerId} AND "fetchedAt" > now() - interval '1 hour') AS "pagesLastHour"`;
+  return { sources: row!.sources, pagesLastHour: row!.pagesLastHour };
 }
