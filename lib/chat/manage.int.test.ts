@@ -84,13 +84,21 @@ describe("rename and pin", () => {
     const a = await createConversationFor(u, "A");
     const b = await createConversationFor(u, "B");
     await add(u, b, "user", "latest activity");
+    const before = (await list(u)).find((c) => c.id === a)!;
 
     const renamed = await patch(u, a, { title: "  Battery notes  " });
     expect(renamed.status).toBe(200);
     expect(renamed.json.title).toBe("Battery notes");
     expect((await getDb().conversation.findUniqueOrThrow({ where: { id: a } })).titleSource).toBe("user");
 
-    expect((await list(u)).map((c) => c.id).slice(0, 2)).toEqual([a, b]); // the rename was the latest activity
+    // A rename is not activity: b's message is newer, and a stays below it.
+    expect((await list(u)).map((c) => c.id).slice(0, 2)).toEqual([b, a]);
+    // Still a newer copy for browsers, which keep the newest updatedAt of each chat.
+    expect(Date.parse(renamed.json.updatedAt)).toBeGreaterThan(Date.parse(before.updatedAt));
+    await add(u, a, "assistant", "newer");
+    expect((await list(u))[0].id).toBe(a);
+    expect((await patch(u, a, { title: "Battery notes 2" })).status).toBe(200);
+    expect((await list(u))[0].id).toBe(a);
     await add(u, b, "assistant", "newer");
     expect((await list(u))[0].id).toBe(b);
     expect((await patch(u, a, { pinned: true })).json.pinned).toBe(true);
@@ -104,7 +112,7 @@ describe("rename and pin", () => {
     expect((await patch(u, a, { pinned: "yes" })).json.error.field).toBe("pinned");
     expect((await patch(u, a, { colour: "red" })).json.error.field).toBe("colour");
     expect((await patch(other, a, { title: "mine now" })).status).toBe(404);
-    expect((await getDb().conversation.findUniqueOrThrow({ where: { id: a } })).title).toBe("Battery notes");
+    expect((await getDb().conversation.findUniqueOrThrow({ where: { id: a } })).title).toBe("Battery notes 2");
 
     const ids = await Promise.all(Array.from({ length: MAX_PINNED_CONVERSATIONS }, (_, i) => createConversationFor(u, `p${i}`)));
     for (const id of ids) expect((await patch(u, id, { pinned: true })).status).toBe(200);
@@ -203,11 +211,43 @@ describe("new chat and titles", () => {
       data: { ownerId: u.id, conversationId: conv, originRunId: runId, title: "Cobalt Price Outlook", prompt: "p", driver: "research", clientRequestId: randomUUID(), status: "queued" },
     });
     await getDb().$transaction((tx) => titleAfterExchange(tx, u.id, conv, runId));
-    expect(await getDb().conversation.findUniqueOrThrow({ where: { id: conv } })).toMatchObject({ title: "Cobalt Price Outlook", titleSource: "exchange" });
+    expect(await getDb().conversation.findUniqueOrThrow({ where: { id: conv } })).toMatchObject({ title: "Cobalt Price Outlook", titleSource: "task" });
 
     const mine = await createConversationFor(u, "My own name");
     await getDb().conversation.update({ where: { id: mine }, data: { titleSource: "user" } });
     await getDb().$transaction((tx) => titleAfterExchange(tx, u.id, mine, runId));
     expect((await getDb().conversation.findUniqueOrThrow({ where: { id: mine } })).title).toBe("My own name");
+  });
+
+  it("a chat opened with small talk is named by the first turn that names a topic, then by its research; a user's name stays", async () => {
+    const u = await signUp("SmallTalk");
+    const conv = await createConversationFor(u);
+    const title = async () => (await getDb().conversation.findUniqueOrThrow({ where: { id: conv } })).title;
+    const turn = async (content: string, taskTitle?: string) => {
+      const res = await call(messagesRoute.POST, {
+        user: u,
+        path: `/api/conversations/${conv}/messages`,
+        params: { id: conv },
+        body: { content, clientMessageId: randomUUID() },
+      });
+      const runId = res.json.run.id as string;
+      if (taskTitle) {
+        await getDb().task.create({
+          data: { ownerId: u.id, conversationId: conv, originRunId: runId, title: taskTitle, prompt: "p", clientRequestId: randomUUID(), status: "queued" },
+        });
+      }
+      await getDb().$transaction((tx) => titleAfterExchange(tx, u.id, conv, runId));
+      return getDb().conversation.findUniqueOrThrow({ where: { id: conv } });
+    };
+    expect(await turn("Hi")).toMatchObject({ title: "Hi", titleSource: "message" });
+    expect(await turn("能做什么？")).toMatchObject({ title: "Hi", titleSource: "message" });
+    expect(await turn("Tell me about heat pumps in Norway")).toMatchObject({ title: "Heat pumps in Norway", titleSource: "exchange" });
+    expect(await turn("and in Sweden?")).toMatchObject({ title: "Heat pumps in Norway", titleSource: "exchange" });
+    expect(await turn("research it properly", "Nordic Heat Pump Adoption")).toMatchObject({ title: "Nordic Heat Pump Adoption", titleSource: "task" });
+    // The first research names the chat; a later one does not rename it.
+    expect(await turn("now look at France", "French Heat Pump Subsidies")).toMatchObject({ title: "Nordic Heat Pump Adoption" });
+    expect((await patch(u, conv, { title: "Mine" })).status).toBe(200);
+    expect(await turn("one more study", "Another Topic")).toMatchObject({ title: "Mine", titleSource: "user" });
+    expect(await title()).toBe("Mine");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TITLE, titleFromMessage } from "./titles";
+import { DEFAULT_TITLE, isSmallTalk, titleFromMessage } from "./titles";
 import { superlinearInputs } from "@/tests/adversarial-text";
 
 describe("titleFromMessage", () => {
@@ -15,5 +15,14 @@ describe("titleFromMessage", () => {
 
   it("takes time linear in the message on every adversarial input (a long run of trailing punctuation before a letter)", () => {
     expect(superlinearInputs(titleFromMessage)).toEqual([]);
+  });
+});
+
+describe("isSmallTalk", () => {
+  it.each(["Hi", "hello!", "Hi there 👋", "能做什么", "你能做什么？", "你好", "What can you do?", "   "])("%s names no topic", (text) => {
+    expect(isSmallTalk(text)).toBe(true);
+  });
+  it.each(["Hi, research heat pumps", "钠离子电池", "What can you do about heat pumps?"])("%s names one", (text) => {
+    expect(isSmallTalk(text)).toBe(false);
   });
 });

@@ -44,24 +44,67 @@ export function titleFromMessage(content: string): string {
   return cut(t.charAt(0).toUpperCase() + t.slice(1));
 }
 
+// Openers that name no topic: a greeting, thanks, or a question about Herald itself.
+// Compared whole, after lower-casing and dropping punctuation and spaces: a Set lookup, linear in the text.
+const SMALL_TALK = new Set([
+  "hi", "hello", "hey", "yo", "hiya", "hithere", "hellothere", "goodmorning", "goodafternoon", "goodevening",
+  "thanks", "thankyou", "thx", "ok", "okay", "test", "testing", "help",
+  "whatcanyoudo", "whatdoyoudo", "whoareyou", "whatareyou", "howdoesthiswork", "howareyou",
+  "你好", "您好", "嗨", "哈喽", "在吗", "在么", "谢谢", "好的", "测试", "帮助",
+  "能做什么", "你能做什么", "你可以做什么", "可以做什么", "你会什么", "你会做什么", "你是谁", "你好你能做什么",
+]);
+const NOT_WORD = /[\s\p{P}\p{S}]+/gu;
+
+/** A message that says nothing about what the chat is for ("Hi", "能做什么"): its title is only provisional. */
+export function isSmallTalk(content: string): boolean {
+  if (content.length > 80) return false;
+  const key = content.toLowerCase().replace(NOT_WORD, "");
+  return key === "" || SMALL_TALK.has(key);
+}
+
+type TitleRow = Pick<Conversation, "id" | "title" | "titleSource">;
+
 /**
- * After the first reply of a conversation: when that turn started a background
- * task, the task's title (the model's short name for the topic) becomes the
- * conversation's. Runs in the reply's transaction; a title the user gave, or
- * one already settled by an earlier exchange, is left alone.
+ * After each chat reply, in its transaction: the title follows the chat's topic
+ * until it has one for good.
+ * - the turn started a background task: the task's title (the model's short
+ *   name for the research topic) becomes the chat's, for good (`task`);
+ * - otherwise, while the title is the first message's (`none`/`message`): the
+ *   exchange settles it (`exchange`), unless the first message named no topic
+ *   ("Hi"): then this turn's message names the chat if it does name one, and the
+ *   title stays provisional otherwise;
+ * - a title the user gave (`user`) or a research topic (`task`) is never replaced.
  */
 export async function titleAfterExchange(tx: SqlTx, ownerId: string, conversationId: string, runId: string): Promise<void> {
-  const [c] = await tx.$queryRaw<Conversation[]>`
-    SELECT * FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL
-      AND "titleSource" IN ('none', 'message') FOR UPDATE`;
+  const [c] = await tx.$queryRaw<TitleRow[]>`
+    SELECT id, title, "titleSource" FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL
+      AND "titleSource" IN ('none', 'message', 'exchange') FOR UPDATE`;
   if (!c) return;
   const [task] = await tx.$queryRaw<{ title: string }[]>`
     SELECT title FROM "task" WHERE "ownerId" = ${ownerId} AND "conversationId" = ${conversationId} AND "originRunId" = ${runId}
     ORDER BY "createdAt" LIMIT 1`;
-  const title = task?.title.trim() ? cut(task.title.replace(/\s+/g, " ").trim()) : c.title;
+  const next = task?.title.trim()
+    ? { title: cut(task.title.replace(/\s+/g, " ").trim()), source: "task" }
+    : c.titleSource === "exchange"
+      ? null
+      : await titleFromTurn(tx, ownerId, c, runId);
+  if (!next) return;
   const [updated] = await tx.$queryRaw<Conversation[]>`
-    UPDATE "conversation" SET title = ${title}, "titleSource" = 'exchange' WHERE id = ${c.id} RETURNING *`;
-  if (title !== c.title) {
+    UPDATE "conversation" SET title = ${next.title}, "titleSource" = ${next.source} WHERE id = ${c.id} RETURNING *`;
+  if (next.title !== c.title) {
     await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(updated) } }, { conversationId });
   }
+}
+
+/** An exchange without a task: the title it settles on, or a better provisional one after small talk. */
+async function titleFromTurn(tx: SqlTx, ownerId: string, c: TitleRow, runId: string): Promise<{ title: string; source: string } | null> {
+  const [first] = await tx.$queryRaw<{ content: string }[]>`
+    SELECT content FROM "message" WHERE "conversationId" = ${c.id} AND "ownerId" = ${ownerId} AND kind = 'user' AND NOT hidden
+    ORDER BY seq LIMIT 1`;
+  if (first && !isSmallTalk(first.content)) return { title: c.title, source: "exchange" };
+  const [trigger] = await tx.$queryRaw<{ content: string }[]>`
+    SELECT m.content FROM "run" r JOIN "message" m ON m.id = r."triggerMessageId"
+    WHERE r.id = ${runId} AND r."ownerId" = ${ownerId} AND m.kind = 'user'`;
+  if (!trigger || isSmallTalk(trigger.content)) return null;
+  return { title: titleFromMessage(trigger.content), source: "exchange" };
 }

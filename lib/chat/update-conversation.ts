@@ -14,8 +14,11 @@ export interface ConversationPatch {
 
 /**
  * Rename and pin. A title given here is the user's and is never replaced by an
- * automatic one (titleSource `user`). Both move `updatedAt`: copies in browsers
- * are merged newest-first, so a change other tabs must show has to be newer.
+ * automatic one (titleSource `user`). Copies in browsers are merged
+ * newest-first, so a change other tabs must show has to be newer; but the list
+ * is ordered by the same `updatedAt`, and a rename is not activity: it moves
+ * `updatedAt` by the column's smallest step (1 ms) only, so the chat keeps its
+ * place among the others.
  */
 export async function updateConversation(ownerId: string, id: string, patch: ConversationPatch): Promise<PublicConversation> {
   return getDb().$transaction(async (tx) => {
@@ -43,7 +46,7 @@ export async function updateConversation(ownerId: string, id: string, patch: Con
           WHEN ${patch.pinned ?? null}::boolean IS NULL THEN "pinnedAt"
           WHEN ${patch.pinned ?? null}::boolean THEN COALESCE("pinnedAt", now())
           ELSE NULL END,
-        "updatedAt" = now()
+        "updatedAt" = "updatedAt" + interval '1 millisecond'
       WHERE id = ${id} RETURNING *`;
     const conversation = toPublicConversation(updated);
     await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation } }, { conversationId: id });
