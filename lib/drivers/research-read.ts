@@ -21,6 +21,17 @@ const RESULTS_PER_QUERY = 8;
 /** Pages read at the same time. */
 const READ_CONCURRENCY = 3;
 
+/**
+ * robots.txt for every research step this process runs. A task's steps are
+ * separate claims (often on one worker, not always), so a cache per step asked
+ * a site again for every section; one per task would have to live in the
+ * database (a row per origin per task) to outlast its claim. Kept in memory it
+ * costs nothing to write: at most 500 origins for an hour each (a failing one
+ * for five minutes), so a task asks a site at most once per worker that runs
+ * its steps, and tasks reading the same sites share the answer.
+ */
+const robots = new RobotsCache({}, { ttlMs: 60 * 60_000, maxEntries: 500 });
+
 /** A page the task already read (an earlier step's commit). */
 export interface KnownSource {
   n: number;
@@ -137,7 +148,6 @@ export async function gatherSources(input: GatherInput): Promise<GatherResult> {
   candidates.sort((a, b) => score(b.r, input.terms) - score(a.r, input.terms) || a.order - b.order);
 
   const pages: PageText[] = [];
-  const robots = new RobotsCache({ signal: input.signal });
   const trustedOrigins = trustedSearchOrigins();
   let next = 0;
   while (pages.length < want && next < candidates.length) {

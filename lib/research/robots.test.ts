@@ -56,4 +56,51 @@ describe("robots.txt", () => {
     expect(await present.allowed(new URL(`${stub.origin}/yes`))).toBe(true);
     expect(stub.requests[stub.requests.length - 1]!.headers["user-agent"]).toMatch(/^HeraldResearch\//);
   });
+
+  it("keeps an answer for its time, a failure for less, and at most maxEntries origins (least recently used out)", async () => {
+    let status = 200;
+    const robotsAsked: string[] = [];
+    const site = async () => {
+      const stub = await startWebStub((req, res) => {
+        if (req.path === "/robots.txt") robotsAsked.push(stub.origin);
+        res.writeHead(status, { "content-type": "text/plain" });
+        res.end(status === 200 ? "User-agent: *\nDisallow: /no" : "");
+      });
+      stubs.push(stub);
+      return stub;
+    };
+    const stub = await site();
+    let now = 0;
+    const cache = new RobotsCache({ allowPrivate: true }, { ttlMs: 1_000, failureTtlMs: 100, maxEntries: 2, now: () => now });
+    const at = (origin: string, path: string) => cache.allowed(new URL(path, origin));
+    expect(await Promise.all([at(stub.origin, "/no/x"), at(stub.origin, "/yes")])).toEqual([false, true]);
+    now = 999;
+    await at(stub.origin, "/yes");
+    expect(robotsAsked.length).toBe(1);
+    now = 1_000;
+    status = 503;
+    expect(await at(stub.origin, "/yes")).toBe(false);
+    expect(robotsAsked.length).toBe(2);
+    now = 1_099;
+    await at(stub.origin, "/yes");
+    expect(robotsAsked.length).toBe(2);
+    now = 1_100;
+    status = 200;
+    expect(await at(stub.origin, "/yes")).toBe(true);
+    expect(robotsAsked.length).toBe(3);
+
+    // Two more origins: the least recently used one goes.
+    const second = (await site()).origin;
+    const third = (await site()).origin;
+    await at(second, "/yes");
+    await at(stub.origin, "/yes"); // used again: now the newest
+    await at(third, "/yes");
+    expect(cache.size).toBe(2);
+    expect(robotsAsked.length).toBe(5);
+    await at(stub.origin, "/yes");
+    expect(robotsAsked.length).toBe(5);
+    await at(second, "/yes");
+    expect(robotsAsked.length).toBe(6);
+  });
 });
+

@@ -97,34 +97,113 @@ function decodeSafe(s: string): string {
   }
 }
 
+export interface RobotsCacheLimits {
+  /** How long a fetched file stands (RFC 9309 §2.4 allows up to 24 h). */
+  ttlMs?: number;
+  /** How long an unreachable or failing one disallows before it is asked again. */
+  failureTtlMs?: number;
+  /** Origins kept; the least recently used goes first. */
+  maxEntries?: number;
+  /** Pattern characters kept over all origins: a hostile 500 KiB file must not make the cache a memory sink. */
+  maxChars?: number;
+  /** The clock (tests); never compared across processes, so the process clock is right. */
+  now?: () => number;
+}
+
+interface Entry {
+  rules: Promise<RobotsRules>;
+  expires: number;
+  chars: number;
+}
+
+/** Counted per origin besides its patterns, so many small files are bounded too. */
+const ENTRY_OVERHEAD_CHARS = 200;
+
 /**
- * robots.txt per origin, fetched once per instance (one per research task):
- * a missing file (4xx) allows everything; an unreachable one or a server
- * error or a 429 disallows everything (RFC 9309 §2.3.1), so a site under strain is not
- * read.
+ * robots.txt per origin, bounded (least recently used out first) and for a
+ * limited time: a missing file (4xx) allows everything; an unreachable one or
+ * a server error or a 429 disallows everything (RFC 9309 §2.3.1), so a site
+ * under strain is not read, and is asked again after `failureTtlMs`. The file
+ * is fetched without the caller's signal, so one caller's abort does not
+ * become a cached "disallow" for the others (safeFetch's own time cap bounds
+ * it; readPage waits for it under its own signal).
  */
 export class RobotsCache {
-  private readonly byOrigin = new Map<string, Promise<RobotsRules>>();
+  private readonly byOrigin = new Map<string, Entry>();
+  private chars = 0;
+  private readonly ttlMs: number;
+  private readonly failureTtlMs: number;
+  private readonly maxEntries: number;
+  private readonly maxChars: number;
+  private readonly now: () => number;
 
-  constructor(private readonly fetchOptions: Omit<SafeFetchOptions, "beforeHop" | "accept" | "maxBytes"> = {}) {}
+  constructor(
+    private readonly fetchOptions: Omit<SafeFetchOptions, "beforeHop" | "accept" | "maxBytes" | "signal"> = {},
+    limits: RobotsCacheLimits = {},
+  ) {
+    this.ttlMs = limits.ttlMs ?? 60 * 60_000;
+    this.failureTtlMs = limits.failureTtlMs ?? 5 * 60_000;
+    this.maxEntries = limits.maxEntries ?? 500;
+    this.maxChars = limits.maxChars ?? 4_000_000;
+    this.now = limits.now ?? Date.now;
+  }
 
   rulesFor(origin: string): Promise<RobotsRules> {
-    let rules = this.byOrigin.get(origin);
-    if (!rules) this.byOrigin.set(origin, (rules = this.load(origin)));
-    return rules;
+    const hit = this.byOrigin.get(origin);
+    if (hit) {
+      this.forget(origin, hit);
+      if (hit.expires > this.now()) {
+        // Most recently used goes last: eviction takes the first.
+        this.remember(origin, hit);
+        return hit.rules;
+      }
+    }
+    const entry: Entry = { rules: Promise.resolve(ALLOW_ALL), expires: this.now() + this.ttlMs, chars: ENTRY_OVERHEAD_CHARS };
+    entry.rules = this.load(origin).then(({ rules, failed }) => {
+      if (failed) entry.expires = Math.min(entry.expires, this.now() + this.failureTtlMs);
+      if (this.byOrigin.get(origin) === entry) {
+        this.forget(origin, entry);
+        entry.chars = ENTRY_OVERHEAD_CHARS + rules.rules.reduce((n, r) => n + r.pattern.length, 0);
+        this.remember(origin, entry);
+      }
+      return rules;
+    });
+    this.remember(origin, entry);
+    return entry.rules;
   }
 
   async allowed(url: URL): Promise<boolean> {
     return isAllowed(await this.rulesFor(url.origin), url);
   }
 
-  private async load(origin: string): Promise<RobotsRules> {
+  /** Origins held now (tests). */
+  get size(): number {
+    return this.byOrigin.size;
+  }
+
+  private remember(origin: string, entry: Entry): void {
+    this.byOrigin.set(origin, entry);
+    this.chars += entry.chars;
+    for (const [oldest, e] of this.byOrigin) {
+      if (this.byOrigin.size <= this.maxEntries && this.chars <= this.maxChars) break;
+      if (e === entry) break; // the newest stays, even alone over the character bound
+      this.forget(oldest, e);
+    }
+  }
+
+  private forget(origin: string, entry: Entry): void {
+    if (this.byOrigin.get(origin) !== entry) return;
+    this.byOrigin.delete(origin);
+    this.chars -= entry.chars;
+  }
+
+  private async load(origin: string): Promise<{ rules: RobotsRules; failed: boolean }> {
     try {
       const res = await safeFetch(new URL("/robots.txt", origin), { ...this.fetchOptions, accept: "text/plain", maxBytes: ROBOTS_MAX_BYTES });
-      return parseRobots(res.body.toString("utf8"));
+      return { rules: parseRobots(res.body.toString("utf8")), failed: false };
     } catch (err) {
-      if (err instanceof FetchError && err.reason === "status" && err.status! >= 400 && err.status! < 500 && err.status !== 429) return ALLOW_ALL;
-      return DISALLOW_ALL;
+      if (err instanceof FetchError && err.reason === "status" && err.status! >= 400 && err.status! < 500 && err.status !== 429) return { rules: ALLOW_ALL, failed: false };
+      return { rules: DISALLOW_ALL, failed: true };
     }
   }
 }
