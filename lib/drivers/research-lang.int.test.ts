@@ -75,8 +75,9 @@ describe("native research writes in the conversation's language", () => {
     expect(last.finished).toBe(true);
     const body = last.publish!.content;
     // No network here: the report opens with its summary, says it read nothing, and lists no sources.
-    expect(body).toMatch(/^# EV market in Europe\n\n## 摘要\n\n_本报告没有参考任何资料：[^\n]+_\n\n- 「the EV market in Europe」的背景与范围/);
-    expect(body).toContain("\n\n## 背景与范围\n\n「the EV market in Europe」的背景与范围：本节没有读到任何资料，因此不对该主题作任何论断。");
+    // The summary says so once (the sections' shared "read nothing" line is not a finding); no section repeats the request.
+    expect(body).toMatch(/^# EV market in Europe\n\n## 摘要\n\n_本报告没有参考任何资料：[^\n]+_\n\n- 本节没有读到任何资料，因此不作任何论断。\n\n## 背景与范围\n\n本节没有读到任何资料，因此不作任何论断。/);
+    expect(body).not.toContain("the EV market in Europe");
     expect(body).not.toContain("参考来源");
     expect(body).toContain("## 关键事实与数据");
     expect(body).not.toMatch(/Background|Finding|Partial report|Sources|Summary/);

@@ -16,6 +16,17 @@ describe("research report text follows the report's language", () => {
     expect(parsePlan("- Background", 2)).toEqual(["Background", "Section 2"]);
   });
 
+  it("leaves out of the summary a sentence that opens several sections (boilerplate, not a finding)", () => {
+    const none = "No source was read for this section, so it makes no claims.";
+    const body = assembleBody("Printing", [{ title: "A", text: none }, { title: "B", text: none }, { title: "C", text: "Gutenberg printed a Bible [1]." }], 3, false, "en", {
+      read: [{ n: 1, url: "https://a.example/", title: "A" }],
+    });
+    expect(body).toContain("## Summary\n\n- Gutenberg printed a Bible [1].\n\n## A");
+    const all = assembleBody("Printing", [{ title: "A", text: none }, { title: "B", text: none }], 2, false, "en", { read: [], search: "off" });
+    expect(all.match(/No source was read/g)).toHaveLength(3);
+    expect(all).toContain(`## Summary\n\n_Written without sources: web search is turned off on this server, so nothing here was checked against a page._\n\n- ${none}\n\n## A`);
+  });
+
   it("opens with the summary and ends with the sources: all read in the final body, the cited ones in a partial", () => {
     const read = [
       { n: 1, url: "https://a.example/x", title: "Alpha" },

@@ -14,6 +14,7 @@ import { simulateAllowed } from "@/lib/limits/config";
 import { log } from "@/lib/util/log";
 import { checkCitations, citedNumbers, firstSentence, sourcesSection, type CitedSource } from "./research-cite";
 import { gatherSources, rereadable, SECTION_MAX_SOURCES, termsOf, type GatherResult } from "./research-read";
+import { focusOf, reportTitle, requestForWriting, topicOf } from "./research-topic";
 
 /**
  * Native research: step 0 plans N sections, steps 1..N research one section
@@ -89,7 +90,7 @@ export function assembleBody(
   sources: ReportSources = { read: [] },
 ): string {
   const head = partial ? `# ${title}\n\n_${offlineText(lang, "researchPartialNote", { done: sections.length, total })}_` : `# ${title}`;
-  const summary = sections.map((s) => firstSentence(s.text.replace(/^#{1,6}\s+/gm, ""))).filter(Boolean).map((line) => `- ${line}`);
+  const summary = summaryLines(sections).map((line) => `- ${line}`);
   const note = sources.read.length === 0 ? `_${offlineText(lang, noSourcesNote(sources.search))}_` : "";
   const summaryBlock = `## ${offlineText(lang, "researchSummaryHeading")}\n\n${[note, summary.join("\n")].filter(Boolean).join("\n\n")}`;
   const body = sections.map((s) => `## ${s.title}\n\n${s.text}`);
@@ -97,6 +98,19 @@ export function assembleBody(
   const listed = partial ? sources.read.filter((s) => cited.has(s.n)) : sources.read;
   const tail = sourcesSection(listed, lang);
   return [head, summaryBlock, ...body, ...(tail ? [tail] : [])].join("\n\n");
+}
+
+/**
+ * One line per section, its opening sentence. A sentence that opens two or
+ * more sections is boilerplate (a model's "no source was read"), not a
+ * finding: it is left out, unless nothing else is left.
+ */
+function summaryLines(sections: readonly { text: string }[]): string[] {
+  const firsts = sections.map((s) => firstSentence(s.text.replace(/^#{1,6}\s+/gm, ""))).filter(Boolean);
+  const seen = new Map<string, number>();
+  for (const line of firsts) seen.set(line, (seen.get(line) ?? 0) + 1);
+  const distinct = firsts.filter((line) => seen.get(line) === 1);
+  return distinct.length > 0 ? distinct : firsts.slice(0, 1);
 }
 
 function noSourcesNote(search: SearchState | undefined) {
@@ -130,11 +144,43 @@ function langOfPlan(plan: unknown, task: Task): Lang {
   return lang === "zh" || lang === "en" ? lang : langOfText(task.prompt);
 }
 
+/**
+ * What every writer is told about the report's shape: the host adds the title,
+ * the summary and the sources, so sections are the topic's own; the request
+ * is the brief, never text to repeat.
+ */
+const PLAN_RULES =
+  "Choose sections that fit this particular topic and what the user asked about it: a history gets its periods, people and legacy; a comparison its criteria; a how-it-works topic its mechanism and uses; only a decision gets options, risks and a recommendation. Do not fall back on a fixed template, and add no summary, introduction or conclusion section: the report opens with its own summary and ends with its sources. Titles are short (2 to 6 words), specific to the topic, and never restate the request.";
+const SECTION_RULES =
+  "Write only this section's text: no heading, no title, no summary of the whole report. Never restate or quote the request, and never mention when or how the user will be told (the host delivers the report); begin with substance.";
+const STEERING_RULES =
+  "The user sent these instructions while the research ran. Apply each one where it concerns this section's subject, through what you choose to cover and emphasise (an instruction about another part of the topic changes nothing here); never quote them or mention that they were sent.";
+
+/** Instructions the user sent while the task ran: those earlier sections consumed, then the ones waiting now. */
+function instructionsOf(ctx: StepContext): { all: string[]; pending: string[] } {
+  const pending = Array.isArray(ctx.task.pendingUpdates) ? (ctx.task.pendingUpdates as unknown[]).filter((u): u is string => typeof u === "string") : [];
+  const earlier = ctx.steps
+    .filter((s) => s.kind === "section")
+    .flatMap((s) => {
+      const u = (s.input as { updates?: unknown } | null)?.updates;
+      return Array.isArray(u) ? u.filter((x): x is string => typeof x === "string") : [];
+    });
+  return { all: [...earlier, ...pending], pending };
+}
+
 async function planStep(ctx: StepContext, steps: number): Promise<StepOutcome> {
   const lang = await reportLang(ctx.task);
+  const { pending } = instructionsOf(ctx);
   const { sections, queries, requests } = await requestPlan(
     ctx.model,
-    `${RESEARCH_PLAN_MARK} sections=${steps} lang=${lang}\nPlan a research report as exactly ${steps} section titles, and for each section one web search query that would find pages to write it from. Answer with only a JSON object {"sections": ["…"], "queries": ["…"]} holding the ${steps} titles in order, without numbering or formatting, and the ${steps} queries in the same order. ${WRITE_IN[lang]}\nTopic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
+    [
+      `${RESEARCH_PLAN_MARK} sections=${steps} lang=${lang}`,
+      `Plan a research report on the topic below as exactly ${steps} section titles, and for each section one web search query that would find pages to write it from. ${PLAN_RULES} Answer with only a JSON object {"sections": ["…"], "queries": ["…"]} holding the ${steps} titles in order, without numbering or formatting, and the ${steps} queries in the same order. ${WRITE_IN[lang]}`,
+      `Topic:\n${frameUntrusted(requestForWriting(ctx.task.prompt), "research request")}`,
+      pending.length ? `Instructions the user added since:\n${frameUntrusted(pending.join("\n"), "user update")}` : "",
+    ]
+      .filter(Boolean)
+      .join("\n"),
     steps,
     { signal: ctx.signal, pad: fallbackTitle(lang) },
   );
@@ -143,11 +189,6 @@ async function planStep(ctx: StepContext, steps: number): Promise<StepOutcome> {
     count: { done: 1, total: steps + 1 },
     progress: offlineText(lang, steps === 1 ? "researchPlannedOne" : "researchPlanned", { n: steps, sections: sections.join(lang === "zh" ? "；" : "; ") }),
   };
-}
-
-/** The words of the request a search starts from (the model's plan may name better ones). */
-function topicOf(prompt: string): string {
-  return prompt.replace(/\s+/g, " ").trim().slice(0, 160);
 }
 
 /** How many searches the task made so far and how the last one went (driverData, written with each step's commit). */
@@ -198,23 +239,28 @@ async function sectionStep(ctx: StepContext, index: number, plan: PlanOutput, st
   const sections = plan.sections;
   const total = sections.length;
   const sectionTitle = sections[index - 1];
-  const updates = Array.isArray(ctx.task.pendingUpdates) ? (ctx.task.pendingUpdates as string[]) : [];
+  const { all: instructions, pending: updates } = instructionsOf(ctx);
   // Pacing is a wait, not work: the slot goes back to the pool meanwhile.
   if (stepMs > 0 && pacedFor(ctx.task) !== index) return { defer: { ms: stepMs, driverState: { pacedFor: index } } };
 
   const known = ctx.sources ?? [];
   const topic = topicOf(ctx.task.prompt);
   const planned = plan.queries?.[index - 1]?.trim();
-  const queries = [...new Set([planned || (index === 1 ? topic : `${topic} ${sectionTitle}`), topic].map((q) => q.slice(0, 200)).filter(Boolean))];
+  // What the user steered towards narrows this section's first search: the plan's query predates it.
+  const focus = [...new Set(instructions.map(focusOf).filter(Boolean))].join(" ");
+  const primary = planned || (index === 1 ? topic : `${topic} ${sectionTitle}`);
+  const queries = [...new Set([focus ? `${primary} ${focus}` : primary, topic].map((q) => q.slice(0, 200).trim()).filter(Boolean))];
+  const sectionTerms = termsOf(`${sectionTitle} ${topic} ${focus}`);
   const book = searchBook(ctx.task);
   const announce = ctx.announce;
   const gathered = await gatherSources({
     queries,
-    terms: termsOf(`${sectionTitle} ${topic}`),
+    terms: sectionTerms,
     known,
     searchesSoFar: book.searches,
     sectionsLeft: total - index + 1,
     accountPagesLeft: ctx.accountPagesLeft,
+    countSearch: ctx.countSearch,
     signal: ctx.signal,
     announce: announce
       ? (kind, detail) => announce(offlineText(lang, kind === "search" ? "researchSearching" : "researchReading", { query: detail.slice(0, 120), sites: detail.slice(0, 200) }))
@@ -224,7 +270,7 @@ async function sectionStep(ctx: StepContext, index: number, plan: PlanOutput, st
   const fresh = gathered.pages.map((p) => ({ ...p, n: nextN++ }));
   const read: CitedSource[] = [...known, ...fresh];
   // A search that found little new (a narrow topic, a second section on the same pages): write from what fits of the earlier pages too.
-  const again = fresh.length >= 2 ? [] : rereadable(known, termsOf(`${sectionTitle} ${topic}`), SECTION_MAX_SOURCES - fresh.length);
+  const again = fresh.length >= 2 ? [] : rereadable(known, sectionTerms, SECTION_MAX_SOURCES - fresh.length);
 
   const result = await generateText({
     model: ctx.model,
@@ -233,12 +279,13 @@ async function sectionStep(ctx: StepContext, index: number, plan: PlanOutput, st
     ...progressTool(ctx),
     prompt: [
       `${RESEARCH_STEP_MARK} section=${index}/${total} lang=${lang}`,
-      `Write the section "${neutralizeUntrusted(sectionTitle)}" of a research report. ${WRITE_IN[lang]}`,
+      `Write the section "${neutralizeUntrusted(sectionTitle)}" of a research report on the topic below. ${WRITE_IN[lang]} ${SECTION_RULES}`,
+      total > 1 ? `The report's sections, in order: ${sections.map((t) => `"${neutralizeUntrusted(t)}"`).join(", ")}. Write this one's part only.` : "",
       ctx.reportProgress
         ? `While you work you may call ${RESEARCH_UPDATE_TOOL} with one short line for the user (what you are checking); it is not part of the report.`
         : "",
-      `Topic:\n${frameUntrusted(ctx.task.prompt, "research request")}`,
-      updates.length ? `Additional instructions from the user:\n${frameUntrusted(updates.join("\n"), "user update")}` : "",
+      `Topic:\n${frameUntrusted(requestForWriting(ctx.task.prompt), "research request")}`,
+      instructions.length ? `${STEERING_RULES}\n${frameUntrusted(instructions.join("\n"), "user update")}` : "",
       sourcesPrompt(fresh, again),
     ]
       .filter(Boolean)
@@ -272,11 +319,12 @@ async function sectionStep(ctx: StepContext, index: number, plan: PlanOutput, st
     driverState: { searches, sources: read.length, ...(search ? { search } : {}) },
   };
   const report: ReportSources = { read, search };
+  const title = reportTitle(ctx.task.title, ctx.task.prompt);
   if (index === total) {
-    outcome.publish = { partial: false, content: assembleBody(ctx.task.title, done, total, false, lang, report) };
+    outcome.publish = { partial: false, content: assembleBody(title, done, total, false, lang, report) };
     outcome.finished = true;
   } else if (index === halfway) {
-    outcome.publish = { partial: true, content: assembleBody(ctx.task.title, done, total, true, lang, report) };
+    outcome.publish = { partial: true, content: assembleBody(title, done, total, true, lang, report) };
   }
   return outcome;
 }

@@ -23,28 +23,45 @@ const MESSAGES = {
     zh: "{opener}你说：「{quoted}」。我是 Herald 的内置离线模型，不联网，所以回答是确定性的。需要长时间的工作时，请让我“研究……”，我会在后台继续，完成后在这里告诉你。",
   },
 
-  // Research reports (plan sections and section prose).
+  // Research reports (plan sections and section prose). The offline model plans by the kind of topic
+  // (lib/agent/offline/replies.ts): a history gets periods and legacy, only a decision gets options and risks.
   researchSectionBackground: { en: "Background and scope", zh: "背景与范围" },
   researchSectionFacts: { en: "Key facts and figures", zh: "关键事实与数据" },
-  researchSectionRisks: { en: "Risks and open questions", zh: "风险与未决问题" },
-  researchSectionTrends: { en: "Trends", zh: "趋势" },
+  researchSectionRecent: { en: "Recent developments", zh: "最新进展" },
+  researchSectionOpenQuestions: { en: "Open questions", zh: "未解问题" },
+  researchSectionOrigins: { en: "Origins and background", zh: "起源与背景" },
+  researchSectionPeriods: { en: "Key periods and events", zh: "关键时期与事件" },
+  researchSectionPeople: { en: "Key figures", zh: "关键人物" },
+  researchSectionLegacy: { en: "Impact and legacy", zh: "影响与遗产" },
+  researchSectionQuestion: { en: "The question and its context", zh: "问题与背景" },
   researchSectionOptions: { en: "Options", zh: "可选方案" },
+  researchSectionRisks: { en: "Risks and trade-offs", zh: "风险与取舍" },
   researchSectionRecommendations: { en: "Recommendations", zh: "建议" },
+  researchSectionCompared: { en: "What is being compared", zh: "比较对象" },
+  researchSectionDifferences: { en: "Key differences", zh: "主要区别" },
+  researchSectionStrengths: { en: "Strengths and weaknesses", zh: "各自优劣" },
+  researchSectionSuits: { en: "Which suits whom", zh: "适用场景" },
+  researchSectionPlayers: { en: "Key players", zh: "主要参与者" },
+  researchSectionTrends: { en: "Trends", zh: "趋势" },
+  researchSectionWhatItIs: { en: "What it is", zh: "基本概念" },
+  researchSectionHowItWorks: { en: "How it works", zh: "工作原理" },
+  researchSectionUses: { en: "Uses and applications", zh: "应用" },
+  researchSectionLimits: { en: "Limits and open questions", zh: "局限与未解问题" },
   researchSectionRepeat: { en: "{section} ({round})", zh: "{section}（{round}）" },
   researchSectionFallback: { en: "Section {index}", zh: "第 {index} 节" },
   researchPartialNote: {
     en: "Partial report: {done} of {total} sections researched so far.",
     zh: "阶段性报告：已完成 {done}/{total} 个部分的研究。",
   },
-  researchTopicFallback: { en: "the topic", zh: "该主题" },
-  // The offline model's section when no page was read for it: it says so and claims nothing.
+  // The offline model's section when no page was read for it: it says so and claims nothing. Neither names the
+  // request: it sits under its own heading, and a request repeated in every section is noise.
   researchStepNoSources: {
-    en: '{section} for "{topic}": no source was read for this section, so it makes no claims about the topic.',
-    zh: "「{topic}」的{section}：本节没有读到任何资料，因此不对该主题作任何论断。",
+    en: "No source was read for this section, so it makes no claims.",
+    zh: "本节没有读到任何资料，因此不作任何论断。",
   },
   researchStepNothingNew: {
-    en: '{section} for "{topic}": the pages read for this report hold nothing on it beyond what the sections above quote.',
-    zh: "「{topic}」的{section}：为本报告读到的网页中，除上文已引用的内容外没有更多相关信息。",
+    en: "The pages read for this report hold nothing more on this than the sections above quote.",
+    zh: "为本报告读到的网页中，除上文已引用的内容外没有更多相关信息。",
   },
   // Report frame (lib/drivers/research.ts): headings the report view and share page find by their text.
   researchSummaryHeading: { en: "Summary", zh: "摘要" },
@@ -61,7 +78,6 @@ const MESSAGES = {
     en: "Written without sources: no page could be read for this request, so nothing here was checked against a page.",
     zh: "本报告没有参考任何资料：没有读到与该请求相关的网页，因此内容未经任何网页核对。",
   },
-  researchStepExtra: { en: "As requested, it also covers: {extra}.", zh: "按你的要求，本节还涵盖：{extra}。" },
   // Host progress lines of native research (lib/drivers/research.ts), in the request's language.
   researchPlannedOne: { en: "Planned 1 section: {sections}", zh: "已规划 1 个部分：{sections}" },
   researchPlanned: { en: "Planned {n} sections: {sections}", zh: "已规划 {n} 个部分：{sections}" },

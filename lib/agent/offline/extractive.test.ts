@@ -37,10 +37,11 @@ describe("the offline model writes a section from the pages it was given", () =>
     const again = researchText(earlier([[3, long]]))!;
     expect(again).toBe("Lake Zorb otters dive to 12 metres [3]. Zorb otter pups stay with their mothers for a year [3].");
     for (const sentence of again.split(/(?<=\.) /)) expect(first).not.toContain(sentence);
-    expect(researchText(earlier([[4, other]]))).toBe('Key facts for "otters of Lake Zorb": the pages read for this report hold nothing on it beyond what the sections above quote.');
+    expect(researchText(earlier([[4, other]]))).toBe("The pages read for this report hold nothing more on this than the sections above quote.");
   });
 
-  it("with no page it says no source was read and claims nothing", () => {
-    expect(researchText(step("Key facts", []))).toBe('Key facts for "otters of Lake Zorb": no source was read for this section, so it makes no claims about the topic.');
+  it("with no page it says no source was read and claims nothing, without repeating the request", () => {
+    expect(researchText(step("Key facts", []))).toBe("No source was read for this section, so it makes no claims.");
+    expect(researchText(step("关键事实", [], "zh", "左布湖的水獭，10分钟后告诉我"))).toBe("本节没有读到任何资料，因此不作任何论断。");
   });
 });

@@ -3,6 +3,7 @@ import { joinSentences } from "@/lib/i18n/offline";
 import type { FramedBlock } from "@/lib/text/frame";
 import { SOURCE_EARLIER, SOURCE_FRAME_LABEL } from "@/lib/drivers/research";
 import { termsOf } from "@/lib/drivers/research-read";
+import { steeringTerms } from "@/lib/drivers/research-topic";
 
 /**
  * The offline model's section from the pages a research step framed for it:
@@ -55,12 +56,22 @@ function cite(sentence: string, n: number): string {
   return `${body}${isHan(sentence) ? "" : " "}[${n}]${stop}`;
 }
 
+/** A sentence on what the user steered towards outweighs one that only shares the topic's words. */
+const FOCUS_WEIGHT = 3;
+
 /**
  * The cited sentences for a section; `nothing_new` when the prompt framed only
  * pages earlier sections already quoted and they hold no further sentence on
- * it; null when it framed no page.
+ * it; null when it framed no page. `focus`: the instructions the user sent
+ * while the task ran; sentences on what they name are preferred.
  */
-export function extractiveSection(frames: readonly FramedBlock[], section: string, topic: string, lang: Lang): string | "nothing_new" | null {
+export function extractiveSection(
+  frames: readonly FramedBlock[],
+  section: string,
+  topic: string,
+  lang: Lang,
+  focus = "",
+): string | "nothing_new" | null {
   const label = new RegExp(`^${SOURCE_FRAME_LABEL} (\\d{1,4})( ${SOURCE_EARLIER})?$`);
   const pages = frames
     .map((f) => {
@@ -71,10 +82,16 @@ export function extractiveSection(frames: readonly FramedBlock[], section: strin
   if (pages.length === 0) return null;
   const terms = termsOf(`${section} ${topic}`);
   const topicTerms = new Set(termsOf(topic));
+  const focusTerms = steeringTerms(focus ? focus.split("\n") : []);
+  const scoreOf = (text: string) => {
+    const lower = text.toLowerCase();
+    const base = terms.reduce((s, t) => (lower.includes(t) ? s + (topicTerms.has(t) ? 2 : 1) : s), 0);
+    return focusTerms.reduce((s, t) => (lower.includes(t) ? s + FOCUS_WEIGHT : s), base);
+  };
   const picked: Sentence[] = [];
   for (const page of pages) {
     const scored = sentencesOf(page.body.replace(/\[(?:\d{1,4}|citation needed|[a-z])\]/g, ""))
-      .map((text, order) => ({ n: page.n, order, text, score: terms.reduce((s, t) => (text.toLowerCase().includes(t) ? s + (topicTerms.has(t) ? 2 : 1) : s), 0) }))
+      .map((text, order) => ({ n: page.n, order, text, score: scoreOf(text) }))
       .filter((s) => s.text.length >= (isHan(s.text) ? 8 : SENTENCE_MIN) && s.text.length <= SENTENCE_MAX);
     // A page the search found for this section counts even when no sentence shares a word: its opening stands for it.
     const ranked = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.order - b.order);

@@ -13,6 +13,7 @@ import { TRAILING_PUNCT } from "./intent";
 import { isChinese } from "@/lib/i18n/detect";
 import { readerLang } from "./prompt-text";
 import { extractiveSection } from "./extractive";
+import { topicKind, topicOf, type TopicKind } from "@/lib/drivers/research-topic";
 
 /**
  * What the offline model says in words: to ordinary chat, in research reports,
@@ -32,14 +33,15 @@ export function chatReply(userText: string): string {
   return offlineText(lang, "chatReply", { opener: offlineText(lang, pick(userText, CHAT_OPENERS)), quoted });
 }
 
-const SECTIONS: readonly OfflineMessageId[] = [
-  "researchSectionBackground",
-  "researchSectionFacts",
-  "researchSectionRisks",
-  "researchSectionTrends",
-  "researchSectionOptions",
-  "researchSectionRecommendations",
-];
+/** Four sections per kind of topic, in reading order; a longer plan goes round again. */
+const SECTIONS: Record<TopicKind, readonly OfflineMessageId[]> = {
+  history: ["researchSectionOrigins", "researchSectionPeriods", "researchSectionPeople", "researchSectionLegacy"],
+  decision: ["researchSectionQuestion", "researchSectionOptions", "researchSectionRisks", "researchSectionRecommendations"],
+  comparison: ["researchSectionCompared", "researchSectionDifferences", "researchSectionStrengths", "researchSectionSuits"],
+  market: ["researchSectionBackground", "researchSectionFacts", "researchSectionPlayers", "researchSectionTrends"],
+  technology: ["researchSectionWhatItIs", "researchSectionHowItWorks", "researchSectionUses", "researchSectionLimits"],
+  general: ["researchSectionBackground", "researchSectionFacts", "researchSectionRecent", "researchSectionOpenQuestions"],
+};
 
 /** The report language the research driver names on its mark line (`lang=zh`), read from the first line only. */
 function markedLang(text: string): Lang | null {
@@ -48,8 +50,11 @@ function markedLang(text: string): Lang | null {
 }
 
 /**
- * Research plans and sections: deterministic prose derived from the topic, in
- * the language the driver asks for (else the topic's).
+ * Research plans and sections, in the language the driver asks for (else the
+ * topic's). A plan's sections fit the kind of topic; a section quotes the
+ * pages framed for it (./extractive.ts), leaning towards what the user asked
+ * for while it ran. Neither the request nor an instruction is ever repeated in
+ * the text: an instruction shows in which sentences are chosen.
  */
 export function researchText(text: string): string | null {
   const plan = /^\[herald:research-plan\] sections=(\d+)/.exec(text);
@@ -57,29 +62,22 @@ export function researchText(text: string): string | null {
   const frames = readFrames(text);
   const request = (frames.find((f) => f.label === "research request") ?? frames[0])?.body.trim() ?? "";
   const lang: Lang = markedLang(text) ?? (isChinese(request) ? "zh" : "en");
-  const topic = request.slice(0, 80) || offlineText(lang, "researchTopicFallback");
   if (plan) {
     const n = Number(plan[1]);
+    const kind = SECTIONS[topicKind(topicOf(request))];
     return Array.from({ length: n }, (_, i) => {
-      const section = offlineText(lang, SECTIONS[i % SECTIONS.length]);
-      const round = Math.floor(i / SECTIONS.length) + 1;
+      const section = offlineText(lang, kind[i % kind.length]);
+      const round = Math.floor(i / kind.length) + 1;
       return `${i + 1}. ${round > 1 ? offlineText(lang, "researchSectionRepeat", { section, round }) : section}`;
     }).join("\n");
   }
   const step = /^\[herald:research-step\] section=(\d+)\/(\d+)/.exec(text);
   if (step) {
     const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
-    const extra = frames.find((f) => f.label === "user update")?.body;
-    const read = extractiveSection(frames, section, request, lang);
-    return joinSentences(
-      lang,
-      [
-        read === "nothing_new"
-          ? offlineText(lang, "researchStepNothingNew", { section, topic })
-          : (read ?? offlineText(lang, "researchStepNoSources", { section, topic })),
-        extra ? offlineText(lang, "researchStepExtra", { extra: extra.trim().slice(0, 200) }) : "",
-      ].filter(Boolean),
-    );
+    const focus = frames.filter((f) => f.label === "user update").map((f) => f.body).join("\n");
+    const read = extractiveSection(frames, section, topicOf(request), lang, focus);
+    if (read === "nothing_new") return offlineText(lang, "researchStepNothingNew");
+    return read ?? offlineText(lang, "researchStepNoSources");
   }
   return null;
 }
