@@ -9,6 +9,7 @@ import { EMAIL_CLAIMABLE, EMAIL_STATES } from "@/lib/email/state";
 import { CLAIMABLE as NOTIFY_CLAIMABLE, NOTIFICATION_STATUSES } from "@/lib/notify/state";
 import { postMessage } from "@/lib/chat/post-message";
 import { claimCancelsSql } from "@/lib/tasks/sql";
+import { STOP_REASONS } from "@/lib/tasks/columns";
 import { createConversationFor, signUp } from "@/tests/helpers";
 
 /**
@@ -27,6 +28,7 @@ const CHECKS: { table: string; column: string; values: readonly string[] }[] = [
   { table: "notice", column: "emailState", values: EMAIL_STATES },
   { table: "notice", column: "outcome", values: NOTICE_OUTCOMES },
   { table: "user", column: "emailNotices", values: EMAIL_NOTICE_MODES },
+  { table: "task", column: "stopReason", values: STOP_REASONS },
 ];
 
 /** Status-like columns whose values are open on purpose (a driver's own step names). */

@@ -8,6 +8,7 @@ import { emitEvent } from "@/lib/events/emit";
 import { queueNoticeEmail } from "@/lib/email/queue-notice-email";
 import { byOutcome, noticeInConversation, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
 import { closeAtEnd, insertNotice, setDeliveryOutcomeOnce } from "./sql";
+import type { StopReason } from "@/lib/tasks/columns";
 
 
 /** Host wording: built from committed facts only, never from model text. */
@@ -49,19 +50,19 @@ export async function factsOf(tx: SqlTx, task: Task): Promise<ContractFacts> {
     status: task.status,
     completedAt: task.completedAt,
     dueEvaluatedAt: task.dueEvaluatedAt,
-    stoppedAtDeadline: (task.error ?? "").startsWith(STOPPED_AT_DEADLINE),
-    stoppedInOvertime: (task.error ?? "").startsWith(STOPPED_IN_OVERTIME),
+    stoppedAtDeadline: task.stopReason === STOPPED_AT_DEADLINE,
+    stoppedInOvertime: task.stopReason === STOPPED_IN_OVERTIME,
     finalPublicationId: final?.id ?? null,
     latestPublicationId: task.latestPublicationId,
   };
 }
 
-export const STOPPED_AT_DEADLINE = "stopped at the deadline";
-export const STOPPED_IN_OVERTIME = "stopped after the deadline: overtime budget spent";
+export const STOPPED_AT_DEADLINE: StopReason = "at_deadline";
+export const STOPPED_IN_OVERTIME: StopReason = "overtime_spent";
 
-/** The stop reason the due loop or the overtime check wrote before fencing the task. */
-export function stoppedByDeadline(error: string | null): boolean {
-  return (error ?? "").startsWith(STOPPED_AT_DEADLINE) || (error ?? "").startsWith(STOPPED_IN_OVERTIME);
+/** Whether the due loop or the overtime check stopped the task (they write the reason before fencing it). */
+export function stoppedByDeadline(task: Pick<Task, "stopReason">): boolean {
+  return task.stopReason !== null;
 }
 
 /**

@@ -5,29 +5,17 @@ import type { LoopSpec } from "@/lib/workers/loop";
 import { recordEventAndAnnounce } from "@/lib/notify/event";
 import { fenceCancel } from "@/lib/tasks/request-cancel";
 import { setStopReason } from "@/lib/tasks/sql";
+import { budgetOf, type StopReason } from "@/lib/tasks/columns";
 import { findDue, lockDue, markDueEvaluated, nextDueMs } from "@/lib/delivery/sql";
 import { evaluateDue } from "@/lib/delivery/contract";
 import { factsOf, STOPPED_AT_DEADLINE, syncNotices, writeNotice } from "@/lib/delivery/sync-notices";
 import { transactionWithEvents } from "@/lib/events/emit";
 
-/**
- * The due loop: sleeps until the earliest unevaluated dueAt (woken early by a
- * NOTIFY when a nearer one is created), then evaluates each due task once, in
- * one transaction that locks the row, writes deliveryOutcome (once), the due
- * notice and the outbox event. A crash rolls the whole evaluation back.
- */
-export interface Budget {
-  maxModelRequests?: number;
-  maxWallSeconds?: number;
-  /** Input plus output tokens, as the provider reported them. */
-  maxTokens?: number;
-}
-
 export function budgetExceeded(
   task: Pick<Task, "budget" | "modelRequests" | "inputTokens" | "outputTokens" | "startedAt" | "createdAt">,
   now: Date,
 ): boolean {
-  const b = (task.budget ?? {}) as Budget;
+  const b = budgetOf(task);
   if (b.maxModelRequests !== undefined && task.modelRequests >= b.maxModelRequests) return true;
   if (b.maxTokens !== undefined && task.inputTokens + task.outputTokens >= b.maxTokens) return true;
   const since = task.startedAt ?? task.createdAt;
@@ -35,7 +23,7 @@ export function budgetExceeded(
 }
 
 /** Stops the research through the ordinary cancel fence; partials stay. The reason picks the notice. */
-export async function stopAtDeadline(tx: SqlTx, task: Task, reason = STOPPED_AT_DEADLINE): Promise<void> {
+export async function stopAtDeadline(tx: SqlTx, task: Task, reason: StopReason = STOPPED_AT_DEADLINE): Promise<void> {
   await setStopReason(tx, task.id, reason);
   await fenceCancel(tx, task.ownerId, task.id);
 }
@@ -56,6 +44,12 @@ export async function evaluateDueTask(id: string): Promise<"evaluated" | "skippe
   });
 }
 
+/**
+ * The due loop: sleeps until the earliest unevaluated dueAt (woken early by a
+ * NOTIFY when a nearer one is created), then evaluates each due task once, in
+ * one transaction that locks the row, writes deliveryOutcome (once), the due
+ * notice and the outbox event. A crash rolls the whole evaluation back.
+ */
 export function dueLoop(): LoopSpec<string> {
   // Rows being evaluated here stay "due" until their transaction commits; without
   // this set the loop would re-claim them and spin instead of sleeping.

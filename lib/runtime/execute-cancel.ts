@@ -22,7 +22,7 @@ export async function executeCancel(task: CancelLeasedTask, stopping: AbortSigna
     const ok = await transactionWithEvents(async (tx) => {
       if (!(await lockCancelGuarded(tx, task.id, token))) return false;
       // A stop the due loop asked for is the deadline's doing, not the user's cancel.
-      const status = snapshot.status === "cancelled" && stoppedByDeadline(task.error) ? "deadline_exceeded" : snapshot.status;
+      const status = snapshot.status === "cancelled" && stoppedByDeadline(task) ? "deadline_exceeded" : snapshot.status;
       await terminal(tx, task.id, status, error);
       return true;
     });

@@ -6,6 +6,7 @@ import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import { toPublicNotice } from "@/lib/contract/notice";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { listSources } from "./sources";
+import { pendingUpdatesOf, stepUpdatesOf } from "./columns";
 
 export type TaskScope = "active" | "recent" | "all";
 
@@ -51,11 +52,9 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
     notices: notices.map(toPublicNotice),
     instructions: {
       accepted: (registerConfiguredAgentDrivers(), driverFor(task.driver)?.acceptsUpdates === true),
-      pending: stringsOf(task.pendingUpdates),
-      applied: steps.flatMap((s) => stringsOf((s.input as { updates?: unknown } | null)?.updates).map((text) => ({ step: s.index, text, at: s.createdAt.toISOString() }))),
+      pending: pendingUpdatesOf(task),
+      applied: steps.flatMap((s) => stepUpdatesOf(s.input).map((text) => ({ step: s.index, text, at: s.createdAt.toISOString() }))),
     },
     sources,
   };
 }
-
-const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);

@@ -4,6 +4,7 @@ import { Prisma, type Task } from "@/lib/db/generated/client.ts";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
 import { sqlList } from "@/lib/db/sql-list";
+import { STOP_SENTENCES, type StopReason } from "./columns";
 
 /**
  * Every claim and guard of the task execution and cancel loops lives here.
@@ -334,9 +335,14 @@ export async function appendPendingUpdate(tx: Tx, id: string, pending: string[])
   return updated;
 }
 
-/** Marks why the research stopped (the reason picks the notice); the first reason wins. */
-export async function setStopReason(tx: SqlTx, id: string, reason: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET error = ${reason} WHERE id = ${id} AND error IS NULL`;
+/**
+ * Marks why the research stopped (the reason picks the terminal status and the notice); the first reason wins. The
+ * sentence is for people and only fills an empty `error`: an earlier attempt's error is kept, and no code reads it.
+ */
+export async function setStopReason(tx: SqlTx, id: string, reason: StopReason): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "task" SET "stopReason" = coalesce("stopReason", ${reason}), error = coalesce(error, ${STOP_SENTENCES[reason]})
+    WHERE id = ${id}`;
 }
 
 /** Gives the row back (shutdown: not counted; transient error: counted, with backoff from now). */

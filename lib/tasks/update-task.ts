@@ -2,6 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { emitTaskUpdated } from "./emit-task";
 import { appendPendingUpdate, lockOwnedTask } from "./sql";
+import { pendingUpdatesOf } from "./columns";
 import { driverFor } from "@/lib/drivers/registry";
 import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
@@ -28,7 +29,7 @@ export async function updateTask(ownerId: string, id: string, message: string): 
     if (!driverFor(task.driver)?.acceptsUpdates) {
       throw new ApiError("conflict", "This kind of task cannot take new instructions; cancel it and start a new one", "message");
     }
-    const pending = Array.isArray(task.pendingUpdates) ? (task.pendingUpdates as string[]) : [];
+    const pending = pendingUpdatesOf(task);
     if (pending.length >= MAX_PENDING_UPDATES) throw new ApiError("conflict", "Too many pending updates; wait for the next step", "message");
     const updated = await appendPendingUpdate(tx, id, [...pending, message]);
     await emitTaskUpdated(tx, updated, ["tasks"]);
