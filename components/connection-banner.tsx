@@ -9,7 +9,8 @@ import { cn } from "./ui/cn";
  * "Reconnecting…" while the event feed is down (server gone, network lost, a
  * laptop sleep), then "Connected again" for a moment once it is back and the
  * page has refetched. The status region is always mounted so screen readers
- * hear both changes. A drop shorter than GRACE_MS (lib/client/feed-connection.ts) never shows.
+ * hear both changes. A drop shorter than GRACE_MS (lib/client/feed-connection.ts) never shows. It floats just
+ * under the 3.5 rem header (app-shell.tsx), never over the chat's title.
  */
 export function ConnectionBanner() {
   const { t } = useI18n();
@@ -17,7 +18,7 @@ export function ConnectionBanner() {
   const visible = state === "reconnecting" || state === "restored";
   const down = state === "reconnecting";
   return (
-    <div role="status" aria-live="polite" className="pointer-events-none fixed inset-x-0 top-2 z-[80] flex justify-center px-3">
+    <div role="status" aria-live="polite" className="pointer-events-none fixed inset-x-0 top-16 z-[80] flex justify-center px-3">
       {visible && (
         <p
           data-testid="connection-banner"

@@ -17,7 +17,7 @@ import {
   upsertConversation,
   upsertMessages,
 } from "./cache";
-import { confirmOutgoing } from "./outbox";
+import { confirmOutgoing, retryAfterReconnect } from "./outbox";
 import { applyDelta, endStream, finishStream } from "./streams";
 import { notifyNotice, trackVisibility } from "./browser-notify";
 import { feedLost, feedOpened, feedStopped } from "./feed-connection";
@@ -207,6 +207,8 @@ function connect(): void {
     // refetch too: the replay covers the log, not a list that polled and failed meanwhile.
     const wasDown = feedOpened();
     if ((state.lastEventId === null || wasDown) && state.qc) void refreshAll(state.qc);
+    // Sends that failed while the connection was gone go again, once (lib/client/outbox.ts).
+    if (wasDown && state.qc) void retryAfterReconnect(state.qc);
   });
 
   source.addEventListener("error", () => {

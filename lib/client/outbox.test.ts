@@ -31,6 +31,8 @@ function serve(answers: Array<"ok" | number>) {
       const body = JSON.parse(String(init.body));
       bodies.push(body);
       const answer = answers.shift() ?? "ok";
+      // 0: the request never got an answer (offline).
+      if (answer === 0) throw new TypeError("Failed to fetch");
       if (answer !== "ok") {
         return new Response(JSON.stringify({ error: { code: "unavailable", message: "down" } }), { status: answer });
       }
@@ -96,4 +98,40 @@ describe("outbox", () => {
     outbox.confirmOutgoing(before[0].clientMessageId);
     expect(outbox.getOutbox()).toEqual([]);
   });
+
+  it("after a reconnect, sends that failed for a transient reason go again once, in order, with the same clientMessageId", async () => {
+    serve([0, 0, 400, "ok", "ok", 503]);
+    const qc = new QueryClient();
+    qc.setQueryData<PublicMessage[]>(queryKeys.messages("c1"), [stored({ content: "earlier", clientMessageId: "x" })]);
+    outbox.sendOutgoing(qc, "c1", "first");
+    await settled();
+    outbox.sendOutgoing(qc, "c1", "second");
+    await settled();
+    outbox.sendOutgoing(qc, "c1", "refused");
+    await settled();
+    const [first, second, refused] = outbox.getOutbox();
+    expect(first).toMatchObject({ status: "failed", afterSeq: 0 });
+    expect(refused.error?.status).toBe(400);
+
+    await outbox.retryAfterReconnect(qc);
+    // The refused one is not retried: the same request would be refused again.
+    expect(bodies.slice(3).map((b) => b.clientMessageId)).toEqual([first.clientMessageId, second.clientMessageId]);
+    expect(outbox.getOutbox().map((m) => m.clientMessageId)).toEqual([refused.clientMessageId]);
+
+    // Once: a second reconnect does not send the refused one, nor again what went through.
+    await outbox.retryAfterReconnect(qc);
+    expect(bodies).toHaveLength(5);
+  });
+
+  it("a send retried by itself that fails again waits for the user", async () => {
+    serve([0, 503]);
+    const qc = new QueryClient();
+    outbox.sendOutgoing(qc, "c1", "hello");
+    await settled();
+    await outbox.retryAfterReconnect(qc);
+    await outbox.retryAfterReconnect(qc);
+    expect(bodies).toHaveLength(2);
+    expect(outbox.getOutbox()[0]).toMatchObject({ status: "failed", autoRetried: true });
+  });
 });
+

@@ -1,10 +1,14 @@
 // Messages the user sent that the server hasn't confirmed yet. They render as
 // optimistic user bubbles until the stored message with the same
-// clientMessageId is in the history, whichever way it arrives first.
+// clientMessageId is in the history, whichever way it arrives first. An unsent
+// one stays where it was written (after `afterSeq`), not below what arrives
+// later, and a send that failed because the network or the server was gone is
+// sent again once by itself when the feed is back (retryAfterReconnect).
 
 import type { QueryClient } from "@tanstack/react-query";
+import type { PublicMessage } from "@/lib/contract/shapes";
 import { ApiError, newClientId, sendMessage, type DeliveryRequest } from "./api";
-import { mergeRun, touchConversation, upsertMessages } from "./cache";
+import { mergeRun, queryKeys, touchConversation, upsertMessages } from "./cache";
 import { createStore } from "./store";
 
 export interface OutgoingMessage {
@@ -19,6 +23,10 @@ export interface OutgoingMessage {
   error: ApiError | null;
   /** ISO time of the (first) send, for display before the server's time is known. */
   createdAt: string;
+  /** The newest stored message of the conversation this tab knew when it was sent: the bubble shows right after it. */
+  afterSeq: number;
+  /** Sent again by itself after a reconnect already: it is not retried by itself twice. */
+  autoRetried?: boolean;
 }
 
 type Snapshot = readonly OutgoingMessage[];
@@ -72,6 +80,7 @@ export function sendOutgoing(
     status: "sending",
     error: null,
     createdAt: new Date().toISOString(),
+    afterSeq: qc.getQueryData<PublicMessage[]>(queryKeys.messages(conversationId))?.at(-1)?.seq ?? 0,
   };
   outbox.update((snapshot) => [...snapshot, entry]);
   void deliver(qc, entry);
@@ -83,6 +92,31 @@ export function retryOutgoing(qc: QueryClient, clientMessageId: string): void {
   if (!entry || entry.status === "sending") return;
   patch(clientMessageId, { status: "sending", error: null });
   void deliver(qc, { ...entry, status: "sending", error: null });
+}
+
+/** A failure that says nothing about the message itself: offline, a dropped connection, a server restarting. */
+const transient = (error: ApiError | null) => error !== null && (error.status === 0 || error.status >= 500);
+
+/** Whether retryAfterReconnect will send it by itself (the bubble says so). */
+export function retriesOnReconnect(entry: OutgoingMessage): boolean {
+  return entry.status === "failed" && !entry.autoRetried && transient(entry.error);
+}
+
+/**
+ * The feed came back after an outage: every send that failed meanwhile for a
+ * transient reason goes again, once, oldest first and one after the other (so
+ * they are stored in the order they were written). The same clientMessageId
+ * makes it idempotent: a send that did reach the server before the connection
+ * broke is answered with the stored message, not stored twice.
+ */
+export async function retryAfterReconnect(qc: QueryClient): Promise<void> {
+  const due = outbox.get().filter(retriesOnReconnect);
+  for (const entry of due) {
+    const current = outbox.get().find((m) => m.clientMessageId === entry.clientMessageId);
+    if (!current || current.status !== "failed") continue;
+    patch(entry.clientMessageId, { status: "sending", error: null, autoRetried: true });
+    await deliver(qc, { ...current, status: "sending", error: null, autoRetried: true });
+  }
 }
 
 /** The stored message is known (e.g. from the feed): the optimistic copy and any error about it are moot. */

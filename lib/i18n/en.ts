@@ -102,6 +102,7 @@ export const en = {
   sending: "Sending…",
   notSent: "Not sent",
   sendFailed: "Your message wasn't sent: {message}",
+  sendRetryOnReconnect: "It will be sent again by itself once the connection is back.",
   chatHistory: "Chat history",
   emptyConversation: "No messages yet. Send one to get started.",
   loadingMessages: "Loading messages…",

@@ -97,6 +97,7 @@ export const zh: { [K in keyof typeof en]: string } = {
   sending: "发送中…",
   notSent: "未发送",
   sendFailed: "消息未发送：{message}",
+  sendRetryOnReconnect: "连接恢复后会自动重新发送。",
   chatHistory: "聊天记录",
   emptyConversation: "还没有消息，发一条开始吧。",
   loadingMessages: "正在加载消息…",
