@@ -57,6 +57,8 @@ export interface GatherInput {
   signal: AbortSignal;
   /** A progress line for people (host wording). */
   announce?: (kind: "search" | "read", detail: string) => Promise<void>;
+  /** Counts a search durably before it is made (StepContext.countSearch); false: make no more. */
+  countSearch?: () => Promise<boolean>;
   /** Tests inject a provider; default HERALD_SEARCH_PROVIDER. */
   provider?: SearchProvider;
 }
@@ -134,6 +136,7 @@ export async function gatherSources(input: GatherInput): Promise<GatherResult> {
   for (const query of input.queries) {
     if (candidates.length >= want * 2) break;
     if (input.searchesSoFar + searches >= maxSearches) break;
+    if (input.countSearch && !(await input.countSearch())) break;
     await input.announce?.("search", query);
     searches++;
     const found = await searchWeb(provider, query, { limit: RESULTS_PER_QUERY, signal: input.signal });

@@ -32,6 +32,13 @@ export interface StepContext {
   accountPagesLeft?: number;
   /** Shows a host-worded progress line at once ("Searching the web for …"), committed under the lease guard. */
   announce?: (text: string) => Promise<void>;
+  /**
+   * Counts one web search against the task's budget (driverData.searches,
+   * HERALD_RESEARCH_MAX_SEARCHES), committed before the search is made, so a
+   * step that crashes after searching still spent it. False: the budget is
+   * spent or the lease is gone; make no search.
+   */
+  countSearch?: () => Promise<boolean>;
 }
 
 export type ProgressReply = "shown" | "empty" | "too_many" | "too_soon" | "repeat" | "lost";

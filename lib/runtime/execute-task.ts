@@ -46,7 +46,7 @@ import {
   type LeasedTask,
 } from "@/lib/tasks/sql";
 import { transactionWithEvents } from "@/lib/events/emit";
-import { recordSource, researchContext } from "@/lib/tasks/sources";
+import { countTaskSearch, recordSource, researchContext } from "@/lib/tasks/sources";
 import { limits } from "@/lib/limits/config";
 import { PAGE_PROMPT_CHARS } from "@/lib/drivers/research";
 
@@ -323,6 +323,7 @@ async function researchInputs(task: LeasedTask, token: string, steps: { index: n
     sources,
     accountPagesLeft: Math.max(0, limits().pagesPerHour - pagesLastHour),
     announce: hostProgressWriter(task, token, steps),
+    countSearch: () => countTaskSearch(task.id, token, env("HERALD_RESEARCH_MAX_SEARCHES")),
   };
 }
 

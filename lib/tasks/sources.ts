@@ -39,6 +39,22 @@ export async function listSources(ownerId: string, taskId: string): Promise<Publ
   return rows.map(toPublicSource);
 }
 
+/**
+ * Counts one search in task.driverData.searches under the execution lease,
+ * unless the task already made `max`: committed on its own before the search
+ * is sent (like countTaskModelRequest), so a step that crashes after its
+ * searches cannot make them again past the budget on resume. The step's own
+ * commit later writes the same total.
+ */
+export async function countTaskSearch(id: string, token: string, max: number): Promise<boolean> {
+  const n = await getDb().$executeRaw`
+    UPDATE "task" SET "driverData" = jsonb_set(coalesce("driverData", '{}'::jsonb), '{searches}', to_jsonb(
+      CASE WHEN jsonb_typeof("driverData"->'searches') = 'number' THEN ("driverData"->>'searches')::numeric ELSE 0 END + 1))
+    WHERE id = ${id} AND "leaseToken" = ${token} AND "cancelRequestedAt" IS NULL
+      AND CASE WHEN jsonb_typeof("driverData"->'searches') = 'number' THEN ("driverData"->>'searches')::numeric ELSE 0 END < ${max}`;
+  return n === 1;
+}
+
 export interface StoredSource {
   n: number;
   url: string;
