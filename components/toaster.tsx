@@ -21,7 +21,7 @@ export function Toaster() {
 
   if (top !== host || toasts.length === 0) return null;
   return (
-    <div className="pointer-events-none fixed inset-x-3 top-16 z-[60] flex flex-col items-center gap-2 sm:inset-x-auto sm:top-auto sm:right-4 sm:bottom-4 sm:items-end">
+    <div className="pointer-events-none fixed inset-x-3 top-16 z-[60] flex flex-col items-center gap-2 sm:inset-x-auto sm:right-4 sm:items-end">
       {toasts.map((toast) => {
         const text = t(toast.key, { ...toast.vars, ...(toast.reasonKey ? { reason: t(toast.reasonKey, toast.vars) } : {}) });
         return (

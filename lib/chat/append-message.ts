@@ -1,9 +1,22 @@
 import { PREPARED, type SqlTx } from "@/lib/db/client";
-import type { MessageKind } from "@/lib/contract/shapes";
+import type { MessageKind, PublicConversation } from "@/lib/contract/shapes";
 import type { Message, Prisma } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/errors/api-error";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicMessage } from "@/lib/contract/message";
+import { heldUntilDue, momentTaskOf, SILENT_KINDS, speaks as speaksSql } from "./unread-sql";
+
+/** The conversation row as the append left it, beside the message's own columns. */
+interface ConversationColumns {
+  titleSource: string;
+  cTitle: string;
+  cCreatedAt: Date;
+  cUpdatedAt: Date;
+  cPinnedAt: Date | null;
+  cLastReadSeq: number;
+  cUnreadCount: number;
+  cNewUnread: boolean | null;
+}
 
 export interface NewMessage {
   conversationId: string;
@@ -47,19 +60,34 @@ export async function appendMessageRow(tx: SqlTx, m: NewMessage): Promise<Append
   // millisecond, as deliveryMeta reads it: a JavaScript Date holds no microseconds,
   // and the raw and the model read paths did not round them alike (dueAt 1 ms off).
   // Read marks ride on the same row update: a reader's own turn means they have
-  // seen everything before it; anything else visible but progress lines (they
-  // come by the dozen while research runs) is one more unread.
+  // seen everything before it; anything else that speaks is one more unread when it
+  // starts a new moment (lib/chat/unread-sql.ts): a reply of no task, or the first
+  // unread message of its task that is not held back until an `at` promise is due.
   // One statement (seq bump under the row lock, then the insert that uses it):
   // every message of every loop pays for this, and two round trips were one too many.
   const own = m.kind === "user" && !m.hidden;
-  const counts = !own && !m.hidden && m.kind !== "progress";
-  const rows = await tx.$queryRaw<(Message & { titleSource: string })[]>`${PREPARED}
-    WITH bumped AS (
+  const speaks = !m.hidden && !(SILENT_KINDS as readonly string[]).includes(m.kind);
+  const status = (m.meta as { status?: unknown } | null | undefined)?.status;
+  // Only an end that is not the promised result may be said before the promised moment.
+  const mayWait = m.kind !== "notice" && !(m.kind === "terminal" && status !== "succeeded");
+  const rows = await tx.$queryRaw<(Message & ConversationColumns)[]>`${PREPARED}
+    WITH moment AS (
+      SELECT t.id, t."deliveryMode", t."dueAt" FROM "task" t
+      WHERE t.id = coalesce(${m.taskId ?? null}::text, (SELECT r."taskId" FROM "run" r WHERE r.id = ${m.runId ?? null}::text))),
+    news AS (
+      SELECT ${speaks}::boolean
+        AND NOT coalesce(${mayWait}::boolean AND (SELECT "deliveryMode" = 'at' AND date_trunc('milliseconds', now()) < "dueAt" FROM moment), false)
+        AND NOT EXISTS (
+          SELECT 1 FROM "conversation" c, "message" m, moment
+          WHERE c.id = ${m.conversationId} AND m."conversationId" = c.id AND m.seq > c."lastReadSeq"
+            AND ${speaksSql("m")} AND ${momentTaskOf("m")} = moment.id AND NOT ${heldUntilDue("m", "moment")}) AS counts),
+    bumped AS (
       UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now(),
         "lastReadSeq" = CASE WHEN ${own} THEN "messageSeq" + 1 ELSE "lastReadSeq" END,
-        "unreadCount" = CASE WHEN ${own} THEN 0 WHEN ${counts} THEN "unreadCount" + 1 ELSE "unreadCount" END
+        "unreadCount" = CASE WHEN ${own} THEN 0 WHEN (SELECT counts FROM news) THEN "unreadCount" + 1 ELSE "unreadCount" END
       WHERE id = ${m.conversationId} AND "ownerId" = ${m.ownerId} AND "deletedAt" IS NULL
-      RETURNING "messageSeq", "titleSource"),
+      RETURNING "messageSeq", "titleSource", title, "createdAt", "updatedAt", "pinnedAt", "lastReadSeq", "unreadCount",
+        (SELECT counts FROM news) AS "newUnread"),
     inserted AS (
       INSERT INTO "message" ("conversationId", "ownerId", seq, "createdAt", kind, content, hidden, "taskId", "runId",
         "publicationId", meta, "clientMessageId")
@@ -68,12 +96,15 @@ export async function appendMessageRow(tx: SqlTx, m: NewMessage): Promise<Append
         ${m.meta === undefined ? null : JSON.stringify(m.meta)}::jsonb, ${m.clientMessageId ?? null}
       FROM bumped
       RETURNING *)
-    SELECT inserted.*, bumped."titleSource" FROM inserted, bumped`;
+    SELECT inserted.*, bumped."titleSource", bumped.title AS "cTitle", bumped."createdAt" AS "cCreatedAt",
+      bumped."updatedAt" AS "cUpdatedAt", bumped."pinnedAt" AS "cPinnedAt", bumped."lastReadSeq" AS "cLastReadSeq",
+      bumped."unreadCount" AS "cUnreadCount", bumped."newUnread" AS "cNewUnread"
+    FROM inserted, bumped`;
   if (rows.length === 0) {
     if (m.skipIfGone) return null;
     throw new ApiError("not_found", "Conversation not found");
   }
-  const { titleSource, ...message } = rows[0];
+  const { titleSource, cTitle, cCreatedAt, cUpdatedAt, cPinnedAt, cLastReadSeq, cUnreadCount, cNewUnread, ...message } = rows[0];
   if (!message.hidden) {
     await emitEvent(
       tx,
@@ -81,6 +112,21 @@ export async function appendMessageRow(tx: SqlTx, m: NewMessage): Promise<Append
       { type: "message.created", data: { message: toPublicMessage(message) } },
       { conversationId: m.conversationId, taskId: m.taskId },
     );
+  }
+  // Browsers take the count from here rather than counting messages themselves: only the
+  // server knows which moment a message belongs to, so every device shows the same number.
+  if (cNewUnread) {
+    const conversation: PublicConversation = {
+      id: m.conversationId,
+      title: cTitle,
+      createdAt: cCreatedAt.toISOString(),
+      updatedAt: cUpdatedAt.toISOString(),
+      pinned: cPinnedAt !== null,
+      unread: cUnreadCount,
+      lastReadSeq: cLastReadSeq,
+      lastSeq: message.seq,
+    };
+    await emitEvent(tx, m.ownerId, { type: "conversation.updated", data: { conversation } }, { conversationId: m.conversationId });
   }
   return { message, titleSource };
 }

@@ -1,9 +1,17 @@
 import { QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
-import type { PublicConversation } from "@/lib/contract/shapes";
-import { cachedTask, faviconHref, noteTaskUpdate, tabTitle, unreadTotal } from "./away";
-import { applyMessageToConversation, mergeConversationSnapshot, newer, queryKeys, sortConversations } from "./cache";
-import { taskFixture } from "./task-fixture";
+import type { NoticeOutcome, PublicConversation, PublicMessage } from "@/lib/contract/shapes";
+import { faviconHref, noteNotice, tabTitle, unreadTotal } from "./away";
+import {
+  applyMessageToConversation,
+  mergeConversationSnapshot,
+  newer,
+  noteConversationMessage,
+  queryKeys,
+  sortConversations,
+  touchConversation,
+  upsertConversation,
+} from "./cache";
 import { dismissToast, getToasts } from "./toasts";
 
 function conv(id: string, over: Partial<PublicConversation> = {}): PublicConversation {
@@ -20,6 +28,18 @@ function conv(id: string, over: Partial<PublicConversation> = {}): PublicConvers
   };
 }
 
+const messageFixture = {
+  id: "m",
+  conversationId: "a",
+  content: "",
+  taskId: "t",
+  runId: null,
+  publicationId: null,
+  clientMessageId: null,
+  createdAt: "2026-11-30T10:00:01.000Z",
+  meta: null,
+} as const;
+
 describe("tab title and favicon", () => {
   it("carry the conversation and the unread count", () => {
     expect(tabTitle("Cobalt", 0, "Herald")).toBe("Cobalt · Herald");
@@ -32,15 +52,24 @@ describe("tab title and favicon", () => {
 });
 
 describe("unread counting in the cache", () => {
-  it("counts each message once, not the user's own, and a user turn reads everything", () => {
-    let c = conv("a", { lastReadSeq: 2, lastSeq: 2 });
-    c = applyMessageToConversation(c, { seq: 3, kind: "assistant" });
-    c = applyMessageToConversation(c, { seq: 3, kind: "assistant" }); // a replay
-    c = applyMessageToConversation(c, { seq: 4, kind: "body" });
-    c = applyMessageToConversation(c, { seq: 5, kind: "progress" }); // not news on its own
-    expect(c).toMatchObject({ unread: 2, lastSeq: 5, lastReadSeq: 2 });
-    c = applyMessageToConversation(c, { seq: 6, kind: "user" });
-    expect(c).toMatchObject({ unread: 0, lastSeq: 6, lastReadSeq: 6 });
+  it("messages move the newest seq and a user turn reads everything; the count is the server's, announced once per moment", () => {
+    const qc = new QueryClient();
+    qc.setQueryData(queryKeys.conversations, [conv("a", { lastReadSeq: 2, lastSeq: 2 })]);
+    const at = "2026-11-30T10:00:01.000Z";
+    const list = () => qc.getQueryData<PublicConversation[]>(queryKeys.conversations)![0];
+    // One task's result, terminal line, notice and narrating reply: four messages, one moment, which the
+    // server announces right after the first (same commit, same updatedAt).
+    for (const [seq, kind] of [[3, "body"], [4, "terminal"], [5, "notice"], [5, "notice"], [6, "assistant"]] as const) {
+      touchConversation(qc, "a", at);
+      noteConversationMessage(qc, { ...messageFixture, seq, kind });
+      expect(list().unread).toBe(seq === 3 ? 0 : 1);
+      if (seq === 3) upsertConversation(qc, conv("a", { updatedAt: at, unread: 1, lastReadSeq: 2, lastSeq: 3 }));
+    }
+    expect(list()).toMatchObject({ unread: 1, lastSeq: 6, lastReadSeq: 2 });
+    let c = applyMessageToConversation(list(), { seq: 7, kind: "user" });
+    expect(c).toMatchObject({ unread: 0, lastSeq: 7, lastReadSeq: 7 });
+    c = applyMessageToConversation(c, { seq: 8, kind: "assistant" });
+    expect(c).toMatchObject({ unread: 0, lastSeq: 8 });
   });
 
   it("between copies of the same moment the read mark only moves forward", () => {
@@ -61,27 +90,35 @@ describe("unread counting in the cache", () => {
   });
 });
 
-describe("a task finishing in another chat", () => {
-  it("raises one toast with a link to its chat, only on the transition", () => {
+describe("a task's notice in another chat", () => {
+  const notice = (id: string, conversationId: string, title: string, outcome: NoticeOutcome, createdAt = new Date().toISOString()): PublicMessage => ({
+    ...messageFixture,
+    id,
+    conversationId,
+    seq: 1,
+    kind: "notice",
+    createdAt,
+    meta: { noticeId: id, noticeKey: "final", outcome, taskStatus: "succeeded", title, dueAt: null },
+  });
+
+  it("raises one toast per notice with a link to its chat; never twice, never for history or a deleted chat", () => {
     const qc = new QueryClient();
-    qc.setQueryData(queryKeys.conversations, [conv("c2", { title: "Batteries" })]);
-    const running = taskFixture("t1", "running", 1, { conversationId: "c2", title: "Cobalt outlook" });
-    qc.setQueryData(queryKeys.taskList(null), [running]);
+    qc.setQueryData(queryKeys.conversations, [conv("c2", { title: "Batteries" }), conv("c3", { title: "Tides" })]);
     for (const t of getToasts()) dismissToast(t.id);
 
-    expect(cachedTask(qc, "t1")?.status).toBe("running");
-    const done = { ...running, status: "succeeded" as const, updatedAt: new Date().toISOString(), completedAt: new Date().toISOString() };
-    noteTaskUpdate(qc, done, running);
-    noteTaskUpdate(qc, { ...done, updatedAt: new Date(Date.now() + 1000).toISOString() }, done);
+    noteNotice(qc, notice("n1", "c2", "Cobalt outlook", "on_time"));
+    noteNotice(qc, notice("n1", "c2", "Cobalt outlook", "on_time")); // a replay
     expect(getToasts()).toHaveLength(1);
     expect(getToasts()[0]).toMatchObject({ key: "toastTaskSucceeded", vars: { title: "Cobalt outlook", chat: "Batteries" }, link: { href: "/c/c2" } });
 
-    // Heard of for the first time long after it ended: history, not news.
-    const old = taskFixture("t2", "failed", 1, { conversationId: "c2", title: "Old" });
-    noteTaskUpdate(qc, { ...old, completedAt: "2020-01-01T00:00:00.000Z" }, undefined);
-    // A chat that is gone (deleted, its tasks cancelled) raises nothing.
-    const orphan = taskFixture("t3", "running", 1, { conversationId: "gone", title: "Orphan" });
-    noteTaskUpdate(qc, { ...orphan, status: "cancelled" }, orphan);
+    // Heard of long after it was written: history, not news; a chat that is gone raises nothing.
+    noteNotice(qc, notice("n2", "c2", "Old", "failed", "2020-01-01T00:00:00.000Z"));
+    noteNotice(qc, notice("n3", "gone", "Orphan", "done"));
     expect(getToasts()).toHaveLength(1);
+
+    // A chat named like its task is not named twice.
+    noteNotice(qc, notice("n4", "c3", "tides", "failed"));
+    expect(getToasts()[1]).toMatchObject({ key: "toastTaskFailedAlone", tone: "error", vars: { title: "tides" } });
+    expect(getToasts()[1].vars).not.toHaveProperty("chat");
   });
 });

@@ -1,15 +1,14 @@
 // Signals for a reader who is somewhere else: the tab title and favicon carry
 // the unread count, the open conversation is marked read while it is visible
 // (through the API, so the account's other tabs and devices clear their dots
-// from the feed), and a task that finishes in another chat raises a toast.
+// from the feed), and a task's notice in another chat raises a toast.
 
 import { useEffect, useRef } from "react";
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
-import type { PublicConversation, PublicMessage } from "@/lib/contract/shapes";
-import { isTerminalStatus, type PublicTask } from "@/lib/contract/task";
+import type { NoticeOutcome, PublicConversation, PublicMessage } from "@/lib/contract/shapes";
 import { markConversationRead } from "./api";
 import { queryKeys, upsertConversation } from "./cache";
-import { pushToast } from "./toasts";
+import { pushToast, type Toast } from "./toasts";
 
 /** The conversation this tab shows, or null (home, settings, all tasks). Read by the feed. */
 let openConversationId: string | null = null;
@@ -135,44 +134,49 @@ export function useAwaySignals(
   }, [qc, openUnread, open?.lastSeq]);
 }
 
-// ---------- a task finishing in another chat ----------
+// ---------- a task's notice in another chat ----------
 
 const toasted = new Set<string>();
-/** A finish older than this when first heard of is history (a reload, a replay), not news. */
+/** A notice older than this when first heard of is history (a reload, a replay), not news. */
 const NEWS_MS = 120_000;
 
-/**
- * Called by the feed before it patches a task: a task that reached its end in
- * a chat other than the open one raises one toast with a link to that chat.
- * "Before" is the cached copy when there is one, else the finish time.
- */
-export function noteTaskUpdate(qc: QueryClient, task: PublicTask, previous: PublicTask | undefined): void {
-  if (!isTerminalStatus(task.status) || toasted.has(task.id)) return;
-  if (previous && isTerminalStatus(previous.status)) return;
-  if (!previous) {
-    const finished = Date.parse(task.completedAt ?? task.updatedAt);
-    if (!Number.isFinite(finished) || Math.abs(Date.now() - finished) > NEWS_MS) return;
-  }
-  toasted.add(task.id);
-  if (task.conversationId === openConversationId && document.visibilityState === "visible") return;
-  const chat = qc.getQueryData<PublicConversation[]>(queryKeys.conversations)?.find((c) => c.id === task.conversationId);
-  // A task cancelled because its chat was deleted is no news.
-  if (!chat) return;
-  const key = task.status === "succeeded" ? "toastTaskSucceeded" : task.status === "failed" ? "toastTaskFailed" : "toastTaskStopped";
-  pushToast({
-    tone: task.status === "failed" ? "error" : "info",
-    key,
-    vars: { title: task.title, chat: chat.title },
-    link: { href: `/c/${task.conversationId}`, key: "toastOpen" },
-  });
-}
+/** Notice outcomes that raise a toast, and how it reads; a user's own cancel posts no notice. */
+const TOAST_OF: Partial<Record<NoticeOutcome, { key: "Succeeded" | "Failed" | "Stopped" | "Missed"; tone: Toast["tone"] }>> = {
+  done: { key: "Succeeded", tone: "info" },
+  on_time: { key: "Succeeded", tone: "info" },
+  early: { key: "Succeeded", tone: "info" },
+  late: { key: "Succeeded", tone: "info" },
+  missed: { key: "Missed", tone: "info" },
+  stopped: { key: "Stopped", tone: "info" },
+  failed: { key: "Failed", tone: "error" },
+};
 
-/** The newest copy of a task any loaded list holds. */
-export function cachedTask(qc: QueryClient, id: string): PublicTask | undefined {
-  let found: PublicTask | undefined;
-  for (const query of qc.getQueryCache().findAll({ queryKey: queryKeys.taskLists })) {
-    const copy = (query.state.data as PublicTask[] | undefined)?.find((t) => t.id === id);
-    if (copy && (!found || Date.parse(copy.updatedAt) > Date.parse(found.updatedAt))) found = copy;
-  }
-  return found;
+const sameName = (a: string, b: string) => a.trim().toLocaleLowerCase() === b.trim().toLocaleLowerCase();
+
+/**
+ * Called by the feed for each message: a task's notice in a chat other than the
+ * open one raises one toast with a link to that chat. The notice, not the task's
+ * status, is the moment: a result promised `at` a time is announced at that time
+ * (its notice is written then), whenever the work itself ended.
+ */
+export function noteNotice(qc: QueryClient, message: PublicMessage): void {
+  if (message.kind !== "notice" || !message.meta || toasted.has(message.meta.noticeId)) return;
+  const created = Date.parse(message.createdAt);
+  if (!Number.isFinite(created) || Math.abs(Date.now() - created) > NEWS_MS) return;
+  toasted.add(message.meta.noticeId);
+  const look = TOAST_OF[message.meta.outcome];
+  if (!look) return;
+  if (message.conversationId === openConversationId && document.visibilityState === "visible") return;
+  const chat = qc.getQueryData<PublicConversation[]>(queryKeys.conversations)?.find((c) => c.id === message.conversationId);
+  // A notice of a chat deleted meanwhile is no news.
+  if (!chat) return;
+  const title = message.meta.title;
+  // "'Tides' finished in Tides" says the name twice: a chat named after its task is left out.
+  const alone = sameName(title, chat.title);
+  pushToast({
+    tone: look.tone,
+    key: `toastTask${look.key}${alone ? "Alone" : ""}`,
+    vars: alone ? { title } : { title, chat: chat.title },
+    link: { href: `/c/${message.conversationId}`, key: "toastOpen" },
+  });
 }

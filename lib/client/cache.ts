@@ -154,15 +154,16 @@ function sameConversation(a: PublicConversation, b: PublicConversation): boolean
 }
 
 /**
- * A message seen on the feed: counted as unread once (by seq) unless it is a
- * progress line or the user's own turn, which means they have seen everything
- * before it — the same rule appendMessage applies to the stored count.
+ * A message seen on the feed moves the newest seq; a user's own turn means they
+ * have seen everything before it. The unread count is not ours to add to: it
+ * counts task moments (lib/chat/unread-sql.ts), which only the server can tell
+ * apart, and it announces each new one on the feed (`conversation.updated`) in
+ * the same commit as the message, so every device shows the same number.
  */
 export function applyMessageToConversation(c: PublicConversation, m: Pick<PublicMessage, "seq" | "kind">): PublicConversation {
   if (m.seq <= c.lastSeq) return c;
   if (m.kind === "user") return { ...c, lastSeq: m.seq, lastReadSeq: m.seq, unread: 0 };
-  const counts = m.kind !== "progress" && m.seq > c.lastReadSeq;
-  return { ...c, lastSeq: m.seq, unread: counts ? c.unread + 1 : c.unread };
+  return { ...c, lastSeq: m.seq };
 }
 
 export function noteConversationMessage(qc: QueryClient, message: PublicMessage): void {

@@ -21,7 +21,7 @@ import { confirmOutgoing, retryAfterReconnect } from "./outbox";
 import { applyDelta, endStream, finishStream } from "./streams";
 import { notifyNotice, trackVisibility } from "./browser-notify";
 import { feedLost, feedOpened, feedStopped } from "./feed-connection";
-import { cachedTask, noteTaskUpdate } from "./away";
+import { noteNotice } from "./away";
 
 const DURABLE_TYPES: readonly DurableFeedType[] = [
   "message.created",
@@ -89,6 +89,7 @@ function onMessageCreated(qc: QueryClient, data: Received<"message.created">): v
   if (message.kind === "user" && message.clientMessageId) confirmOutgoing(message.clientMessageId);
   // The notice's message carries what a system notification needs (title, sentence); its notice.created twin does not.
   if (message.kind === "notice") {
+    noteNotice(qc, message);
     const meta = message.meta as { noticeId?: unknown; title?: unknown } | null | undefined;
     if (typeof meta?.noticeId === "string" && typeof meta.title === "string") {
       void notifyNotice({ noticeId: meta.noticeId, conversationId: message.conversationId, title: meta.title, text: message.content });
@@ -122,7 +123,6 @@ function refetchTypeNow(): "active" | "none" {
 function onTaskUpdated(qc: QueryClient, data: Received<"task.updated">): void {
   const task = data?.task;
   if (!task || typeof task.id !== "string") return;
-  noteTaskUpdate(qc, task, cachedTask(qc, task.id));
   // The detail was older: its publications, notices or progress may have moved on too.
   if (patchTask(qc, task)) {
     void qc.invalidateQueries(

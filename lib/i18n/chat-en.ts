@@ -41,6 +41,11 @@ export const enChat = {
   toastTaskSucceeded: "“{title}” finished in {chat}.",
   toastTaskFailed: "“{title}” failed in {chat}.",
   toastTaskStopped: "“{title}” stopped in {chat}.",
+  toastTaskMissed: "“{title}” is due in {chat}; it is not finished yet.",
+  toastTaskSucceededAlone: "“{title}” finished.",
+  toastTaskFailedAlone: "“{title}” failed.",
+  toastTaskStoppedAlone: "“{title}” stopped.",
+  toastTaskMissedAlone: "“{title}” is due; it is not finished yet.",
   toastOpen: "Open",
 
   examplePrompts: "Examples",

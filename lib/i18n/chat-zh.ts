@@ -38,6 +38,11 @@ export const zhChat: { [K in keyof typeof enChat]: string } = {
   toastTaskSucceeded: "“{title}”已在“{chat}”中完成。",
   toastTaskFailed: "“{title}”在“{chat}”中失败了。",
   toastTaskStopped: "“{title}”已在“{chat}”中停止。",
+  toastTaskMissed: "“{title}”（“{chat}”）已到约定时间，但还没有完成。",
+  toastTaskSucceededAlone: "“{title}”已完成。",
+  toastTaskFailedAlone: "“{title}”失败了。",
+  toastTaskStoppedAlone: "“{title}”已停止。",
+  toastTaskMissedAlone: "“{title}”已到约定时间，但还没有完成。",
   toastOpen: "打开",
 
   examplePrompts: "示例",
