@@ -22,7 +22,8 @@ export default defineConfig({
   testMatch: slowSuite() ? SLOW_E2E_SPECS : "*.spec.ts",
   testIgnore: slowSuite() ? [] : SLOW_E2E_SPECS,
   fullyParallel: false,
-  workers: 1,
+  // HERALD_E2E_WORKERS: how many specs run at once against the one server (each test has its own account).
+  workers: Number(process.env.HERALD_E2E_WORKERS ?? 1),
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
