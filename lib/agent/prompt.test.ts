@@ -12,6 +12,11 @@ describe("systemPrompt", () => {
     expect(a.slice(0, common)).not.toMatch(/[0-9a-f]{16}|2026/);
   });
 
+  it("asks for task titles that name the topic, without the request's delivery phrase", () => {
+    const p = systemPrompt(new Date(), createFrame());
+    expect(p).toContain("A task's title names its topic in a few words, in the user's language, without delivery times or instructions");
+  });
+
   it("ends with the time to the minute, no seconds or milliseconds", () => {
     const p = systemPrompt(new Date("2026-11-30T16:55:41.517Z"), createFrame());
     expect(p.split("\n").at(-1)).toBe("Current time: 2026-11-30 16:55 UTC.");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { superlinearInputs, TYPICAL_MESSAGE } from "@/tests/adversarial-text";
 import { focusOf, reportTitle, requestForWriting, steeringTerms, topicKind, topicOf } from "./research-topic";
 
 describe("a research request's topic, apart from how it was asked", () => {
@@ -35,5 +36,10 @@ describe("a research request's topic, apart from how it was asked", () => {
     expect(focusOf("重点写古登堡之前的时期")).toBe("古登堡之前的时期");
     expect(focusOf("写实主义绘画")).toBe("写实主义绘画");
     expect(steeringTerms(["Focus on the period before Gutenberg."])).toEqual(["period", "before", "gutenberg"]);
+  });
+
+  it("takes time linear in the text on every adversarial input (these run on whole messages)", () => {
+    expect(topicOf(TYPICAL_MESSAGE)).toBe("the EU battery supply chain, focusing on cobalt and lithium");
+    for (const f of [topicOf, topicKind, focusOf, (t: string) => steeringTerms([t])]) expect(superlinearInputs(f)).toEqual([]);
   });
 });

@@ -27,9 +27,14 @@ export function requestForWriting(prompt: string): string {
 
 /** The bare topic: no delivery phrase, no "please research", no closing stop. */
 export function topicOf(prompt: string): string {
-  const stripped = stripDeliveryPhrases(prompt).replace(/\s+/g, " ").trim();
-  const t = stripped.replace(EN_LEAD, "").replace(EN_VERB, "").replace(ZH_LEAD, "").replace(ZH_VERB, "").replace(TRAILING, "").trim();
-  return (t || stripped || prompt.trim()).slice(0, 160);
+  return bareTopic(stripDeliveryPhrases(prompt), prompt);
+}
+
+/** `topicOf` for a text whose delivery phrases are gone already. */
+function bareTopic(stripped: string, prompt: string): string {
+  const s = stripped.replace(/\s+/g, " ").trim();
+  const t = s.replace(EN_LEAD, "").replace(EN_VERB, "").replace(ZH_LEAD, "").replace(ZH_VERB, "").replace(TRAILING, "").trim();
+  return (t || s || prompt.trim()).slice(0, 160);
 }
 
 /** The first clause of a topic: the rest ("…, focusing on X") is instructions, not a name. */
@@ -47,7 +52,7 @@ export function reportTitle(title: string, prompt: string): string {
   const stripped = stripDeliveryPhrases(given).trim();
   const raw = stripped !== given || given === prompt.replace(/\s+/g, " ").trim() || given.length > 100;
   if (!raw && given) return given;
-  const clause = firstClause(topicOf(stripped || prompt));
+  const clause = firstClause(stripped ? bareTopic(stripped, given) : topicOf(prompt));
   const out = clause.length > 80 ? `${clause.slice(0, 80).replace(/\s+\S*$/, "")}…` : clause;
   if (!out) return given || prompt.trim().slice(0, 80);
   return out[0].toUpperCase() + out.slice(1);

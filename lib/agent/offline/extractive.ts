@@ -83,21 +83,23 @@ export function extractiveSection(
   const terms = termsOf(`${section} ${topic}`);
   const topicTerms = new Set(termsOf(topic));
   const focusTerms = steeringTerms(focus ? focus.split("\n") : []);
-  const scoreOf = (text: string) => {
-    const lower = text.toLowerCase();
-    const base = terms.reduce((s, t) => (lower.includes(t) ? s + (topicTerms.has(t) ? 2 : 1) : s), 0);
-    return focusTerms.reduce((s, t) => (lower.includes(t) ? s + FOCUS_WEIGHT : s), base);
-  };
+  const baseOf = (lower: string) => terms.reduce((s, t) => (lower.includes(t) ? s + (topicTerms.has(t) ? 2 : 1) : s), 0);
   const picked: Sentence[] = [];
   for (const page of pages) {
     const scored = sentencesOf(page.body.replace(/\[(?:\d{1,4}|citation needed|[a-z])\]/g, ""))
-      .map((text, order) => ({ n: page.n, order, text, score: scoreOf(text) }))
+      .map((text, order) => {
+        const lower = text.toLowerCase();
+        const base = baseOf(lower);
+        return { n: page.n, order, text, base, score: focusTerms.reduce((s, t) => (lower.includes(t) ? s + FOCUS_WEIGHT : s), base) };
+      })
       .filter((s) => s.text.length >= (isHan(s.text) ? 8 : SENTENCE_MIN) && s.text.length <= SENTENCE_MAX);
     // A page the search found for this section counts even when no sentence shares a word: its opening stands for it.
     const ranked = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.order - b.order);
-    // A page an earlier section read gave it its best sentences already: this section takes the next ones, if any.
+    // A page an earlier section read gave it its best sentences already (those the topic's words rank first, as they
+    // did there, whatever the user steered towards since): this section takes the next ones, if any.
     if (page.earlier) {
-      picked.push(...ranked.slice(PER_SOURCE, PER_SOURCE * 2));
+      const quoted = new Set(scored.filter((s) => s.base > 0).sort((a, b) => b.base - a.base || a.order - b.order).slice(0, PER_SOURCE));
+      picked.push(...ranked.filter((s) => !quoted.has(s)).slice(0, PER_SOURCE));
       continue;
     }
     const best = ranked.slice(0, PER_SOURCE);
