@@ -102,5 +102,19 @@ describe("robots.txt", () => {
     await at(second, "/yes");
     expect(robotsAsked.length).toBe(6);
   });
+
+  it("holds at most maxChars of patterns: a huge file pushes older origins out rather than growing the cache", async () => {
+    const huge = `User-agent: *\n${Array.from({ length: 400 }, (_, i) => `Disallow: /private-section-${i}`).join("\n")}\n`;
+    const small = await startWebStub((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nDisallow: /no"));
+    const big = await startWebStub((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(huge));
+    stubs.push(small, big);
+    const cache = new RobotsCache({ allowPrivate: true }, { maxChars: 2_000 });
+    expect(await cache.allowed(new URL("/no", small.origin))).toBe(false);
+    expect(cache.size).toBe(1);
+    expect(await cache.allowed(new URL("/private-section-399", big.origin))).toBe(false);
+    expect(cache.size).toBe(1);
+    await cache.allowed(new URL("/no", small.origin));
+    expect(small.requests.filter((r) => r.path === "/robots.txt")).toHaveLength(2);
+  });
 });
 
