@@ -1,8 +1,9 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ComponentProps, type ReactNode } from "react";
 import { useI18n } from "@/lib/client/i18n";
 import { markdownForFile, reportFileName } from "@/lib/client/report";
+import { CopyIcon, DownloadIcon, PrintIcon } from "./report-icons";
 import { Button } from "./ui/button";
 
 /** Class on <html> while the report prints: app/globals.css then prints only `[data-report-print]`. */
@@ -42,7 +43,20 @@ function download(content: string, fileName: string) {
 }
 
 /** Copy, download as Markdown, download as PDF: the same three wherever a report is read. */
-export function ReportActions({ content, title, version, className }: { content: string; title: string; version?: number; className?: string }) {
+export function ReportActions({
+  content,
+  title,
+  version,
+  className,
+  extra,
+}: {
+  content: string;
+  title: string;
+  version?: number;
+  className?: string;
+  /** More buttons on the same row (the report view's Share). */
+  extra?: ReactNode;
+}) {
   const { t } = useI18n();
   const [status, setStatus] = useState<"" | "copied" | "copyFailed" | "pdf">("");
   useEffect(() => {
@@ -62,27 +76,39 @@ export function ReportActions({ content, title, version, className }: { content:
 
   return (
     <div className={className}>
-      <div className="flex flex-wrap items-center gap-2 print:hidden">
-        <Button variant="secondary" size="md" onClick={() => void copy()}>
-          {t("reportCopy")}
-        </Button>
-        <Button variant="secondary" size="md" onClick={() => download(markdownForFile(content), reportFileName(title, version, "md"))}>
-          {t("reportDownloadMd")}
-        </Button>
-        <Button
-          variant="secondary"
-          size="md"
+      <div className="flex items-center gap-2 print:hidden">
+        <ToolButton icon={<CopyIcon className="size-4" />} label={t("reportCopy")} onClick={() => void copy()} />
+        <ToolButton
+          icon={<DownloadIcon className="size-4" />}
+          label={t("reportDownloadMd")}
+          onClick={() => download(markdownForFile(content), reportFileName(title, version, "md"))}
+        />
+        <ToolButton
+          icon={<PrintIcon className="size-4" />}
+          label={t("reportDownloadPdf")}
           onClick={() => {
             setStatus("pdf");
             printReport();
           }}
-        >
-          {t("reportDownloadPdf")}
-        </Button>
+        />
+        {extra}
       </div>
-      <p role="status" className="mt-1 min-h-4 text-xs text-muted print:hidden">
+      <p role="status" className="mt-1 text-xs text-muted empty:mt-0 sm:min-h-4 print:hidden">
         {status === "copied" ? t("reportCopied") : status === "copyFailed" ? t("reportCopyFailed") : status === "pdf" ? t("reportPdfHint") : ""}
       </p>
     </div>
+  );
+}
+
+/**
+ * A toolbar button: an icon on a phone (the row must fit one line), icon and
+ * words from 640 px. The words stay its accessible name at every width.
+ */
+export function ToolButton({ icon, label, ...props }: { icon: ReactNode; label: string } & ComponentProps<"button">) {
+  return (
+    <Button variant="secondary" size="none" title={label} className="size-9 gap-1.5 rounded-lg text-xs sm:h-8 sm:w-auto sm:px-2.5" {...props}>
+      {icon}
+      <span className="sr-only sm:not-sr-only">{label}</span>
+    </Button>
   );
 }

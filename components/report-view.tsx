@@ -8,7 +8,8 @@ import { reportHeadings } from "@/lib/client/report";
 import { CloseButton } from "./close-button";
 import { DocIcon } from "./icons";
 import { ReportBody } from "./report-body";
-import { ReportActions } from "./report-actions";
+import { ReportActions, ToolButton } from "./report-actions";
+import { ShareIcon } from "./report-icons";
 import { ReportShare } from "./report-share";
 import { ReportToc } from "./report-toc";
 import { Button } from "./ui/button";
@@ -52,14 +53,23 @@ export function ReportView({ message, title }: { message: PublicMessageOf<"body"
               <p className="text-xs text-muted">{versionLabel}</p>
             </div>
             <CloseButton className="-mr-1 sm:order-last" />
-            <div className="flex w-full flex-wrap items-start gap-2 sm:w-auto">
-              <ReportActions content={message.content} title={title} version={version} />
-              {message.publicationId && (
-                <Button variant="secondary" size="md" aria-expanded={sharing} aria-controls={shareId} onClick={() => setSharing((v) => !v)}>
-                  {t("reportShare")}
-                </Button>
-              )}
-            </div>
+            <ReportActions
+              content={message.content}
+              title={title}
+              version={version}
+              className="w-full sm:w-auto"
+              extra={
+                message.publicationId && (
+                  <ToolButton
+                    icon={<ShareIcon className="size-4" />}
+                    label={t("reportShare")}
+                    aria-expanded={sharing}
+                    aria-controls={shareId}
+                    onClick={() => setSharing((v) => !v)}
+                  />
+                )
+              }
+            />
           </div>
           <div className="min-h-0 flex-1 overflow-y-auto overscroll-contain print:overflow-visible">
             <div className="mx-auto grid max-w-6xl gap-6 px-4 py-4 pb-[max(1.5rem,env(safe-area-inset-bottom))] lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10 lg:py-8">
