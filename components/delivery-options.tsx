@@ -5,6 +5,7 @@ import { MAX_DUE_MINUTES } from "@/lib/client/delivery";
 import { useI18n } from "@/lib/client/i18n";
 import { CheckboxField, FIELD_CLASS, RadioField } from "./composer-fields";
 import { DeliveryExplainer, TimeOfDayField } from "./delivery-picker";
+import { NotifyOffer } from "./notify-offer";
 import type { DeliveryChoice } from "./use-delivery-choice";
 import { cn } from "./ui/cn";
 
@@ -45,7 +46,8 @@ function DueFields({ choice, minutesRef, errorId }: { choice: DeliveryChoice; mi
 
 /**
  * What a deadline asks for once "Tell me at/by" is chosen: the due time, the two
- * switches, and the sentence saying what will happen. On a phone it scrolls inside a bounded height, so the
+ * switches, the sentence saying what will happen, and (once) the offer of
+ * browser notifications. On a phone it scrolls inside a bounded height, so the
  * composer never takes half the screen.
  */
 export function DeliveryOptions({ choice, minutesRef }: { choice: DeliveryChoice; minutesRef: RefObject<HTMLInputElement | null> }) {
@@ -72,6 +74,7 @@ export function DeliveryOptions({ choice, minutesRef }: { choice: DeliveryChoice
         reportAnyway={choice.reportAnyway}
         stopAtDeadline={choice.stopAtDeadline}
       />
+      <NotifyOffer />
     </div>
   );
 }
