@@ -1,7 +1,7 @@
 import { Client, type Run, type Thread } from "@langchain/langgraph-sdk";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { DriverProtocolError } from "@/lib/errors/protocol";
-import type { Driver, StepOutcome, TerminalSnapshot } from "./types";
+import type { Driver, StepOutcome, SubmitResult, TerminalSnapshot } from "./types";
 import { boundBody, hide } from "./mcp-content";
 import { withPollMs } from "./poll-ms";
 import { RELAY_MIN_INTERVAL_MS, relayRun } from "./agent-stream";
@@ -131,246 +131,261 @@ const updatesSent = (task: Task) => {
   return typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : 0;
 };
 
+/** One configured remote agent as every call for it sees it. */
+interface RemoteAgent {
+  config: AgentDriverConfig;
+  client: Client;
+}
+
 export function createAgentDriver(config: AgentDriverConfig): Driver {
-  const client = new Client({
-    apiUrl: config.url,
-    // Never from LANGSMITH_API_KEY and friends: only what the operator configured for this agent.
-    apiKey: null,
-    defaultHeaders: config.headers,
-    timeoutMs: CALL_TIMEOUT_MS,
-    // The executor retries with backoff and the degraded flag; the SDK must not hide failures behind its own.
-    callerOptions: { maxRetries: 0 },
-  });
-
-  async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!refused(err)) throw err;
-      // Keeps the status: a 404 means "gone" to the callers that expect one (poll, cancel).
-      throw Object.assign(new DriverProtocolError(`${label} refused ${what}: ${String((err as Error).message).slice(0, 500)}`), { status: httpStatus(err) });
-    }
-  }
-
-  const threadOf = (task: Task): string => {
-    if (!task.remoteRef) throw new DriverProtocolError("the task has no remote thread");
-    return task.remoteRef;
+  const agent: RemoteAgent = {
+    config,
+    client: new Client({
+      apiUrl: config.url,
+      // Never from LANGSMITH_API_KEY and friends: only what the operator configured for this agent.
+      apiKey: null,
+      defaultHeaders: config.headers,
+      timeoutMs: CALL_TIMEOUT_MS,
+      // The executor retries with backoff and the degraded flag; the SDK must not hide failures behind its own.
+      callerOptions: { maxRetries: 0 },
+    }),
   };
-
-  /**
-   * The thread's newest run. The order of `runs.list` is not part of the
-   * protocol (the Platform sorts newest first, `langgraphjs dev` oldest
-   * first), so one page is read and sorted here; a task has one run per
-   * submit, update and answer, far fewer than a page.
-   */
-  async function newestRun(threadId: string, signal: AbortSignal): Promise<Run | null> {
-    const runs = await call("runs.list", () => client.runs.list(threadId, { limit: RUN_PAGE, signal }));
-    if (!Array.isArray(runs)) throw new DriverProtocolError(`${label} sent a malformed run list`);
-    for (const run of runs) {
-      if (typeof run?.run_id !== "string" || typeof run.status !== "string") throw new DriverProtocolError(`${label} sent a malformed run`);
-    }
-    const at = (r: Run) => Date.parse(String(r.created_at)) || 0;
-    // Same instant: run ids the server issues are time-ordered (UUIDv7 on both servers).
-    const newer = (a: Run, b: Run) => at(a) > at(b) || (at(a) === at(b) && a.run_id > b.run_id);
-    return runs.reduce<Run | null>((best, r) => (best === null || newer(r, best) ? r : best), null);
-  }
-
-  async function findThread(taskId: string, signal: AbortSignal): Promise<Thread | null> {
-    const found = await call("threads.search", () => client.threads.search({ metadata: { [KEY]: taskId }, limit: 2, signal }));
-    if (!Array.isArray(found)) throw new DriverProtocolError(`${label} sent a malformed thread list`);
-    if (found.length > 1) log("agents").error(`${found.length} remote threads carry one Herald task id; adopting the oldest`);
-    return found.sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)))[0] ?? null;
-  }
-
-  async function poll(task: Task, threadId: string, signal: AbortSignal): Promise<StepOutcome> {
-    const pending = Array.isArray(task.pendingUpdates) ? (task.pendingUpdates as string[]) : [];
-    if (pending.length > 0) return sendUpdates(task, threadId, pending, signal);
-    let run: Run | null;
-    try {
-      run = await newestRun(threadId, signal);
-    } catch (err) {
-      if (httpStatus(err) === 404) return { status: "failed", error: `${label} no longer knows this task's thread` };
-      throw err;
-    }
-    // The thread exists but its run does not (a remote restart lost it): it will not come back.
-    if (!run) return { status: "failed", error: `${label} has no run for this task` };
-    switch (runOutcome(run.status)) {
-      case "active":
-        return run.status === "running" ? relay(task, threadId, run, signal) : { status: "queued", pollAfterMs: runningPollMs(run) };
-      case "failed":
-        return { status: "failed", error: `${label} reported that its run failed${await failureDetail(threadId, signal)}` };
-      case "timeout":
-        return { status: "failed", error: `${label} stopped its run at the remote's own time limit (timeout)` };
-      case "interrupted":
-        // Herald interrupts only runs it replaced, and polls the newest: someone else stopped this one.
-        return { status: "failed", error: `${label} reports the run as interrupted by someone other than Herald` };
-      case "done":
-        return finished(threadId, signal);
-    }
-  }
-
-  /**
-   * A running run: its stream is watched for a moment (lib/drivers/agent-stream.ts)
-   * when the remote serves one, and the newest line becomes a progress
-   * message at most every RELAY_MIN_INTERVAL_MS; plain polling otherwise.
-   */
-  async function relay(task: Task, threadId: string, run: Run, signal: AbortSignal): Promise<StepOutcome> {
-    const base: StepOutcome = { status: "running", pollAfterMs: runningPollMs(run) };
-    const data = (task.driverData ?? {}) as { stream?: unknown; relayedAt?: unknown };
-    if (data.stream === false) return base;
-    const r = await relayRun(client, threadId, run.run_id, signal);
-    if (r === "unsupported") return { ...base, driverState: { stream: false } };
-    // The stream ended: the run is finishing, so look again at once.
-    const next = r.ended ? { pollAfterMs: RUNNING_POLL_MS } : {};
-    const last = typeof data.relayedAt === "number" ? data.relayedAt : 0;
-    if (!r.line || r.line === task.progressText || Date.now() - last < RELAY_MIN_INTERVAL_MS) return { ...base, ...next };
-    return { ...base, ...next, progress: r.line, driverState: { relayedAt: Date.now() } };
-  }
-
-  /**
-   * The graph's own error, for the server log (the task stores only a
-   * category). Best effort: the run failed either way.
-   */
-  async function failureDetail(threadId: string, signal: AbortSignal): Promise<string> {
-    try {
-      const state = await client.threads.getState(threadId, undefined, { signal });
-      const error = (state?.tasks ?? []).map((t) => t?.error).find((e) => e !== null && e !== undefined);
-      return error === undefined ? "" : `: ${(typeof error === "string" ? error : JSON.stringify(error)).slice(0, 500)}`;
-    } catch {
-      return "";
-    }
-  }
-
-  async function finished(threadId: string, signal: AbortSignal): Promise<StepOutcome> {
-    const thread = await call("threads.get", () => client.threads.get(threadId, { signal }));
-    // A graph that called interrupt() ends its run "success" and leaves the thread waiting.
-    if (thread.status === "interrupted") return { status: "input_required", inputRequest: questionOf(thread.interrupts), pollAfterMs: INPUT_POLL_MS };
-    const state = await call("threads.getState", () => client.threads.getState(threadId, undefined, { signal }));
-    const reply = finalReply(state?.values);
-    if (!reply.ok) throw new DriverProtocolError(reply.error);
-    return { publish: { partial: false, content: reply.text }, finished: true };
-  }
-
-  async function sendUpdates(task: Task, threadId: string, pending: string[], signal: AbortSignal): Promise<StepOutcome> {
-    const seq = updatesSent(task) + 1;
-    const newest = await newestRun(threadId, signal);
-    // A retried step: the run this update created is already there.
-    if ((newest?.metadata as Record<string, unknown> | undefined)?.[UPDATE_KEY] !== seq) {
-      const run = await call("runs.create", () =>
-        client.runs.create(threadId, config.assistantId, {
-          input: { messages: pending.map((content) => ({ role: "user", content })) },
-          metadata: { [KEY]: task.id, [UPDATE_KEY]: seq },
-          multitaskStrategy: "interrupt",
-          streamMode: STREAM_MODES,
-          signal,
-        }),
-      );
-      if (typeof run?.run_id !== "string") throw new DriverProtocolError(`${label} sent a malformed run`);
-    }
-    return { status: "running", consumedUpdates: pending.length, driverState: { updatesSent: seq }, pollAfterMs: RUNNING_POLL_MS };
-  }
-
-  async function cancelRemote(threadId: string, signal: AbortSignal): Promise<TerminalSnapshot> {
-    let run: Run | null;
-    try {
-      run = await newestRun(threadId, signal);
-    } catch (err) {
-      // Gone entirely: nothing is left running.
-      if (httpStatus(err) === 404) return { status: "cancelled" };
-      throw err;
-    }
-    if (!run) return { status: "cancelled" };
-    if (runOutcome(run.status) === "active") {
-      const runId = run.run_id;
-      await call("runs.cancel", () => client.runs.cancel(threadId, runId, true, "interrupt", { signal }));
-      run = await call("runs.get", () => client.runs.get(threadId, runId, { signal }));
-    }
-    switch (runOutcome(run.status)) {
-      case "active":
-        // Accepted but still winding down: ask again later (the cancel loop retries with backoff).
-        throw new Error(`${label} still reports the run as ${run.status} after runs.cancel`);
-      case "interrupted":
-        return { status: "cancelled" };
-      case "failed":
-        return { status: "failed", error: `${label} reported that its run failed` };
-      case "timeout":
-        return { status: "failed", error: `${label} stopped its run at the remote's own time limit (timeout)` };
-      case "done": {
-        // Waiting for an answer is not finished: nothing runs, so the cancel stands.
-        const thread = await call("threads.get", () => client.threads.get(threadId, { signal }));
-        return thread.status === "interrupted" ? { status: "cancelled" } : { status: "succeeded" };
-      }
-    }
-  }
-
   return {
     acceptsUpdates: true,
     findsUnstoredWork: true,
     reportsStart: true,
     maxConsecutiveErrors: Infinity,
-
-    async submit(task, signal) {
-      let thread = await findThread(task.id, signal);
-      if (!thread) {
-        thread = await call("threads.create", () => client.threads.create({ metadata: { [KEY]: task.id }, signal }));
-      }
-      const threadId = thread?.thread_id;
-      if (typeof threadId !== "string" || !threadId || threadId.length > MAX_REMOTE_ID_CHARS) throw new DriverProtocolError(`${label} returned an unusable thread id`);
-      if (!(await newestRun(threadId, signal))) {
-        try {
-          await call("runs.create", () =>
-            client.runs.create(threadId, config.assistantId, {
-              input: { messages: [{ role: "user", content: task.prompt }] },
-              metadata: { [KEY]: task.id },
-              multitaskStrategy: "reject",
-              streamMode: STREAM_MODES,
-              signal,
-            }),
-          );
-        } catch (err) {
-          // Another submit of this task got there first: adopt its run.
-          if (!busy(err) || !(await newestRun(threadId, signal))) throw err;
-        }
-        await testHooks().afterRemoteCreate?.(task.id);
-      }
-      return { remoteRef: threadId, driverData: { agent: config.name, ...(config.runTimeoutSeconds ? { remoteTtlMs: config.runTimeoutSeconds * 1000 } : {}) } };
-    },
-
+    submit: (task, signal) => submitRemote(agent, task, signal),
     async step({ task, signal }) {
       const threadId = threadOf(task);
       try {
-        const o = withPollMs(task, await poll(task, threadId, signal));
+        const o = withPollMs(task, await poll(agent, task, threadId, signal));
         return { ...o, error: hide(o.error, threadId), inputRequest: hide(o.inputRequest, threadId), publish: hide(o.publish, threadId) };
       } catch (err) {
         throw hide(err, threadId);
       }
     },
-
     async cancel(task, signal) {
       // No stored handle: a submit may still have reached the remote before its worker died.
-      const threadId = task.remoteRef ?? (await findThread(task.id, signal))?.thread_id;
+      const threadId = task.remoteRef ?? (await findThread(agent, task.id, signal))?.thread_id;
       if (!threadId) return { status: "cancelled" };
       try {
-        const snapshot = hide(await cancelRemote(threadId, signal), threadId);
+        const snapshot = hide(await cancelRemote(agent, threadId, signal), threadId);
         // Herald never saw the result of work it has no handle for: the user's cancel stands.
         return task.remoteRef ? snapshot : { status: "cancelled" };
       } catch (err) {
         throw hide(err, threadId);
       }
     },
-
     async answer(task, response, signal) {
       const threadId = threadOf(task);
       try {
-        const thread = await call("threads.get", () => client.threads.get(threadId, { signal }));
-        // The remote moved on (an earlier attempt of this answer already resumed it): the next poll reports where it is.
-        if (thread.status !== "interrupted") return;
-        await call("runs.create", () =>
-          client.runs.create(threadId, config.assistantId, { command: { resume: response }, metadata: { [KEY]: task.id }, multitaskStrategy: "reject", streamMode: STREAM_MODES, signal }),
-        );
+        await answerRemote(agent, task, threadId, response, signal);
       } catch (err) {
         throw hide(err, threadId);
       }
     },
   };
+}
+
+async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!refused(err)) throw err;
+    // Keeps the status: a 404 means "gone" to the callers that expect one (poll, cancel).
+    throw Object.assign(new DriverProtocolError(`${label} refused ${what}: ${String((err as Error).message).slice(0, 500)}`), { status: httpStatus(err) });
+  }
+}
+
+function threadOf(task: Task): string {
+  if (!task.remoteRef) throw new DriverProtocolError("the task has no remote thread");
+  return task.remoteRef;
+}
+
+/**
+ * The thread's newest run. The order of `runs.list` is not part of the
+ * protocol (the Platform sorts newest first, `langgraphjs dev` oldest
+ * first), so one page is read and sorted here; a task has one run per
+ * submit, update and answer, far fewer than a page.
+ */
+async function newestRun({ client }: RemoteAgent, threadId: string, signal: AbortSignal): Promise<Run | null> {
+  const runs = await call("runs.list", () => client.runs.list(threadId, { limit: RUN_PAGE, signal }));
+  if (!Array.isArray(runs)) throw new DriverProtocolError(`${label} sent a malformed run list`);
+  for (const run of runs) {
+    if (typeof run?.run_id !== "string" || typeof run.status !== "string") throw new DriverProtocolError(`${label} sent a malformed run`);
+  }
+  const at = (r: Run) => Date.parse(String(r.created_at)) || 0;
+  // Same instant: run ids the server issues are time-ordered (UUIDv7 on both servers).
+  const newer = (a: Run, b: Run) => at(a) > at(b) || (at(a) === at(b) && a.run_id > b.run_id);
+  return runs.reduce<Run | null>((best, r) => (best === null || newer(r, best) ? r : best), null);
+}
+
+async function findThread({ client }: RemoteAgent, taskId: string, signal: AbortSignal): Promise<Thread | null> {
+  const found = await call("threads.search", () => client.threads.search({ metadata: { [KEY]: taskId }, limit: 2, signal }));
+  if (!Array.isArray(found)) throw new DriverProtocolError(`${label} sent a malformed thread list`);
+  if (found.length > 1) log("agents").error(`${found.length} remote threads carry one Herald task id; adopting the oldest`);
+  return found.sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)))[0] ?? null;
+}
+
+/** The thread of this task (found by its key, or created) with one run started on it, adopting whatever an earlier attempt left. */
+async function submitRemote(agent: RemoteAgent, task: Task, signal: AbortSignal): Promise<SubmitResult> {
+  const { client, config } = agent;
+  let thread = await findThread(agent, task.id, signal);
+  if (!thread) {
+    thread = await call("threads.create", () => client.threads.create({ metadata: { [KEY]: task.id }, signal }));
+  }
+  const threadId = thread?.thread_id;
+  if (typeof threadId !== "string" || !threadId || threadId.length > MAX_REMOTE_ID_CHARS) throw new DriverProtocolError(`${label} returned an unusable thread id`);
+  if (!(await newestRun(agent, threadId, signal))) {
+    try {
+      await call("runs.create", () =>
+        client.runs.create(threadId, config.assistantId, {
+          input: { messages: [{ role: "user", content: task.prompt }] },
+          metadata: { [KEY]: task.id },
+          multitaskStrategy: "reject",
+          streamMode: STREAM_MODES,
+          signal,
+        }),
+      );
+    } catch (err) {
+      // Another submit of this task got there first: adopt its run.
+      if (!busy(err) || !(await newestRun(agent, threadId, signal))) throw err;
+    }
+    await testHooks().afterRemoteCreate?.(task.id);
+  }
+  return { remoteRef: threadId, driverData: { agent: config.name, ...(config.runTimeoutSeconds ? { remoteTtlMs: config.runTimeoutSeconds * 1000 } : {}) } };
+}
+
+async function poll(agent: RemoteAgent, task: Task, threadId: string, signal: AbortSignal): Promise<StepOutcome> {
+  const pending = Array.isArray(task.pendingUpdates) ? (task.pendingUpdates as string[]) : [];
+  if (pending.length > 0) return sendUpdates(agent, task, threadId, pending, signal);
+  let run: Run | null;
+  try {
+    run = await newestRun(agent, threadId, signal);
+  } catch (err) {
+    if (httpStatus(err) === 404) return { status: "failed", error: `${label} no longer knows this task's thread` };
+    throw err;
+  }
+  // The thread exists but its run does not (a remote restart lost it): it will not come back.
+  if (!run) return { status: "failed", error: `${label} has no run for this task` };
+  switch (runOutcome(run.status)) {
+    case "active":
+      return run.status === "running" ? relay(agent, task, threadId, run, signal) : { status: "queued", pollAfterMs: runningPollMs(run) };
+    case "failed":
+      return { status: "failed", error: `${label} reported that its run failed${await failureDetail(agent, threadId, signal)}` };
+    case "timeout":
+      return { status: "failed", error: `${label} stopped its run at the remote's own time limit (timeout)` };
+    case "interrupted":
+      // Herald interrupts only runs it replaced, and polls the newest: someone else stopped this one.
+      return { status: "failed", error: `${label} reports the run as interrupted by someone other than Herald` };
+    case "done":
+      return finished(agent, threadId, signal);
+  }
+}
+
+/**
+ * A running run: its stream is watched for a moment (lib/drivers/agent-stream.ts)
+ * when the remote serves one, and the newest line becomes a progress
+ * message at most every RELAY_MIN_INTERVAL_MS; plain polling otherwise.
+ */
+async function relay({ client }: RemoteAgent, task: Task, threadId: string, run: Run, signal: AbortSignal): Promise<StepOutcome> {
+  const base: StepOutcome = { status: "running", pollAfterMs: runningPollMs(run) };
+  const data = (task.driverData ?? {}) as { stream?: unknown; relayedAt?: unknown };
+  if (data.stream === false) return base;
+  const r = await relayRun(client, threadId, run.run_id, signal);
+  if (r === "unsupported") return { ...base, driverState: { stream: false } };
+  // The stream ended: the run is finishing, so look again at once.
+  const next = r.ended ? { pollAfterMs: RUNNING_POLL_MS } : {};
+  const last = typeof data.relayedAt === "number" ? data.relayedAt : 0;
+  if (!r.line || r.line === task.progressText || Date.now() - last < RELAY_MIN_INTERVAL_MS) return { ...base, ...next };
+  return { ...base, ...next, progress: r.line, driverState: { relayedAt: Date.now() } };
+}
+
+/**
+ * The graph's own error, for the server log (the task stores only a
+ * category). Best effort: the run failed either way.
+ */
+async function failureDetail({ client }: RemoteAgent, threadId: string, signal: AbortSignal): Promise<string> {
+  try {
+    const state = await client.threads.getState(threadId, undefined, { signal });
+    const error = (state?.tasks ?? []).map((t) => t?.error).find((e) => e !== null && e !== undefined);
+    return error === undefined ? "" : `: ${(typeof error === "string" ? error : JSON.stringify(error)).slice(0, 500)}`;
+  } catch {
+    return "";
+  }
+}
+
+async function finished({ client }: RemoteAgent, threadId: string, signal: AbortSignal): Promise<StepOutcome> {
+  const thread = await call("threads.get", () => client.threads.get(threadId, { signal }));
+  // A graph that called interrupt() ends its run "success" and leaves the thread waiting.
+  if (thread.status === "interrupted") return { status: "input_required", inputRequest: questionOf(thread.interrupts), pollAfterMs: INPUT_POLL_MS };
+  const state = await call("threads.getState", () => client.threads.getState(threadId, undefined, { signal }));
+  const reply = finalReply(state?.values);
+  if (!reply.ok) throw new DriverProtocolError(reply.error);
+  return { publish: { partial: false, content: reply.text }, finished: true };
+}
+
+async function sendUpdates(agent: RemoteAgent, task: Task, threadId: string, pending: string[], signal: AbortSignal): Promise<StepOutcome> {
+  const { client, config } = agent;
+  const seq = updatesSent(task) + 1;
+  const newest = await newestRun(agent, threadId, signal);
+  // A retried step: the run this update created is already there.
+  if ((newest?.metadata as Record<string, unknown> | undefined)?.[UPDATE_KEY] !== seq) {
+    const run = await call("runs.create", () =>
+      client.runs.create(threadId, config.assistantId, {
+        input: { messages: pending.map((content) => ({ role: "user", content })) },
+        metadata: { [KEY]: task.id, [UPDATE_KEY]: seq },
+        multitaskStrategy: "interrupt",
+        streamMode: STREAM_MODES,
+        signal,
+      }),
+    );
+    if (typeof run?.run_id !== "string") throw new DriverProtocolError(`${label} sent a malformed run`);
+  }
+  return { status: "running", consumedUpdates: pending.length, driverState: { updatesSent: seq }, pollAfterMs: RUNNING_POLL_MS };
+}
+
+async function cancelRemote(agent: RemoteAgent, threadId: string, signal: AbortSignal): Promise<TerminalSnapshot> {
+  const { client } = agent;
+  let run: Run | null;
+  try {
+    run = await newestRun(agent, threadId, signal);
+  } catch (err) {
+    // Gone entirely: nothing is left running.
+    if (httpStatus(err) === 404) return { status: "cancelled" };
+    throw err;
+  }
+  if (!run) return { status: "cancelled" };
+  if (runOutcome(run.status) === "active") {
+    const runId = run.run_id;
+    await call("runs.cancel", () => client.runs.cancel(threadId, runId, true, "interrupt", { signal }));
+    run = await call("runs.get", () => client.runs.get(threadId, runId, { signal }));
+  }
+  switch (runOutcome(run.status)) {
+    case "active":
+      // Accepted but still winding down: ask again later (the cancel loop retries with backoff).
+      throw new Error(`${label} still reports the run as ${run.status} after runs.cancel`);
+    case "interrupted":
+      return { status: "cancelled" };
+    case "failed":
+      return { status: "failed", error: `${label} reported that its run failed` };
+    case "timeout":
+      return { status: "failed", error: `${label} stopped its run at the remote's own time limit (timeout)` };
+    case "done": {
+      // Waiting for an answer is not finished: nothing runs, so the cancel stands.
+      const thread = await call("threads.get", () => client.threads.get(threadId, { signal }));
+      return thread.status === "interrupted" ? { status: "cancelled" } : { status: "succeeded" };
+    }
+  }
+}
+
+/** The answer resumes the thread's interrupt as a new run. */
+async function answerRemote({ client, config }: RemoteAgent, task: Task, threadId: string, response: string, signal: AbortSignal): Promise<void> {
+  const thread = await call("threads.get", () => client.threads.get(threadId, { signal }));
+  // The remote moved on (an earlier attempt of this answer already resumed it): the next poll reports where it is.
+  if (thread.status !== "interrupted") return;
+  await call("runs.create", () =>
+    client.runs.create(threadId, config.assistantId, { command: { resume: response }, metadata: { [KEY]: task.id }, multitaskStrategy: "reject", streamMode: STREAM_MODES, signal }),
+  );
 }
