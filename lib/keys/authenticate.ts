@@ -26,8 +26,12 @@ export async function userFromApiKey(headers: Headers): Promise<KeyUser | null> 
     FROM "api_key" k JOIN "user" u ON u.id = k."ownerId"
     WHERE k.hash = ${hashKey(key)} AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
   if (!row) return null;
+  // The web clock only decides whether to try (most requests skip the write); the time written, and the guard that
+  // keeps two web processes from both writing, are the database's, like every other timestamp.
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
-    await db.apiKey.update({ where: { id: row.keyId }, data: { lastUsedAt: new Date() } }).catch(() => {});
+    await db.$executeRaw`
+      UPDATE "api_key" SET "lastUsedAt" = now()
+      WHERE id = ${row.keyId} AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - ${LAST_USED_GRANULARITY_MS} * interval '1 millisecond')`.catch(() => {});
   }
   return { id: row.id, name: row.name, email: row.email, keyId: row.keyId };
 }

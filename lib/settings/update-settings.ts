@@ -18,18 +18,22 @@ import { emailAvailable, SETTINGS_SELECT, toPublicSettings } from "./queries";
  */
 export async function updateSettings(userId: string, patch: SettingsPatch, fallbackLang: Lang): Promise<PublicSettings> {
   const turningOn = patch.emailNotices !== undefined && patch.emailNotices !== "off";
-  // The check and the write are one statement, so a concurrent change of the address cannot slip between them.
-  const { count } = await getDb().user.updateMany({
-    where: { id: userId, ...(turningOn && emailAvailable() ? { emailVerified: true } : {}) },
-    data: {
-      ...(patch.language !== undefined ? { language: patch.language } : {}),
-      ...(patch.timeZone !== undefined ? { timeZone: patch.timeZone } : {}),
-      ...(patch.emailNotices !== undefined ? { emailNotices: patch.emailNotices } : {}),
-    },
-  });
-  if (count === 0) {
-    throw new ApiError("email_unverified", "emailNotices: confirm your email address first (Settings sends the link)", "emailNotices");
-  }
-  const row = await getDb().user.findUniqueOrThrow({ where: { id: userId }, select: SETTINGS_SELECT });
+  // The check, the write and the read are one statement, so a concurrent change of the address cannot slip between them.
+  const row = await getDb()
+    .user.update({
+      where: { id: userId, ...(turningOn && emailAvailable() ? { emailVerified: true } : {}) },
+      data: {
+        ...(patch.language !== undefined ? { language: patch.language } : {}),
+        ...(patch.timeZone !== undefined ? { timeZone: patch.timeZone } : {}),
+        ...(patch.emailNotices !== undefined ? { emailNotices: patch.emailNotices } : {}),
+      },
+      select: SETTINGS_SELECT,
+    })
+    .catch((e: unknown) => {
+      if ((e as { code?: string }).code === "P2025") {
+        throw new ApiError("email_unverified", "emailNotices: confirm your email address first (Settings sends the link)", "emailNotices");
+      }
+      throw e;
+    });
   return toPublicSettings(row, fallbackLang);
 }
