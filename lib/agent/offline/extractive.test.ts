@@ -25,6 +25,12 @@ describe("the offline model writes a section from the pages it was given", () =>
     expect(text).not.toContain("[12]");
   });
 
+  it("never quotes a page's heading (a short line without a stop) as if it were a statement", () => {
+    const page = "History of the Lake Zorb otters\nThe otters of Lake Zorb were first counted in 1911 by Ada Quill.";
+    expect(researchText(step("Key facts", [[1, page]]))).toBe("The otters of Lake Zorb were first counted in 1911 by Ada Quill [1].");
+    expect(researchText(step("关键事实", [[1, "左布湖水獭的历史\n左布湖的水獭在1911年首次被统计。"]], "zh", "左布湖的水獭"))).toBe("左布湖的水獭在1911年首次被统计[1]。");
+  });
+
   it("cites in Chinese style for a Chinese report", () => {
     const text = researchText(step("关键事实", [[1, "无关的话。左布湖的水獭在1911年首次被统计。"]], "zh", "左布湖的水獭"))!;
     expect(text).toBe("左布湖的水獭在1911年首次被统计[1]。");

@@ -17,6 +17,8 @@ const PER_SOURCE = 2;
 const PER_SECTION = 6;
 const SENTENCE_MIN = 25;
 const SENTENCE_MAX = 400;
+/** A line without a closing stop this short is a heading or a caption (often the page's title), not a statement. */
+const FRAGMENT_MAX = { han: 30, other: 60 };
 
 interface Sentence {
   n: number;
@@ -47,6 +49,12 @@ export function sentencesOf(text: string): string[] {
 }
 
 const isHan = (s: string) => /\p{Script=Han}/u.test(s);
+
+function isStatement(text: string): boolean {
+  const han = isHan(text);
+  if (text.length < (han ? 8 : SENTENCE_MIN) || text.length > SENTENCE_MAX) return false;
+  return /[.!?。！？]$/.test(text) || text.length > (han ? FRAGMENT_MAX.han : FRAGMENT_MAX.other);
+}
 
 /** `Fact.` → `Fact [3].`; `事实。` → `事实[3]。`: the citation stays inside the sentence it backs. */
 function cite(sentence: string, n: number): string {
@@ -92,7 +100,7 @@ export function extractiveSection(
         const base = baseOf(lower);
         return { n: page.n, order, text, base, score: focusTerms.reduce((s, t) => (lower.includes(t) ? s + FOCUS_WEIGHT : s), base) };
       })
-      .filter((s) => s.text.length >= (isHan(s.text) ? 8 : SENTENCE_MIN) && s.text.length <= SENTENCE_MAX);
+      .filter((s) => isStatement(s.text));
     // A page the search found for this section counts even when no sentence shares a word: its opening stands for it.
     const ranked = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.order - b.order);
     // A page an earlier section read gave it its best sentences already (those the topic's words rank first, as they
