@@ -39,14 +39,15 @@ export function DeliverySummary({
 }
 
 /**
- * The overtime rule a timed task runs under and what it has used: "Stops at
- * the deadline", or "May run past the deadline (up to 20 model requests,
- * 10 min)", then "Used 7 model requests".
+ * The overtime rule a timed task runs under: "Stops at the deadline", or "May
+ * run past the deadline (up to 20 model requests, 10 min)". What it has used is
+ * in the task's details (components/task-usage.tsx), not on the card.
  */
-export function OvertimeSummary({ delivery, spent }: Pick<PublicTask, "delivery" | "spent">) {
+export function OvertimeSummary({ delivery }: Pick<PublicTask, "delivery">) {
   const { t } = useI18n();
   const limits: string[] = [];
-  if (delivery.budget?.maxModelRequests !== undefined) limits.push(t("budgetRequests", { n: delivery.budget.maxModelRequests }));
+  const requests = delivery.budget?.maxModelRequests;
+  if (requests !== undefined) limits.push(requests === 1 ? t("budgetRequestsOne") : t("budgetRequests", { n: requests }));
   if (delivery.budget?.maxWallSeconds !== undefined) limits.push(t("budgetMinutes", { n: Math.ceil(delivery.budget.maxWallSeconds / 60) }));
   if (delivery.budget?.maxTokens !== undefined) limits.push(t("budgetTokens", { n: delivery.budget.maxTokens }));
   const rule = !delivery.allowOvertime
@@ -54,9 +55,5 @@ export function OvertimeSummary({ delivery, spent }: Pick<PublicTask, "delivery"
     : limits.length > 0
       ? t("overtimeBudget", { limits: limits.join(", ") })
       : t("overtimeOn");
-  return (
-    <span data-overtime={delivery.allowOvertime ? "allowed" : "off"}>
-      {rule} · {t("spentRequests", { n: spent.modelRequests })}
-    </span>
-  );
+  return <span data-overtime={delivery.allowOvertime ? "allowed" : "off"}>{rule}</span>;
 }

@@ -259,7 +259,7 @@ export function TaskDetails({ task, onNavigate }: { task: PublicTask; onNavigate
             ? t("notifRetrying", { count: notification.attempts })
             : t(`notif_${notification.status}` as MessageKey) ?? notification.status}
           {notification.status !== "retry" && notification.attempts > 0 && (
-            <span className="text-muted"> · {t("attemptsCount", { count: notification.attempts })}</span>
+            <span className="text-muted"> · {t(notification.attempts === 1 ? "attemptsCountOne" : "attemptsCount", { count: notification.attempts })}</span>
           )}
           {notification.error && <span>: {notification.error}</span>}
         </p>

@@ -49,20 +49,45 @@ function useSecondClock(on: boolean): number {
 }
 
 /**
- * Steps done of steps planned, and the time left at the pace of the steps so
+ * The one count of a task's progress, said the same way wherever it shows. Native
+ * research plans first (a step of its own), then writes one section per step; its
+ * progress lines say "Planned 6 sections" and "Researched 2/6", so its count is
+ * sections done of sections planned, not steps. Other drivers report plain steps.
+ */
+export function progressCount(task: Pick<PublicTask, "driver" | "steps">): { done: number; total: number; unit: "sections" | "steps" } | null {
+  if (!task.steps) return null;
+  const { done, total } = task.steps;
+  if (task.driver === "research" && total > 1) return { done: Math.max(0, done - 1), total: total - 1, unit: "sections" };
+  return { done, total, unit: "steps" };
+}
+
+export function progressWords(t: I18n["t"], count: NonNullable<ReturnType<typeof progressCount>>): string {
+  const { done, total } = count;
+  if (count.unit === "steps") return t("progressSteps", { done, total });
+  return total === 1 ? t("progressSectionsOfOne", { done }) : t("progressSections", { done, total });
+}
+
+/**
+ * Sections (or steps) done of those planned, and the time left at the pace of the steps so
  * far (lib/client/report.ts#etaSeconds). Only while the task works and its
  * driver reports a step count.
  */
-export function TaskProgress({ task, className }: { task: Pick<PublicTask, "status" | "steps" | "startedAt">; className?: string }) {
+export function TaskProgress({ task, className }: { task: Pick<PublicTask, "status" | "steps" | "startedAt" | "driver">; className?: string }) {
   const { t } = useI18n();
   const active = isTaskActive(task.status) && task.steps !== null;
   const now = useSecondClock(active);
-  if (!active || !task.steps) return null;
-  const { done, total } = task.steps;
+  const count = progressCount(task);
+  if (!active || !task.steps || !count) return null;
+  const { done, total } = count;
+  // The pace comes from the driver's own steps (planning included): that is what took the time.
   const eta = now ? etaSeconds(task.steps, task.startedAt, now) : null;
   const left =
-    done >= total || eta === 0 ? t("progressEtaSoon") : eta === null ? t("progressEtaUnknown") : t("progressEta", { time: durationWords(t, eta) });
-  const steps = t("progressSteps", { done, total });
+    task.steps.done >= task.steps.total || eta === 0
+      ? t("progressEtaSoon")
+      : eta === null
+        ? t("progressEtaUnknown")
+        : t("progressEta", { time: durationWords(t, eta) });
+  const steps = progressWords(t, count);
   return (
     <div className={className} data-testid="task-progress">
       <div
@@ -76,7 +101,7 @@ export function TaskProgress({ task, className }: { task: Pick<PublicTask, "stat
       >
         <div
           className="h-full rounded-full bg-accent transition-[width] duration-500 motion-reduce:transition-none"
-          style={{ width: `${Math.round((done / total) * 100)}%` }}
+          style={{ width: `${total > 0 ? Math.round((done / total) * 100) : 0}%` }}
         />
       </div>
       <p className="mt-1 flex flex-wrap justify-between gap-x-3 text-xs text-muted tabular-nums">
@@ -89,9 +114,9 @@ export function TaskProgress({ task, className }: { task: Pick<PublicTask, "stat
 
 /**
  * How long the task has worked, to the second (from startedAt to completedAt or
- * now), with its step count: the details' answer to "is it stuck?".
+ * now), with the same count the bar shows: the details' answer to "is it stuck?".
  */
-export function TaskElapsed({ task }: { task: Pick<PublicTask, "status" | "steps" | "startedAt" | "completedAt"> }) {
+export function TaskElapsed({ task }: { task: Pick<PublicTask, "status" | "steps" | "startedAt" | "completedAt" | "driver"> }) {
   const { t } = useI18n();
   const running = task.completedAt === null && isTaskActive(task.status);
   const now = useSecondClock(running && task.startedAt !== null);
@@ -99,10 +124,11 @@ export function TaskElapsed({ task }: { task: Pick<PublicTask, "status" | "steps
   const end = task.completedAt ? Date.parse(task.completedAt) : now;
   if (!end) return null;
   const seconds = (end - Date.parse(task.startedAt)) / 1000;
+  const count = progressCount(task);
   return (
     <p data-testid="task-elapsed" className="flex flex-wrap gap-x-3 text-xs text-muted tabular-nums">
       <span>{t(running ? "taskElapsedRunning" : "taskElapsedDone", { time: durationWords(t, seconds) })}</span>
-      {task.steps && <span>{t("taskStepsDone", { done: task.steps.done, total: task.steps.total })}</span>}
+      {count && <span>{progressWords(t, count)}</span>}
     </p>
   );
 }

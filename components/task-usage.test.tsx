@@ -9,14 +9,16 @@ const html = (node: ReactNode, lang: Lang = "en") => renderToStaticMarkup(<I18nP
 const spent = { modelRequests: 5, inputTokens: 12_345, outputTokens: 678, costUsd: 0.0301, searches: 0, pagesRead: 0 };
 
 describe("task usage and provider waits in task details", () => {
-  it("shows requests, input and output tokens and the estimated cost, in English and Chinese", () => {
+  it("says in plain words how often the model was asked, the tokens read and written and the estimated cost, in English and Chinese", () => {
     const en = html(<TaskUsage spent={spent} />);
-    expect(en).toContain("5 requests");
-    expect(en).toContain("12,345 input · 678 output tokens");
+    expect(en).toContain("asked the model 5 times");
+    expect(en).toContain("13,023 tokens (12,345 read, 678 written)");
     expect(en).toContain("≈ $0.0301 estimated");
+    expect(html(<TaskUsage spent={{ ...spent, modelRequests: 1 }} />)).toContain("asked the model once");
+    expect(html(<TaskUsage spent={{ ...spent, modelRequests: 1 }} />)).not.toContain("1 requests");
     const zh = html(<TaskUsage spent={spent} />, "zh");
-    expect(zh).toContain("5 次请求");
-    expect(zh).toContain("输入 12,345 个 token · 输出 678 个 token");
+    expect(zh).toContain("向模型请求了 5 次");
+    expect(zh).toContain("共 13,023 个 token（读入 12,345，写出 678）");
     expect(zh).toContain("估计约 $0.0301");
   });
 

@@ -22,16 +22,16 @@ export function ProviderWait({ task, compact = false, className }: { task: Pick<
   );
 }
 
-/** Requests, input/output tokens and, with a price table, the estimated cost of a task so far. */
+/** Model requests, tokens read and written and, with a price table, the estimated cost of a task so far: in the details only. */
 export function TaskUsage({ spent }: { spent: PublicTask["spent"] }) {
   const { t, locale } = useI18n();
   const n = (v: number) => v.toLocaleString(locale);
-  const tokens = spent.inputTokens + spent.outputTokens > 0;
+  const total = spent.inputTokens + spent.outputTokens;
   return (
     <p className="text-xs" data-testid="task-usage">
-      {t("usageRequests", { n: n(spent.modelRequests) })}
+      {spent.modelRequests === 1 ? t("usageRequestsOne") : t("usageRequests", { n: n(spent.modelRequests) })}
       {" · "}
-      {tokens ? t("usageTokens", { input: n(spent.inputTokens), output: n(spent.outputTokens) }) : t("usageNone")}
+      {total > 0 ? t("usageTokens", { total: n(total), input: n(spent.inputTokens), output: n(spent.outputTokens) }) : t("usageNone")}
       {spent.costUsd !== null && (
         <span className="text-muted">
           {" · "}

@@ -369,12 +369,11 @@ function TaskRow({
             dueAt={task.delivery.dueAt}
             reportIfUnfinished={task.delivery.reportIfUnfinished}
           />
-          <OvertimeSummary delivery={task.delivery} spent={task.spent} />
-          {/* A promise that ended with a cancel or a failure says so, never "missed" or "not due yet". */}
-          {task.delivery.outcome || task.status === "cancelled" || task.status === "failed" ? (
+          <OvertimeSummary delivery={task.delivery} />
+          {/* A promise that ended with a cancel or a failure says so, never "missed"; one still ahead needs no chip:
+              the time beside it says when. */}
+          {(task.delivery.outcome || task.status === "cancelled" || task.status === "failed") && (
             <OutcomeBadge outcome={task.delivery.outcome ?? task.status} />
-          ) : (
-            <span className="rounded-full border border-dashed border-border-strong px-2 py-0.5">{t("deliveryPending")}</span>
           )}
         </p>
       )}

@@ -41,7 +41,9 @@ export const enReport = {
 
   // progress bar (task sheet and details)
   progressBar: "Steps done",
-  progressSteps: "Step {done} of {total}",
+  progressSteps: "{done} of {total} steps done",
+  progressSections: "{done} of {total} sections done",
+  progressSectionsOfOne: "{done} of 1 section done",
   progressEta: "about {time} left",
   progressEtaSoon: "finishing…",
   progressEtaUnknown: "estimating time left…",

@@ -37,7 +37,9 @@ export const zhReport: { [K in keyof typeof enReport]: string } = {
   reportSharedLead: "从 Herald 分享的只读副本。",
 
   progressBar: "已完成的步骤",
-  progressSteps: "第 {done}/{total} 步",
+  progressSteps: "已完成 {done}/{total} 步",
+  progressSections: "已完成 {done}/{total} 个部分",
+  progressSectionsOfOne: "已完成 {done}/1 个部分",
   progressEta: "预计还需 {time}",
   progressEtaSoon: "即将完成…",
   progressEtaUnknown: "正在估算剩余时间…",
