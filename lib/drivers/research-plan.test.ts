@@ -12,6 +12,11 @@ describe("readPlan (endpoints without JSON mode)", () => {
     expect(readPlan(REALISTIC_PLAN, 2).sections).toEqual(PLAN_TITLES.slice(0, 2));
   });
 
+  it("drops sections named like the headings the host writes itself (Summary, Sources)", () => {
+    expect(readPlan('{"sections": ["Summary", "Origins", "Key periods", "Sources"]}', 3).sections).toEqual(["Origins", "Key periods", "Part 3"]);
+    expect(parsePlan("1. 摘要\n2. 起源\n3. 参考来源", 1, "zh")).toEqual(["起源"]);
+  });
+
   it("prefers a JSON object anywhere in the text, fenced or not", () => {
     const fenced = 'Sure! Here it is:\n```json\n{"sections": ["**Alpha**", "Beta", "Gamma"]}\n```';
     expect(readPlan(fenced, 3)).toEqual({ sections: ["Alpha", "Beta", "Gamma"], source: "json" });

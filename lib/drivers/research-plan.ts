@@ -40,9 +40,11 @@ export async function requestPlan(model: LanguageModelV3, prompt: string, n: num
       output: Output.object({ schema: PLAN_SCHEMA, name: "research_plan", description: `Exactly ${n} section titles` }),
       prompt,
     });
-    const sections = fit(output.sections.map(cleanTitle).filter(Boolean), n, pad);
-    const queries = output.queries?.map((q) => q.replace(/\s+/g, " ").trim());
-    // Queries only count when they line up with the sections one to one.
+    const titles = output.sections.map(cleanTitle);
+    const sections = fit(titles.filter(Boolean), n, pad);
+    // Queries only count when they line up with the sections one to one (a dropped frame heading takes its query along).
+    const kept = titles.flatMap((t, i) => (t && !FRAME_HEADINGS.has(t.toLowerCase()) ? [i] : [])).slice(0, n);
+    const queries = output.queries?.length === titles.length ? kept.map((i) => output.queries![i].replace(/\s+/g, " ").trim()) : undefined;
     const aligned = queries && queries.length === n && queries.every(Boolean) ? { queries } : {};
     return { sections, requests: 1, source: "structured", ...aligned };
   } catch (err) {
@@ -72,9 +74,15 @@ export function readPlan(text: string, n: number, pad: Pad = PART): { sections: 
   return { sections: fit(plain, n, pad), source: "lines" };
 }
 
-/** Exactly n titles: extra ones dropped, missing ones named by position. */
+/**
+ * The headings the host writes itself (lib/i18n/offline.ts): a section named like one would give the report two
+ * Summaries, and the report view and share page find the summary and the sources by their heading.
+ */
+const FRAME_HEADINGS = new Set(["summary", "executive summary", "sources", "references", "摘要", "参考来源"]);
+
+/** Exactly n titles: the host's own headings and extra ones dropped, missing ones named by position. */
 function fit(titles: string[], n: number, pad: Pad): string[] {
-  const out = titles.slice(0, n);
+  const out = titles.filter((t) => !FRAME_HEADINGS.has(t.toLowerCase())).slice(0, n);
   for (let i = out.length; i < n; i++) out.push(pad(i + 1));
   return out;
 }
