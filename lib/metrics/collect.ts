@@ -1,6 +1,6 @@
 import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
-import { HEARTBEAT_STALE_MS } from "@/lib/workers/heartbeat";
+import { heartbeatStaleMs } from "@/lib/workers/heartbeat";
 import { singleFlight } from "./cache";
 import { renderFleet } from "./fleet";
 import type { ProcessSnapshot } from "./process";
@@ -59,7 +59,7 @@ const TASK_ACTIVE = sqlList(ACTIVE_STATUSES);
 const EMAIL_OPEN = sqlList(EMAIL_CLAIMABLE);
 
 async function queryFigures(): Promise<Figures> {
-  const stale = HEARTBEAT_STALE_MS / 1000;
+  const stale = heartbeatStaleMs() / 1000;
   const [row] = await getDb().$queryRaw<Figures[]>`
     WITH active_runs AS (
       SELECT kind, status, count(*)::int AS n,

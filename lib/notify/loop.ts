@@ -3,9 +3,6 @@ import type { LoopSpec } from "@/lib/workers/loop";
 import { claimNotifications, notifyOne, type ClaimedNotification } from "./deliver";
 import { log } from "@/lib/util/log";
 
-const POLL_MS = env("HERALD_POLL_MS");
-const CONCURRENCY = env("HERALD_NOTIFY_CONCURRENCY");
-
 /**
  * The notification outbox loop. Work per row is a few short transactions (the
  * narration itself runs in the run loop), so a small concurrency suffices.
@@ -13,8 +10,8 @@ const CONCURRENCY = env("HERALD_NOTIFY_CONCURRENCY");
 export function notifyLoop(workerId: string): LoopSpec<ClaimedNotification> {
   return {
     name: "notify",
-    concurrency: CONCURRENCY,
-    pollMs: POLL_MS,
+    concurrency: env("HERALD_NOTIFY_CONCURRENCY"),
+    pollMs: env("HERALD_POLL_MS"),
     claim: (limit) => claimNotifications(workerId, limit),
     work: (row, stopping) => notifyOne(row, stopping),
     log,

@@ -25,8 +25,8 @@ import { sqlList } from "@/lib/db/sql-list";
  * holding fewer running runs goes first, and none holds more than its slots.
  */
 
-export const RUN_LEASE_MS = env("HERALD_RUN_LEASE_MS");
-export const RUN_MAX_ATTEMPTS = env("HERALD_RUN_MAX_ATTEMPTS");
+export const runLeaseMs = () => env("HERALD_RUN_LEASE_MS");
+export const runMaxAttempts = () => env("HERALD_RUN_MAX_ATTEMPTS");
 
 export type ClaimedRun = Run & { leaseToken: string };
 
@@ -57,7 +57,7 @@ export async function claimRuns(workerId: string, limit: number): Promise<Claime
 
 /** The statement itself, for EXPLAIN in the index test. */
 export function claimRunsSql(workerId: string, limit: number): Prisma.Sql {
-  const leaseSeconds = RUN_LEASE_MS / 1000;
+  const leaseSeconds = runLeaseMs() / 1000;
   const pick = fairPick({
     table: "run",
     due: runDue,
@@ -76,7 +76,7 @@ export function claimRunsSql(workerId: string, limit: number): Prisma.Sql {
 
 /** Extends the lease while work is in progress; false means the run is no longer ours. */
 export async function renewRunLease(id: string, token: string): Promise<boolean> {
-  const leaseSeconds = RUN_LEASE_MS / 1000;
+  const leaseSeconds = runLeaseMs() / 1000;
   const n = await getDb().$executeRaw`
     UPDATE "run" SET "leaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
     WHERE id = ${id} AND "leaseToken" = ${token} AND status = 'running' AND "leaseExpiresAt" > now()`;

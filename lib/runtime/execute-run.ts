@@ -24,8 +24,8 @@ import {
   finishRunGuarded,
   releaseRun,
   renewRunLease,
-  RUN_LEASE_MS,
-  RUN_MAX_ATTEMPTS,
+  runLeaseMs,
+  runMaxAttempts,
   type ClaimedRun,
 } from "@/lib/runs/sql";
 
@@ -91,7 +91,7 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
   stopping.addEventListener("abort", onStop, { once: true });
   let lost = false;
   const stopRenewing = keepLease(
-    RUN_LEASE_MS,
+    runLeaseMs(),
     () => renewRunLease(run.id, token),
     () => {
       lost = true;
@@ -112,7 +112,8 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
   };
 
   try {
-    if (run.attempts > RUN_MAX_ATTEMPTS) return await fail(run, `gave up after ${RUN_MAX_ATTEMPTS} attempts`);
+    const maxAttempts = runMaxAttempts();
+    if (run.attempts > maxAttempts) return await fail(run, `gave up after ${maxAttempts} attempts`);
     await emitRunUpdated(run);
     // One frame per prompt: every untrusted block below carries its nonce, and the system prompt names it.
     const frame = createFrame();

@@ -36,9 +36,9 @@ import { STOP_SENTENCES, type StopReason } from "./columns";
  * code, the lease expires and the row is claimable again. Claims are fair
  * across accounts (lib/limits/fair-claim.ts).
  */
-export const TASK_LEASE_MS = env("HERALD_TASK_LEASE_MS");
-export const TASK_RETRY_BASE_MS = env("HERALD_TASK_RETRY_MS");
-export const TASK_RETRY_CAP_MS = env("HERALD_TASK_RETRY_CAP_MS");
+export const taskLeaseMs = () => env("HERALD_TASK_LEASE_MS");
+/** The lease as read at load: kept only for lib/runtime/execute-task.ts until it calls taskLeaseMs(). */
+export const TASK_LEASE_MS = taskLeaseMs();
 export const TASK_MAX_CONSECUTIVE_ERRORS = 5;
 
 const secs = (ms: number) => ms / 1000;
@@ -48,7 +48,7 @@ const secs = (ms: number) => ms / 1000;
  * Literals, not parameters, so the planner can match the partial indexes on status.
  */
 export const TERMINAL_SQL = sqlList(TERMINAL_STATUSES);
-export const backoffMs = (failures: number, base = TASK_RETRY_BASE_MS, cap = TASK_RETRY_CAP_MS) =>
+export const backoffMs = (failures: number, base = env("HERALD_TASK_RETRY_MS"), cap = env("HERALD_TASK_RETRY_CAP_MS")) =>
   Math.min(base * 2 ** Math.min(failures, 16), cap);
 
 export type LeasedTask = Task & { leaseToken: string };
@@ -90,7 +90,7 @@ export function claimExecutionSql(workerId: string, limit: number, only: string[
   return Prisma.sql`
     UPDATE "task" t
     SET "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
-        "leaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)}),
+        "leaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())}),
         attempts = t.attempts + 1
     WHERE t.id IN (${pick})
     RETURNING t.*`;
@@ -108,7 +108,7 @@ export async function lockExecutionGuarded(tx: SqlTx, id: string, token: string)
 
 export async function renewExecutionLease(id: string, token: string): Promise<boolean> {
   const n = await getDb().$executeRaw`
-    UPDATE "task" SET "leaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)})
+    UPDATE "task" SET "leaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())})
     WHERE id = ${id} AND "leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL`;
   return n === 1;
 }
@@ -392,7 +392,7 @@ export function claimCancelsSql(workerId: string, limit: number): Prisma.Sql {
   return Prisma.sql`
     UPDATE "task" t
     SET "cancelLeaseOwner" = ${workerId}, "cancelLeaseToken" = gen_random_uuid()::text,
-        "cancelLeaseExpiresAt" = now() + make_interval(secs => ${secs(TASK_LEASE_MS)}),
+        "cancelLeaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())}),
         "cancelAttempts" = t."cancelAttempts" + 1
     WHERE t.id IN (${pick})
     RETURNING t.*`;

@@ -3,7 +3,7 @@ import os from "node:os";
 import { getDb } from "@/lib/db/client";
 
 /** A worker that has not beaten for this long is considered dead. */
-export const HEARTBEAT_STALE_MS = env("HERALD_HEARTBEAT_STALE_MS");
+export const heartbeatStaleMs = () => env("HERALD_HEARTBEAT_STALE_MS");
 
 /** `metrics`: the worker's own counters (lib/metrics/process.ts), kept as given; null leaves them out. */
 export async function beat(workerId: string, loops: string[], startedAt: Date, metrics: unknown = null): Promise<void> {
@@ -19,7 +19,7 @@ export async function markStopped(workerId: string): Promise<void> {
 }
 
 export async function liveWorkers(): Promise<{ alive: number; lastBeatAt: string | null }> {
-  const staleSeconds = HEARTBEAT_STALE_MS / 1000;
+  const staleSeconds = heartbeatStaleMs() / 1000;
   const [row] = await getDb().$queryRaw<{ alive: bigint; last: Date | null }[]>`
     SELECT count(*) FILTER (WHERE "stoppedAt" IS NULL AND "lastBeatAt" > now() - make_interval(secs => ${staleSeconds})) AS alive,
            max("lastBeatAt") AS last
