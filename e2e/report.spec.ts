@@ -165,9 +165,9 @@ test("a Chinese request gets a Chinese report and progress; the report view work
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await page.screenshot({ path: path.join(SHOTS, "report-view-390-zh-dark.png") });
   // Keyboard: Tab reaches the contents, Escape closes and focus returns to the button that opened it.
-  await view.getByRole("navigation", { name: "目录" }).getByRole("link", { name: "风险与未决问题" }).focus();
+  await view.getByRole("navigation", { name: "目录" }).getByRole("link", { name: "主要参与者" }).focus();
   await page.keyboard.press("Enter");
-  await expect(view.getByRole("heading", { name: "风险与未决问题" })).toBeFocused();
+  await expect(view.getByRole("heading", { name: "主要参与者" })).toBeFocused();
   await page.setViewportSize({ width: 1280, height: 800 });
   await expect(view.getByRole("navigation", { name: "目录" })).toBeInViewport();
   await page.screenshot({ path: path.join(SHOTS, "report-view-1280-zh-dark.png") });
