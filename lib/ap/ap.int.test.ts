@@ -65,7 +65,7 @@ describe("Herald as an Agent Protocol server, driven by @langchain/langgraph-sdk
     const state = await client.threads.getState<{ messages: { type: string; content: string }[] }>(thread.thread_id);
     const last = state.values.messages.at(-1)!;
     expect(last.type).toBe("ai");
-    expect(last.content).toMatch(/^# research heat pumps in Norway/);
+    expect(last.content).toMatch(/^# Heat pumps in Norway\n/); // titled by the topic, not the request
     expect(state.values.messages[0]).toMatchObject({ type: "human", content: "research heat pumps in Norway" });
     const tasks = await listTasks(alice.id, { conversationId: thread.thread_id });
     expect(tasks.map((t) => t.status)).toEqual(["succeeded"]);
@@ -180,7 +180,7 @@ describe("Herald as an Agent Protocol server, driven by @langchain/langgraph-sdk
       }, 60_000, "delegated task settles");
       expect({ status: done.status, error: done.error }).toEqual({ status: "succeeded", error: null });
       const body = await getDb().publication.findFirstOrThrow({ where: { taskId: id, partial: false } });
-      expect(body.content).toMatch(/^# research wind power in Denmark/);
+      expect(body.content).toMatch(/^# Wind power in Denmark\n/);
       // On the serving side it is Dave's task, in Dave's sheet; Carol's key material never reached Carol's side.
       const daveTasks = await listTasks(dave.id);
       expect(daveTasks.map((t) => t.status)).toEqual(["succeeded"]);

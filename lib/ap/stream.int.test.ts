@@ -79,7 +79,7 @@ describe("Agent Protocol discovery and history", () => {
     const history = await client.threads.getHistory<{ messages: { type: string; content: string }[] }>(thread.thread_id);
     expect(history).toHaveLength(2);
     expect(history[0].values.messages.map((m) => m.type)).toEqual(["human", "ai"]);
-    expect(history[0].values.messages[1].content).toMatch(/^# research peat bogs/);
+    expect(history[0].values.messages[1].content).toMatch(/^# Peat bogs\n/); // titled by the topic, not the request
     expect(history[1].values.messages.map((m) => m.type)).toEqual(["human"]);
     expect(history[0].parent_checkpoint?.checkpoint_id).toBe(history[1].checkpoint.checkpoint_id);
     expect(history[1].checkpoint.checkpoint_id).toBe(run.run_id);
