@@ -4,12 +4,14 @@ import type { Prisma } from "@/lib/db/generated/client.ts";
 import type { ApRun } from "@/lib/contract/ap";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { ApiError } from "@/lib/errors/api-error";
+import { wakeWorkers } from "@/lib/events/emit";
 import { requestCancel } from "@/lib/tasks/request-cancel";
 import { startTask } from "@/lib/tasks/start-task";
 import { updateTask } from "@/lib/tasks/update-task";
 import { assertMetadataBounded, assertPromptBounded } from "./bounds";
 import { textOf, toApRun } from "./project";
 import { ownThread, threadTasks } from "./thread-access";
+import { WEBHOOK_LOOP } from "./webhook-sql";
 
 /** The assistant id of Herald's native research (the only graph this server offers). */
 export const RESEARCH_ASSISTANT = "research";
@@ -87,6 +89,8 @@ export async function createRun(ownerId: string, threadId: string, body: RunInpu
     if (body.webhook) {
       await tx.apWebhook.create({ data: { ownerId, runId, threadId, url: body.webhook, secret: signingSecret! } });
     }
+    // Taking the task over ends the runs before this one: their webhooks are due at this commit.
+    if (active.length > 0 && strategy === "interrupt") await wakeWorkers(tx, WEBHOOK_LOOP);
     return created;
   });
   const task = await db.task.findUniqueOrThrow({ where: { id: taskId } });

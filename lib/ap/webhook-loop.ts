@@ -8,9 +8,9 @@ import { claimWebhooks, nextWebhookDueMs, WEBHOOK_LOOP, type WebhookFence } from
 export const webhookLeaseMs = () => env("HERALD_AP_WEBHOOK_TIMEOUT_MS") + 30_000;
 
 /**
- * The Agent Protocol webhook outbox loop. A row is found once its run is over
- * (the fallback poll: nothing wakes it at a task's end) and then retried at its
- * nextAt.
+ * The Agent Protocol webhook outbox loop. Woken when a run ends (a task's
+ * `task.updated` in an ended state, an interrupt taking a task over); the poll
+ * is only the fallback. Retries come due at their nextAt.
  */
 export function webhookLoop(workerId: string): LoopSpec<WebhookFence> {
   return {

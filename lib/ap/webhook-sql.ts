@@ -101,7 +101,7 @@ export async function settleWebhook(
   return n > 0;
 }
 
-/** Milliseconds until the earliest retry is due; waiting rows are found by the poll. */
+/** Milliseconds until the earliest retry is due; a waiting row wakes the loop when its run ends (lib/tasks/emit-task.ts). */
 export async function nextWebhookDueMs(): Promise<number | null> {
   const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
     SELECT (extract(epoch FROM (min("nextAt") - now())) * 1000)::float8 AS ms FROM "ap_webhook" WHERE state = 'pending'`;

@@ -8,7 +8,7 @@ import * as runsRoute from "@/app/api/ap/threads/[id]/runs/route";
 import * as runRoute from "@/app/api/ap/threads/[id]/runs/[rid]/route";
 import * as webhooksRoute from "@/app/api/webhooks/route";
 import { getDb } from "@/lib/db/client";
-import { apiKeyFor, call, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import { apiKeyFor, call, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
 import { serveRoutes } from "@/tests/route-server";
 
 interface Received {
@@ -117,6 +117,32 @@ describe("Agent Protocol webhooks", () => {
       expect(rows.find((r) => r.runId === flaky.run_id)).toMatchObject({ host: new URL(receiverUrl).host, state: "delivered", attempts: 3, lastError: null });
       expect(rows.find((r) => r.runId === never.run_id)).toMatchObject({ state: "dead", attempts: 3, lastError: "timeout" });
       expect(JSON.stringify(list.json)).not.toContain("/flaky"); // the host only: a URL may carry a token
+    } finally {
+      await stopWorkers(worker);
+    }
+  });
+
+  it("delivered as its run ends, not a poll later: a run's end and an interrupt taking its task over wake the loop", async () => {
+    // A poll far longer than any wait below: only a wake-up delivers in time. Paced, so a run can be taken over mid-task.
+    const worker = startWorkerProcess({ ...WEBHOOK_ENV, HERALD_POLL_MS: "600000", HERALD_RESEARCH_STEPS: "3", HERALD_RESEARCH_STEP_MS: "1000", HERALD_FETCH_ALLOW_PRIVATE: "1" });
+    try {
+      await waitForBeat(worker);
+      const t1 = await client.threads.create();
+      const ended = await client.runs.create(t1.thread_id, "research", { ...ask("research tidal flats"), webhook: `${receiverUrl}/ended` });
+      await waitFor(async () => hits("/ended").length === 1, 30_000, "webhook at the run's end");
+      const endedRow = await getDb().apRun.findUniqueOrThrow({ where: { id: ended.run_id } });
+      const task1 = await getDb().task.findUniqueOrThrow({ where: { id: endedRow.taskId } });
+      expect(hits("/ended")[0].at - task1.completedAt!.getTime()).toBeLessThan(5_000);
+
+      // The first run is over once the second takes its task over, though the task works on.
+      const t2 = await client.threads.create();
+      const first = await client.runs.create(t2.thread_id, "research", { ...ask("research salt pans"), webhook: `${receiverUrl}/taken` });
+      const { taskId } = await getDb().apRun.findUniqueOrThrow({ where: { id: first.run_id } });
+      await waitFor(async () => (await getDb().task.findUniqueOrThrow({ where: { id: taskId } })).status === "running", 30_000, "task running");
+      await client.runs.create(t2.thread_id, "research", { ...ask("only the Atacama"), multitaskStrategy: "interrupt" });
+      await waitFor(async () => hits("/taken").length === 1, 30_000, "webhook at the takeover");
+      expect(JSON.parse(hits("/taken")[0].body)).toMatchObject({ run_id: first.run_id, status: "interrupted" });
+      expect((await getDb().task.findUniqueOrThrow({ where: { id: taskId } })).completedAt).toBeNull();
     } finally {
       await stopWorkers(worker);
     }
