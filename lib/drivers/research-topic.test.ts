@@ -40,6 +40,7 @@ describe("a research request's topic, apart from how it was asked", () => {
 
   it("takes time linear in the text on every adversarial input (these run on whole messages)", () => {
     expect(topicOf(TYPICAL_MESSAGE)).toBe("the EU battery supply chain, focusing on cobalt and lithium");
-    for (const f of [topicOf, topicKind, focusOf, (t: string) => steeringTerms([t])]) expect(superlinearInputs(f)).toEqual([]);
+    // topicKind and steeringTerms only look words up in sets.
+    for (const f of [topicOf, focusOf]) expect(superlinearInputs(f)).toEqual([]);
   });
 });
