@@ -182,163 +182,177 @@ export interface ToolInputs {
 
 /** The tools a run is offered; read-only unless the run is a turn the user wrote (`toolAccessFor`). */
 export function agentTools(ctx: ToolContext, access: ToolAccess = "read-only"): ToolSet {
-  const frame = ctx.frame ?? createFrame();
-  const choices = driverChoices();
   const all: ToolSet = {
-    [TOOL_NAMES.start]: tool({
-      description:
-        "Start long work (research, analysis, a report) as a durable background task in this conversation and return at once. " +
-        "The user is told here when it finishes, fails, needs input or reaches the time they asked for; any delivery time is taken " +
-        "from the user's message by Herald, so do not pass one. After calling, reply with one short acknowledgement. " +
-        SAY_HINT +
-        (choices.length > 1 ? " The work may go to a remote agent instead of Herald's own research: see `agent`." : ""),
-      inputSchema: startInputFor(choices) as typeof startInput,
-      execute: ({ title, prompt, agent }) =>
-        guarded<StartTaskResult>(async () => {
-          const trigger = await userTrigger(ctx);
-          if (!trigger) return { error: NOT_A_USER_TURN };
-          const delivery = deliveryFromMessage(trigger);
-          const key = title.trim().replace(/\s+/g, " ").toLowerCase();
-          const { task } = await startTask({
-            ownerId: ctx.ownerId,
-            conversationId: ctx.conversationId,
-            title,
-            prompt,
-            // The user's pick in the composer wins; otherwise the model routed by the descriptions.
-            driver: workChoiceOf(trigger) ?? agent ?? "research",
-            // A retried run (same run id) finds the task its first attempt created.
-            clientRequestId: `run:${ctx.runId}:start:${key}`,
-            originRunId: ctx.runId,
-            originMessageId: trigger.id,
-            delivery,
-            anchorAt: delivery ? trigger.createdAt : undefined,
-          });
-          const contract = toolDelivery(task.delivery, await readerZone(ctx.ownerId));
-          return {
-            taskId: task.id,
-            title: neutralizeUntrusted(task.title),
-            status: task.status,
-            message: "Started in the background; the user will be told here when it needs attention.",
-            ...(contract ? { delivery: contract } : {}),
-            say: [`Started ${quoted(task.title)} in the background.`, contract ? deliverySay(contract) : "The user will be told here when it is done."].join(" "),
-          };
-        }),
-    }),
-
-    [TOOL_NAMES.list]: tool({
-      description: "List this conversation's background tasks (newest activity first, at most 20).",
-      inputSchema: listInput,
-      execute: ({ activeOnly }) =>
-        guarded<ListTasksResult>(async () => {
-          const tasks = await listTasks(ctx.ownerId, {
-            conversationId: ctx.conversationId,
-            scope: activeOnly ? "active" : "all",
-            limit: LIST_LIMIT,
-          });
-          return { tasks: tasks.map(toolRecord), count: tasks.length };
-        }),
-    }),
-
-    [TOOL_NAMES.cancel]: tool({
-      description:
-        "Stop an active background task of this conversation. Pass its exact title or id (a distinctive part of the title also works); " +
-        "omit only when exactly one task is active. If several match, nothing is cancelled and the candidates are returned: ask the user which one.",
-      inputSchema: cancelInput,
-      execute: ({ task }) =>
-        guarded<CancelTaskResult>(async () => {
-          if (!(await userTrigger(ctx))) return { cancelled: false, error: NOT_A_USER_TURN };
-          const matches = matchTasks(await activeTasks(ctx), task);
-          if (matches.length === 0) {
-            return { cancelled: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
-          }
-          if (matches.length > 1) {
-            return {
-              cancelled: false,
-              candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
-              message: "More than one active background task matches; ask the user which one",
-            };
-          }
-          // Matches are of this conversation, where the reply will say it: the task's own terminal line stays hidden.
-          const cancelled = await requestCancel(ctx.ownerId, matches[0].id, { answeredInChat: true });
-          return {
-            cancelled: true,
-            task: toolRecord(cancelled),
-            message: "Cancellation requested; committed partial results are kept.",
-            say: `${quoted(cancelled.title)} is cancelled; anything it already published stays in the conversation.`,
-          };
-        }),
-    }),
-
-    [TOOL_NAMES.check]: tool({
-      description:
-        "Status of one background task of this conversation (any state): progress, delivery time and outcome, the latest published " +
-        "report excerpt and host notices. Pass its title or id; omit when there is only one task. " +
-        SAY_HINT,
-      inputSchema: checkInput,
-      execute: ({ task }) =>
-        guarded<CheckTaskResult>(async () => {
-          const all = await listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "all", limit: CHECK_LIMIT });
-          let matches = matchTasks(all, task);
-          if (!task?.trim() && matches.length > 1) {
-            // A bare "is it done?" means the one still running, when there is one.
-            const active = matches.filter((t) => ACTIVE_STATUSES.includes(t.status));
-            if (active.length === 1) matches = active;
-          }
-          if (matches.length === 0 && task?.trim()) {
-            const byId = await getTaskDetail(ctx.ownerId, task.trim());
-            if (byId && byId.conversationId === ctx.conversationId) return checkResult(byId, frame, await readerZone(ctx.ownerId));
-          }
-          if (matches.length === 0) {
-            return {
-              found: false,
-              message: `No background task in this conversation matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}`,
-              tasks: all.slice(0, CANDIDATE_LIMIT).map(candidate),
-            };
-          }
-          if (matches.length > 1) {
-            return {
-              found: false,
-              candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
-              message: "More than one background task matches; ask the user which one",
-            };
-          }
-          const detail = await getTaskDetail(ctx.ownerId, matches[0].id);
-          if (!detail) return { found: false, message: "That task no longer exists" };
-          return checkResult(detail, frame, await readerZone(ctx.ownerId));
-        }),
-    }),
-
-    [TOOL_NAMES.update]: tool({
-      description:
-        "Give an active background task new instructions (e.g. also cover a subtopic); the next research step honours them. " +
-        "Pass the task's title or id; omit when exactly one task is active.",
-      inputSchema: updateInput,
-      execute: ({ task, message }) =>
-        guarded<UpdateTaskResult>(async () => {
-          if (!(await userTrigger(ctx))) return { updated: false, error: NOT_A_USER_TURN };
-          const matches = matchTasks(await activeTasks(ctx), task);
-          if (matches.length === 0) {
-            return { updated: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
-          }
-          if (matches.length > 1) {
-            return {
-              updated: false,
-              candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
-              message: "More than one active background task matches; ask the user which one",
-            };
-          }
-          const updated = await updateTask(ctx.ownerId, matches[0].id, message);
-          return {
-            updated: true,
-            task: toolRecord(updated),
-            instruction: neutralizeUntrusted(message),
-            message: "Instruction queued; the next research step will take it into account.",
-          };
-        }),
-    }),
+    [TOOL_NAMES.start]: startTaskTool(ctx, driverChoices()),
+    [TOOL_NAMES.list]: listTasksTool(ctx),
+    [TOOL_NAMES.cancel]: cancelTaskTool(ctx),
+    [TOOL_NAMES.check]: checkTaskTool(ctx, ctx.frame ?? createFrame()),
+    [TOOL_NAMES.update]: updateTaskTool(ctx),
   };
   const allowed = access === "user-turn" ? Object.keys(all) : READ_ONLY_TOOLS;
   return Object.fromEntries(Object.entries(all).filter(([name]) => allowed.includes(name)));
+}
+
+function startTaskTool(ctx: ToolContext, choices: AgentChoice[]) {
+  return tool({
+    description:
+      "Start long work (research, analysis, a report) as a durable background task in this conversation and return at once. " +
+      "The user is told here when it finishes, fails, needs input or reaches the time they asked for; any delivery time is taken " +
+      "from the user's message by Herald, so do not pass one. After calling, reply with one short acknowledgement. " +
+      SAY_HINT +
+      (choices.length > 1 ? " The work may go to a remote agent instead of Herald's own research: see `agent`." : ""),
+    inputSchema: startInputFor(choices) as typeof startInput,
+    execute: ({ title, prompt, agent }) =>
+      guarded<StartTaskResult>(async () => {
+        const trigger = await userTrigger(ctx);
+        if (!trigger) return { error: NOT_A_USER_TURN };
+        const delivery = deliveryFromMessage(trigger);
+        const key = title.trim().replace(/\s+/g, " ").toLowerCase();
+        const { task } = await startTask({
+          ownerId: ctx.ownerId,
+          conversationId: ctx.conversationId,
+          title,
+          prompt,
+          // The user's pick in the composer wins; otherwise the model routed by the descriptions.
+          driver: workChoiceOf(trigger) ?? agent ?? "research",
+          // A retried run (same run id) finds the task its first attempt created.
+          clientRequestId: `run:${ctx.runId}:start:${key}`,
+          originRunId: ctx.runId,
+          originMessageId: trigger.id,
+          delivery,
+          anchorAt: delivery ? trigger.createdAt : undefined,
+        });
+        const contract = toolDelivery(task.delivery, await readerZone(ctx.ownerId));
+        return {
+          taskId: task.id,
+          title: neutralizeUntrusted(task.title),
+          status: task.status,
+          message: "Started in the background; the user will be told here when it needs attention.",
+          ...(contract ? { delivery: contract } : {}),
+          say: [`Started ${quoted(task.title)} in the background.`, contract ? deliverySay(contract) : "The user will be told here when it is done."].join(" "),
+        };
+      }),
+  });
+}
+
+function listTasksTool(ctx: ToolContext) {
+  return tool({
+    description: "List this conversation's background tasks (newest activity first, at most 20).",
+    inputSchema: listInput,
+    execute: ({ activeOnly }) =>
+      guarded<ListTasksResult>(async () => {
+        const tasks = await listTasks(ctx.ownerId, {
+          conversationId: ctx.conversationId,
+          scope: activeOnly ? "active" : "all",
+          limit: LIST_LIMIT,
+        });
+        return { tasks: tasks.map(toolRecord), count: tasks.length };
+      }),
+  });
+}
+
+function cancelTaskTool(ctx: ToolContext) {
+  return tool({
+    description:
+      "Stop an active background task of this conversation. Pass its exact title or id (a distinctive part of the title also works); " +
+      "omit only when exactly one task is active. If several match, nothing is cancelled and the candidates are returned: ask the user which one.",
+    inputSchema: cancelInput,
+    execute: ({ task }) =>
+      guarded<CancelTaskResult>(async () => {
+        if (!(await userTrigger(ctx))) return { cancelled: false, error: NOT_A_USER_TURN };
+        const matches = matchTasks(await activeTasks(ctx), task);
+        if (matches.length === 0) {
+          return { cancelled: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
+        }
+        if (matches.length > 1) {
+          return {
+            cancelled: false,
+            candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
+            message: "More than one active background task matches; ask the user which one",
+          };
+        }
+        // Matches are of this conversation, where the reply will say it: the task's own terminal line stays hidden.
+        const cancelled = await requestCancel(ctx.ownerId, matches[0].id, { answeredInChat: true });
+        return {
+          cancelled: true,
+          task: toolRecord(cancelled),
+          message: "Cancellation requested; committed partial results are kept.",
+          say: `${quoted(cancelled.title)} is cancelled; anything it already published stays in the conversation.`,
+        };
+      }),
+  });
+}
+
+function checkTaskTool(ctx: ToolContext, frame: Frame) {
+  return tool({
+    description:
+      "Status of one background task of this conversation (any state): progress, delivery time and outcome, the latest published " +
+      "report excerpt and host notices. Pass its title or id; omit when there is only one task. " +
+      SAY_HINT,
+    inputSchema: checkInput,
+    execute: ({ task }) =>
+      guarded<CheckTaskResult>(async () => {
+        const all = await listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "all", limit: CHECK_LIMIT });
+        let matches = matchTasks(all, task);
+        if (!task?.trim() && matches.length > 1) {
+          // A bare "is it done?" means the one still running, when there is one.
+          const active = matches.filter((t) => ACTIVE_STATUSES.includes(t.status));
+          if (active.length === 1) matches = active;
+        }
+        if (matches.length === 0 && task?.trim()) {
+          const byId = await getTaskDetail(ctx.ownerId, task.trim());
+          if (byId && byId.conversationId === ctx.conversationId) return checkResult(byId, frame, await readerZone(ctx.ownerId));
+        }
+        if (matches.length === 0) {
+          return {
+            found: false,
+            message: `No background task in this conversation matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}`,
+            tasks: all.slice(0, CANDIDATE_LIMIT).map(candidate),
+          };
+        }
+        if (matches.length > 1) {
+          return {
+            found: false,
+            candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
+            message: "More than one background task matches; ask the user which one",
+          };
+        }
+        const detail = await getTaskDetail(ctx.ownerId, matches[0].id);
+        if (!detail) return { found: false, message: "That task no longer exists" };
+        return checkResult(detail, frame, await readerZone(ctx.ownerId));
+      }),
+  });
+}
+
+function updateTaskTool(ctx: ToolContext) {
+  return tool({
+    description:
+      "Give an active background task new instructions (e.g. also cover a subtopic); the next research step honours them. " +
+      "Pass the task's title or id; omit when exactly one task is active.",
+    inputSchema: updateInput,
+    execute: ({ task, message }) =>
+      guarded<UpdateTaskResult>(async () => {
+        if (!(await userTrigger(ctx))) return { updated: false, error: NOT_A_USER_TURN };
+        const matches = matchTasks(await activeTasks(ctx), task);
+        if (matches.length === 0) {
+          return { updated: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
+        }
+        if (matches.length > 1) {
+          return {
+            updated: false,
+            candidates: matches.slice(0, CANDIDATE_LIMIT).map(candidate),
+            message: "More than one active background task matches; ask the user which one",
+          };
+        }
+        const updated = await updateTask(ctx.ownerId, matches[0].id, message);
+        return {
+          updated: true,
+          task: toolRecord(updated),
+          instruction: neutralizeUntrusted(message),
+          message: "Instruction queued; the next research step will take it into account.",
+        };
+      }),
+  });
 }
 
 function checkResult(detail: PublicTaskDetail, frame: Frame, timeZone: string): CheckTaskFound {
