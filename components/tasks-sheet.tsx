@@ -23,7 +23,7 @@ import { useFeedLive } from "@/lib/client/feed-connection";
 import { DeliverySummary, OvertimeSummary } from "./delivery-summary";
 import { AlertIcon, ChatIcon, ChevronIcon, SpinnerIcon, TasksIcon } from "./icons";
 import { LocalTime } from "./local-time";
-import { TaskProgress } from "./task-progress";
+import { progressCount, progressWords, TaskProgress } from "./task-progress";
 import { ProviderWait } from "./task-usage";
 import { TaskSources } from "./task-sources";
 import { OutcomeBadge, StatusBadge, statusKey } from "./task-badges";
@@ -319,7 +319,11 @@ function TaskRow({
       aria-labelledby={titleId}
       data-task-id={task.id}
       data-status={task.status}
-      className="rounded-xl border border-border bg-surface p-3 shadow-sm"
+      className={cn(
+        "rounded-xl border border-border p-3",
+        // An ended task reads as ended at a glance: flat, tinted by how it ended.
+        active ? "bg-surface shadow-sm" : cn("border-l-4 bg-subtle/40", END_EDGE[task.status]),
+      )}
     >
       <div className="flex flex-wrap items-start gap-x-2 gap-y-1">
         <h4 id={titleId} className="min-w-0 flex-1 text-sm font-semibold [overflow-wrap:anywhere]">
@@ -355,7 +359,10 @@ function TaskRow({
       <ProviderWait task={task} compact className="mt-2" />
       <TaskSources task={task} compact className="mt-1" />
 
-      {task.progress && (
+      {/* Ended: how it ended, never its last progress line ("Planned 6 sections…" on a cancelled task). */}
+      {!active && <TaskEnd task={task} />}
+
+      {active && task.progress && (
         <p className="mt-2 line-clamp-2 text-sm [overflow-wrap:anywhere]" title={task.progress.text}>
           <span className="sr-only">{t("latestProgress")}: </span>
           {task.progress.text}
@@ -379,12 +386,6 @@ function TaskRow({
       )}
 
       {task.status === "input_required" && <p className="mt-2 text-xs text-warn">{t("inputRequested")}</p>}
-
-      {task.status === "failed" && task.error && (
-        <p className="mt-2 line-clamp-3 text-xs text-danger [overflow-wrap:anywhere]">
-          {t("errorLabel")}: {failureWords(t, task)}
-        </p>
-      )}
 
       {(notification.status === "retry" || notification.status === "dead_letter") && (
         <p
@@ -423,6 +424,35 @@ function TaskRow({
         {open && <TaskDetails task={task} onNavigate={onNavigate} />}
       </div>
     </li>
+  );
+}
+
+const END_EDGE: Partial<Record<TaskStatus, string>> = {
+  succeeded: "border-l-green-600",
+  failed: "border-l-red-600",
+  cancelled: "border-l-slate-400",
+  deadline_exceeded: "border-l-amber-500",
+};
+
+const END_KEY = {
+  succeeded: "taskEndSucceeded",
+  cancelled: "taskEndCancelled",
+  deadline_exceeded: "taskEndStopped",
+} as const;
+
+/** The sentence an ended task's card leads with, and how far it got by the same count the bar showed. */
+export function TaskEnd({ task }: { task: PublicTask }) {
+  const { t } = useI18n();
+  const count = progressCount(task);
+  const failed = task.status === "failed";
+  const sentence = failed
+    ? `${t(statusKey(task.status))}: ${task.error ? failureWords(t, task) : t("taskEndFailed")}`
+    : t(END_KEY[task.status as keyof typeof END_KEY] ?? "taskEndSucceeded");
+  return (
+    <p data-testid="task-end" data-status={task.status} className="mt-2 text-sm [overflow-wrap:anywhere]">
+      <span className={cn("font-medium", failed ? "text-danger" : task.status === "succeeded" ? "text-ok" : "text-fg")}>{sentence}</span>
+      {count && task.status !== "succeeded" && <span className="ml-2 text-xs text-muted tabular-nums">{progressWords(t, count)}</span>}
+    </p>
   );
 }
 
