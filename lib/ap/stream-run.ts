@@ -34,6 +34,7 @@ export const AP_STREAM_HEARTBEAT_MS = 15_000;
 /** Open streams per account in one web process: each one holds a response and reads on every wake-up. */
 export const MAX_STREAMS_PER_ACCOUNT = 10;
 const PAGE = 200;
+const STREAM_HIGH_WATER = 64 * 1024;
 const open = new Map<string, number>();
 
 type Wake = () => void;
@@ -158,7 +159,8 @@ export async function openRunStream(
   const resume = parseEventId(opts.lastEventId);
   const bufferBytes = env("HERALD_FEED_BUFFER_BYTES");
   const stop = new AbortController();
-  const onAbort = () => stop.abort();
+  // The client went away: the slot and the wait end now, not at the next heartbeat.
+  const onAbort = () => close();
   signal.addEventListener("abort", onAbort, { once: true });
 
   // A later run on the same task (multitask interrupt) streams only what came after it.
@@ -167,25 +169,35 @@ export async function openRunStream(
 
   let closed = false;
   let controllerRef: ReadableStreamDefaultController<Uint8Array> | null = null;
-  const close = () => {
+  const end = (how: (c: ReadableStreamDefaultController<Uint8Array>) => void) => {
     if (closed) return;
     closed = true;
     release();
     signal.removeEventListener("abort", onAbort);
     stop.abort();
     try {
-      controllerRef?.close();
+      if (controllerRef) how(controllerRef);
     } catch {
       /* already closed */
     }
+  };
+  const close = () => end((c) => c.close());
+  const cut = () => {
+    log("ap").info({ runId }, "run stream cut: its client is not reading");
+    end((c) => c.error(new Error("slow client")));
   };
   const send = (id: string | undefined, f: Frame) => {
     if (closed || !controllerRef) return;
     const c: Cursor | null = id ? parseEventId(id) : null;
     if (resume && c && (c.seq < resume.seq || (c.seq === resume.seq && c.n <= resume.n))) return;
-    controllerRef.enqueue(enc.encode(frame({ id, event: f.event, data: JSON.stringify(f.data) })));
-    // A client that does not read is cut, not buffered without bound: it resumes with Last-Event-ID.
-    if ((controllerRef.desiredSize ?? 0) < -bufferBytes) close();
+    push(enc.encode(frame({ id, event: f.event, data: JSON.stringify(f.data) })));
+  };
+  const push = (bytes: Uint8Array) => {
+    if (closed || !controllerRef) return;
+    controllerRef.enqueue(bytes);
+    // A client that does not read is cut, not buffered without bound: an error drops what is queued and ends
+    // the response (a close would keep it until read). It resumes with Last-Event-ID.
+    if (STREAM_HIGH_WATER - (controllerRef.desiredSize ?? 0) > bufferBytes) cut();
   };
 
   const valuesAt = async (checkpointId: string) => {
@@ -221,7 +233,7 @@ export async function openRunStream(
       if (over) return close();
       await nextWake(ownerId, AP_STREAM_HEARTBEAT_MS, stop.signal);
       if (closed) return;
-      controllerRef?.enqueue(enc.encode(frame({ comment: "heartbeat" })));
+      push(enc.encode(frame({ comment: "heartbeat" })));
     }
   };
 
@@ -238,7 +250,7 @@ export async function openRunStream(
         close();
       },
     },
-    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+    new ByteLengthQueuingStrategy({ highWaterMark: STREAM_HIGH_WATER }),
   );
 }
 

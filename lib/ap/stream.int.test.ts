@@ -11,14 +11,17 @@ import * as historyRoute from "@/app/api/ap/threads/[id]/history/route";
 import * as assistantsSearchRoute from "@/app/api/ap/assistants/search/route";
 import * as assistantRoute from "@/app/api/ap/assistants/[id]/route";
 import * as assistantSchemasRoute from "@/app/api/ap/assistants/[id]/schemas/route";
+import { MAX_STREAMS_PER_ACCOUNT, openRunStream } from "@/lib/ap/stream-run";
 import { getDb } from "@/lib/db/client";
-import { apiKeyFor, signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
+import { pickFreePort } from "@/lib/util/free-port";
+import { apiKeyFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
 import { serveRoutes } from "@/tests/route-server";
 
 let server: Awaited<ReturnType<typeof serveRoutes>>;
 let worker: WorkerProc;
 let client: Client;
 let key: string;
+let user: TestUser;
 
 const ask = (content: string) => ({ input: { messages: [{ role: "user", content }] } });
 type Part = { id?: string; event: string; data: unknown };
@@ -46,14 +49,14 @@ beforeAll(async () => {
     { path: "/api/ap/assistants/:id/schemas", methods: { GET: assistantSchemasRoute.GET } },
     { path: "/api/ap/assistants/:id", methods: { GET: assistantRoute.GET } },
   ]);
-  // Paced so a stream can be joined, resumed and cancelled while the run works.
-  worker = startWorkerProcess({ HERALD_RESEARCH_STEPS: "3", HERALD_RESEARCH_STEP_MS: "700" });
-  const u = await signUp("ApStream");
-  key = (await apiKeyFor(u)).key;
+  // Paced so a stream can be joined, resumed and cancelled while the run works. No web search: nothing leaves the machine.
+  worker = startWorkerProcess({ HERALD_RESEARCH_STEPS: "3", HERALD_RESEARCH_STEP_MS: "700", HERALD_SEARCH_PROVIDER: "none" });
+  user = await signUp("ApStream");
+  key = (await apiKeyFor(user)).key;
   client = new Client({ apiUrl: `${server.url}/api/ap`, apiKey: key });
 });
 afterAll(async () => {
-  await stopWorkers(worker);
+  await stopWorkers(worker).catch(() => {});
   await server?.close();
 });
 
@@ -115,7 +118,7 @@ describe("Agent Protocol streaming", () => {
     expect(parts.find((p) => p.event === "custom")!.data).toMatchObject({ type: "progress", text: expect.any(String) });
     expect(events).toContain("updates");
     const tuple = parts.find((p) => p.event === "messages")!.data as [{ type: string; content: string; id: string }, { langgraph_node: string }];
-    expect(tuple[0]).toMatchObject({ type: "AIMessageChunk", content: expect.stringMatching(/^# research salt marshes/) });
+    expect(tuple[0]).toMatchObject({ type: "AIMessageChunk", content: expect.stringMatching(/^# .*salt marshes/i) });
     expect(tuple[1].langgraph_node).toBe("research");
     const last = parts.at(-1)!;
     expect(last.event).toBe("values");
@@ -174,5 +177,58 @@ describe("Agent Protocol streaming", () => {
     const r = await fetch(`${server.url}/api/ap/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { "x-api-key": other.key } });
     expect(r.status).toBe(404);
     await client.runs.cancel(thread.thread_id, run.run_id);
+  });
+});
+
+describe("Agent Protocol streaming: slow clients and failed runs", () => {
+  it("a reader that never reads is cut once its buffer bound is passed, and its slot is freed; the server serves the next stream", async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "research", ask("research tide pools"));
+    await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "success", 40_000, "run success");
+    const modes = ["values", "updates", "messages-tuple", "custom"] as const;
+    const whole = await collect(client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: [...modes] }) as AsyncIterable<Part>);
+    const wholeBytes = JSON.stringify(whole).length;
+    const before = process.env.HERALD_FEED_BUFFER_BYTES;
+    // Far below the replay: a client that reads nothing passes it within the replay.
+    process.env.HERALD_FEED_BUFFER_BYTES = String(Math.floor(wholeBytes / 4));
+    try {
+      // More of them than an account may hold open at once: each cut frees its slot.
+      for (let i = 0; i <= MAX_STREAMS_PER_ACCOUNT; i++) {
+        const body = await openRunStream(user.id, thread.thread_id, run.run_id, { modes: [...modes], lastEventId: null, signal: new AbortController().signal });
+        const reader = body.getReader();
+        const outcome = await reader.closed.then(
+          () => "ended",
+          (err: Error) => err.message,
+        );
+        expect(outcome).toBe("slow client");
+      }
+    } finally {
+      if (before === undefined) delete process.env.HERALD_FEED_BUFFER_BYTES;
+      else process.env.HERALD_FEED_BUFFER_BYTES = before;
+    }
+    const again = await collect(client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: [...modes] }) as AsyncIterable<Part>);
+    expect(again.map((p) => p.id)).toEqual(whole.map((p) => p.id));
+  });
+
+  it("a run that fails ends its stream with an error frame naming the category, then the end; the run reads error", async () => {
+    // A worker whose model cannot be reached and that gives up at once: research fails at its first step.
+    // It replaces the file's worker, which would otherwise take the run.
+    await stopWorkers(worker);
+    worker = startWorkerProcess({ OPENAI_BASE_URL: `http://127.0.0.1:${await pickFreePort()}/v1`, OPENAI_API_KEY: "k", HERALD_MODEL_RETRY_BACKGROUND_MS: "1", HERALD_RESEARCH_STEP_MS: "0", HERALD_SEARCH_PROVIDER: "none" });
+    await waitForBeat(worker);
+    const thread = await client.threads.create();
+    const parts = await collect(client.runs.stream(thread.thread_id, "research", { ...ask("research mudflats"), streamMode: ["custom", "values"] }) as AsyncIterable<Part>);
+    const runId = (parts[0].data as { run_id: string }).run_id;
+    const last = parts.at(-1)!;
+    expect(last.event).toBe("error");
+    expect(last.data).toEqual({ error: expect.any(String), message: expect.any(String) });
+    expect(parts.filter((p) => p.event === "error")).toHaveLength(1);
+    // A category, never the driver's text.
+    expect(JSON.stringify(last.data)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+    const run = await client.runs.get(thread.thread_id, runId);
+    expect(run.status).toBe("error");
+    // A join of the failed run replays the same end.
+    const joined = await collect(client.runs.joinStream(thread.thread_id, runId, { streamMode: ["custom", "values"] }) as AsyncIterable<Part>);
+    expect(joined.at(-1)).toEqual(last);
   });
 });
