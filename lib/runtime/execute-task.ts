@@ -13,7 +13,7 @@ import { keepLease } from "@/lib/runtime/keep-lease";
 import { log } from "@/lib/util/log";
 import { driverFor } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
-import { TRACKING_DEGRADED_AFTER, type ProgressReply, type StepOutcome } from "@/lib/drivers/types";
+import { TRACKING_DEGRADED_AFTER, type Driver, type ProgressReply, type StepOutcome } from "@/lib/drivers/types";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import { recordEventAndAnnounce } from "@/lib/notify/event";
 import { STOPPED_IN_OVERTIME, syncNotices } from "@/lib/delivery/sync-notices";
@@ -73,62 +73,98 @@ export async function executeTask(task: LeasedTask, stopping: AbortSignal): Prom
 }
 
 async function executeClaim(task: LeasedTask, stopping: AbortSignal): Promise<ExecOutcome> {
-  const token = task.leaseToken;
-  const abort = new AbortController();
-  inFlight.set(task.id, abort);
-  const onStop = () => abort.abort(new Error("worker stopping"));
-  stopping.addEventListener("abort", onStop, { once: true });
-  const stopRenewing = keepLease(TASK_LEASE_MS, () => renewExecutionLease(task.id, token), () => abort.abort(new LeaseLostError()));
+  const claim = holdClaim(task, stopping);
   const driver = driverFor(task.driver);
   try {
     // Not a protocol error: during a rolling change of HERALD_REMOTE_AGENTS or MCP servers another worker
     // may know the driver. Released with backoff like any transient error; five in a row fail the task.
     if (!driver) throw new Error(`no driver registered as "${task.driver}" in this worker`);
-    if (task.status === "submitted") return await submit(task, token, abort.signal);
-    if (!driver.reportsStart) await markRunning(task, token);
-    if (task.dueEvaluatedAt && (await overtimeSpent(task, token))) return "lost";
-    if (task.inputResponse !== null && task.status === "input_required") return await answer(task, token, abort.signal);
-    const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
-    // Tokens go to the task as each answer arrives (a step that fails later still spent them), and to the step's row.
-    const stepUsage = { inputTokens: 0, outputTokens: 0 };
-    const onUsage = async (u: TokenUsage) => {
-      stepUsage.inputTokens += u.inputTokens;
-      stepUsage.outputTokens += u.outputTokens;
-      await addTaskUsage(task.id, u);
-    };
-    const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
-    const reportProgress = modelProgressWriter(task, token, steps);
-    const research = driver.readsSources ? await researchInputs(task, token, steps) : {};
-    const outcome = await driver.step({ task, steps, model, signal: abort.signal, reportProgress, ...research });
-    if (outcome.defer) {
-      const { ms, driverState } = outcome.defer;
-      return (await deferExecution(task.id, token, ms, driverState)) ? "deferred" : "lost";
-    }
-    return await commitStep(task, token, outcome, stepUsage);
+    return await dispatch(task, driver, claim.signal);
   } catch (err) {
-    if (stopping.aborted && !(err instanceof LeaseLostError && !abort.signal.aborted)) {
-      return (await releaseExecution(task.id, token, null, 0, false)) ? "released" : "lost";
-    }
-    if (err instanceof LeaseLostError || (abort.signal.aborted && abort.signal.reason instanceof LeaseLostError)) return "lost";
-    if (err instanceof ProviderWaitError) return await waitForProvider(task, token, err);
-    const message = publicError(err, `tasks ${task.id}`);
-    const budget = driver?.maxConsecutiveErrors ?? TASK_MAX_CONSECUTIVE_ERRORS;
-    if (err instanceof DriverProtocolError || task.consecutiveErrors + 1 >= budget) {
-      return (await finish(task, token, "failed", message)) ? "failed" : "lost";
-    }
-    await releaseExecution(task.id, token, message, backoffMs(task.consecutiveErrors), true);
-    // Crossing the threshold is an event of its own: the user hears tracking is degraded.
-    if (task.consecutiveErrors + 1 === TRACKING_DEGRADED_AFTER) {
-      await transactionWithEvents(async (tx) => {
-        await recordEventAndAnnounce(tx, task.id);
-      });
-    }
-    return "retry";
+    return await settleFailure(task, driver, err, stopping, claim.signal);
   } finally {
-    stopRenewing();
-    inFlight.delete(task.id);
-    stopping.removeEventListener("abort", onStop);
+    claim.release();
   }
+}
+
+/**
+ * The claim's own abort signal, held for the length of the work: it fires when
+ * the worker stops, when the lease cannot be renewed, or when a cancel is
+ * requested (`abortTaskStep`). The lease is renewed in the background meanwhile.
+ */
+function holdClaim(task: LeasedTask, stopping: AbortSignal): { signal: AbortSignal; release(): void } {
+  const abort = new AbortController();
+  inFlight.set(task.id, abort);
+  const onStop = () => abort.abort(new Error("worker stopping"));
+  stopping.addEventListener("abort", onStop, { once: true });
+  const stopRenewing = keepLease(TASK_LEASE_MS, () => renewExecutionLease(task.id, task.leaseToken), () => abort.abort(new LeaseLostError()));
+  return {
+    signal: abort.signal,
+    release() {
+      stopRenewing();
+      inFlight.delete(task.id);
+      stopping.removeEventListener("abort", onStop);
+    },
+  };
+}
+
+/** Which unit of work this claim is: the submit, the answer, or the next step. */
+async function dispatch(task: LeasedTask, driver: Driver, signal: AbortSignal): Promise<ExecOutcome> {
+  const token = task.leaseToken;
+  if (task.status === "submitted") return submit(task, token, signal);
+  if (!driver.reportsStart) await markRunning(task, token);
+  if (task.dueEvaluatedAt && (await overtimeSpent(task, token))) return "lost";
+  if (task.inputResponse !== null && task.status === "input_required") return answer(task, token, signal);
+  return runStep(task, driver, signal);
+}
+
+/** One driver step with its counted model and progress writers, then its commit (or its deferral). */
+async function runStep(task: LeasedTask, driver: Driver, signal: AbortSignal): Promise<ExecOutcome> {
+  const token = task.leaseToken;
+  const steps = await getDb().taskStep.findMany({ where: { taskId: task.id }, orderBy: { index: "asc" } });
+  // Tokens go to the task as each answer arrives (a step that fails later still spent them), and to the step's row.
+  const stepUsage = { inputTokens: 0, outputTokens: 0 };
+  const onUsage = async (u: TokenUsage) => {
+    stepUsage.inputTokens += u.inputTokens;
+    stepUsage.outputTokens += u.outputTokens;
+    await addTaskUsage(task.id, u);
+  };
+  const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
+  const reportProgress = modelProgressWriter(task, token, steps);
+  const research = driver.readsSources ? await researchInputs(task, token, steps) : {};
+  const outcome = await driver.step({ task, steps, model, signal, reportProgress, ...research });
+  if (outcome.defer) {
+    const { ms, driverState } = outcome.defer;
+    return (await deferExecution(task.id, token, ms, driverState)) ? "deferred" : "lost";
+  }
+  return commitStep(task, token, outcome, stepUsage);
+}
+
+/**
+ * What a failed claim becomes: released untouched (the worker is stopping),
+ * dropped (the lease is gone), deferred (the model provider is down), failed
+ * (a protocol error, or the driver's error budget spent) or retried with backoff.
+ */
+async function settleFailure(task: LeasedTask, driver: Driver | null, err: unknown, stopping: AbortSignal, signal: AbortSignal): Promise<ExecOutcome> {
+  const token = task.leaseToken;
+  if (stopping.aborted && !(err instanceof LeaseLostError && !signal.aborted)) {
+    return (await releaseExecution(task.id, token, null, 0, false)) ? "released" : "lost";
+  }
+  if (err instanceof LeaseLostError || (signal.aborted && signal.reason instanceof LeaseLostError)) return "lost";
+  if (err instanceof ProviderWaitError) return waitForProvider(task, token, err);
+  const message = publicError(err, `tasks ${task.id}`);
+  const budget = driver?.maxConsecutiveErrors ?? TASK_MAX_CONSECUTIVE_ERRORS;
+  if (err instanceof DriverProtocolError || task.consecutiveErrors + 1 >= budget) {
+    return (await finish(task, token, "failed", message)) ? "failed" : "lost";
+  }
+  await releaseExecution(task.id, token, message, backoffMs(task.consecutiveErrors), true);
+  // Crossing the threshold is an event of its own: the user hears tracking is degraded.
+  if (task.consecutiveErrors + 1 === TRACKING_DEGRADED_AFTER) {
+    await transactionWithEvents(async (tx) => {
+      await recordEventAndAnnounce(tx, task.id);
+    });
+  }
+  return "retry";
 }
 
 /** Launch intent → driver handle, persisted before the task counts as queued (docs/architecture.md#drivers). */
