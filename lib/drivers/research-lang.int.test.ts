@@ -76,7 +76,7 @@ describe("native research writes in the conversation's language", () => {
     const body = last.publish!.content;
     // No network here: the report opens with its summary, says it read nothing, and lists no sources.
     // The summary says so once (the sections' shared "read nothing" line is not a finding); no section repeats the request.
-    expect(body).toMatch(/^# EV market in Europe\n\n## 摘要\n\n_本报告没有参考任何资料：[^\n]+_\n\n- 本节没有读到任何资料，因此不作任何论断。\n\n## 背景与范围\n\n本节没有读到任何资料，因此不作任何论断。/);
+    expect(body).toMatch(/^# EV market in Europe\n\n## 摘要\n\n_本报告没有参考任何资料：[^\n]+_\n\n## 背景与范围\n\n本节没有读到任何资料，因此不作任何论断。/);
     expect(body).not.toContain("the EV market in Europe");
     expect(body).not.toContain("参考来源");
     expect(body).toContain("## 关键事实与数据");

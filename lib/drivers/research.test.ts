@@ -22,9 +22,10 @@ describe("research report text follows the report's language", () => {
       read: [{ n: 1, url: "https://a.example/", title: "A" }],
     });
     expect(body).toContain("## Summary\n\n- Gutenberg printed a Bible [1].\n\n## A");
+    // Read nothing: the note alone says so.
     const all = assembleBody("Printing", [{ title: "A", text: none }, { title: "B", text: none }], 2, false, "en", { read: [], search: "off" });
-    expect(all.match(/No source was read/g)).toHaveLength(3);
-    expect(all).toContain(`## Summary\n\n_Written without sources: web search is turned off on this server, so nothing here was checked against a page._\n\n- ${none}\n\n## A`);
+    expect(all.match(/No source was read/g)).toHaveLength(2);
+    expect(all).toContain("## Summary\n\n_Written without sources: web search is turned off on this server, so nothing here was checked against a page._\n\n## A");
   });
 
   it("opens with the summary and ends with the sources: all read in the final body, the cited ones in a partial", () => {

@@ -90,8 +90,8 @@ export function assembleBody(
   sources: ReportSources = { read: [] },
 ): string {
   const head = partial ? `# ${title}\n\n_${offlineText(lang, "researchPartialNote", { done: sections.length, total })}_` : `# ${title}`;
-  const summary = summaryLines(sections).map((line) => `- ${line}`);
   const note = sources.read.length === 0 ? `_${offlineText(lang, noSourcesNote(sources.search))}_` : "";
+  const summary = summaryLines(sections, Boolean(note)).map((line) => `- ${line}`);
   const summaryBlock = `## ${offlineText(lang, "researchSummaryHeading")}\n\n${[note, summary.join("\n")].filter(Boolean).join("\n\n")}`;
   const body = sections.map((s) => `## ${s.title}\n\n${s.text}`);
   const cited = new Set(sections.flatMap((s) => citedNumbers(s.text)));
@@ -103,14 +103,15 @@ export function assembleBody(
 /**
  * One line per section, its opening sentence. A sentence that opens two or
  * more sections is boilerplate (a model's "no source was read"), not a
- * finding: it is left out, unless nothing else is left.
+ * finding: it is left out, and when nothing else is left the summary keeps one
+ * of them, or only its note when it has one.
  */
-function summaryLines(sections: readonly { text: string }[]): string[] {
+function summaryLines(sections: readonly { text: string }[], hasNote: boolean): string[] {
   const firsts = sections.map((s) => firstSentence(s.text.replace(/^#{1,6}\s+/gm, ""))).filter(Boolean);
   const seen = new Map<string, number>();
   for (const line of firsts) seen.set(line, (seen.get(line) ?? 0) + 1);
   const distinct = firsts.filter((line) => seen.get(line) === 1);
-  return distinct.length > 0 ? distinct : firsts.slice(0, 1);
+  return distinct.length > 0 || hasNote ? distinct : firsts.slice(0, 1);
 }
 
 function noSourcesNote(search: SearchState | undefined) {
