@@ -4,8 +4,7 @@ import { AP_STREAM_MODES, type ApMessage, type ApStreamMode } from "@/lib/contra
 import type { PublicMessage } from "@/lib/contract/shapes";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { ApiError } from "@/lib/errors/api-error";
-import { EVENTS_CHANNEL } from "@/lib/events/channels";
-import { PgListener } from "@/lib/events/listener";
+import { watchAccount } from "@/lib/events/feed";
 import { enc, frame } from "@/lib/events/sse";
 import { log } from "@/lib/util/log";
 import { loadRun } from "./get-run";
@@ -18,7 +17,8 @@ import { apMessage } from "./project";
  * the end of the response when the run ends (an `error` frame first when it
  * failed). Everything is read from the account's event log (rows with this run's
  * task), never from memory, so any web process can serve a join, a replay and a
- * resume alike; LISTEN on the events channel wakes a waiting stream.
+ * resume alike. The feed's hub (lib/events/feed.ts) wakes a waiting stream: one
+ * LISTEN connection per web process serves the feeds and these streams.
  *
  * Ids are `<event seq>-<n>` (the n-th frame made from that log event; `0-n` for
  * the opening frames): `Last-Event-ID` resumes just after the frame it names.
@@ -37,56 +37,42 @@ const PAGE = 200;
 const STREAM_HIGH_WATER = 64 * 1024;
 const open = new Map<string, number>();
 
-type Wake = () => void;
-const waiting = new Map<string, Set<Wake>>();
-let listener: PgListener | null = null;
-
-function wakeAccount(ownerId: string): void {
-  for (const w of waiting.get(ownerId) ?? []) w();
-}
-
-async function listen(): Promise<void> {
-  listener ??= new PgListener(
-    [EVENTS_CHANNEL],
-    (_ch, payload) => {
-      try {
-        const o = (JSON.parse(payload) as { o?: string }).o;
-        if (o) wakeAccount(o);
-      } catch {
-        /* not ours to judge */
-      }
-    },
-    // Notifications missed while reconnecting: every waiting stream re-reads.
-    () => {
-      for (const o of waiting.keys()) wakeAccount(o);
-    },
-    (m) => log("ap").warn(m),
-  );
-  await listener.start();
-}
-
-/** Resolves on the account's next event, after `ms`, or on abort. */
-function nextWake(ownerId: string, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const set = waiting.get(ownerId) ?? new Set<Wake>();
-    waiting.set(ownerId, set);
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      set.delete(done);
-      if (set.size === 0 && waiting.get(ownerId) === set) waiting.delete(ownerId);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    set.add(done);
-  });
-}
-
 export function streamModes(raw: string | string[] | null | undefined): ApStreamMode[] {
   const list = raw == null ? ["values"] : Array.isArray(raw) ? raw : [raw];
   const modes = AP_STREAM_MODES.filter((m) => list.includes(m));
   return modes.length ? modes : ["values"];
+}
+
+/** A stream's wake-ups from the feed's hub: one that arrives while the stream reads is kept for its next wait. */
+class Wakeups {
+  private woken = false;
+  private waiter: (() => void) | null = null;
+
+  readonly wake = (): void => {
+    this.woken = true;
+    this.waiter?.();
+  };
+
+  /** Forgets the wake-ups a read about to start covers. */
+  reset(): void {
+    this.woken = false;
+  }
+
+  /** Until the next wake-up (true) or `ms` without one (false). */
+  next(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (this.woken) return resolve(true);
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        resolve(false);
+      }, ms);
+      this.waiter = () => {
+        clearTimeout(timer);
+        this.waiter = null;
+        resolve(true);
+      };
+    });
+  }
 }
 
 interface Cursor {
@@ -158,7 +144,6 @@ export async function openRunStream(
   const { modes, signal } = opts;
   const resume = parseEventId(opts.lastEventId);
   const bufferBytes = env("HERALD_FEED_BUFFER_BYTES");
-  const stop = new AbortController();
   // The client went away: the slot and the wait end now, not at the next heartbeat.
   const onAbort = () => close();
   signal.addEventListener("abort", onAbort, { once: true });
@@ -169,12 +154,16 @@ export async function openRunStream(
 
   let closed = false;
   let controllerRef: ReadableStreamDefaultController<Uint8Array> | null = null;
+  const wakeups = new Wakeups();
+  let unwatch: (() => void) | null = null;
   const end = (how: (c: ReadableStreamDefaultController<Uint8Array>) => void) => {
     if (closed) return;
     closed = true;
     release();
     signal.removeEventListener("abort", onAbort);
-    stop.abort();
+    unwatch?.();
+    unwatch = null;
+    wakeups.wake();
     try {
       if (controllerRef) how(controllerRef);
     } catch {
@@ -207,12 +196,15 @@ export async function openRunStream(
   };
 
   const run = async () => {
-    await listen();
+    const stopWatching = await watchAccount(ownerId, wakeups.wake);
+    if (closed) return stopWatching();
+    unwatch = stopWatching;
     send("0-0", { event: "metadata", data: { run_id: runId, attempt: 1 } });
     if (modes.includes("values")) send("0-1", { event: "values", data: await valuesAt(runId) });
     let cursor = 0n;
     for (;;) {
       if (closed) return;
+      wakeups.reset();
       // Status before the log: a run seen over has all its events committed by the time they are read.
       const { task, superseded } = await loadRun(ownerId, threadId, runId);
       const over = superseded || isTerminalStatus(task.status) || task.status === "input_required";
@@ -231,9 +223,9 @@ export async function openRunStream(
         if (rows.length < PAGE) break;
       }
       if (over) return close();
-      await nextWake(ownerId, AP_STREAM_HEARTBEAT_MS, stop.signal);
+      const event = await wakeups.next(AP_STREAM_HEARTBEAT_MS);
       if (closed) return;
-      push(enc.encode(frame({ comment: "heartbeat" })));
+      if (!event) push(enc.encode(frame({ comment: "heartbeat" })));
     }
   };
 

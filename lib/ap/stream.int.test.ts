@@ -13,6 +13,7 @@ import * as assistantRoute from "@/app/api/ap/assistants/[id]/route";
 import * as assistantSchemasRoute from "@/app/api/ap/assistants/[id]/schemas/route";
 import { MAX_STREAMS_PER_ACCOUNT, openRunStream } from "@/lib/ap/stream-run";
 import { getDb } from "@/lib/db/client";
+import { openFeed } from "@/lib/events/feed";
 import { pickFreePort } from "@/lib/util/free-port";
 import { apiKeyFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
 import { serveRoutes } from "@/tests/route-server";
@@ -51,6 +52,7 @@ beforeAll(async () => {
   ]);
   // Paced so a stream can be joined, resumed and cancelled while the run works. No web search: nothing leaves the machine.
   worker = startWorkerProcess({ HERALD_RESEARCH_STEPS: "3", HERALD_RESEARCH_STEP_MS: "700", HERALD_SEARCH_PROVIDER: "none" });
+  await waitForBeat(worker); // it beats once listening: one of the LISTEN connections counted below
   user = await signUp("ApStream");
   key = (await apiKeyFor(user)).key;
   client = new Client({ apiUrl: `${server.url}/api/ap`, apiKey: key });
@@ -168,6 +170,28 @@ describe("Agent Protocol streaming", () => {
     expect(cancelled).toBe(true);
     expect(parts.map((p) => p.event)).not.toContain("error");
     expect((await client.runs.get(thread.thread_id, runId)).status).toBe("interrupted");
+  });
+
+  it("one LISTEN connection per web process: the feed's hub wakes run streams too", async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "research", ask("research estuaries"));
+    const gone = new AbortController();
+    const feed = openFeed(user.id, null, gone.signal).getReader();
+    await feed.read(); // its opening frame: the hub is listening
+    let listening = -1;
+    const parts = await collect(client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: ["custom"] }) as AsyncIterable<Part>, async (p) => {
+      if (p.event !== "metadata") return;
+      const [row] = await getDb().$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`;
+      listening = row.n;
+    });
+    gone.abort();
+    await feed.cancel();
+    // This process's hub and the worker's wake-ups, nothing for the run stream.
+    expect(listening).toBe(2);
+    // Followed live to its end all the same.
+    expect(parts.filter((p) => p.event === "custom").length).toBeGreaterThan(0);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
   });
 
   it("a foreign run's stream is 404 before any byte", async () => {

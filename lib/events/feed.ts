@@ -173,9 +173,21 @@ class FeedHub {
     () => this.wakeAll(),
     (m) => log("feed").warn(m),
   );
+  /** Other readers of an account's log in this process (watchAccount), woken by the same connection. */
+  private watchers = new Map<string, Set<() => void>>();
 
   start(): Promise<void> {
     return this.listener.start();
+  }
+
+  watch(ownerId: string, wake: () => void): () => void {
+    const set = this.watchers.get(ownerId) ?? new Set<() => void>();
+    this.watchers.set(ownerId, set);
+    set.add(wake);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0 && this.watchers.get(ownerId) === set) this.watchers.delete(ownerId);
+    };
   }
 
   /** Joins the stream to its account (pushing out the oldest past the cap); not served until `ready`. */
@@ -319,6 +331,7 @@ class FeedHub {
     } catch {
       return;
     }
+    if (channel === EVENTS_CHANNEL && msg.o) for (const wake of this.watchers.get(msg.o) ?? []) wake();
     const acc = msg.o ? this.accounts.get(msg.o) : undefined;
     if (!acc) return;
     if (channel === EVENTS_CHANNEL) void this.read(acc);
@@ -338,11 +351,29 @@ class FeedHub {
    */
   private wakeAll(): void {
     for (const acc of this.accounts.values()) void this.read(acc);
+    for (const set of this.watchers.values()) for (const wake of set) wake();
   }
 }
 
 const g = globalThis as unknown as { heraldFeedHub?: FeedHub };
 const hub = () => (g.heraldFeedHub ??= new FeedHub());
+
+/**
+ * `wake` runs whenever the account has new events, and after a LISTEN reconnect (some may have been
+ * missed): for readers of the log other than the feed (the Agent Protocol's run streams), so a web
+ * process holds one LISTEN connection whatever it serves. Resolves once listening; returns the unsubscribe.
+ */
+export async function watchAccount(ownerId: string, wake: () => void): Promise<() => void> {
+  const h = hub();
+  const unwatch = h.watch(ownerId, wake);
+  try {
+    await h.start();
+  } catch (err) {
+    unwatch();
+    throw err;
+  }
+  return unwatch;
+}
 
 /**
  * The account's live feed. With `sessionId` (every browser feed) the stream lives
