@@ -6,7 +6,7 @@ import type { OutgoingMessage } from "./outbox";
 const message = (seq: number, kind: PublicMessage["kind"] = "assistant", extra: Partial<PublicMessage> = {}) =>
   ({ id: `m${seq}`, conversationId: "c1", seq, kind, content: `#${seq}`, meta: null, taskId: null, runId: null, publicationId: null, clientMessageId: null, createdAt: new Date(seq * 1000).toISOString(), ...extra }) as PublicMessage;
 
-const outgoing = (id: string, afterSeq: number, status: OutgoingMessage["status"] = "failed"): OutgoingMessage => ({
+const outgoing = (id: string, afterSeq: number, status: OutgoingMessage["status"] = "failed", afterRuns: string[] = []): OutgoingMessage => ({
   clientMessageId: id,
   conversationId: "c1",
   content: id,
@@ -14,6 +14,7 @@ const outgoing = (id: string, afterSeq: number, status: OutgoingMessage["status"
   error: null,
   createdAt: new Date(0).toISOString(),
   afterSeq,
+  afterRuns,
 });
 
 const keys = (items: ReturnType<typeof buildConversationItems>) => items.map((i) => i.key);
@@ -22,6 +23,12 @@ describe("buildConversationItems", () => {
   it("keeps an unsent message where it was written, above what arrived after it", () => {
     const items = buildConversationItems([message(1, "user"), message(2), message(3, "notice"), message(4, "user")], [], [outgoing("a", 2), outgoing("b", 2)]);
     expect(keys(items)).toEqual(["m1", "m2", "out:a", "out:b", "m3", "m4"]);
+  });
+
+  it("keeps a reply that was streaming in when the message was written above it once the reply is stored", () => {
+    const reply = message(2, "assistant", { runId: "r1" });
+    const items = buildConversationItems([message(1, "user"), reply, message(3, "notice")], [], [outgoing("a", 1, "failed", ["r1"])]);
+    expect(keys(items)).toEqual(["m1", "m2", "out:a", "m3"]);
   });
 
   it("puts sends written after everything at the end, and drops one once its stored copy is in", () => {

@@ -33,8 +33,9 @@ function progressGroups(messages: readonly PublicMessage[]) {
  * Stored messages in seq order, with each task's progress folded into one
  * entry at the position of its latest update, then live previews of replies.
  * A send not stored yet sits right after the message that was newest when it
- * was written (`afterSeq`): what arrived later (a notice while offline, a
- * message sent from another tab) goes below it, as it came later.
+ * was written (`afterSeq`) and any reply that was streaming in then
+ * (`afterRuns`): what arrived later (a notice while offline, a message sent
+ * from another tab) goes below it, as it came later.
  */
 export function buildConversationItems(
   messages: readonly PublicMessage[],
@@ -45,14 +46,15 @@ export function buildConversationItems(
   const storedClientIds = new Set(messages.map((m) => m.clientMessageId).filter(Boolean));
   const pending = outgoing.filter((entry) => !storedClientIds.has(entry.clientMessageId));
   const items: ConversationItem[] = [];
-  const pendingUpTo = (seq: number) => {
-    while (pending.length && pending[0].afterSeq < seq) {
+  // Flushes the unsent entries written before `m`: a reply already streaming in when one was written stays above it.
+  const pendingUpTo = (m: Pick<PublicMessage, "seq" | "runId"> | null) => {
+    while (pending.length && (!m || (pending[0].afterSeq < m.seq && !(m.runId && pending[0].afterRuns.includes(m.runId))))) {
       const entry = pending.shift()!;
       items.push({ type: "outgoing", key: `out:${entry.clientMessageId}`, entry });
     }
   };
   for (const m of messages) {
-    pendingUpTo(m.seq);
+    pendingUpTo(m);
     if (m.kind !== "progress") {
       items.push({ type: "message", key: m.id, message: m });
       continue;
@@ -69,7 +71,7 @@ export function buildConversationItems(
   for (const stream of streams) {
     if (!storedRuns.has(stream.runId) && stream.text) items.push({ type: "stream", key: `stream:${stream.runId}`, stream });
   }
-  pendingUpTo(Infinity);
+  pendingUpTo(null);
   return items;
 }
 

@@ -10,6 +10,7 @@ import type { PublicMessage } from "@/lib/contract/shapes";
 import { ApiError, newClientId, sendMessage, type DeliveryRequest } from "./api";
 import { mergeRun, queryKeys, touchConversation, upsertMessages } from "./cache";
 import { createStore } from "./store";
+import { getStreams } from "./streams";
 
 export interface OutgoingMessage {
   clientMessageId: string;
@@ -25,6 +26,8 @@ export interface OutgoingMessage {
   createdAt: string;
   /** The newest stored message of the conversation this tab knew when it was sent: the bubble shows right after it. */
   afterSeq: number;
+  /** Replies that were being streamed in when it was sent: already on screen above it, they stay above once stored. */
+  afterRuns: string[];
   /** Sent again by itself after a reconnect already: it is not retried by itself twice. */
   autoRetried?: boolean;
 }
@@ -81,6 +84,9 @@ export function sendOutgoing(
     error: null,
     createdAt: new Date().toISOString(),
     afterSeq: qc.getQueryData<PublicMessage[]>(queryKeys.messages(conversationId))?.at(-1)?.seq ?? 0,
+    afterRuns: Object.values(getStreams())
+      .filter((s) => s.conversationId === conversationId && s.text)
+      .map((s) => s.runId),
   };
   outbox.update((snapshot) => [...snapshot, entry]);
   void deliver(qc, entry);
