@@ -13,6 +13,9 @@ import { useDeliveryChoice, type DeliveryChoice } from "./use-delivery-choice";
 import { WorkWithPicker } from "./work-with-picker";
 import { Button } from "./ui/button";
 
+/** A label a phone has no room for (the control's icon and value say it); still the control's name. */
+const PHONE_HIDDEN = "sr-only sm:not-sr-only";
+
 type OnSend = (content: string, delivery?: DeliveryRequest, workWith?: string) => void;
 
 function DeliverySelect({ choice }: { choice: DeliveryChoice }) {
@@ -21,7 +24,9 @@ function DeliverySelect({ choice }: { choice: DeliveryChoice }) {
   return (
     <span className="flex items-center gap-1.5">
       <TimerIcon className="size-4" />
-      <label htmlFor={id}>{t("delivery")}</label>
+      <label htmlFor={id} className={PHONE_HIDDEN}>
+        {t("delivery")}
+      </label>
       <select id={id} value={choice.mode} onChange={(event) => choice.setMode(event.target.value as DeliveryMode)} className={FIELD_CLASS}>
         <option value="none">{t("deliveryNone")}</option>
         <option value="at">{t("deliveryAt")}</option>
@@ -31,7 +36,11 @@ function DeliverySelect({ choice }: { choice: DeliveryChoice }) {
   );
 }
 
-/** Inside the composer's bottom row: an icon on a phone, icon and word from 640 px; named "Send" either way. */
+/**
+ * At the end of the pickers' row, inside the composer's box: an icon on a
+ * phone, icon and word from 640 px; named "Send" either way. Last in tab
+ * order, after a deadline's fields, which show below the row (`order`).
+ */
 function SendButton({ disabled }: { disabled: boolean }) {
   const { t } = useI18n();
   return (
@@ -40,10 +49,10 @@ function SendButton({ disabled }: { disabled: boolean }) {
       variant="primary"
       size="none"
       disabled={disabled}
-      className="size-10 shrink-0 gap-2 rounded-xl text-sm disabled:cursor-not-allowed disabled:opacity-45 sm:h-10 sm:w-auto sm:px-4"
+      className="order-1 ml-auto size-10 shrink-0 gap-2 self-end rounded-xl text-sm disabled:cursor-not-allowed disabled:opacity-45 sm:h-10 sm:w-auto sm:px-4"
     >
       <SendIcon className="size-4" />
-      <span className="sr-only sm:not-sr-only">{t("send")}</span>
+      <span className={PHONE_HIDDEN}>{t("send")}</span>
     </Button>
   );
 }
@@ -117,19 +126,17 @@ export function Composer({ onSend, disabled = false, autoFocus = true, prefill }
           maxLength={16_000}
           className="block max-h-[200px] w-full resize-none bg-transparent px-4 pt-3 pb-1.5 text-base leading-6 text-fg placeholder:text-muted focus:outline-none disabled:cursor-not-allowed disabled:opacity-60 sm:text-[0.95rem]"
         />
-        <div className="flex items-end gap-2 pr-2 pb-2 pl-3">
-          {/* The delivery picker (docs/state-machines.md#delivery-contracts): after the text in tab order, before Send. */}
-          <fieldset
-            disabled={disabled || !hydrated}
-            data-testid="delivery-picker"
-            className="flex min-w-0 flex-1 flex-wrap items-center gap-x-3 gap-y-1.5 pb-1 text-xs text-muted"
-          >
-            <WorkWithPicker value={workWith} onChange={setWorkWith} className={FIELD_CLASS} />
-            <DeliverySelect choice={choice} />
-            <DeliveryOptions choice={choice} minutesRef={minutesRef} />
-          </fieldset>
+        {/* The delivery picker (docs/state-machines.md#delivery-contracts): after the text in tab order, before Send. */}
+        <fieldset
+          disabled={disabled || !hydrated}
+          data-testid="delivery-picker"
+          className="flex flex-wrap items-center gap-x-3 gap-y-1.5 pr-2 pb-2 pl-3 text-xs text-muted"
+        >
+          <WorkWithPicker value={workWith} onChange={setWorkWith} className={FIELD_CLASS} labelClassName={PHONE_HIDDEN} />
+          <DeliverySelect choice={choice} />
+          <DeliveryOptions choice={choice} minutesRef={minutesRef} />
           <SendButton disabled={!canSend} />
-        </div>
+        </fieldset>
       </div>
       <p id={hintId} className="sr-only">
         {t("composerHint")}

@@ -22,7 +22,10 @@ function DueFields({ choice, minutesRef, errorId }: { choice: DeliveryChoice; mi
         <RadioField name={name} label={t("dueKindAt")} checked={choice.dueKind === "at"} onChange={() => choice.setDueKind("at")} />
       </span>
       <span className={cn(choice.dueKind === "in" ? "flex" : "hidden", "items-center gap-1.5")}>
-        <label htmlFor={minutesId}>{t("dueInMinutes")}</label>
+        {/* A phone reads "In minutes" just before it. */}
+        <label htmlFor={minutesId} className="sr-only sm:not-sr-only">
+          {t("dueInMinutes")}
+        </label>
         <input
           ref={minutesRef}
           id={minutesId}
@@ -57,7 +60,7 @@ export function DeliveryOptions({ choice, minutesRef }: { choice: DeliveryChoice
   return (
     <div
       data-testid="delivery-options"
-      className="flex max-h-[28vh] basis-full flex-wrap items-center gap-x-3 gap-y-1.5 overflow-y-auto overscroll-contain sm:max-h-none sm:overflow-visible"
+      className="order-2 flex max-h-[34vh] basis-full flex-wrap items-center gap-x-3 gap-y-1.5 overflow-y-auto overscroll-contain sm:max-h-none sm:overflow-visible"
     >
       <DueFields choice={choice} minutesRef={minutesRef} errorId={errorId} />
       <CheckboxField label={t("reportIfUnfinished")} checked={choice.reportAnyway} onChange={choice.setReportAnyway} />

@@ -14,14 +14,16 @@ const CHOICES_KEY = ["work-choices"] as const;
  * Its value is an opaque id; "" means no pick (the chat model routes by the
  * request, as without a picker).
  */
-export function WorkWithPicker({ value, onChange, className }: { value: string; onChange: (id: string) => void; className?: string }) {
+export function WorkWithPicker({ value, onChange, className, labelClassName }: { value: string; onChange: (id: string) => void; className?: string; labelClassName?: string }) {
   const { t } = useI18n();
   const id = useId();
   const { data } = useQuery({ queryKey: CHOICES_KEY, queryFn: ({ signal }) => getWorkChoices(signal), staleTime: Infinity, retry: 1 });
   const choices = data?.choices ?? [];
   return (
     <span className="flex items-center gap-1.5" data-testid="work-with-picker">
-      <label htmlFor={id}>{t("workWith")}</label>
+      <label htmlFor={id} className={labelClassName}>
+        {t("workWith")}
+      </label>
       <select id={id} value={value} onChange={(event) => onChange(event.target.value)} className={className}>
         <option value="">{t("workWithAuto")}</option>
         {choices.map((c) => (
