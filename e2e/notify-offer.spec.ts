@@ -1,6 +1,6 @@
 import { test, expect, type Page } from "@playwright/test";
 import path from "node:path";
-import { newChat, SHOTS, signUp } from "./helpers";
+import { openNewConversation, SHOTS, signUp } from "./helpers";
 
 async function pickDeadline(page: Page, mode: "Tell me at" | "Tell me by" | "到点告诉我" | "限时内告诉我", label = "Delivery") {
   await page.getByLabel(label).selectOption({ label: mode });
@@ -12,7 +12,7 @@ test("setting a deadline offers browser notifications once: one click turns on t
   await context.grantPermissions(["notifications"]);
   const page = await context.newPage();
   await signUp(page, "Asker");
-  await newChat(page);
+  await openNewConversation(page);
 
   // No deadline, no question.
   await expect(page.getByRole("button", { name: "Turn on notifications" })).toHaveCount(0);
@@ -32,7 +32,7 @@ test("setting a deadline offers browser notifications once: one click turns on t
 
   // Answered: never offered again, even with notifications switched off later.
   await page.getByRole("checkbox", { name: "Notify me in this browser" }).uncheck();
-  await newChat(page);
+  await openNewConversation(page);
   await pickDeadline(page, "Tell me at");
   await expect(page.getByLabel("Due in (minutes)")).toBeVisible();
   await expect(page.getByTestId("notify-offer")).toHaveCount(0);
@@ -40,13 +40,11 @@ test("setting a deadline offers browser notifications once: one click turns on t
 });
 
 test("declining (Not now, in Chinese on a phone) says where the notice goes and is not asked again", async ({ browser }) => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "zh-CN", timezoneId: "Asia/Shanghai", hasTouch: true });
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, timezoneId: "Asia/Shanghai", hasTouch: true });
   const page = await context.newPage();
   await signUp(page, "Decliner");
-  await page.request.patch("/api/settings", { data: { language: "zh" } });
-  await page.goto("/");
-  await page.getByRole("button", { name: "新对话" }).first().click();
-  await page.waitForURL(/\/c\//);
+  expect((await page.request.patch("/api/settings", { data: { language: "zh" } })).status()).toBe(200);
+  await openNewConversation(page);
   await pickDeadline(page, "限时内告诉我", "告知时间");
   const offer = page.getByTestId("notify-offer");
   await expect(offer).toContainText("通知仍会留在这个对话里");
