@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { superlinearInputs, TYPICAL_MESSAGE } from "@/tests/adversarial-text";
-import { focusOf, reportTitle, requestForWriting, steeringTerms, topicKind, topicOf } from "./research-topic";
+import { bareTopic, focusOf, reportTitle, requestForWriting, steeringTerms, topicKind, topicOf } from "./research-topic";
 
 describe("a research request's topic, apart from how it was asked", () => {
   it("drops the delivery phrase for the writer, and the politeness and verb for searches", () => {
@@ -40,7 +40,8 @@ describe("a research request's topic, apart from how it was asked", () => {
 
   it("takes time linear in the text on every adversarial input (these run on whole messages)", () => {
     expect(topicOf(TYPICAL_MESSAGE)).toBe("the EU battery supply chain, focusing on cobalt and lithium");
-    // topicKind and steeringTerms only look words up in sets.
-    for (const f of [topicOf, focusOf]) expect(superlinearInputs(f)).toEqual([]);
+    // stripDeliveryPhrases has its own (lib/text/delivery-phrases.test.ts); topicKind and steeringTerms only look words
+    // up in sets. What is left is cheap enough that a loaded machine cannot stretch it past the helper's floor.
+    for (const f of [(t: string) => bareTopic(t), focusOf]) expect(superlinearInputs(f)).toEqual([]);
   });
 });

@@ -30,8 +30,8 @@ export function topicOf(prompt: string): string {
   return bareTopic(stripDeliveryPhrases(prompt), prompt);
 }
 
-/** `topicOf` for a text whose delivery phrases are gone already. */
-function bareTopic(stripped: string, prompt: string): string {
+/** `topicOf` for a text whose delivery phrases are gone already (`prompt`: what to fall back on if nothing is left). */
+export function bareTopic(stripped: string, prompt = stripped): string {
   const s = stripped.replace(/\s+/g, " ").trim();
   const t = s.replace(EN_LEAD, "").replace(EN_VERB, "").replace(ZH_LEAD, "").replace(ZH_VERB, "").replace(TRAILING, "").trim();
   return (t || s || prompt.trim()).slice(0, 160);
