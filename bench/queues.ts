@@ -53,11 +53,11 @@ const LATENCY_GAP_MS = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function heraldAdapter(url: string, system: "herald" | "herald-loop"): Promise<Adapter> {
-  const { registerDriver } = await import("../lib/drivers/registry");
+  const { setUpDrivers } = await import("../lib/drivers/setup");
   const { noopDriver } = await import("./noop-driver");
   const { startTask } = await import("../lib/tasks/start-task");
   const { benchAccount } = await import("./fresh");
-  registerDriver("noop", noopDriver());
+  setUpDrivers({ noop: noopDriver() });
   const { user, conv } = await benchAccount("queue");
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => {});

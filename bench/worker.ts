@@ -32,9 +32,9 @@ const now = () => performance.timeOrigin + performance.now();
 const started = (id: string) => starts.push([id, now()]);
 
 async function herald(): Promise<() => Promise<void>> {
-  const { registerDriver } = await import("../lib/drivers/registry");
+  const { setUpDrivers } = await import("../lib/drivers/setup");
   const { noopDriver } = await import("./noop-driver");
-  registerDriver("noop", noopDriver(started));
+  setUpDrivers({ noop: noopDriver(started) });
   const { startWorker } = await import("../lib/runtime/worker");
   const w = await startWorker({ concurrency });
   return () => w.stop();

@@ -18,6 +18,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { applyClientAddress, parseTrustedProxies } from "../lib/auth/client-ip";
 import { env } from "../lib/config/env";
 import { capNodeRequestBody } from "../lib/limits/body-cap";
+import { setUpDrivers } from "../lib/drivers/setup";
 import { STATIC_SECURITY_HEADERS } from "../lib/security/csp";
 import { log } from "../lib/util/log";
 
@@ -72,6 +73,9 @@ async function serveFeed(handler: RouteHandler, req: http.IncomingMessage, res: 
 }
 
 async function main(): Promise<void> {
+  // Before Next loads any route: they find the drivers on globalThis (lib/drivers/registry.ts).
+  const drivers = setUpDrivers();
+  say(`drivers: ${drivers.join(", ")}`);
   const trusted = parseTrustedProxies(env("HERALD_TRUSTED_PROXIES"));
   if (trusted) say(`trusting X-Forwarded-For from ${env("HERALD_TRUSTED_PROXIES")}`);
 

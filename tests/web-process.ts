@@ -8,7 +8,10 @@ import * as tasksRoute from "@/app/api/tasks/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
 import { serveRoutes } from "./route-server";
+import { setUpDrivers } from "@/lib/drivers/setup";
 
+// As scripts/server.ts does at start.
+setUpDrivers();
 const server = await serveRoutes([
   { path: "/api/events", methods: { GET: eventsRoute.GET } },
   { path: "/api/conversations", methods: { GET: conversationsRoute.GET, POST: conversationsRoute.POST } },

@@ -1,6 +1,7 @@
 import { checkEnv, env } from "@/lib/config/env";
 import { ensureDatabase, type DatabaseHandle } from "@/lib/db/ensure";
 import { startWorker } from "@/lib/runtime/worker";
+import { setUpDrivers } from "@/lib/drivers/setup";
 import { log } from "@/lib/util/log";
 import { installTestHooksFromEnv } from "@/lib/util/test-hooks";
 
@@ -9,6 +10,7 @@ import { installTestHooksFromEnv } from "@/lib/util/test-hooks";
 checkEnv();
 // Crash tests reach a worker process only through env: their pauses are read here, once (lib/util/test-hooks.ts).
 installTestHooksFromEnv();
+setUpDrivers();
 const logger = log("worker");
 let db: DatabaseHandle | null = null;
 if (!env("DATABASE_URL")) {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { env } from "@/lib/config/env";
 import { z } from "zod";
-import { registerDriver } from "./registry";
+import type { Driver } from "./types";
 import { createAgentDriver } from "./agent";
 import { log } from "@/lib/util/log";
 
@@ -107,19 +107,25 @@ export interface AgentChoice {
   label?: string;
 }
 
-let registered: { raw: string | undefined; choices: AgentChoice[] } | null = null;
+let configured: { raw: string | undefined; agents: RemoteAgentEntry[]; choices: AgentChoice[]; drivers: [string, Driver][] | null } | null = null;
 
-/**
- * Registers `agent:<name>` for every configured remote agent and returns the
- * choices. Idempotent per configuration (worker start-up, API and tools all call it).
- */
-export function registerConfiguredAgentDrivers(raw: string | undefined = env("HERALD_REMOTE_AGENTS")): AgentChoice[] {
-  if (registered && registered.raw === raw) return registered.choices;
-  const choices = parseRemoteAgents(raw).map((a) => {
-    const driver = `agent:${a.name}`;
-    registerDriver(driver, createAgentDriver(a));
-    return { driver, description: a.description, ...(a.label ? { label: a.label } : {}) };
-  });
-  registered = { raw, choices };
-  return choices;
+/** The configuration as read now, parsed once per value of the variable. */
+function configuration(raw: string | undefined) {
+  if (configured && configured.raw === raw) return configured;
+  const agents = parseRemoteAgents(raw);
+  const choices = agents.map((a) => ({ driver: `agent:${a.name}`, description: a.description, ...(a.label ? { label: a.label } : {}) }));
+  configured = { raw, agents, choices, drivers: null };
+  return configured;
+}
+
+/** What the start tool and the picker may offer of the configured remote agents (`agent:<name>`). */
+export function configuredAgents(raw: string | undefined = env("HERALD_REMOTE_AGENTS")): AgentChoice[] {
+  return configuration(raw).choices;
+}
+
+/** A driver for every configured remote agent, for `setUpDrivers()`; the same instances while the configuration is unchanged. */
+export function configuredAgentDrivers(raw: string | undefined = env("HERALD_REMOTE_AGENTS")): [string, Driver][] {
+  const c = configuration(raw);
+  c.drivers ??= c.agents.map((a) => [`agent:${a.name}`, createAgentDriver(a)]);
+  return c.drivers;
 }

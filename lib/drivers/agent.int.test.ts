@@ -16,7 +16,8 @@ import { narrationPrompt } from "@/lib/notify/deliver";
 import { startLangGraphPeer, type LangGraphPeer } from "@/tests/langgraph-peer";
 import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
 import { createAgentDriver } from "./agent";
-import { parseRemoteAgents, registerConfiguredAgentDrivers } from "./agent-config";
+import { configuredAgentDrivers, parseRemoteAgents } from "./agent-config";
+import { setUpDrivers } from "./setup";
 
 /**
  * The agent-protocol driver against a real LangGraph Platform API server
@@ -42,6 +43,8 @@ beforeAll(async () => {
   console.log(`langgraphjs dev ready in ${Date.now() - t0} ms`);
   process.env.HERALD_REMOTE_AGENTS = agentsJson(peer.url);
   process.env.HERALD_TEST_AGENT_SECRET = SECRET;
+  // This process serves the API (updates ask the driver whether it takes them): set up with the agent configured.
+  setUpDrivers();
   remote = new Client({ apiUrl: peer.url, apiKey: null });
   workers.push(startWorkerProcess(FAST_RETRY));
   u = await signUp("Agents");
@@ -305,7 +308,7 @@ describe("HERALD_REMOTE_AGENTS", () => {
       expect(logged.join("\n")).not.toContain("hunter2");
       expect(logged).toHaveLength(3);
       expect(parseRemoteAgents("not json and not a file")).toEqual([]);
-      expect(registerConfiguredAgentDrivers(agentsJson("http://127.0.0.1:1")).map((c) => c.driver)).toEqual(["agent:peer"]);
+      expect(configuredAgentDrivers(agentsJson("http://127.0.0.1:1")).map(([name]) => name)).toEqual(["agent:peer"]);
     } finally {
       console.error = orig;
     }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { registerConfiguredAgentDrivers, type AgentChoice } from "./agent-config";
+import { configuredAgents, type AgentChoice } from "./agent-config";
 import { mcpChoices, mcpLabels } from "./mcp-config";
 
 /** Native research: the default, and what the chat model picks when no description fits better. */
@@ -15,7 +15,7 @@ export const RESEARCH_CHOICE: AgentChoice = {
  * descriptions only: urls, ids and headers never leave the drivers.
  */
 export function driverChoices(): AgentChoice[] {
-  return [RESEARCH_CHOICE, ...registerConfiguredAgentDrivers(), ...mcpChoices()];
+  return [RESEARCH_CHOICE, ...configuredAgents(), ...mcpChoices()];
 }
 
 /**
@@ -36,7 +36,7 @@ function workChoiceId(driver: string): string {
 }
 
 function labelled(): { driver: string; label: string }[] {
-  const agents = registerConfiguredAgentDrivers().flatMap((a) => (a.label ? [{ driver: a.driver, label: a.label }] : []));
+  const agents = configuredAgents().flatMap((a) => (a.label ? [{ driver: a.driver, label: a.label }] : []));
   return [...agents, ...mcpLabels()];
 }
 

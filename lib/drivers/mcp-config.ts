@@ -1,7 +1,6 @@
 import { env } from "@/lib/config/env";
 import { z } from "zod";
-import { registerDriver } from "./registry";
-import { createMcpDriver } from "./mcp";
+import { createMcpDriver, type McpDriver } from "./mcp";
 import { log } from "@/lib/util/log";
 
 /**
@@ -57,40 +56,45 @@ export function parseMcpServers(raw: string | undefined): McpServerEntry[] {
   return out;
 }
 
-let registered: {
+let configured: {
   raw: string | undefined;
-  names: string[];
+  servers: McpServerEntry[];
+  drivers: [string, McpDriver][] | null;
   choices: { driver: string; description: string }[];
   labels: { driver: string; label: string }[];
 } | null = null;
 
-/**
- * Registers `mcp:<name>` for every configured server and returns the driver
- * names. Idempotent per configuration: calling it again (worker start-up and
- * API module both) keeps the existing driver instances and their connections.
- */
-export function registerConfiguredMcpDrivers(raw: string | undefined = env("HERALD_MCP_SERVERS")): string[] {
-  if (registered && registered.raw === raw) return registered.names;
+/** The configuration as read now, parsed once per value of the variable. */
+function configuration(raw: string | undefined) {
+  if (configured && configured.raw === raw) return configured;
   const servers = parseMcpServers(raw);
-  const names = servers.map((s) => {
-    const name = `mcp:${s.name}`;
-    registerDriver(name, createMcpDriver(s));
-    return name;
-  });
   const choices = servers.flatMap((s) => (s.description ? [{ driver: `mcp:${s.name}`, description: s.description }] : []));
   const labels = servers.flatMap((s) => (s.label ? [{ driver: `mcp:${s.name}`, label: s.label }] : []));
-  registered = { raw, names, choices, labels };
-  return names;
+  configured = { raw, servers, drivers: null, choices, labels };
+  return configured;
+}
+
+/** Every configured server's driver name (`mcp:<name>`). */
+export function configuredMcpNames(raw: string | undefined = env("HERALD_MCP_SERVERS")): string[] {
+  return configuration(raw).servers.map((s) => `mcp:${s.name}`);
+}
+
+/**
+ * A driver for every configured server, for `setUpDrivers()`. The same
+ * instances (and their connections) while the configuration is unchanged.
+ */
+export function configuredMcpDrivers(raw: string | undefined = env("HERALD_MCP_SERVERS")): [string, McpDriver][] {
+  const c = configuration(raw);
+  c.drivers ??= c.servers.map((s) => [`mcp:${s.name}`, createMcpDriver(s)]);
+  return c.drivers;
 }
 
 /** Servers the chat model may pick (those with a `description`). */
 export function mcpChoices(): { driver: string; description: string }[] {
-  registerConfiguredMcpDrivers();
-  return registered?.choices ?? [];
+  return configuration(env("HERALD_MCP_SERVERS")).choices;
 }
 
 /** Servers the composer's picker offers (those with a `label`). */
 export function mcpLabels(): { driver: string; label: string }[] {
-  registerConfiguredMcpDrivers();
-  return registered?.labels ?? [];
+  return configuration(env("HERALD_MCP_SERVERS")).labels;
 }

@@ -10,10 +10,10 @@ import { claimCancels, claimExecution } from "@/lib/tasks/sql";
 import { executeTask } from "@/lib/runtime/execute-task";
 import { executeCancel } from "@/lib/runtime/execute-cancel";
 import { fenceCancel } from "@/lib/tasks/request-cancel";
-import { driverFor, registerDriver } from "./registry";
+import { registerDriver } from "./registry";
 import { createMcpDriver, type McpDriver } from "./mcp";
 import { elicitContent } from "./mcp-content";
-import { parseMcpServers, registerConfiguredMcpDrivers } from "./mcp-config";
+import { configuredMcpDrivers, parseMcpServers } from "./mcp-config";
 import { startMcpPeer, type McpPeer, type PeerOptions } from "@/tests/mcp-peer";
 import { call, createConversationFor, signUp, waitFor, type TestUser } from "@/tests/helpers";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
@@ -454,9 +454,10 @@ describe("mcp driver configuration", () => {
         "nonsense",
       ]);
       expect(parseMcpServers(raw).map((s) => s.name)).toEqual(["alpha"]);
-      expect(registerConfiguredMcpDrivers(raw)).toEqual(["mcp:alpha"]);
-      expect(driverFor("mcp:alpha")).not.toBeNull();
-      expect(registerConfiguredMcpDrivers(raw)).toEqual(["mcp:alpha"]);
+      const drivers = configuredMcpDrivers(raw);
+      expect(drivers.map(([name]) => name)).toEqual(["mcp:alpha"]);
+      // The same instance (and its connections) while the configuration is unchanged.
+      expect(configuredMcpDrivers(raw)[0][1]).toBe(drivers[0][1]);
       expect(parseMcpServers("not json")).toEqual([]);
       expect(parseMcpServers('{"name":"x"}')).toEqual([]);
       expect(parseMcpServers(undefined)).toEqual([]);

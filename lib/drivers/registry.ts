@@ -1,21 +1,47 @@
 import type { Driver } from "./types";
-import { researchDriver } from "./research";
-
-const drivers = new Map<string, Driver>([["research", researchDriver]]);
-
-export function driverFor(name: string): Driver | null {
-  return drivers.get(name) ?? null;
-}
 
 /**
- * Adds a driver at start-up. Remote drivers (agent-protocol, MCP) register
- * here when configured; tests register doubles to exercise the submit rules.
+ * The drivers this process runs. Set up once at process start by the entry
+ * points (worker/index.ts, scripts/server.ts; tests/file-db.ts for integration
+ * files) through `setUpDrivers()` in ./setup.ts; asking before that is a bug in
+ * the entry point, so it throws instead of answering "unknown driver".
+ *
+ * Parked on globalThis: the web process loads this module twice, once for its
+ * entry point and once inside Next's server bundle, and both must see one set.
  */
+const g = globalThis as unknown as { heraldDrivers?: Map<string, Driver> };
+
+export class DriversNotSetUpError extends Error {
+  constructor() {
+    super("drivers are not set up in this process: its entry point must call setUpDrivers() (lib/drivers/setup.ts) at start");
+  }
+}
+
+function registry(): Map<string, Driver> {
+  if (!g.heraldDrivers) throw new DriversNotSetUpError();
+  return g.heraldDrivers;
+}
+
+export function driverFor(name: string): Driver | null {
+  return registry().get(name) ?? null;
+}
+
+/** Whether `setUpDrivers()` ran in this process. */
+export function driversSetUp(): boolean {
+  return g.heraldDrivers !== undefined;
+}
+
+/** Adds (or replaces) drivers: `setUpDrivers()` at start; tests add doubles after it. */
 export function registerDriver(name: string, driver: Driver): void {
-  drivers.set(name, driver);
+  registry().set(name, driver);
+}
+
+/** Starts the registry (./setup.ts only). */
+export function openRegistry(): void {
+  g.heraldDrivers ??= new Map();
 }
 
 /** Every registered driver by name (the orphan reaper asks the remote ones for their lists). */
 export function registeredDrivers(): [string, Driver][] {
-  return [...drivers.entries()];
+  return [...registry().entries()];
 }

@@ -15,8 +15,7 @@ import { dueLoop } from "@/lib/runtime/due-loop";
 import { emailLoop } from "@/lib/email/loop";
 import { webhookLoop } from "@/lib/ap/webhook-loop";
 import { emailAvailable } from "@/lib/settings/queries";
-import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
-import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
+import { registeredDrivers } from "@/lib/drivers/registry";
 import { beat, markStopped } from "@/lib/workers/heartbeat";
 import { retentionTick } from "@/lib/retention/job";
 import { processSnapshot, setProcessLabel } from "@/lib/metrics/process";
@@ -48,10 +47,8 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   setProcessLabel(id);
   // Every in-flight row listens for the stop; a busy worker has far more than ten.
   setMaxListeners(1000, stopping);
-  const mcp = registerConfiguredMcpDrivers();
-  if (mcp.length) logger.info(`MCP drivers: ${mcp.join(", ")}`);
-  const agents = registerConfiguredAgentDrivers().map((a) => a.driver);
-  if (agents.length) logger.info(`remote agent drivers: ${agents.join(", ")}`);
+  // The entry point set the drivers up (lib/drivers/setup.ts); without them every claim would fail, so fail here.
+  logger.info(`drivers: ${registeredDrivers().map(([name]) => name).join(", ")}`);
   const concurrency = opts.concurrency ?? env("HERALD_WORKER_CONCURRENCY");
 
   const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [

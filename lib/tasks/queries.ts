@@ -1,6 +1,5 @@
 import { getDb } from "@/lib/db/client";
 import { driverFor } from "@/lib/drivers/registry";
-import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
 import { toPublicNotice } from "@/lib/contract/notice";
@@ -51,7 +50,7 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
     })),
     notices: notices.map(toPublicNotice),
     instructions: {
-      accepted: (registerConfiguredAgentDrivers(), driverFor(task.driver)?.acceptsUpdates === true),
+      accepted: driverFor(task.driver)?.acceptsUpdates === true,
       pending: pendingUpdatesOf(task),
       applied: steps.flatMap((s) => stepUpdatesOf(s.input).map((text) => ({ step: s.index, text, at: s.createdAt.toISOString() }))),
     },

@@ -5,10 +5,8 @@ import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitTaskUpdated } from "./emit-task";
 import { insertTaskIfAdmitted } from "./sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
-import { driverFor } from "@/lib/drivers/registry";
+import { isKnownDriver } from "@/lib/drivers/setup";
 import type { DeliveryContract } from "@/lib/contract/schemas";
-import { registerConfiguredMcpDrivers } from "@/lib/drivers/mcp-config";
-import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import { taskAdmission, taskRefusal, type TaskAdmission } from "@/lib/limits/quotas";
 import { simulateAllowed } from "@/lib/limits/config";
 import { dueAtFrom } from "@/lib/contract/due-at";
@@ -39,9 +37,7 @@ const TITLE_MAX = 120;
  */
 export async function startTask(input: StartTaskInput): Promise<{ task: PublicTask; created: boolean }> {
   const driver = input.driver ?? "research";
-  registerConfiguredMcpDrivers();
-  registerConfiguredAgentDrivers();
-  if (!driverFor(driver)) throw new ApiError("bad_request", `driver: unknown driver "${driver}"`, "driver");
+  if (!isKnownDriver(driver)) throw new ApiError("bad_request", `driver: unknown driver "${driver}"`, "driver");
   if ((input.options as { simulate?: unknown } | undefined)?.simulate !== undefined && !simulateAllowed()) {
     throw new ApiError("bad_request", "options.simulate: not enabled on this server (HERALD_ALLOW_SIMULATE=1)", "options.simulate");
   }

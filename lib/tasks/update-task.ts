@@ -4,7 +4,6 @@ import { emitTaskUpdated } from "./emit-task";
 import { appendPendingUpdate, lockOwnedTask } from "./sql";
 import { pendingUpdatesOf } from "./columns";
 import { driverFor } from "@/lib/drivers/registry";
-import { registerConfiguredAgentDrivers } from "@/lib/drivers/agent-config";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { MAX_UPDATE_CHARS } from "@/lib/contract/schemas";
@@ -24,8 +23,6 @@ export async function updateTask(ownerId: string, id: string, message: string): 
     if (isTerminalStatus(task.status) || task.cancelRequestedAt) {
       throw new ApiError("conflict", `The task is ${task.cancelRequestedAt ? "being cancelled" : task.status}; start a new task instead`);
     }
-    // The web process learns configured drivers lazily, as startTask does.
-    registerConfiguredAgentDrivers();
     if (!driverFor(task.driver)?.acceptsUpdates) {
       throw new ApiError("conflict", "This kind of task cannot take new instructions; cancel it and start a new one", "message");
     }
