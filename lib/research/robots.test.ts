@@ -105,8 +105,12 @@ describe("robots.txt", () => {
 
   it("holds at most maxChars of patterns: a huge file pushes older origins out rather than growing the cache", async () => {
     const huge = `User-agent: *\n${Array.from({ length: 400 }, (_, i) => `Disallow: /private-section-${i}`).join("\n")}\n`;
-    const small = await startWebStub((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nDisallow: /no"));
-    const big = await startWebStub((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(huge));
+    const small = await startWebStub((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nDisallow: /no");
+    });
+    const big = await startWebStub((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" }).end(huge);
+    });
     stubs.push(small, big);
     const cache = new RobotsCache({ allowPrivate: true }, { maxChars: 2_000 });
     expect(await cache.allowed(new URL("/no", small.origin))).toBe(false);
