@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/lib/db/client";
 import { emitEvent } from "@/lib/events/emit";
 import { feedReads } from "@/lib/events/feed-sql";
@@ -61,6 +61,8 @@ function openFeed(user: TestUser, after?: string, header?: string) {
   });
   return { res };
 }
+
+afterEach(() => vi.unstubAllEnvs());
 
 describe("event feed", () => {
   it("resume after N replays exactly the events after N, in order, then streams live ones", async () => {
@@ -170,6 +172,28 @@ describe("event feed", () => {
     const again = sseReader((await openFeed(u, "1").res).res);
     expect((await again.next(1)).map((e) => e.id)).toEqual(["2"]);
     await again.cancel();
+  });
+
+  it("the buffer bound is HERALD_FEED_BUFFER_BYTES as set when the stream sends, not when the module loaded", async () => {
+    vi.stubEnv("HERALD_FEED_BUFFER_BYTES", "2000");
+    const u = await signUp("SlowLater");
+    const r = await openFeed(u, "0").res;
+    // 300 KB: the stream's high-water mark and the response's own buffer come on top of the bound.
+    const body = "y".repeat(10_000);
+    for (let i = 0; i < 30; i++) {
+      await getDb().$transaction((tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, body } as never } }));
+    }
+    const reader = r.res.body!.getReader();
+    // Under the default bound (1 MB) this stream stays open: a read past its queue never settles.
+    const ended = await (async () => {
+      for (;;) {
+        const next = await Promise.race([reader.read(), new Promise<null>((res) => setTimeout(() => res(null), 3_000))]);
+        if (!next) return false;
+        if (next.done) return true;
+      }
+    })();
+    expect(ended).toBe(true);
+    await reader.cancel();
   });
 
   it("a cursor beyond the log answers reset", async () => {

@@ -8,10 +8,6 @@ import { PgListener } from "./listener";
 import { presenceIntervalMs, touchPresenceSoon } from "./presence";
 import { log } from "@/lib/util/log";
 
-/** A `:` heartbeat every 15 s; each one also re-checks the feed's session (docs/api.md#event-feed). */
-export const FEED_HEARTBEAT_MS = 15_000;
-/** Bytes a slow client may have queued before we drop it; it resumes by cursor. */
-export const FEED_BUFFER_BYTES = env("HERALD_FEED_BUFFER_BYTES");
 /**
  * How long a feed pushed out by the per-account cap waits before its EventSource
  * reconnects (the SSE `retry:` it is sent last). Without it the oldest tab would
@@ -22,7 +18,7 @@ export const FEED_EVICTED_RETRY_MS = 60_000;
 // Session lookups per statement at a heartbeat (ids in one array parameter).
 const SESSION_CHECK_CHUNK = 1_000;
 
-/** HERALD_FEED_HEARTBEAT_MS (tests shorten it). */
+/** HERALD_FEED_HEARTBEAT_MS: a `:` heartbeat this often; each one also re-checks the feed's session (docs/api.md#event-feed). */
 export function feedHeartbeatMs(): number {
   return env("HERALD_FEED_HEARTBEAT_MS");
 }
@@ -62,7 +58,8 @@ class FeedStream {
   send(bytes: Uint8Array): void {
     if (this.closed) return;
     this.controller.enqueue(bytes);
-    if ((this.controller.desiredSize ?? 0) < -FEED_BUFFER_BYTES) this.close();
+    // A client this far behind is dropped; it resumes by cursor.
+    if ((this.controller.desiredSize ?? 0) < -env("HERALD_FEED_BUFFER_BYTES")) this.close();
   }
 
   close(): void {

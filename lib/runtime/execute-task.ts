@@ -41,7 +41,7 @@ import {
   storeHandle,
   releaseExecution,
   renewExecutionLease,
-  TASK_LEASE_MS,
+  taskLeaseMs,
   TASK_MAX_CONSECUTIVE_ERRORS,
   type LeasedTask,
 } from "@/lib/tasks/sql";
@@ -97,7 +97,7 @@ function holdClaim(task: LeasedTask, stopping: AbortSignal): { signal: AbortSign
   inFlight.set(task.id, abort);
   const onStop = () => abort.abort(new Error("worker stopping"));
   stopping.addEventListener("abort", onStop, { once: true });
-  const stopRenewing = keepLease(TASK_LEASE_MS, () => renewExecutionLease(task.id, task.leaseToken), () => abort.abort(new LeaseLostError()));
+  const stopRenewing = keepLease(taskLeaseMs(), () => renewExecutionLease(task.id, task.leaseToken), () => abort.abort(new LeaseLostError()));
   return {
     signal: abort.signal,
     release() {

@@ -24,8 +24,6 @@ import { instrumentLoop } from "@/lib/runtime/instrument";
 import { reapOrphansOnce } from "@/lib/runtime/reap-orphans";
 import { Loop } from "@/lib/workers/loop";
 
-export const HEARTBEAT_MS = env("HERALD_HEARTBEAT_MS");
-const POLL_MS = env("HERALD_POLL_MS");
 /** How often each worker asks whether the fleet's retention job is due (one cheap claim statement). */
 const RETENTION_CHECK_MS = 60_000;
 
@@ -50,17 +48,18 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   // The entry point set the drivers up (lib/drivers/setup.ts); without them every claim would fail, so fail here.
   logger.info(`drivers: ${registeredDrivers().map(([name]) => name).join(", ")}`);
   const concurrency = opts.concurrency ?? env("HERALD_WORKER_CONCURRENCY");
+  const pollMs = env("HERALD_POLL_MS");
 
   const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [
-    new Loop(instrumentLoop({ name: "runs", concurrency, pollMs: POLL_MS, claim: (n) => claimRuns(id, n), work: executeRun }, id), stopping),
+    new Loop(instrumentLoop({ name: "runs", concurrency, pollMs, claim: (n) => claimRuns(id, n), work: executeRun }, id), stopping),
     new Loop(
       instrumentLoop(
-        { name: "tasks", concurrency, pollMs: POLL_MS, claim: (n) => claimExecution(id, n), work: executeTask, nextWakeMs: nextExecutionDueMs },
+        { name: "tasks", concurrency, pollMs, claim: (n) => claimExecution(id, n), work: executeTask, nextWakeMs: nextExecutionDueMs },
         id,
       ),
       stopping,
     ),
-    new Loop(instrumentLoop({ name: "cancel", concurrency: 2, pollMs: POLL_MS, claim: (n) => claimCancels(id, n), work: executeCancel }, id), stopping),
+    new Loop(instrumentLoop({ name: "cancel", concurrency: 2, pollMs, claim: (n) => claimCancels(id, n), work: executeCancel }, id), stopping),
     new Loop(instrumentLoop(notifyLoop(id), id), stopping),
     new Loop(instrumentLoop(dueLoop(), id), stopping),
     new Loop(instrumentLoop(webhookLoop(id), id), stopping),
@@ -90,7 +89,7 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   await beatNow();
   const heartbeat = setInterval(() => {
     beatNow().catch((err) => logger.error({ err }, "heartbeat failed"));
-  }, HEARTBEAT_MS);
+  }, env("HERALD_HEARTBEAT_MS"));
 
   // Every worker asks, at start and then every minute; the one whose claim moves the
   // fleet's schedule runs it (lib/retention/job.ts).

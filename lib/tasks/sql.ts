@@ -37,8 +37,6 @@ import { STOP_SENTENCES, type StopReason } from "./columns";
  * across accounts (lib/limits/fair-claim.ts).
  */
 export const taskLeaseMs = () => env("HERALD_TASK_LEASE_MS");
-/** The lease as read at load: kept only for lib/runtime/execute-task.ts until it calls taskLeaseMs(). */
-export const TASK_LEASE_MS = taskLeaseMs();
 export const TASK_MAX_CONSECUTIVE_ERRORS = 5;
 
 const secs = (ms: number) => ms / 1000;
