@@ -12,9 +12,12 @@ import { useComposerText } from "./use-composer-text";
 import { useDeliveryChoice, type DeliveryChoice } from "./use-delivery-choice";
 import { WorkWithPicker } from "./work-with-picker";
 import { Button } from "./ui/button";
+import { cn } from "./ui/cn";
 
 /** A label a phone has no room for (the control's icon and value say it); still the control's name. */
 const PHONE_HIDDEN = "sr-only sm:not-sr-only";
+/** Two selects and Send share a phone's row: a long choice is cut rather than pushing Send onto a row of its own. */
+const PHONE_NARROW = { workWith: "max-w-[6.5rem] sm:max-w-none", delivery: "max-w-[8.5rem] sm:max-w-none" };
 
 type OnSend = (content: string, delivery?: DeliveryRequest, workWith?: string) => void;
 
@@ -27,7 +30,7 @@ function DeliverySelect({ choice }: { choice: DeliveryChoice }) {
       <label htmlFor={id} className={PHONE_HIDDEN}>
         {t("delivery")}
       </label>
-      <select id={id} value={choice.mode} onChange={(event) => choice.setMode(event.target.value as DeliveryMode)} className={FIELD_CLASS}>
+      <select id={id} value={choice.mode} onChange={(event) => choice.setMode(event.target.value as DeliveryMode)} className={cn(FIELD_CLASS, PHONE_NARROW.delivery)}>
         <option value="none">{t("deliveryNone")}</option>
         <option value="at">{t("deliveryAt")}</option>
         <option value="by">{t("deliveryBy")}</option>
@@ -132,7 +135,7 @@ export function Composer({ onSend, disabled = false, autoFocus = true, prefill }
           data-testid="delivery-picker"
           className="flex flex-wrap items-center gap-x-3 gap-y-1.5 pr-2 pb-2 pl-3 text-xs text-muted"
         >
-          <WorkWithPicker value={workWith} onChange={setWorkWith} className={FIELD_CLASS} labelClassName={PHONE_HIDDEN} />
+          <WorkWithPicker value={workWith} onChange={setWorkWith} className={cn(FIELD_CLASS, PHONE_NARROW.workWith)} labelClassName={PHONE_HIDDEN} />
           <DeliverySelect choice={choice} />
           <DeliveryOptions choice={choice} minutesRef={minutesRef} />
           <SendButton disabled={!canSend} />

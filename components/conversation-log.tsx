@@ -20,6 +20,7 @@ function OutgoingBubble({ entry }: { entry: OutgoingMessage }) {
     <UserBubble message={{ content: entry.content, createdAt: entry.createdAt }} pending={entry.status === "sending"} failed={failed}>
       {failed && (
         <InlineAlert
+          stacked
           className="max-w-[85%] sm:max-w-[75%]"
           actions={
             <>
@@ -32,8 +33,10 @@ function OutgoingBubble({ entry }: { entry: OutgoingMessage }) {
             </>
           }
         >
-          {t("sendFailed", { message: entry.error ? errorWords(t, entry.error) : "?" })}
-          {retriesOnReconnect(entry) && <span className="block text-xs opacity-80">{t("sendRetryOnReconnect")}</span>}
+          <span>
+            {t("sendFailed", { message: entry.error ? errorWords(t, entry.error) : "?" })}
+            {retriesOnReconnect(entry) && <span className="block text-xs opacity-80">{t("sendRetryOnReconnect")}</span>}
+          </span>
         </InlineAlert>
       )}
     </UserBubble>

@@ -19,12 +19,17 @@ for (const lang of ["en", "zh"] as const) {
 
   test(`phone (${lang}): Send inside a full-width composer; Tell me by stays compact`, async ({ page }) => {
     await setUp(page, lang, 390, 844);
+    // Measured once the Work with choices have loaded (its longest choice sets the select's width).
+    await expect.poll(() => page.getByLabel(lang === "en" ? "Work with" : "交给").locator("option").count()).toBeGreaterThan(1);
     const form = page.locator("form").filter({ has: page.getByRole("textbox") }).last();
     const box = (await form.boundingBox())!;
     const send = (await page.getByRole("button", { name: w.send, exact: true }).boundingBox())!;
     expect(box.width).toBeGreaterThan(390 * 0.9);
     expect(send.x + send.width).toBeLessThanOrEqual(box.x + box.width);
     expect(send.y).toBeGreaterThan(box.y);
+    // On the pickers' row, not on a row of its own.
+    const delivery = (await page.getByLabel(w.delivery).boundingBox())!;
+    expect(Math.abs(send.y + send.height / 2 - (delivery.y + delivery.height / 2))).toBeLessThan(8);
     await page.screenshot({ path: path.join(SHOTS, `composer-390-${lang}.png`) });
 
     await page.getByLabel(w.delivery).selectOption({ label: w.by });
