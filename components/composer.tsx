@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useId, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
 import type { DeliveryRequest } from "@/lib/client/api";
 import type { DeliveryMode } from "@/lib/client/delivery";
 import { useHydrated } from "@/lib/client/use-hydrated";
@@ -60,6 +60,45 @@ function SendButton({ disabled }: { disabled: boolean }) {
   );
 }
 
+/** The text box: Enter sends, Shift+Enter breaks the line. */
+function MessageBox({ id, hintId, boxRef, value, onChange, disabled, readOnly, onEnter }: {
+  id: string;
+  hintId: string;
+  boxRef: RefObject<HTMLTextAreaElement | null>;
+  value: string;
+  onChange: (value: string) => void;
+  disabled: boolean;
+  readOnly: boolean;
+  onEnter: () => void;
+}) {
+  const { t } = useI18n();
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key !== "Enter" || event.shiftKey) return;
+    // Enter while an IME (Chinese pinyin, …) is composing picks a candidate; it must not send.
+    if (event.nativeEvent.isComposing || event.keyCode === 229) return;
+    event.preventDefault();
+    onEnter();
+  }
+  return (
+    <textarea
+      ref={boxRef}
+      id={id}
+      name="message"
+      rows={1}
+      value={value}
+      disabled={disabled}
+      readOnly={readOnly}
+      onChange={(event) => onChange(event.target.value)}
+      onKeyDown={onKeyDown}
+      placeholder={t("composerPlaceholder")}
+      aria-describedby={hintId}
+      enterKeyHint="send"
+      maxLength={16_000}
+      className="block max-h-[200px] w-full resize-none bg-transparent px-4 pt-3 pb-1.5 text-base leading-6 text-fg placeholder:text-muted focus:outline-none disabled:cursor-not-allowed disabled:opacity-60 sm:text-[0.95rem]"
+    />
+  );
+}
+
 export function Composer({ onSend, disabled = false, autoFocus = true, prefill }: {
   /** `workWith`: the "Work with" pick (an opaque id of GET /api/work-choices), absent for "best fit". */
   onSend: OnSend;
@@ -93,14 +132,6 @@ export function Composer({ onSend, disabled = false, autoFocus = true, prefill }
     textareaRef.current?.focus();
   }
 
-  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key !== "Enter" || event.shiftKey) return;
-    // Enter while an IME (Chinese pinyin, …) is composing picks a candidate; it must not send.
-    if (event.nativeEvent.isComposing || event.keyCode === 229) return;
-    event.preventDefault();
-    submit();
-  }
-
   return (
     <form
       onSubmit={(event: FormEvent) => {
@@ -113,21 +144,15 @@ export function Composer({ onSend, disabled = false, autoFocus = true, prefill }
         {t("message")}
       </label>
       <div className="rounded-2xl border border-border-strong bg-surface shadow-sm focus-within:border-accent focus-within:ring-2 focus-within:ring-ring/40">
-        <textarea
-          ref={textareaRef}
+        <MessageBox
           id={id}
-          name="message"
-          rows={1}
+          hintId={hintId}
+          boxRef={textareaRef}
           value={value}
+          onChange={setValue}
           disabled={disabled}
           readOnly={!hydrated}
-          onChange={(event) => setValue(event.target.value)}
-          onKeyDown={onKeyDown}
-          placeholder={t("composerPlaceholder")}
-          aria-describedby={hintId}
-          enterKeyHint="send"
-          maxLength={16_000}
-          className="block max-h-[200px] w-full resize-none bg-transparent px-4 pt-3 pb-1.5 text-base leading-6 text-fg placeholder:text-muted focus:outline-none disabled:cursor-not-allowed disabled:opacity-60 sm:text-[0.95rem]"
+          onEnter={submit}
         />
         {/* The delivery picker (docs/state-machines.md#delivery-contracts): after the text in tab order, before Send. */}
         <fieldset
