@@ -66,7 +66,7 @@ export async function researchReadBench(pages = 60, rounds = 10): Promise<Resear
         driverData: {},
       };
       const t = performance.now();
-      const outcome = await researchDriver.step({ task: task as never, steps: [plan as never], model, signal: new AbortController().signal, sources: [] });
+      const outcome = await researchDriver.step({ task: task as never, pendingUpdates: [], steps: [plan as never], model, signal: new AbortController().signal, sources: [] });
       times.push(performance.now() - t);
       if (outcome.sources?.length !== 5) throw new Error(`section read ${outcome.sources?.length} sources, not 5`);
     }

@@ -11,6 +11,7 @@ import { requestCancel } from "@/lib/tasks/request-cancel";
 import { updateTask } from "@/lib/tasks/update-task";
 import { ACTIVE_STATUSES } from "@/lib/contract/task";
 import { createFrame, neutralizeUntrusted, type Frame } from "@/lib/text/frame";
+import { readJsonColumn } from "@/lib/util/json-column";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
 import { deliverySay, outcomeSay, SAY_HINT, toolRecord, type ToolDelivery, type CancelTaskResult, type CheckTaskFound, type CheckTaskResult, type ListTasksResult, type StartTaskResult, type ToolCandidate, type ToolError, type UpdateTaskResult } from "./tool-results";
 import { matchTasks } from "./match-tasks";
@@ -97,22 +98,28 @@ const deliverySchema = z.object({
 });
 
 /**
+ * A user message's meta as lib/chat/post-message.ts stores it: its delivery contract and the "Work with" choice,
+ * which stays on the server (the public meta, lib/contract/shapes.ts, drops it).
+ */
+const triggerMetaSchema = z.object({ delivery: deliverySchema.nullable().optional(), workWith: z.string().optional() });
+
+const triggerMetaOf = (message: { meta: unknown }) => readJsonColumn("message.meta (user)", triggerMetaSchema, message.meta, {});
+
+/**
  * The delivery contract of the run's trigger message, fixed when the message
  * was accepted (`meta.delivery`: the picker, or phrases the host parsed then).
  * Never anything the model says: a model cannot move a promise.
  */
 export function deliveryFromMessage(message: { meta: unknown }): DeliveryContract | undefined {
-  const meta = message.meta && typeof message.meta === "object" ? (message.meta as Record<string, unknown>) : {};
-  if (meta.delivery === null || meta.delivery === undefined) return undefined;
-  const parsed = deliverySchema.safeParse(meta.delivery);
-  if (!parsed.success || (parsed.data.dueAt === undefined && parsed.data.dueInSeconds === undefined)) return undefined;
-  return parsed.data;
+  const { delivery } = triggerMetaOf(message);
+  if (!delivery || (delivery.dueAt === undefined && delivery.dueInSeconds === undefined)) return undefined;
+  return delivery;
 }
 
 /** The driver the user picked for this turn ("Work with"), if the server still offers it. */
 function workChoiceOf(message: { meta: unknown }): string | null {
-  const id = (message.meta as { workWith?: unknown } | null)?.workWith;
-  return typeof id === "string" ? driverForWorkChoice(id) : null;
+  const id = triggerMetaOf(message).workWith;
+  return id !== undefined ? driverForWorkChoice(id) : null;
 }
 
 /**

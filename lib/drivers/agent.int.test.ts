@@ -140,19 +140,19 @@ describe("agent-protocol driver against langgraphjs dev", () => {
     // The same submit again (the handle was never stored): the thread and run it already made.
     expect((await driver.submit(base, signal)).remoteRef).toBe(remoteRef);
     const task = { ...base, remoteRef, pendingUpdates: ["then [ask]"] };
-    const step = () => driver.step({ task, steps: [], model: undefined as never, signal });
+    const step = () => driver.step({ task, pendingUpdates: task.pendingUpdates, steps: [], model: undefined as never, signal });
     expect(await step()).toMatchObject({ consumedUpdates: 1, driverState: { updatesSent: 1 } });
     // Not committed, so the row still says 0 updates sent: the retry must not send it again.
     expect(await step()).toMatchObject({ consumedUpdates: 1, driverState: { updatesSent: 1 } });
     expect((await remoteOf(base.id)).runs).toHaveLength(2);
 
     const waiting = { ...task, pendingUpdates: [] };
-    await waitFor(async () => (await driver.step({ task: waiting, steps: [], model: undefined as never, signal })).status === "input_required", 20_000, "interrupted");
+    await waitFor(async () => (await driver.step({ task: waiting, pendingUpdates: [], steps: [], model: undefined as never, signal })).status === "input_required", 20_000, "interrupted");
     await driver.answer!(waiting, "Asia", signal);
     await driver.answer!(waiting, "Asia", signal);
     expect((await remoteOf(base.id)).runs).toHaveLength(3);
     const done = await waitFor(async () => {
-      const o = await driver.step({ task: waiting, steps: [], model: undefined as never, signal });
+      const o = await driver.step({ task: waiting, pendingUpdates: [], steps: [], model: undefined as never, signal });
       return o.finished ? o : null;
     }, 20_000, "finished");
     expect(done.publish?.content).toBe("Report for Asia: then [ask]");

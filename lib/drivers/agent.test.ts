@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import { classifyError } from "@/lib/errors/public";
+import * as logModule from "@/lib/util/log";
 import { createAgentDriver, finalReply, questionOf, runOutcome, runningPollMs } from "./agent";
+
+afterEach(() => vi.restoreAllMocks());
 
 describe("finalReply: the thread's last message, or a bounded reason why not", () => {
   it.each([
@@ -80,7 +83,7 @@ describe("remote answers Herald cannot use", () => {
 
   const driver = () => createAgentDriver({ name: "stub", url, assistantId: "g", headers: { "x-api-key": "stub-secret" } });
   const task = { id: "task-1", remoteRef: "thread-1", pendingUpdates: [], driverData: {} } as unknown as Task;
-  const step = () => driver().step({ task, steps: [], model: undefined as never, signal: new AbortController().signal });
+  const step = () => driver().step({ task, pendingUpdates: [], steps: [], model: undefined as never, signal: new AbortController().signal });
 
   it("a run list that is not a list, or a run without an id, fails the task as a protocol error", async () => {
     reply = () => ({ status: 200, body: { runs: "not a list" } });
@@ -111,9 +114,20 @@ describe("remote answers Herald cannot use", () => {
     expect(await step()).toMatchObject({ status: "running" });
   });
 
+  it("unreadable driverData reads as none (the first update is number 1) and is logged", async () => {
+    const warn = vi.fn();
+    vi.spyOn(logModule, "log").mockReturnValue({ warn } as never);
+    // The newest-run lookup carries a query; the update's run is created on the bare path.
+    reply = (path) => ({ status: 200, body: path.includes("?") ? [] : { run_id: "r2", status: "pending" } });
+    const odd = { ...task, driverData: { agent: "stub", updatesSent: "two" } } as unknown as Task;
+    const o = await driver().step({ task: odd, pendingUpdates: ["more on costs"], steps: [], model: undefined as never, signal: new AbortController().signal });
+    expect(o).toMatchObject({ consumedUpdates: 1, driverState: { updatesSent: 1 } });
+    expect(warn).toHaveBeenCalledWith({ taskId: "task-1" }, expect.stringContaining("task.driverData (agent)"));
+  });
+
   it("nobody listening: a transient error users see as 'unreachable'", async () => {
     const gone = createAgentDriver({ name: "gone", url: "http://127.0.0.1:9", assistantId: "g", headers: {} });
-    const err = await gone.step({ task, steps: [], model: undefined as never, signal: new AbortController().signal }).then(() => null, (e: unknown) => e);
+    const err = await gone.step({ task, pendingUpdates: [], steps: [], model: undefined as never, signal: new AbortController().signal }).then(() => null, (e: unknown) => e);
     expect(err).not.toBeInstanceOf(DriverProtocolError);
     expect(classifyError(err)).toBe("unreachable");
   });

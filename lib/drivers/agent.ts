@@ -1,4 +1,5 @@
 import { Client, type Run, type Thread } from "@langchain/langgraph-sdk";
+import { z } from "zod";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import type { Driver, StepOutcome, SubmitResult, TerminalSnapshot } from "./types";
@@ -6,6 +7,7 @@ import { boundBody, hide } from "./mcp-content";
 import { withPollMs } from "./poll-ms";
 import { RELAY_MIN_INTERVAL_MS, relayRun } from "./agent-stream";
 import { log } from "@/lib/util/log";
+import { readJsonColumn } from "@/lib/util/json-column";
 import { testHooks } from "@/lib/util/test-hooks";
 
 /**
@@ -126,10 +128,22 @@ export function runningPollMs(run: { created_at?: unknown }, now = Date.now()): 
   return Math.min(MAX_RUNNING_POLL_MS, Math.max(RUNNING_POLL_MS, Math.round(age / 20)));
 }
 
-const updatesSent = (task: Task) => {
-  const n = (task.driverData as { updatesSent?: unknown } | null)?.updatesSent;
-  return typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : 0;
-};
+/** task.driverData of a remote agent's task: what submit wrote, then what polls keep (lib/drivers/poll-ms.ts keeps its own). */
+const agentDataSchema = z.object({
+  agent: z.string().optional(),
+  remoteTtlMs: z.number().optional(),
+  /** Instructions sent to the thread so far: the next one's sequence number follows it. */
+  updatesSent: z.number().int().min(0).optional(),
+  /** false: the remote serves no run stream, so polls do not try it again. */
+  stream: z.boolean().optional(),
+  /** When (ms since the epoch) the last streamed line was shown as progress. */
+  relayedAt: z.number().optional(),
+});
+type AgentData = z.infer<typeof agentDataSchema>;
+
+const agentDataOf = (task: Task): AgentData => readJsonColumn("task.driverData (agent)", agentDataSchema, task.driverData, {}, task.id);
+
+const updatesSent = (task: Task) => agentDataOf(task).updatesSent ?? 0;
 
 /** One configured remote agent as every call for it sees it. */
 interface RemoteAgent {
@@ -156,10 +170,10 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
     reportsStart: true,
     maxConsecutiveErrors: Infinity,
     submit: (task, signal) => submitRemote(agent, task, signal),
-    async step({ task, signal }) {
+    async step({ task, pendingUpdates, signal }) {
       const threadId = threadOf(task);
       try {
-        const o = withPollMs(task, await poll(agent, task, threadId, signal));
+        const o = withPollMs(task, await poll(agent, task, pendingUpdates, threadId, signal));
         return { ...o, error: hide(o.error, threadId), inputRequest: hide(o.inputRequest, threadId), publish: hide(o.publish, threadId) };
       } catch (err) {
         throw hide(err, threadId);
@@ -257,8 +271,7 @@ async function submitRemote(agent: RemoteAgent, task: Task, signal: AbortSignal)
   return { remoteRef: threadId, driverData: { agent: config.name, ...(config.runTimeoutSeconds ? { remoteTtlMs: config.runTimeoutSeconds * 1000 } : {}) } };
 }
 
-async function poll(agent: RemoteAgent, task: Task, threadId: string, signal: AbortSignal): Promise<StepOutcome> {
-  const pending = Array.isArray(task.pendingUpdates) ? (task.pendingUpdates as string[]) : [];
+async function poll(agent: RemoteAgent, task: Task, pending: string[], threadId: string, signal: AbortSignal): Promise<StepOutcome> {
   if (pending.length > 0) return sendUpdates(agent, task, threadId, pending, signal);
   let run: Run | null;
   try {
@@ -291,13 +304,13 @@ async function poll(agent: RemoteAgent, task: Task, threadId: string, signal: Ab
  */
 async function relay({ client }: RemoteAgent, task: Task, threadId: string, run: Run, signal: AbortSignal): Promise<StepOutcome> {
   const base: StepOutcome = { status: "running", pollAfterMs: runningPollMs(run) };
-  const data = (task.driverData ?? {}) as { stream?: unknown; relayedAt?: unknown };
+  const data = agentDataOf(task);
   if (data.stream === false) return base;
   const r = await relayRun(client, threadId, run.run_id, signal);
   if (r === "unsupported") return { ...base, driverState: { stream: false } };
   // The stream ended: the run is finishing, so look again at once.
   const next = r.ended ? { pollAfterMs: RUNNING_POLL_MS } : {};
-  const last = typeof data.relayedAt === "number" ? data.relayedAt : 0;
+  const last = data.relayedAt ?? 0;
   if (!r.line || r.line === task.progressText || Date.now() - last < RELAY_MIN_INTERVAL_MS) return { ...base, ...next };
   return { ...base, ...next, progress: r.line, driverState: { relayedAt: Date.now() } };
 }

@@ -334,7 +334,7 @@ describe("mcp driver against a real MCP Tasks server", () => {
       // Without the stored session another connection cannot see the task at all.
       const { session: _s, ...withoutSession } = (await row(id)).driverData as Record<string, string>;
       const bare = { ...(await row(id)), driverData: withoutSession };
-      expect(await other.step({ task: bare, steps: [], model: undefined as never, signal: new AbortController().signal })).toMatchObject({ status: "failed", error: expect.stringMatching(/no longer knows this task/) });
+      expect(await other.step({ task: bare, pendingUpdates: [], steps: [], model: undefined as never, signal: new AbortController().signal })).toMatchObject({ status: "failed", error: expect.stringMatching(/no longer knows this task/) });
 
       await remoteStatus(remoteId, "input_required");
       expect(await tick(id)).toBe("stepped");

@@ -12,6 +12,8 @@ import { boundBody, elicitContent, hide, isServerError, pollAfter, resultText } 
 import { createSessions, label, sessionGone, type McpSessions, type Question, type RpcFn, type SessionRef } from "./mcp-session";
 import { withPollMs } from "./poll-ms";
 import { testHooks } from "@/lib/util/test-hooks";
+import { readJsonColumn } from "@/lib/util/json-column";
+import { z } from "zod";
 
 /**
  * Remote research through MCP Tasks (spec 2025-11-25, SDK experimental API):
@@ -68,18 +70,40 @@ const QUESTION_LOOK_MS = 2_000;
 /** A question not yet delivered on a poll may still be on its way: retry this often before giving up. */
 const QUESTION_RETRIES = 3;
 
-type McpData = { server?: string; session?: unknown; protocol?: unknown; question?: { requestId?: unknown } | null };
+/** task.driverData of an MCP task: what submit wrote, then what polls keep (lib/drivers/poll-ms.ts keeps its own). */
+const mcpDataSchema = z.object({
+  server: z.string().optional(),
+  /** The session that created the remote task and its protocol version: every later call goes over it. */
+  session: z.string().optional(),
+  protocol: z.string().optional(),
+  remoteTtlMs: z.number().optional(),
+  /** The JSON-RPC id of the question a worker received (null once answered or moved on): any worker answers it. */
+  question: z.object({ requestId: z.union([z.string(), z.number()]) }).nullable().optional(),
+  /** Polls that found input_required without a delivered question. */
+  questionWaits: z.number().int().min(0).optional(),
+});
+type McpData = z.infer<typeof mcpDataSchema>;
 
-const dataOf = (task: Task): McpData => (task.driverData && typeof task.driverData === "object" ? (task.driverData as McpData) : {});
+const dataOf = (task: Task): McpData => readJsonColumn("task.driverData (mcp)", mcpDataSchema, task.driverData, {}, task.id);
+
+/**
+ * task.inputRequest as askUser writes it: the question and, for a form, the fields the server asked for. Loose: the
+ * stored request is handed on unchanged when a poll keeps it.
+ */
+const mcpInputRequestSchema = z.looseObject({
+  question: z.string(),
+  fields: z.looseObject({ properties: z.record(z.string(), z.unknown()).optional(), required: z.array(z.string()).optional() }).optional(),
+});
+
+const inputRequestOf = (task: Task) => readJsonColumn("task.inputRequest (mcp)", mcpInputRequestSchema.nullable(), task.inputRequest, null, task.id);
 
 function sessionOf(task: Task): SessionRef | null {
   const d = dataOf(task);
-  return typeof d.session === "string" && d.session ? { session: d.session, ...(typeof d.protocol === "string" ? { protocol: d.protocol } : {}) } : null;
+  return d.session ? { session: d.session, ...(d.protocol !== undefined ? { protocol: d.protocol } : {}) } : null;
 }
 
 function storedQuestionId(task: Task): string | number | null {
-  const id = dataOf(task).question?.requestId;
-  return typeof id === "string" || typeof id === "number" ? id : null;
+  return dataOf(task).question?.requestId ?? null;
 }
 
 /** One configured server as every call for it sees it. */
@@ -277,9 +301,9 @@ async function askUser(srv: McpServer, remote: GetTaskResult, task: Task, signal
     };
   }
   // Already shown to the user: keep it, so the event does not change under them.
-  const inputRequest = task.inputRequest ?? { question: (remote.statusMessage || "The remote task is waiting for input.").slice(0, 4_000) };
+  const inputRequest = inputRequestOf(task) ?? { question: (remote.statusMessage || "The remote task is waiting for input.").slice(0, 4_000) };
   // Not delivered yet (a slow server): look again soon a few times, so the answer can be routed; then rarely.
-  const waits = Number((task.driverData as { questionWaits?: unknown } | null)?.questionWaits) || 0;
+  const waits = dataOf(task).questionWaits ?? 0;
   if (storedQuestionId(task) !== null || waits >= QUESTION_FAST_LOOKS) return { status: "input_required", inputRequest, pollAfterMs };
   return { status: "input_required", inputRequest, pollAfterMs: QUESTION_LOOK_MS, driverState: { questionWaits: waits + 1 } };
 }
@@ -342,7 +366,7 @@ async function answerRemote(srv: McpServer, task: Task, remoteId: string, respon
 
 /** The question was asked of another worker: the answer is a JSON-RPC response to its stored id, over its session. */
 async function answerStoredQuestion(srv: McpServer, task: Task, ref: SessionRef, requestId: string | number, response: string, signal: AbortSignal): Promise<void> {
-  const fields = (task.inputRequest as { fields?: ElicitFields } | null)?.fields;
+  const fields = inputRequestOf(task)?.fields;
   try {
     await srv.sessions.send(ref, { jsonrpc: "2.0", id: requestId, result: { action: "accept", content: elicitContent(fields, response) } }, signal);
   } catch (err) {

@@ -54,7 +54,7 @@ describe("native research writes in the conversation's language", () => {
       },
     });
     const prompts: string[] = [];
-    const ctx = { task, steps: [] as TaskStep[], model: recordingModel(prompts), signal: new AbortController().signal };
+    const ctx = { task, pendingUpdates: [], steps: [] as TaskStep[], model: recordingModel(prompts), signal: new AbortController().signal };
 
     const plan = await researchDriver.step(ctx);
     expect(plan.step?.output).toEqual({ sections: ["背景与范围", "关键事实与数据"], lang: "zh" });
@@ -90,7 +90,7 @@ describe("native research writes in the conversation's language", () => {
     const task = await getDb().task.create({
       data: { ownerId: user.id, conversationId, title: "Heat pumps", prompt: "heat pumps in Norway", options: { simulate: { steps: 1, stepMs: 0 } } },
     });
-    const plan = await researchDriver.step({ task, steps: [], model: createOfflineModel(), signal: new AbortController().signal });
+    const plan = await researchDriver.step({ task, pendingUpdates: [], steps: [], model: createOfflineModel(), signal: new AbortController().signal });
     expect(plan.step?.output).toEqual({ sections: ["Background and scope"], lang: "en" });
     expect(plan.progress).toBe("Planned 1 section: Background and scope");
   });

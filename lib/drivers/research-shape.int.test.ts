@@ -109,12 +109,11 @@ async function research(prompt: string, steer?: string) {
   const sources: KnownSource[] = [];
   const outcomes: StepOutcome[] = [];
   for (let i = 0; i < 3; i++) {
-    if (i === 2 && steer) task.pendingUpdates = [steer];
-    const o = await researchDriver.step({ task, steps, sources, model: recordingModel(prompts), signal: new AbortController().signal });
+    const pendingUpdates = i === 2 && steer ? [steer] : [];
+    const o = await researchDriver.step({ task, pendingUpdates, steps, sources, model: recordingModel(prompts), signal: new AbortController().signal });
     outcomes.push(o);
     steps.push(asStep(task.id, o));
     for (const p of o.sources ?? []) sources.push({ n: p.n, url: p.url, finalUrl: p.finalUrl, title: p.title, site: p.site, text: p.text });
-    if (o.consumedUpdates) task.pendingUpdates = [];
   }
   const last = outcomes.at(-1)!;
   expect(last.finished).toBe(true);

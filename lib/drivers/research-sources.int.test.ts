@@ -134,6 +134,7 @@ describe("a research step as the model sees it", () => {
     try {
       const outcome = await researchDriver.step({
         task,
+        pendingUpdates: [],
         steps: [plan],
         model,
         signal: new AbortController().signal,

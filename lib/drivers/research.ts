@@ -12,6 +12,7 @@ import { frameUntrusted, neutralizeUntrusted } from "@/lib/text/frame";
 import { SIMULATE_MAX_STEP_MS, SIMULATE_MAX_STEPS } from "@/lib/contract/schemas";
 import { simulateAllowed } from "@/lib/limits/config";
 import { log } from "@/lib/util/log";
+import { readJsonColumn } from "@/lib/util/json-column";
 import { checkCitations, citedNumbers, firstSentence, sourcesSection, type CitedSource } from "./research-cite";
 import { gatherSources, rereadable, SECTION_MAX_SOURCES, termsOf, type GatherResult } from "./research-read";
 import { focusOf, reportTitle, requestForWriting, topicOf } from "./research-topic";
@@ -43,8 +44,17 @@ export function researchSettings(options: unknown): { steps: number; stepMs: num
   return { steps, stepMs };
 }
 
-/** The section whose pacing wait is over (kept in driverData between claims). */
-const pacedFor = (task: StepContext["task"]) => (task.driverData as { pacedFor?: unknown } | null)?.pacedFor;
+/** task.driverData of a research task: bookkeeping kept between claims (lib/drivers/poll-ms.ts keeps its own). */
+const researchDataSchema = z.object({
+  /** The section whose pacing wait is over. */
+  pacedFor: z.number().int().optional(),
+  /** Searches made so far (lib/tasks/sources.ts counts them before each one). */
+  searches: z.number().optional(),
+  /** How the last search went. */
+  search: z.enum(["ok", "off", "unavailable", "budget"]).optional() satisfies z.ZodType<SearchState | undefined>,
+});
+
+const researchDataOf = (task: Task) => readJsonColumn("task.driverData (research)", researchDataSchema, task.driverData, {}, task.id);
 
 interface PlanOutput {
   sections: string[];
@@ -159,7 +169,7 @@ const STEERING_RULES =
 
 /** Instructions the user sent while the task ran: those earlier sections consumed, then the ones waiting now. */
 function instructionsOf(ctx: StepContext): { all: string[]; pending: string[] } {
-  const pending = Array.isArray(ctx.task.pendingUpdates) ? (ctx.task.pendingUpdates as unknown[]).filter((u): u is string => typeof u === "string") : [];
+  const pending = ctx.pendingUpdates;
   const earlier = ctx.steps
     .filter((s) => s.kind === "section")
     .flatMap((s) => {
@@ -194,9 +204,7 @@ async function planStep(ctx: StepContext, steps: number): Promise<StepOutcome> {
 
 /** How many searches the task made so far and how the last one went (driverData, written with each step's commit). */
 function searchBook(task: StepContext["task"]): { searches: number; search?: SearchState } {
-  const d = (task.driverData ?? {}) as { searches?: unknown; search?: unknown };
-  const searches = typeof d.searches === "number" && Number.isFinite(d.searches) ? d.searches : 0;
-  const search = typeof d.search === "string" ? (d.search as SearchState) : undefined;
+  const { searches = 0, search } = researchDataOf(task);
   return { searches, search };
 }
 
@@ -242,7 +250,7 @@ async function sectionStep(ctx: StepContext, index: number, plan: PlanOutput, st
   const sectionTitle = sections[index - 1];
   const { all: instructions, pending: updates } = instructionsOf(ctx);
   // Pacing is a wait, not work: the slot goes back to the pool meanwhile.
-  if (stepMs > 0 && pacedFor(ctx.task) !== index) return { defer: { ms: stepMs, driverState: { pacedFor: index } } };
+  if (stepMs > 0 && researchDataOf(ctx.task).pacedFor !== index) return { defer: { ms: stepMs, driverState: { pacedFor: index } } };
 
   const known = ctx.sources ?? [];
   const topic = topicOf(ctx.task.prompt);

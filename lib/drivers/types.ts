@@ -15,6 +15,11 @@ export interface SubmitResult {
 
 export interface StepContext {
   task: Task;
+  /**
+   * The user's instructions no step has taken yet (task.pendingUpdates), read by the runtime through the column's
+   * schema (lib/tasks/columns.ts): drivers sit below lib/tasks and never read that column themselves.
+   */
+  pendingUpdates: string[];
   /** Checkpoints already committed, in index order; a step with a row is never re-run. */
   steps: TaskStep[];
   /** Counts each request before it is sent; the step records its own total too. */

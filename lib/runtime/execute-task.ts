@@ -46,6 +46,7 @@ import {
   type LeasedTask,
 } from "@/lib/tasks/sql";
 import { transactionWithEvents } from "@/lib/events/emit";
+import { inputResponseOf, pendingUpdatesOf } from "@/lib/tasks/columns";
 import { countTaskSearch, recordSource, researchContext } from "@/lib/tasks/sources";
 import { limits } from "@/lib/limits/config";
 import { PAGE_PROMPT_CHARS } from "@/lib/drivers/research";
@@ -132,7 +133,7 @@ async function runStep(task: LeasedTask, driver: Driver, signal: AbortSignal): P
   const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
   const reportProgress = modelProgressWriter(task, token, steps);
   const research = driver.readsSources ? await researchInputs(task, token, steps) : {};
-  const outcome = await driver.step({ task, steps, model, signal, reportProgress, ...research });
+  const outcome = await driver.step({ task, pendingUpdates: pendingUpdatesOf(task), steps, model, signal, reportProgress, ...research });
   if (outcome.defer) {
     const { ms, driverState } = outcome.defer;
     return (await deferExecution(task.id, token, ms, driverState)) ? "deferred" : "lost";
@@ -308,7 +309,7 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usa
       await terminal(tx, row.id, outcome.status, outcome.error ? publicError(outcome.error, `tasks ${row.id}`, "remote_failed") : null);
       return outcome.status === "failed" ? "failed" : "finished";
     }
-    const pending = Array.isArray(row.pendingUpdates) ? (row.pendingUpdates as string[]) : [];
+    const pending = pendingUpdatesOf(row);
     await commitPoll(tx, row.id, {
       waiting: outcome.status === "input_required",
       inputRequest: outcome.inputRequest ?? null,
@@ -390,7 +391,7 @@ function hostProgressWriter(task: LeasedTask, token: string, steps: { index: num
 async function answer(task: LeasedTask, token: string, signal: AbortSignal): Promise<ExecOutcome> {
   const driver = driverFor(task.driver)!;
   if (!driver.answer) throw new DriverProtocolError(`the ${task.driver} driver cannot take answers`);
-  await driver.answer(task, String((task.inputResponse as { response?: unknown })?.response ?? ""), signal);
+  await driver.answer(task, inputResponseOf(task), signal);
   return transactionWithEvents(async (tx) => {
     if (!(await lockExecutionGuarded(tx, task.id, token))) return "lost";
     await resumeAfterAnswer(tx, task.id);

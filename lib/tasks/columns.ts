@@ -1,10 +1,12 @@
 import { z } from "zod";
 import type { Task } from "@/lib/db/generated/client.ts";
+import { readJsonColumn } from "@/lib/util/json-column";
 
 /**
  * The task table's typed columns: the closed set of `stopReason` (its CHECK constraint lists the same, compared by
  * lib/db/statuses.int.test.ts) and one zod schema per JSON column, applied where the column is read. Prisma types a
- * JSON column as any JSON, so a row written by an older version or by hand would otherwise reach the code unchecked.
+ * JSON column as any JSON, so a row written by an older version or by hand would otherwise reach the code unchecked
+ * (lib/util/json-column.ts reads it). Driver data belongs to its driver: each reads its own shape the same way.
  */
 
 /** Why the delivery contract stopped the task: at its due moment (no overtime), or later with its overtime budget spent. */
@@ -20,9 +22,16 @@ export const STOP_SENTENCES: Record<StopReason, string> = {
 /** task.pendingUpdates: the user's instructions no step has taken yet, oldest first. */
 const pendingUpdatesSchema = z.array(z.string());
 
-export function pendingUpdatesOf(task: Pick<Task, "pendingUpdates">): string[] {
-  const parsed = pendingUpdatesSchema.safeParse(task.pendingUpdates ?? []);
-  return parsed.success ? parsed.data : [];
+export function pendingUpdatesOf(task: Pick<Task, "pendingUpdates"> & { id?: string }): string[] {
+  return readJsonColumn("task.pendingUpdates", pendingUpdatesSchema, task.pendingUpdates, [], task.id);
+}
+
+/** task.inputResponse: the user's answer to the remote's question, as storeInputResponse (lib/tasks/sql.ts) writes it. */
+const inputResponseSchema = z.object({ response: z.string() });
+
+/** The stored answer; "" when there is none or it cannot be read. */
+export function inputResponseOf(task: Pick<Task, "inputResponse" | "id">): string {
+  return readJsonColumn("task.inputResponse", inputResponseSchema, task.inputResponse, { response: "" }, task.id).response;
 }
 
 /** task.budget: the overtime budget the delivery contract allowed (lib/contract/schemas.ts deliveryInput bounds it). */
@@ -34,9 +43,8 @@ const budgetSchema = z.object({
 });
 export type Budget = z.infer<typeof budgetSchema>;
 
-export function budgetOf(task: Pick<Task, "budget">): Budget {
-  const parsed = budgetSchema.safeParse(task.budget ?? {});
-  return parsed.success ? parsed.data : {};
+export function budgetOf(task: Pick<Task, "budget"> & { id?: string }): Budget {
+  return readJsonColumn("task.budget", budgetSchema, task.budget, {}, task.id);
 }
 
 /** task_step.input is the driver's own; the instructions a step consumed are the one part read outside it. */
