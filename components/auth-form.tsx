@@ -68,6 +68,144 @@ function validate(mode: Mode, name: string, email: string, password: string): Fo
 
 const inputClass = passwordInputClass;
 
+/**
+ * Validates, signs up or in, and on success loads `next` in full; on an error it says which and focuses the field
+ * it is about.
+ */
+function useAuthSubmit(mode: Mode, next: string | undefined) {
+  const [error, setError] = useState<FormError | null>(null);
+  const [pending, setPending] = useState(false);
+  const nameRef = useRef<HTMLInputElement>(null);
+  const emailRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+
+  function fail(e: FormError) {
+    setError(e);
+    setPending(false);
+    const ref = e.field === "name" ? nameRef : e.field === "email" ? emailRef : e.field === "password" ? passwordRef : null;
+    ref?.current?.focus();
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (pending) return;
+    const data = new FormData(event.currentTarget);
+    const name = String(data.get("name") ?? "");
+    const email = String(data.get("email") ?? "").trim();
+    const password = String(data.get("password") ?? "");
+
+    const invalid = validate(mode, name, email, password);
+    if (invalid) return fail(invalid);
+
+    setPending(true);
+    setError(null);
+    try {
+      const result =
+        mode === "sign-up"
+          ? await authClient.signUp.email(withTimeZone({ name: name.trim(), email, password }))
+          : await authClient.signIn.email({ email, password });
+      if (result.error) return fail(mapAuthError(mode, result.error));
+      // A full load: nothing cached in this tab may carry over to the new session.
+      window.location.assign(safeNextPath(next));
+    } catch {
+      fail({ key: "errNetwork" });
+    }
+  }
+
+  return { error, pending, onSubmit, fieldRefs: { nameRef, emailRef, passwordRef } };
+}
+
+/** Name (sign-up only), email and password, each marked invalid and tied to the error when it is about them. */
+function AuthFields({
+  isSignUp,
+  error,
+  errorId,
+  nameRef,
+  emailRef,
+  passwordRef,
+}: {
+  isSignUp: boolean;
+  error: FormError | null;
+  errorId: string;
+} & ReturnType<typeof useAuthSubmit>["fieldRefs"]) {
+  const { t } = useI18n();
+  const ids = { name: useId(), email: useId() };
+  const hydrated = useHydrated();
+  const describedBy = (field: Field) => (error?.field === field ? errorId : undefined);
+  return (
+    <>
+      {isSignUp && (
+        <div className="space-y-1.5">
+          <label htmlFor={ids.name} className="block text-sm font-medium">
+            {t("name")}
+          </label>
+          <input
+            ref={nameRef}
+            id={ids.name}
+            name="name"
+            type="text"
+            autoComplete="name"
+            required
+            maxLength={100}
+            readOnly={!hydrated}
+            aria-invalid={error?.field === "name" || undefined}
+            aria-describedby={describedBy("name")}
+            className={inputClass}
+          />
+        </div>
+      )}
+
+      <div className="space-y-1.5">
+        <label htmlFor={ids.email} className="block text-sm font-medium">
+          {t("email")}
+        </label>
+        <input
+          ref={emailRef}
+          id={ids.email}
+          name="email"
+          type="email"
+          inputMode="email"
+          autoComplete={isSignUp ? "email" : "username"}
+          autoCapitalize="none"
+          spellCheck={false}
+          required
+          readOnly={!hydrated}
+          aria-invalid={error?.field === "email" || undefined}
+          aria-describedby={describedBy("email")}
+          className={inputClass}
+        />
+      </div>
+
+      <PasswordField
+        ref={passwordRef}
+        label={t("password")}
+        name="password"
+        autoComplete={isSignUp ? "new-password" : "current-password"}
+        readOnly={!hydrated}
+        invalid={error?.field === "password"}
+        describedBy={describedBy("password")}
+        hint={isSignUp ? t("passwordPolicyHint") : undefined}
+      />
+    </>
+  );
+}
+
+/** Under the sign-in password: the reset link, or, without email, whom to ask. */
+function ForgotPassword({ resetByEmail }: { resetByEmail: boolean }) {
+  const { t } = useI18n();
+  return resetByEmail ? (
+    <p className="-mt-2 text-right text-sm">
+      <Link href="/forgot-password" className="text-accent-text underline-offset-4 hover:underline">
+        {t("forgotPassword")}
+      </Link>
+    </p>
+  ) : (
+    <p className="-mt-2 text-xs text-muted" data-testid="reset-by-operator">
+      {t("emailOffReset")}
+    </p>
+  );
+}
+
 /** `next`: where a link that needed a session was going (a same-origin path; anything else lands on "/"). */
 /** `resetByEmail`: the server can mail a reset link (SMTP_URL set); without it the sign-in form says whom to ask instead. */
 export function AuthForm({
@@ -82,58 +220,10 @@ export function AuthForm({
   resetByEmail?: boolean;
 }) {
   const { t } = useI18n();
-  const ids = { name: useId(), email: useId(), error: useId() };
-  const [error, setError] = useState<FormError | null>(null);
-  const [pending, setPending] = useState(false);
+  const errorId = useId();
   const hydrated = useHydrated();
-  const nameRef = useRef<HTMLInputElement>(null);
-  const emailRef = useRef<HTMLInputElement>(null);
-  const passwordRef = useRef<HTMLInputElement>(null);
-
-  function focusField(field: Field | undefined) {
-    const ref = field === "name" ? nameRef : field === "email" ? emailRef : field === "password" ? passwordRef : null;
-    ref?.current?.focus();
-  }
-
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (pending) return;
-    const data = new FormData(event.currentTarget);
-    const name = String(data.get("name") ?? "");
-    const email = String(data.get("email") ?? "").trim();
-    const password = String(data.get("password") ?? "");
-
-    const invalid = validate(mode, name, email, password);
-    if (invalid) {
-      setError(invalid);
-      focusField(invalid.field);
-      return;
-    }
-
-    setPending(true);
-    setError(null);
-    try {
-      const result =
-        mode === "sign-up"
-          ? await authClient.signUp.email(withTimeZone({ name: name.trim(), email, password }))
-          : await authClient.signIn.email({ email, password });
-      if (result.error) {
-        const mapped = mapAuthError(mode, result.error);
-        setError(mapped);
-        setPending(false);
-        focusField(mapped.field);
-        return;
-      }
-      // A full load: nothing cached in this tab may carry over to the new session.
-      window.location.assign(safeNextPath(next));
-    } catch {
-      setError({ key: "errNetwork" });
-      setPending(false);
-    }
-  }
-
+  const { error, pending, onSubmit, fieldRefs } = useAuthSubmit(mode, next);
   const isSignUp = mode === "sign-up";
-  const describedBy = (field: Field) => (error?.field === field ? ids.error : undefined);
   const nextPath = safeNextPath(next);
   const otherHref = (isSignUp ? "/sign-in" : "/sign-up") + (nextPath !== "/" ? `?next=${encodeURIComponent(nextPath)}` : "");
 
@@ -150,14 +240,9 @@ export function AuthForm({
         </>
       }
     >
-      <form
-        noValidate
-        onSubmit={onSubmit}
-        className={AUTH_CARD}
-        aria-busy={pending}
-      >
+      <form noValidate onSubmit={onSubmit} className={AUTH_CARD} aria-busy={pending}>
         {error && (
-          <InlineAlert id={ids.error} icon={false}>
+          <InlineAlert id={errorId} icon={false}>
             {t(error.key, error.vars)}
           </InlineAlert>
         )}
@@ -167,70 +252,8 @@ export function AuthForm({
           </InlineAlert>
         )}
 
-        {isSignUp && (
-          <div className="space-y-1.5">
-            <label htmlFor={ids.name} className="block text-sm font-medium">
-              {t("name")}
-            </label>
-            <input
-              ref={nameRef}
-              id={ids.name}
-              name="name"
-              type="text"
-              autoComplete="name"
-              required
-              maxLength={100}
-              readOnly={!hydrated}
-              aria-invalid={error?.field === "name" || undefined}
-              aria-describedby={describedBy("name")}
-              className={inputClass}
-            />
-          </div>
-        )}
-
-        <div className="space-y-1.5">
-          <label htmlFor={ids.email} className="block text-sm font-medium">
-            {t("email")}
-          </label>
-          <input
-            ref={emailRef}
-            id={ids.email}
-            name="email"
-            type="email"
-            inputMode="email"
-            autoComplete={isSignUp ? "email" : "username"}
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            readOnly={!hydrated}
-            aria-invalid={error?.field === "email" || undefined}
-            aria-describedby={describedBy("email")}
-            className={inputClass}
-          />
-        </div>
-
-        <PasswordField
-          ref={passwordRef}
-          label={t("password")}
-          name="password"
-          autoComplete={isSignUp ? "new-password" : "current-password"}
-          readOnly={!hydrated}
-          invalid={error?.field === "password"}
-          describedBy={describedBy("password")}
-          hint={isSignUp ? t("passwordPolicyHint") : undefined}
-        />
-        {!isSignUp && resetByEmail && (
-          <p className="-mt-2 text-right text-sm">
-            <Link href="/forgot-password" className="text-accent-text underline-offset-4 hover:underline">
-              {t("forgotPassword")}
-            </Link>
-          </p>
-        )}
-        {!isSignUp && !resetByEmail && (
-          <p className="-mt-2 text-xs text-muted" data-testid="reset-by-operator">
-            {t("emailOffReset")}
-          </p>
-        )}
+        <AuthFields isSignUp={isSignUp} error={error} errorId={errorId} {...fieldRefs} />
+        {!isSignUp && <ForgotPassword resetByEmail={resetByEmail} />}
 
         <Button
           type="submit"
