@@ -451,7 +451,7 @@ export function TaskEnd({ task }: { task: PublicTask }) {
   return (
     <p data-testid="task-end" data-status={task.status} className="mt-2 text-sm [overflow-wrap:anywhere]">
       <span className={cn("font-medium", failed ? "text-danger" : task.status === "succeeded" ? "text-ok" : "text-fg")}>{sentence}</span>
-      {count && task.status !== "succeeded" && <span className="ml-2 text-xs text-muted tabular-nums">{progressWords(t, count)}</span>}
+      {count && task.status !== "succeeded" && <span className="mt-0.5 block text-xs text-muted tabular-nums">{progressWords(t, count)}</span>}
     </p>
   );
 }

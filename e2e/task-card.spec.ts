@@ -1,4 +1,5 @@
 import { test, expect, type Browser, type Page } from "@playwright/test";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { createTask, newEmail, openNewConversation, openTasksSheet, PASSWORD, SHOTS } from "./helpers";
 
@@ -87,3 +88,23 @@ for (const lang of ["en", "zh"] as const) {
     });
   }
 }
+
+test("a toast in Chinese sits clear of the composer on a phone and a desktop", async ({ browser }) => {
+  for (const width of [390, 1280]) {
+    const page = await pageFor(browser, "zh", width);
+    await signUp(page, `Toast${width}`, "zh");
+    const elsewhere = await openNewConversation(page);
+    // Written in, so the next New chat is a chat of its own.
+    const res = await page.request.post(`/api/conversations/${elsewhere}/messages`, { data: { content: "潮汐是怎么形成的？", clientMessageId: randomUUID() } });
+    expect(res.status()).toBe(202);
+    expect(await openNewConversation(page)).not.toBe(elsewhere);
+    // Paced so this page's feed is open before it ends: a notice written before that is not replayed as news.
+    await createTask(page, elsewhere, "潮汐", { steps: 2, stepMs: 3000 });
+    const toast = page.getByTestId("toast").filter({ hasText: "“潮汐”已在" });
+    await expect(toast).toBeVisible({ timeout: 30_000 });
+    const [box, composer] = [await toast.boundingBox(), await page.getByLabel("消息", { exact: true }).boundingBox()];
+    expect(box!.y + box!.height).toBeLessThan(composer!.y);
+    await page.screenshot({ path: path.join(SHOTS, `signal-toast-zh-${width}.png`) });
+    await page.context().close();
+  }
+});
