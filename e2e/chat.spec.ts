@@ -4,11 +4,20 @@ import { newChat, send, signInViaUi, signUp, signUpViaUi } from "./helpers";
 test("sign up, chat with a streamed reply, reload, second tab, sign out", async ({ page, context }) => {
   const email = await signUpViaUi(page, "Ada");
   const conversationId = await newChat(page);
+  // The streamed state lasts a fraction of a second, so it is recorded when it appears rather than polled for: a
+  // loaded machine may poll past it.
+  await page.evaluate(() => {
+    const w = window as unknown as { sawStreaming: boolean };
+    w.sawStreaming = false;
+    new MutationObserver(() => {
+      if (document.querySelector('[data-kind="assistant"][data-streaming="true"]')) w.sawStreaming = true;
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-streaming"] });
+  });
   await send(page, "Hello Herald");
 
   await expect(page.locator('[data-kind="user"]').filter({ hasText: "Hello Herald" })).toHaveCount(1);
   // Token by token first (ephemeral run.delta frames), then the stored message replaces it.
-  await expect(page.locator('[data-kind="assistant"][data-streaming="true"]')).toBeVisible();
+  await expect.poll(() => page.evaluate(() => (window as unknown as { sawStreaming: boolean }).sawStreaming)).toBe(true);
   const reply = page.locator('[data-kind="assistant"]');
   await expect(reply).toHaveCount(1);
   await expect(reply).toContainText('You said: "Hello Herald"');
