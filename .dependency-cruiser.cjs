@@ -1,7 +1,7 @@
 /**
  * Import rules `npm test` enforces (docs/architecture.md#layers).
  */
-const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|workers|runtime|commands|drivers|agent|limits|metrics|events|config|security|api|settings|email|keys|ap|share|research)/)";
+const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|fleet|runtime|commands|drivers|agent|limits|metrics|events|config|security|http|settings|email|keys|agent-protocol|share|research)/)";
 
 /**
  * Server folders from the bottom up (docs/architecture.md#layers). A folder may
@@ -10,12 +10,12 @@ const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|w
  */
 const LEAVES = ["util", "text", "errors", "config", "i18n", "contract", "security"];
 const ORDER = [
-  "db", "limits", "events", "auth", "keys", "settings", "workers", "research", "drivers", // storage and process facts (research: web search and page reading)
+  "db", "limits", "events", "auth", "keys", "settings", "fleet", "research", "drivers", // storage and process facts (research: web search and page reading)
   "runs", "chat", "tasks", "email", "share", // rows and their transitions (email: the outbox on the notice row; share: links to publications)
   "delivery", "notify", "retention", // policies: what is due, what to tell, what is kept
   "agent", // capabilities: the model and its tools
-  "ap", // the Agent Protocol surface: threads and runs over tasks
-  "api", "metrics", "commands", "runtime", // orchestration: route wrapper, executors and loops, cross-domain commands
+  "agent-protocol", // the Agent Protocol surface: threads and runs over tasks
+  "http", "metrics", "commands", "runtime", // orchestration: route wrapper, executors and loops, cross-domain commands
 ];
 const layerRules = ORDER.slice(0, -1).map((folder, i) => ({
   name: `layer-${folder}`,

@@ -2,7 +2,7 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState, type ReactNode } from "react";
-import { ApiError } from "@/lib/client/api";
+import { ResponseError } from "@/lib/client/api";
 import { I18nProvider } from "@/lib/client/i18n";
 import { adoptBrowserTimeZone, seedAccountTimeZone } from "@/lib/client/time-zone";
 import type { Lang } from "@/lib/i18n/dictionaries";
@@ -15,7 +15,7 @@ function makeQueryClient(): QueryClient {
         staleTime: 30_000,
         refetchOnWindowFocus: true,
         retry: (failureCount, error) => {
-          if (error instanceof ApiError && !error.retryable) return false;
+          if (error instanceof ResponseError && !error.retryable) return false;
           return failureCount < 3;
         },
       },

@@ -35,7 +35,7 @@ async function herald(): Promise<() => Promise<void>> {
   const { setUpDrivers } = await import("../lib/drivers/setup");
   const { noopDriver } = await import("./noop-driver");
   setUpDrivers({ noop: noopDriver(started) });
-  const { startWorker } = await import("../lib/runtime/worker");
+  const { startWorker } = await import("../lib/runtime/start-worker");
   const w = await startWorker({ concurrency });
   return () => w.stop();
 }
@@ -46,7 +46,7 @@ async function herald(): Promise<() => Promise<void>> {
  * none of the product work a task's path adds (feed events, messages, notices, outbox).
  */
 async function heraldLoop(): Promise<() => Promise<void>> {
-  const { Loop } = await import("../lib/workers/loop");
+  const { Loop } = await import("../lib/fleet/loop");
   const { claimExecution, markTerminal } = await import("../lib/tasks/sql");
   const { poolSql, closeDb } = await import("../lib/db/client");
   const { PgListener } = await import("../lib/events/listener");
@@ -133,6 +133,6 @@ process.on("message", async (m: Msg) => {
   }
 });
 // Warm the module graph before the parent's clock starts.
-if (system === "herald") await import("../lib/runtime/worker");
-if (system === "herald-loop") await import("../lib/workers/loop");
+if (system === "herald") await import("../lib/runtime/start-worker");
+if (system === "herald-loop") await import("../lib/fleet/loop");
 process.send!({ type: "ready" });

@@ -3,7 +3,7 @@
 import { useRef, useState, type FormEvent } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { authClient } from "@/lib/auth/client";
-import { ApiError, deleteAccount } from "@/lib/client/api";
+import { ResponseError, deleteAccount } from "@/lib/client/api";
 import { announceSignOut } from "@/lib/client/session-sync";
 import { stopFeed } from "@/lib/client/feed";
 import { useHydrated } from "@/lib/client/use-hydrated";
@@ -109,7 +109,7 @@ export function AccountDataSection() {
       await deleteAccount(password);
     } catch (err) {
       setPending(false);
-      setError(err instanceof ApiError && err.field === "password" ? "errWrongPassword" : err instanceof ApiError && err.status === 429 ? "errTooMany" : "errNetwork");
+      setError(err instanceof ResponseError && err.field === "password" ? "errWrongPassword" : err instanceof ResponseError && err.status === 429 ? "errTooMany" : "errNetwork");
       passwordRef.current?.focus();
       return;
     }

@@ -2,7 +2,7 @@
 
 import { useId, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ApiError, createApiKey, listApiKeys, revokeApiKey } from "@/lib/client/api";
+import { ResponseError, createApiKey, listApiKeys, revokeApiKey } from "@/lib/client/api";
 import { errorWords } from "@/lib/client/error-words";
 import { useI18n } from "@/lib/client/i18n";
 import { KEY_EXPIRY_CHOICES, type PublicApiKey } from "@/lib/contract/keys";
@@ -115,7 +115,7 @@ function NewKeyForm({ onCreated }: { onCreated: (created: { name: string; key: s
       </form>
       {create.isError && (
         <InlineAlert framed={false} size="xs" icon={false}>
-          {create.error instanceof ApiError && create.error.status === 403 ? t("errWrongPassword") : errorWords(t, create.error)}
+          {create.error instanceof ResponseError && create.error.status === 403 ? t("errWrongPassword") : errorWords(t, create.error)}
         </InlineAlert>
       )}
     </>

@@ -3,7 +3,7 @@
 import { useEffect, useId, useMemo, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { authClient } from "@/lib/auth/client";
-import { ApiError, getSettings, patchSettings } from "@/lib/client/api";
+import { ResponseError, getSettings, patchSettings } from "@/lib/client/api";
 import { disableNotify, enableNotify, notifyStore, watchNotifyState, type NotifyState } from "@/lib/client/browser-notify";
 import { browserTimeZone, setAccountTimeZone } from "@/lib/client/time-zone";
 import { useHydrated } from "@/lib/client/use-hydrated";
@@ -216,7 +216,7 @@ export function SettingsView({ email }: { email: string }) {
         <p role="status" className="min-h-5 text-sm" data-testid="settings-status">
           {mutation.isError ? (
             <span className="text-danger">
-              {mutation.error instanceof ApiError && mutation.error.code === "email_unverified" ? t("emailUnverified") : t("settingsSaveFailed")}
+              {mutation.error instanceof ResponseError && mutation.error.code === "email_unverified" ? t("emailUnverified") : t("settingsSaveFailed")}
             </span>
           ) : mutation.isSuccess ? (
             t("settingsSaved")

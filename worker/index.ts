@@ -1,6 +1,6 @@
 import { checkEnv, env } from "@/lib/config/env";
 import { ensureDatabase, type DatabaseHandle } from "@/lib/db/ensure";
-import { startWorker } from "@/lib/runtime/worker";
+import { startWorker } from "@/lib/runtime/start-worker";
 import { setUpDrivers } from "@/lib/drivers/setup";
 import { log } from "@/lib/util/log";
 import { installTestHooksFromEnv } from "@/lib/util/test-hooks";

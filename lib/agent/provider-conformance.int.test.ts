@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
-import { startWorker, type RunningWorker } from "@/lib/runtime/worker";
+import { startWorker, type RunningWorker } from "@/lib/runtime/start-worker";
 import { createConversationFor, signUp, waitFor, type TestUser } from "@/tests/helpers";
 import {
   ACK_TEXT,

@@ -7,7 +7,7 @@ import { getDb } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import { appendMessage } from "@/lib/chat/append-message";
 import { startTask } from "@/lib/tasks/start-task";
-import { liveWorkers } from "@/lib/workers/heartbeat";
+import { liveWorkers } from "@/lib/fleet/heartbeat";
 import { postMessage } from "@/lib/chat/post-message";
 import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
 import { matchTasks } from "./match-tasks";

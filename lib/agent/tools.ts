@@ -17,7 +17,7 @@ import { deliverySay, outcomeSay, SAY_HINT, toolRecord, type ToolDelivery, type 
 import { matchTasks } from "./match-tasks";
 import { formatDue, statusText } from "./offline/format";
 import { driverChoices, driverForWorkChoice } from "@/lib/drivers/choices";
-import type { AgentChoice } from "@/lib/drivers/agent-config";
+import type { AgentChoice } from "@/lib/drivers/remote-agent-config";
 
 export interface ToolContext {
   ownerId: string;

@@ -1,5 +1,5 @@
 // Browser-side wrappers over Herald's JSON API (docs/api.md). Every failure
-// becomes an ApiError so callers can branch on status/code instead of parsing.
+// becomes a ResponseError so callers can branch on status/code instead of parsing.
 
 import type { ApiErrorBody, PublicConversation, PublicMessage, PublicRun } from "@/lib/contract/shapes";
 import type { PublicTask } from "@/lib/contract/task";
@@ -10,7 +10,7 @@ import type { PublicApiKey } from "@/lib/contract/keys";
 import type { PublicWebhookDelivery } from "@/lib/contract/ap";
 import type { CreatedShare, PublicShare } from "@/lib/contract/share";
 
-export class ApiError extends Error {
+export class ResponseError extends Error {
   readonly status: number;
   readonly code: string;
   readonly field?: string;
@@ -19,7 +19,7 @@ export class ApiError extends Error {
 
   constructor(status: number, code: string, message: string, field?: string, retryAfter?: number) {
     super(message);
-    this.name = "ApiError";
+    this.name = "ResponseError";
     this.status = status;
     this.code = code;
     this.field = field;
@@ -77,7 +77,7 @@ async function request<T>(path: string, init?: RequestInit & { json?: unknown })
     });
   } catch (cause) {
     if (cause instanceof DOMException && cause.name === "AbortError") throw cause;
-    throw new ApiError(0, "network", cause instanceof Error ? cause.message : "Network error");
+    throw new ResponseError(0, "network", cause instanceof Error ? cause.message : "Network error");
   }
 
   if (response.status === 204) return undefined as T;
@@ -97,9 +97,9 @@ async function request<T>(path: string, init?: RequestInit & { json?: unknown })
     const retry = Number(response.headers.get("retry-after"));
     const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : undefined;
     if (isErrorBody(body)) {
-      throw new ApiError(response.status, body.error.code, body.error.message, body.error.field, retryAfter);
+      throw new ResponseError(response.status, body.error.code, body.error.message, body.error.field, retryAfter);
     }
-    throw new ApiError(response.status, statusCode(response.status), response.statusText || `HTTP ${response.status}`, undefined, retryAfter);
+    throw new ResponseError(response.status, statusCode(response.status), response.statusText || `HTTP ${response.status}`, undefined, retryAfter);
   }
   return body as T;
 }

@@ -5,14 +5,14 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import type { PublicConversation } from "@/lib/contract/shapes";
-import { ApiError, deleteConversation, updateConversation } from "./api";
+import { ResponseError, deleteConversation, updateConversation } from "./api";
 import { removeConversation, upsertConversation } from "./cache";
 import { getOpenConversation } from "./away";
 import { pushToast } from "./toasts";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 
 function reasonOf(error: unknown): { reason?: string; reasonKey?: MessageKey; seconds?: number } {
-  if (error instanceof ApiError) {
+  if (error instanceof ResponseError) {
     if (error.status === 0) return { reasonKey: "errNetwork" };
     return { reason: error.message };
   }
@@ -53,7 +53,7 @@ export function useDeleteConversation() {
     },
     onError: (error, conversation) => {
       // Already gone (another tab deleted it): that is what was asked.
-      if (error instanceof ApiError && error.status === 404) {
+      if (error instanceof ResponseError && error.status === 404) {
         removeConversation(qc, conversation.id);
         return;
       }

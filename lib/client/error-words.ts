@@ -3,13 +3,13 @@
 
 import type { ErrorCategory } from "@/lib/errors/categories";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
-import { ApiError } from "./api";
+import { ResponseError } from "./api";
 
 type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
 
 /** A failed request: offline, limits and outages in our words, else the server's. */
 export function errorWords(t: Translate, error: unknown): string {
-  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof ResponseError)) return error instanceof Error ? error.message : String(error);
   if (error.status === 0) return t("errNetwork");
   if (error.status === 429) return t("errRateLimited", { seconds: error.retryAfter ?? 60 });
   if (error.status === 503) return t("errUnavailable");

@@ -75,7 +75,7 @@ describe("outbox", () => {
     await settled();
     const [failed] = outbox.getOutbox();
     expect(failed.status).toBe("failed");
-    expect(failed.error).toBeInstanceOf(api.ApiError);
+    expect(failed.error).toBeInstanceOf(api.ResponseError);
     expect(failed.error?.status).toBe(503);
 
     outbox.retryOutgoing(qc, failed.clientMessageId);

@@ -7,7 +7,7 @@
 
 import type { QueryClient } from "@tanstack/react-query";
 import type { PublicMessage } from "@/lib/contract/shapes";
-import { ApiError, newClientId, sendMessage, type DeliveryRequest } from "./api";
+import { ResponseError, newClientId, sendMessage, type DeliveryRequest } from "./api";
 import { mergeRun, queryKeys, touchConversation, upsertMessages } from "./cache";
 import { createStore } from "./store";
 import { getStreams } from "./streams";
@@ -21,7 +21,7 @@ export interface OutgoingMessage {
   /** The composer's "Work with" pick (an opaque id); resent unchanged on retry. */
   workWith?: string;
   status: "sending" | "failed";
-  error: ApiError | null;
+  error: ResponseError | null;
   /** ISO time of the (first) send, for display before the server's time is known. */
   createdAt: string;
   /** The newest stored message of the conversation this tab knew when it was sent: the bubble shows right after it. */
@@ -60,9 +60,9 @@ async function deliver(qc: QueryClient, entry: OutgoingMessage): Promise<void> {
     patch(entry.clientMessageId, null);
   } catch (cause) {
     const error =
-      cause instanceof ApiError
+      cause instanceof ResponseError
         ? cause
-        : new ApiError(0, "network", cause instanceof Error ? cause.message : String(cause));
+        : new ResponseError(0, "network", cause instanceof Error ? cause.message : String(cause));
     patch(entry.clientMessageId, { status: "failed", error });
   }
 }
@@ -101,7 +101,7 @@ export function retryOutgoing(qc: QueryClient, clientMessageId: string): void {
 }
 
 /** A failure that says nothing about the message itself: offline, a dropped connection, a server restarting. */
-const transient = (error: ApiError | null) => error !== null && (error.status === 0 || error.status >= 500);
+const transient = (error: ResponseError | null) => error !== null && (error.status === 0 || error.status >= 500);
 
 /** Whether retryAfterReconnect will send it by itself (the bubble says so). */
 export function retriesOnReconnect(entry: OutgoingMessage): boolean {

@@ -6,7 +6,7 @@ import { useCallback } from "react";
 import { useInfiniteQuery, useIsFetching, useMutation, useMutationState, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/contract/shapes";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
-import { answerTaskInput, ApiError, sendTaskInstructions, cancelTask, getConversation, getTask, getTaskHistory, listAllMessages, listConversations, listMessagesBefore, listTasks } from "./api";
+import { answerTaskInput, ResponseError, sendTaskInstructions, cancelTask, getConversation, getTask, getTaskHistory, listAllMessages, listConversations, listMessagesBefore, listTasks } from "./api";
 import {
   joinNewestPage,
   mergeConversationSnapshot,
@@ -45,7 +45,7 @@ export function useConversation(id: string | null, initial?: PublicConversation)
         if (Array.isArray(activeRuns)) reconcileActiveRuns(qc, conversation.id, activeRuns, requestedAt);
         return conversation;
       } catch (error) {
-        if (error instanceof ApiError && error.status === 404) return null;
+        if (error instanceof ResponseError && error.status === 404) return null;
         throw error;
       }
     },
@@ -205,7 +205,7 @@ const CANCEL_KEY = ["tasks", "cancel"] as const;
 
 /** A dictionary key where we have better words than the server's, else the server's message. */
 function cancelErrorReason(error: unknown): { reason?: string; reasonKey?: "cancelUnavailable" | "errNetwork" | "errRateLimited"; seconds?: number } {
-  if (error instanceof ApiError) {
+  if (error instanceof ResponseError) {
     if (error.code === "unavailable" || error.status === 503) return { reasonKey: "cancelUnavailable" };
     if (error.status === 0) return { reasonKey: "errNetwork" };
     if (error.status === 429) return { reasonKey: "errRateLimited", seconds: error.retryAfter ?? 60 };

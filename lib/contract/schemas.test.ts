@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { deliveryInput, idParams, listMessagesQuery, listTasksQuery, PG_INT_MAX } from "@/lib/contract/schemas";
-import { findUnstorable } from "@/lib/api/route";
+import { findUnstorable } from "@/lib/http/route";
 
 const runs = { seed: 20261130, numRuns: 500 };
 

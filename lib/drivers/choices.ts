@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { configuredAgents, type AgentChoice } from "./agent-config";
+import { configuredAgents, type AgentChoice } from "./remote-agent-config";
 import { mcpChoices, mcpLabels } from "./mcp-config";
 
 /** Native research: the default, and what the chat model picks when no description fits better. */

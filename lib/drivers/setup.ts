@@ -1,6 +1,6 @@
 import type { Driver } from "./types";
 import { researchDriver } from "./research";
-import { configuredAgentDrivers, configuredAgents } from "./agent-config";
+import { configuredAgentDrivers, configuredAgents } from "./remote-agent-config";
 import { configuredMcpDrivers, configuredMcpNames } from "./mcp-config";
 import { driverFor, driversSetUp, openRegistry, registerDriver } from "./registry";
 

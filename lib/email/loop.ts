@@ -1,6 +1,6 @@
 import { env } from "@/lib/config/env";
 import { log as logger } from "@/lib/util/log";
-import type { LoopSpec } from "@/lib/workers/loop";
+import type { LoopSpec } from "@/lib/fleet/loop";
 import { claimEmailLeases, EMAIL_LOOP, nextEmailDueMs, type EmailFence } from "./sql";
 import { emailLeaseMs } from "./state";
 import { sendNoticeEmail } from "./send-notice-email";

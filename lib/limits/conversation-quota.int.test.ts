@@ -3,7 +3,7 @@ import * as conversationsRoute from "@/app/api/conversations/route";
 import * as conversationRoute from "@/app/api/conversations/[id]/route";
 import * as searchRoute from "@/app/api/conversations/search/route";
 import * as threadsRoute from "@/app/api/ap/threads/route";
-import { createThread } from "@/lib/ap/create-thread";
+import { createThread } from "@/lib/agent-protocol/create-thread";
 import { MAX_AP_METADATA_BYTES } from "@/lib/contract/ap";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";

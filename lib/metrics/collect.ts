@@ -1,6 +1,6 @@
 import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
-import { heartbeatStaleMs } from "@/lib/workers/heartbeat";
+import { heartbeatStaleMs } from "@/lib/fleet/heartbeat";
 import { singleFlight } from "./cache";
 import { renderFleet } from "./fleet";
 import type { ProcessSnapshot } from "./process";

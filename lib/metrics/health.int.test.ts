@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import * as health from "@/app/api/health/route";
 import { getDb } from "@/lib/db/client";
 import { HEALTH_CACHE_MS, HEALTH_TIMEOUT_MS } from "@/lib/metrics/health";
-import { beat, markStopped } from "@/lib/workers/heartbeat";
+import { beat, markStopped } from "@/lib/fleet/heartbeat";
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,4 +1,4 @@
-import { liveWorkers } from "@/lib/workers/heartbeat";
+import { liveWorkers } from "@/lib/fleet/heartbeat";
 import { log } from "@/lib/util/log";
 import { singleFlight } from "./cache";
 

@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import type { LoopSpec } from "@/lib/workers/loop";
+import type { LoopSpec } from "@/lib/fleet/loop";
 import { claimNotifications, notifyOne, type ClaimedNotification } from "./deliver";
 import { log } from "@/lib/util/log";
 

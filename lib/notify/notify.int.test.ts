@@ -8,7 +8,7 @@ import { syncNotices } from "@/lib/delivery/sync-notices";
 import { claimNotifications, narrationKey, NARRATION_MARKER, notifyOne, type ClaimedNotification } from "./deliver";
 import { notifyLoop } from "./loop";
 import { insertNotificationRun } from "@/lib/runs/sql";
-import { Loop } from "@/lib/workers/loop";
+import { Loop } from "@/lib/fleet/loop";
 import { MAX_NOTIFICATION_ATTEMPTS } from "./state";
 
 // The tests drive the notify loop's claims by hand: this file's database is its own (tests/file-db.ts), so no other

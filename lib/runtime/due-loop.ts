@@ -1,7 +1,7 @@
 import { env } from "@/lib/config/env";
 import type { SqlTx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
-import type { LoopSpec } from "@/lib/workers/loop";
+import type { LoopSpec } from "@/lib/fleet/loop";
 import { recordEventAndAnnounce } from "@/lib/notify/event";
 import { fenceCancel } from "@/lib/tasks/request-cancel";
 import { setStopReason } from "@/lib/tasks/sql";

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { LoopSpec } from "@/lib/workers/loop";
+import type { LoopSpec } from "@/lib/fleet/loop";
 import { logContext } from "@/lib/util/log";
 import { processSnapshot, resetProcessMetrics, setProcessLabel } from "@/lib/metrics/process";
 import { instrumentLoop, rowIds } from "./instrument";

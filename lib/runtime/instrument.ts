@@ -1,4 +1,4 @@
-import type { LoopSpec } from "@/lib/workers/loop";
+import type { LoopSpec } from "@/lib/fleet/loop";
 import { log, withLogContext, type LogIds } from "@/lib/util/log";
 import {
   busySeconds,

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { startTask } from "./start-task";
 import { requestCancel } from "./request-cancel";
-import { liveWorkers } from "@/lib/workers/heartbeat";
+import { liveWorkers } from "@/lib/fleet/heartbeat";
 import { noticeInConversation } from "@/lib/delivery/contract";
 import { createConversationFor, signUp, waitFor } from "@/tests/helpers";
 import { Fleet } from "@/tests/chaos/fleet";

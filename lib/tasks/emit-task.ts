@@ -5,7 +5,7 @@ import { isTerminalStatus, toPublicTask } from "@/lib/contract/task";
 
 /** Announces the task's current public shape on the owner's feed, inside tx (waking `wake` loops at commit). */
 export async function emitTaskUpdated(tx: SqlTx, task: Task, wake: readonly string[] = []): Promise<void> {
-  // A run that is over is what an Agent Protocol webhook waits for (lib/ap/webhook-sql.ts): its loop wakes at
+  // A run that is over is what an Agent Protocol webhook waits for (lib/agent-protocol/webhook-sql.ts): its loop wakes at
   // the commit instead of finding the row at its next poll. Waking costs each worker one claim when there is none.
   const ended = isTerminalStatus(task.status) || task.status === "input_required";
   await emitEvent(tx, task.ownerId, { type: "task.updated", data: { task: { ...toPublicTask(task) } } }, {

@@ -1,7 +1,7 @@
 import { getDb, type SqlTx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { ApiError, notFound } from "@/lib/errors/api-error";
-import { liveWorkers } from "@/lib/workers/heartbeat";
+import { liveWorkers } from "@/lib/fleet/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
 import { lockOwnedTask, markCancelAnsweredInChat, setCancelFence } from "./sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";

@@ -95,7 +95,7 @@ function leases(where: { owner: string } | { ids: string[] } | "open"): Prisma.S
 /**
  * Whether a PostgreSQL outage overlaps [kill − lease, kill + lease + 1 s]. Such a kill is left out of the verdict
  * (its time is reported apart): the dead worker could not renew through the outage, and after one the survivors'
- * claim loops come back on their failure backoff (lib/workers/loop.ts: up to 16 polls), not on the lease.
+ * claim loops come back on their failure backoff (lib/fleet/loop.ts: up to 16 polls), not on the lease.
  */
 export function nearOutage(killAt: number, leaseMs: number, outages: readonly Outage[]): boolean {
   return outages.some((o) => o.to > killAt - leaseMs && o.from < killAt + leaseMs + 1000);

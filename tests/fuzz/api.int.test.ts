@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { createConversation } from "@/lib/chat/create-conversation";
-import { findUnstorable } from "@/lib/api/route";
+import { findUnstorable } from "@/lib/http/route";
 import * as conversations from "@/app/api/conversations/route";
 import * as conversation from "@/app/api/conversations/[id]/route";
 import * as messages from "@/app/api/conversations/[id]/messages/route";

@@ -1,4 +1,4 @@
-import { errorResponse } from "@/lib/api/route";
+import { errorResponse } from "@/lib/http/route";
 import { ApiError } from "@/lib/errors/api-error";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { deleteOwnAccount } from "@/lib/commands/delete-account";
 import { MAX_PASSWORD_LENGTH } from "@/lib/contract/password";
 

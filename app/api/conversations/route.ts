@@ -1,4 +1,4 @@
-import { route, json } from "@/lib/api/route";
+import { route, json } from "@/lib/http/route";
 import { createConversationBody } from "@/lib/contract/schemas";
 import { listConversations } from "@/lib/chat/queries";
 import { createConversation, openDraftConversation } from "@/lib/chat/create-conversation";

@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { ApiError } from "@/lib/errors/api-error";
 import { openFeed } from "@/lib/events/feed";
 

@@ -1,4 +1,4 @@
-import { json } from "@/lib/api/route";
+import { json } from "@/lib/http/route";
 import { checkHealth } from "@/lib/metrics/health";
 
 export const dynamic = "force-dynamic";

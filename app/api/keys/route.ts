@@ -1,4 +1,4 @@
-import { json, route } from "@/lib/api/route";
+import { json, route } from "@/lib/http/route";
 import { createKeyBody } from "@/lib/contract/keys";
 import { createApiKey } from "@/lib/keys/create-api-key";
 import { listApiKeys } from "@/lib/keys/list-api-keys";

@@ -1,6 +1,6 @@
 import { scrapeMetrics } from "@/lib/metrics/collect";
 import { scrapeAccess } from "@/lib/metrics/token";
-import { errorResponse, json } from "@/lib/api/route";
+import { errorResponse, json } from "@/lib/http/route";
 import { ApiError } from "@/lib/errors/api-error";
 import { log } from "@/lib/util/log";
 

@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { settingsPatchBody } from "@/lib/contract/settings";
 import { langCookieOf, pickLang } from "@/lib/i18n/server";
 import { getSettings } from "@/lib/settings/queries";

@@ -1,4 +1,4 @@
-import { route, json } from "@/lib/api/route";
+import { route, json } from "@/lib/http/route";
 import { isId, listTasksQuery, startTaskBody } from "@/lib/contract/schemas";
 import { listTasks } from "@/lib/tasks/queries";
 import { startTask } from "@/lib/tasks/start-task";

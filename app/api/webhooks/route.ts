@@ -1,5 +1,5 @@
-import { route } from "@/lib/api/route";
-import { listWebhookDeliveries } from "@/lib/ap/list-webhooks";
+import { route } from "@/lib/http/route";
+import { listWebhookDeliveries } from "@/lib/agent-protocol/list-webhooks";
 
 export const dynamic = "force-dynamic";
 

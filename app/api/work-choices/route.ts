@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { workChoices } from "@/lib/drivers/choices";
 
 export const dynamic = "force-dynamic";

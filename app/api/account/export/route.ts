@@ -1,4 +1,4 @@
-import { json, route } from "@/lib/api/route";
+import { json, route } from "@/lib/http/route";
 import { exportAccount } from "@/lib/commands/export-account";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { createThread } from "@/lib/ap/create-thread";
+import { keyRoute } from "@/lib/http/route";
+import { createThread } from "@/lib/agent-protocol/create-thread";
 import { apThreadCreateBody } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

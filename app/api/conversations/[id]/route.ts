@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { notFound } from "@/lib/errors/api-error";
 import { idParams, updateConversationBody } from "@/lib/contract/schemas";
 import { findConversation, listActiveRuns } from "@/lib/chat/queries";

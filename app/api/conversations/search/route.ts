@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { searchConversationsQuery } from "@/lib/contract/schemas";
 import { searchConversations } from "@/lib/chat/search";
 

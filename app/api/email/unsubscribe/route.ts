@@ -1,4 +1,4 @@
-import { errorResponse, json } from "@/lib/api/route";
+import { errorResponse, json } from "@/lib/http/route";
 import { ApiError } from "@/lib/errors/api-error";
 import { MAX_UNSUBSCRIBE_BODY_BYTES, readCapped } from "@/lib/limits/body-cap";
 import { unsubscribeByToken } from "@/lib/email/unsubscribe";

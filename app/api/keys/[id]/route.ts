@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { idParams } from "@/lib/contract/schemas";
 import { revokeApiKey } from "@/lib/keys/revoke-api-key";
 

@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { notFound } from "@/lib/errors/api-error";
 import { idParams } from "@/lib/contract/schemas";
 import { getTaskDetail } from "@/lib/tasks/queries";

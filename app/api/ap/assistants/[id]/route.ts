@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { getAssistant } from "@/lib/ap/assistants";
+import { keyRoute } from "@/lib/http/route";
+import { getAssistant } from "@/lib/agent-protocol/assistants";
 import { apAssistantParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { searchAssistants } from "@/lib/ap/assistants";
+import { keyRoute } from "@/lib/http/route";
+import { searchAssistants } from "@/lib/agent-protocol/assistants";
 import { apAssistantSearchBody } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { getThread } from "@/lib/ap/get-thread";
+import { keyRoute } from "@/lib/http/route";
+import { getThread } from "@/lib/agent-protocol/get-thread";
 import { apThreadParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

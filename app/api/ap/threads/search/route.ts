@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { searchThreads } from "@/lib/ap/search-threads";
+import { keyRoute } from "@/lib/http/route";
+import { searchThreads } from "@/lib/agent-protocol/search-threads";
 import { apThreadSearchBody } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { route, json } from "@/lib/api/route";
+import { route, json } from "@/lib/http/route";
 import { notFound } from "@/lib/errors/api-error";
 import { idParams, listMessagesQuery, postMessageBody } from "@/lib/contract/schemas";
 import { listMessages, listMessagesBefore } from "@/lib/chat/queries";

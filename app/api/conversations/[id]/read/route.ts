@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { idParams, markReadBody } from "@/lib/contract/schemas";
 import { markRead } from "@/lib/chat/mark-read";
 

@@ -1,4 +1,4 @@
-import { json, route } from "@/lib/api/route";
+import { json, route } from "@/lib/http/route";
 import { idParams } from "@/lib/contract/schemas";
 import { createShare } from "@/lib/share/create-share";
 import { listShares } from "@/lib/share/list-shares";

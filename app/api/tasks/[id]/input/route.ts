@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { answerInputBody, idParams } from "@/lib/contract/schemas";
 import { answerInput } from "@/lib/tasks/answer-input";
 

@@ -1,4 +1,4 @@
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import { idParams, updateTaskBody } from "@/lib/contract/schemas";
 import { updateTask } from "@/lib/tasks/update-task";
 

@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { getThreadHistory } from "@/lib/ap/get-thread-history";
+import { keyRoute } from "@/lib/http/route";
+import { getThreadHistory } from "@/lib/agent-protocol/get-thread-history";
 import { apHistoryBody, apHistoryQuery, apThreadParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

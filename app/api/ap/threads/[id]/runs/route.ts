@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { keyRoute } from "@/lib/api/route";
-import { createRun } from "@/lib/ap/create-run";
-import { listRuns } from "@/lib/ap/get-run";
+import { keyRoute } from "@/lib/http/route";
+import { createRun } from "@/lib/agent-protocol/create-run";
+import { listRuns } from "@/lib/agent-protocol/get-run";
 import { apRunCreateBody, apThreadParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { getThreadState } from "@/lib/ap/get-thread-state";
+import { keyRoute } from "@/lib/http/route";
+import { getThreadState } from "@/lib/agent-protocol/get-thread-state";
 import { apThreadParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { getRun } from "@/lib/ap/get-run";
+import { keyRoute } from "@/lib/http/route";
+import { getRun } from "@/lib/agent-protocol/get-run";
 import { apRunParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

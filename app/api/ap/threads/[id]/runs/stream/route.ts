@@ -1,6 +1,6 @@
-import { keyRoute } from "@/lib/api/route";
-import { createRun } from "@/lib/ap/create-run";
-import { openRunStream, sseResponse, streamModes } from "@/lib/ap/stream-run";
+import { keyRoute } from "@/lib/http/route";
+import { createRun } from "@/lib/agent-protocol/create-run";
+import { openRunStream, sseResponse, streamModes } from "@/lib/agent-protocol/stream-run";
 import { apRunCreateBody, apThreadParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { cancelRun } from "@/lib/ap/cancel-run";
+import { keyRoute } from "@/lib/http/route";
+import { cancelRun } from "@/lib/agent-protocol/cancel-run";
 import { apRunParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { joinRun } from "@/lib/ap/join-run";
+import { keyRoute } from "@/lib/http/route";
+import { joinRun } from "@/lib/agent-protocol/join-run";
 import { apRunParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

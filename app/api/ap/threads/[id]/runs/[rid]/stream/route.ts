@@ -1,5 +1,5 @@
-import { keyRoute } from "@/lib/api/route";
-import { openRunStream, sseResponse, streamModes } from "@/lib/ap/stream-run";
+import { keyRoute } from "@/lib/http/route";
+import { openRunStream, sseResponse, streamModes } from "@/lib/agent-protocol/stream-run";
 import { apJoinStreamQuery, apRunParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { env } from "@/lib/config/env";
 import { z } from "zod";
 import type { Driver } from "./types";
-import { createAgentDriver } from "./agent";
+import { createAgentDriver } from "./remote-agent";
 import { log } from "@/lib/util/log";
 
 /**

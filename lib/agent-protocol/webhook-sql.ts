@@ -7,7 +7,7 @@ import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 /**
  * Every statement of the Agent Protocol webhook outbox (ap_webhook). A run
  * created with `webhook` gets its row in the run's own transaction; the loop
- * (lib/ap/webhook-loop.ts) claims a row once its run is over and POSTs it.
+ * (lib/agent-protocol/webhook-loop.ts) claims a row once its run is over and POSTs it.
  *
  *   state      event                                          → state
  *   —          run created with `webhook`                     waiting

@@ -11,7 +11,7 @@ import * as historyRoute from "@/app/api/ap/threads/[id]/history/route";
 import * as assistantsSearchRoute from "@/app/api/ap/assistants/search/route";
 import * as assistantRoute from "@/app/api/ap/assistants/[id]/route";
 import * as assistantSchemasRoute from "@/app/api/ap/assistants/[id]/schemas/route";
-import { MAX_STREAMS_PER_ACCOUNT, openRunStream } from "@/lib/ap/stream-run";
+import { MAX_STREAMS_PER_ACCOUNT, openRunStream } from "@/lib/agent-protocol/stream-run";
 import { getDb } from "@/lib/db/client";
 import { openFeed } from "@/lib/events/feed";
 import { pickFreePort } from "@/lib/util/free-port";

@@ -15,8 +15,8 @@ import { buildEventSnapshot } from "@/lib/notify/event";
 import { narrationPrompt } from "@/lib/notify/deliver";
 import { startLangGraphPeer, type LangGraphPeer } from "@/tests/langgraph-peer";
 import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
-import { createAgentDriver } from "./agent";
-import { configuredAgentDrivers, parseRemoteAgents } from "./agent-config";
+import { createAgentDriver } from "./remote-agent";
+import { configuredAgentDrivers, parseRemoteAgents } from "./remote-agent-config";
 import { setUpDrivers } from "./setup";
 
 /**

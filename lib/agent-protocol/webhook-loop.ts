@@ -1,6 +1,6 @@
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/util/log";
-import type { LoopSpec } from "@/lib/workers/loop";
+import type { LoopSpec } from "@/lib/fleet/loop";
 import { deliverWebhook } from "./deliver-webhook";
 import { claimWebhooks, nextWebhookDueMs, WEBHOOK_LOOP, type WebhookFence } from "./webhook-sql";
 

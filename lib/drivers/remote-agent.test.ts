@@ -5,7 +5,7 @@ import type { Task } from "@/lib/db/generated/client.ts";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import { classifyError } from "@/lib/errors/public";
 import * as logModule from "@/lib/util/log";
-import { createAgentDriver, finalReply, questionOf, runOutcome, runningPollMs } from "./agent";
+import { createAgentDriver, finalReply, questionOf, runOutcome, runningPollMs } from "./remote-agent";
 
 afterEach(() => vi.restoreAllMocks());
 

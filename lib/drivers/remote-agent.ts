@@ -5,7 +5,7 @@ import { DriverProtocolError } from "@/lib/errors/protocol";
 import type { Driver, StepOutcome, SubmitResult, TerminalSnapshot } from "./types";
 import { boundBody, hide } from "./mcp-content";
 import { withPollMs } from "./poll-ms";
-import { RELAY_MIN_INTERVAL_MS, relayRun } from "./agent-stream";
+import { RELAY_MIN_INTERVAL_MS, relayRun } from "./remote-agent-stream";
 import { log } from "@/lib/util/log";
 import { readJsonColumn } from "@/lib/util/json-column";
 import { testHooks } from "@/lib/util/test-hooks";
@@ -298,7 +298,7 @@ async function poll(agent: RemoteAgent, task: Task, pending: string[], threadId:
 }
 
 /**
- * A running run: its stream is watched for a moment (lib/drivers/agent-stream.ts)
+ * A running run: its stream is watched for a moment (lib/drivers/remote-agent-stream.ts)
  * when the remote serves one, and the newest line becomes a progress
  * message at most every RELAY_MIN_INTERVAL_MS; plain polling otherwise.
  */

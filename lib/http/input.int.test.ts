@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
-import { route } from "@/lib/api/route";
+import { route } from "@/lib/http/route";
 import * as conversations from "@/app/api/conversations/route";
 import * as conversation from "@/app/api/conversations/[id]/route";
 import * as messages from "@/app/api/conversations/[id]/messages/route";

@@ -23,7 +23,7 @@ export interface RunInput {
   input: { messages: { role?: string; type?: string; content: string | { type: string; text?: string }[] }[] };
   metadata?: Record<string, unknown> | null;
   multitask_strategy?: Strategy | null;
-  /** POSTed once the run ends (lib/ap/deliver-webhook.ts). */
+  /** POSTed once the run ends (lib/agent-protocol/deliver-webhook.ts). */
   webhook?: string | null;
 }
 

@@ -13,16 +13,16 @@ import { executeCancel } from "@/lib/runtime/execute-cancel";
 import { notifyLoop } from "@/lib/notify/loop";
 import { dueLoop } from "@/lib/runtime/due-loop";
 import { emailLoop } from "@/lib/email/loop";
-import { webhookLoop } from "@/lib/ap/webhook-loop";
+import { webhookLoop } from "@/lib/agent-protocol/webhook-loop";
 import { emailAvailable } from "@/lib/settings/queries";
 import { registeredDrivers } from "@/lib/drivers/registry";
-import { beat, markStopped } from "@/lib/workers/heartbeat";
+import { beat, markStopped } from "@/lib/fleet/heartbeat";
 import { retentionTick } from "@/lib/retention/job";
 import { processSnapshot, setProcessLabel } from "@/lib/metrics/process";
 import { log } from "@/lib/util/log";
 import { instrumentLoop } from "@/lib/runtime/instrument";
 import { reapOrphansOnce } from "@/lib/runtime/reap-orphans";
-import { Loop } from "@/lib/workers/loop";
+import { Loop } from "@/lib/fleet/loop";
 
 /** How often each worker asks whether the fleet's retention job is due (one cheap claim statement). */
 const RETENTION_CHECK_MS = 60_000;

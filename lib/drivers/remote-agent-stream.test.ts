@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { relayLine } from "./agent-stream";
+import { relayLine } from "./remote-agent-stream";
 
 describe("relayLine (what a remote graph's custom stream may put in a progress message)", () => {
   it("takes a string or the first text field of an object, whitespace collapsed", () => {
