@@ -53,7 +53,6 @@ export const enReport = {
   taskEndFailed: "It could not finish.",
   taskElapsedRunning: "Working for {time}",
   taskElapsedDone: "Took {time}",
-  taskStepsDone: "{done} of {total} steps done",
   durationSeconds: "{s} s",
   durationMinutes: "{m} min {s} s",
   durationHours: "{h} h {m} min",

@@ -49,7 +49,6 @@ export const zhReport: { [K in keyof typeof enReport]: string } = {
   taskEndFailed: "没能完成。",
   taskElapsedRunning: "已运行 {time}",
   taskElapsedDone: "用时 {time}",
-  taskStepsDone: "已完成 {done}/{total} 步",
   durationSeconds: "{s} 秒",
   durationMinutes: "{m} 分 {s} 秒",
   durationHours: "{h} 小时 {m} 分",
