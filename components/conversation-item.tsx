@@ -2,7 +2,7 @@
 
 import * as Dialog from "@radix-ui/react-dialog";
 import Link from "next/link";
-import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
 import type { PublicConversation } from "@/lib/contract/shapes";
 import { useDeleteConversation, usePinConversation, useRenameConversation } from "@/lib/client/chat-actions";
 import { useI18n } from "@/lib/client/i18n";
@@ -37,17 +37,11 @@ export function ConversationItem({
   const remove = useDeleteConversation();
   // The open chat is being read: its dot would only flicker until the read mark lands.
   const unread = active ? 0 : conversation.unread;
+  const focusOptionsSoon = () => requestAnimationFrame(() => optionsRef.current?.focus());
 
   function closeMenu(focusOptions: boolean) {
     setMenuOpen(false);
     if (focusOptions) optionsRef.current?.focus();
-  }
-
-  function onMenuKey(event: KeyboardEvent) {
-    if (event.key === "Escape") {
-      event.stopPropagation();
-      closeMenu(true);
-    }
   }
 
   if (renaming) {
@@ -57,7 +51,7 @@ export function ConversationItem({
           conversation={conversation}
           onDone={() => {
             setRenaming(false);
-            requestAnimationFrame(() => optionsRef.current?.focus());
+            focusOptionsSoon();
           }}
         />
       </li>
@@ -67,93 +61,188 @@ export function ConversationItem({
   return (
     <li data-unread={unread > 0 || undefined} data-pinned={conversation.pinned || undefined}>
       <div className={cn("group relative flex items-stretch rounded-lg", active ? "bg-accent-soft text-accent-text" : "text-fg hover:bg-subtle")}>
-        <Link
-          href={`/c/${conversation.id}`}
-          onClick={onNavigate}
-          aria-current={active ? "page" : undefined}
-          className="flex min-w-0 flex-1 flex-col gap-0.5 rounded-lg py-2 pr-1 pl-3 text-sm"
-        >
-          <span className="flex min-w-0 items-center gap-1.5">
-            {conversation.pinned && <PinIcon className="size-3.5 shrink-0 text-muted" />}
-            <span className={cn("truncate", active || unread > 0 ? "font-semibold" : "font-medium")}>{title}</span>
-            {unread > 0 && (
-              <span data-testid="unread-dot" className="ml-auto size-2 shrink-0 rounded-full bg-accent">
-                <span className="sr-only">{t("unreadCount", { n: unread })}</span>
-              </span>
-            )}
-          </span>
-          <LocalTime iso={conversation.updatedAt} className="text-xs text-muted" />
-        </Link>
-        <Button
-          ref={optionsRef}
-          variant="muted"
-          size="icon-sm"
-          aria-expanded={menuOpen}
-          aria-controls={menuOpen ? menuId : undefined}
-          onClick={() => setMenuOpen((open) => !open)}
-          className={cn("my-auto mr-1 opacity-60 group-hover:opacity-100 focus-visible:opacity-100", menuOpen && "opacity-100")}
-        >
-          <MoreIcon />
-          <span className="sr-only">{t("chatActionsFor", { title })}</span>
-        </Button>
+        <ChatLink conversation={conversation} title={title} active={active} unread={unread} onNavigate={onNavigate} />
+        <OptionsButton buttonRef={optionsRef} title={title} menuId={menuId} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} />
       </div>
       {menuOpen && (
-        <div id={menuId} onKeyDown={onMenuKey} className="mx-2 mt-1 mb-2 flex flex-wrap gap-1 rounded-lg border border-border bg-surface p-1 shadow-sm">
-          <Button variant="ghost" size="md" onClick={() => { closeMenu(false); setRenaming(true); }}>
-            {t("renameChat")}
-          </Button>
-          <Button
-            variant="ghost"
-            size="md"
-            disabled={pin.isPending}
-            onClick={() => {
-              closeMenu(true);
-              pin.mutate({ id: conversation.id, pinned: !conversation.pinned });
-            }}
-          >
-            {conversation.pinned ? t("unpinChat") : t("pinChat")}
-          </Button>
-          <Button variant="ghost" size="md" className="text-danger" onClick={() => { closeMenu(false); setConfirmDelete(true); }}>
-            {t("deleteChat")}
-          </Button>
-        </div>
+        <ItemMenu
+          id={menuId}
+          pinned={conversation.pinned}
+          pinPending={pin.isPending}
+          onClose={closeMenu}
+          onRename={() => setRenaming(true)}
+          onTogglePin={() => pin.mutate({ id: conversation.id, pinned: !conversation.pinned })}
+          onDelete={() => setConfirmDelete(true)}
+        />
       )}
-      <Dialog.Root
+      <DeleteDialog
+        title={title}
         open={confirmDelete}
+        deleting={remove.isPending}
         onOpenChange={(open) => {
           setConfirmDelete(open);
-          if (!open) requestAnimationFrame(() => optionsRef.current?.focus());
+          if (!open) focusOptionsSoon();
+        }}
+        onConfirm={() => {
+          remove.mutate(conversation, { onSettled: () => setConfirmDelete(false) });
+        }}
+      />
+    </li>
+  );
+}
+
+function ChatLink({
+  conversation,
+  title,
+  active,
+  unread,
+  onNavigate,
+}: {
+  conversation: PublicConversation;
+  title: string;
+  active: boolean;
+  unread: number;
+  onNavigate?: () => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Link
+      href={`/c/${conversation.id}`}
+      onClick={onNavigate}
+      aria-current={active ? "page" : undefined}
+      className="flex min-w-0 flex-1 flex-col gap-0.5 rounded-lg py-2 pr-1 pl-3 text-sm"
+    >
+      <span className="flex min-w-0 items-center gap-1.5">
+        {conversation.pinned && <PinIcon className="size-3.5 shrink-0 text-muted" />}
+        <span className={cn("truncate", active || unread > 0 ? "font-semibold" : "font-medium")}>{title}</span>
+        {unread > 0 && (
+          <span data-testid="unread-dot" className="ml-auto size-2 shrink-0 rounded-full bg-accent">
+            <span className="sr-only">{t("unreadCount", { n: unread })}</span>
+          </span>
+        )}
+      </span>
+      <LocalTime iso={conversation.updatedAt} className="text-xs text-muted" />
+    </Link>
+  );
+}
+
+function OptionsButton({
+  buttonRef,
+  title,
+  menuId,
+  menuOpen,
+  onToggle,
+}: {
+  buttonRef: RefObject<HTMLButtonElement | null>;
+  title: string;
+  menuId: string;
+  menuOpen: boolean;
+  onToggle: () => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Button
+      ref={buttonRef}
+      variant="muted"
+      size="icon-sm"
+      aria-expanded={menuOpen}
+      aria-controls={menuOpen ? menuId : undefined}
+      onClick={onToggle}
+      className={cn("my-auto mr-1 opacity-60 group-hover:opacity-100 focus-visible:opacity-100", menuOpen && "opacity-100")}
+    >
+      <MoreIcon />
+      <span className="sr-only">{t("chatActionsFor", { title })}</span>
+    </Button>
+  );
+}
+
+/** Rename, pin and delete; closing it by Escape or pin returns focus to the options button. */
+function ItemMenu({
+  id,
+  pinned,
+  pinPending,
+  onClose,
+  onRename,
+  onTogglePin,
+  onDelete,
+}: {
+  id: string;
+  pinned: boolean;
+  pinPending: boolean;
+  onClose: (focusOptions: boolean) => void;
+  onRename: () => void;
+  onTogglePin: () => void;
+  onDelete: () => void;
+}) {
+  const { t } = useI18n();
+
+  function onMenuKey(event: KeyboardEvent) {
+    if (event.key === "Escape") {
+      event.stopPropagation();
+      onClose(true);
+    }
+  }
+
+  return (
+    <div id={id} onKeyDown={onMenuKey} className="mx-2 mt-1 mb-2 flex flex-wrap gap-1 rounded-lg border border-border bg-surface p-1 shadow-sm">
+      <Button variant="ghost" size="md" onClick={() => { onClose(false); onRename(); }}>
+        {t("renameChat")}
+      </Button>
+      <Button
+        variant="ghost"
+        size="md"
+        disabled={pinPending}
+        onClick={() => {
+          onClose(true);
+          onTogglePin();
         }}
       >
-        <Dialog.Portal>
-          <Dialog.Overlay className="fixed inset-0 z-50 bg-black/40" />
-          <Dialog.Content
-            role="alertdialog"
-            className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,26rem)] -translate-x-1/2 -translate-y-1/2 rounded-xl border border-border bg-surface p-5 shadow-xl focus:outline-none"
-          >
-            <Dialog.Title className="text-base font-semibold">{t("deleteChatTitle", { title })}</Dialog.Title>
-            <Dialog.Description className="mt-2 text-sm text-muted">{t("deleteChatBody")}</Dialog.Description>
-            <div className="mt-5 flex justify-end gap-2">
-              <Dialog.Close asChild>
-                <Button variant="secondary" size="lg">
-                  {t("cancelEdit")}
-                </Button>
-              </Dialog.Close>
-              <Button
-                variant="danger"
-                size="lg"
-                disabled={remove.isPending}
-                onClick={() => {
-                  remove.mutate(conversation, { onSettled: () => setConfirmDelete(false) });
-                }}
-              >
-                {t("deleteChatConfirm")}
+        {pinned ? t("unpinChat") : t("pinChat")}
+      </Button>
+      <Button variant="ghost" size="md" className="text-danger" onClick={() => { onClose(false); onDelete(); }}>
+        {t("deleteChat")}
+      </Button>
+    </div>
+  );
+}
+
+function DeleteDialog({
+  title,
+  open,
+  deleting,
+  onOpenChange,
+  onConfirm,
+}: {
+  title: string;
+  open: boolean;
+  deleting: boolean;
+  onOpenChange: (open: boolean) => void;
+  onConfirm: () => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Dialog.Root open={open} onOpenChange={onOpenChange}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-50 bg-black/40" />
+        <Dialog.Content
+          role="alertdialog"
+          className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,26rem)] -translate-x-1/2 -translate-y-1/2 rounded-xl border border-border bg-surface p-5 shadow-xl focus:outline-none"
+        >
+          <Dialog.Title className="text-base font-semibold">{t("deleteChatTitle", { title })}</Dialog.Title>
+          <Dialog.Description className="mt-2 text-sm text-muted">{t("deleteChatBody")}</Dialog.Description>
+          <div className="mt-5 flex justify-end gap-2">
+            <Dialog.Close asChild>
+              <Button variant="secondary" size="lg">
+                {t("cancelEdit")}
               </Button>
-            </div>
-          </Dialog.Content>
-        </Dialog.Portal>
-      </Dialog.Root>
-    </li>
+            </Dialog.Close>
+            <Button variant="danger" size="lg" disabled={deleting} onClick={onConfirm}>
+              {t("deleteChatConfirm")}
+            </Button>
+          </div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
   );
 }
 
