@@ -151,7 +151,9 @@ function useStatusAnnouncements(scope: TaskScope, sheetOpen: boolean): { text: s
       known.current = next;
       if (changed.length === 0) return;
       const text = changed
-        .map((task) => t("announceStatus", { title: task.title, status: t(statusKey(task.status)).toLocaleLowerCase(locale) }))
+        .map((task) =>
+          t("announceStatus", { title: task.title, status: t(statusKey(task.status)).toLocaleLowerCase(locale) }),
+        )
         .join(". ");
       setAnnouncement({ text, inSheet: open.current });
     }
@@ -185,7 +187,13 @@ function SheetBody({
         <InlineAlert
           stacked
           actions={
-            <Button variant="danger" size="lg" onClick={() => void list.refetch()} disabled={list.isFetching} className="disabled:opacity-60">
+            <Button
+              variant="danger"
+              size="lg"
+              onClick={() => void list.refetch()}
+              disabled={list.isFetching}
+              className="disabled:opacity-60"
+            >
               {t("tryAgain")}
             </Button>
           }
@@ -201,7 +209,11 @@ function SheetBody({
           {t("loadingTasks")}
         </p>
         {[0, 1].map((i) => (
-          <div key={i} aria-hidden="true" className="h-24 animate-pulse rounded-xl bg-subtle motion-reduce:animate-none" />
+          <div
+            key={i}
+            aria-hidden="true"
+            className="h-24 animate-pulse rounded-xl bg-subtle motion-reduce:animate-none"
+          />
         ))}
       </div>
     );
@@ -268,7 +280,10 @@ function TaskSection({
   const pendingCancels = usePendingCancels();
   return (
     <section aria-labelledby={headingId}>
-      <h3 id={headingId} className="mb-2 flex items-center gap-2 text-xs font-semibold tracking-wide text-muted uppercase">
+      <h3
+        id={headingId}
+        className="mb-2 flex items-center gap-2 text-xs font-semibold tracking-wide text-muted uppercase"
+      >
         {title}
         {/* The list says how many items it has; keep the heading's name exactly "Active" / "Recent". */}
         <span aria-hidden="true" className="rounded-full bg-subtle px-1.5 py-px font-mono text-[0.7rem] normal-case">
@@ -276,7 +291,9 @@ function TaskSection({
         </span>
       </h3>
       {tasks.length === 0 ? (
-        <p className="rounded-xl border border-dashed border-border px-3 py-4 text-center text-sm text-muted">{empty}</p>
+        <p className="rounded-xl border border-dashed border-border px-3 py-4 text-center text-sm text-muted">
+          {empty}
+        </p>
       ) : (
         <ul className="space-y-3">
           {tasks.map((task) => (
@@ -312,7 +329,6 @@ function TaskRow({
   const cancel = useCancelTask();
   const active = isTaskActive(task.status);
   const cancelling = isCancelling(task, cancelPending);
-  const notification = task.notification;
 
   return (
     <li
@@ -334,26 +350,7 @@ function TaskRow({
 
       {showConversation && <ConversationLink id={task.conversationId} onNavigate={onNavigate} />}
 
-      <p className="mt-1 flex flex-wrap gap-x-3 text-xs text-muted">
-        {task.startedAt ? (
-          <span>
-            {t("timeStarted")} <LocalTime iso={task.startedAt} seconds />
-          </span>
-        ) : (
-          <span>
-            {t("timeCreated")} <LocalTime iso={task.createdAt} seconds />
-          </span>
-        )}
-        {task.completedAt ? (
-          <span>
-            {t("timeFinished")} <LocalTime iso={task.completedAt} seconds />
-          </span>
-        ) : (
-          <span>
-            {t("timeUpdated")} <LocalTime iso={task.updatedAt} seconds />
-          </span>
-        )}
-      </p>
+      <TaskTimes task={task} />
 
       <TaskProgress task={task} className="mt-2" />
       <ProviderWait task={task} compact className="mt-2" />
@@ -387,23 +384,7 @@ function TaskRow({
 
       {task.status === "input_required" && <p className="mt-2 text-xs text-warn">{t("inputRequested")}</p>}
 
-      {(notification.status === "retry" || notification.status === "dead_letter") && (
-        <p
-          data-notification={notification.status}
-          className={cn(
-            "mt-2 flex items-start gap-1.5 text-xs [overflow-wrap:anywhere]",
-            notification.status === "dead_letter" ? "text-danger" : "text-warn",
-          )}
-        >
-          <AlertIcon className="mt-px size-3.5 shrink-0" />
-          <span>
-            {notification.status === "retry"
-              ? t("notifRetrying", { count: notification.attempts })
-              : t("notifStopped")}
-            {notification.error ? `: ${notification.error}` : ""}
-          </span>
-        </p>
-      )}
+      <NotificationTrouble task={task} />
 
       <div className="mt-3 flex flex-wrap items-center gap-2">
         <Button
@@ -415,15 +396,68 @@ function TaskRow({
           className="gap-1"
         >
           {t("viewDetails")}
-          <ChevronIcon className={cn("size-3.5 transition-transform motion-reduce:transition-none", open && "rotate-180")} />
+          <ChevronIcon
+            className={cn("size-3.5 transition-transform motion-reduce:transition-none", open && "rotate-180")}
+          />
         </Button>
-        {active && <CancelTaskButton title={task.title} cancelling={cancelling} onConfirm={() => cancel.mutate(task)} />}
+        {active && (
+          <CancelTaskButton title={task.title} cancelling={cancelling} onConfirm={() => cancel.mutate(task)} />
+        )}
       </div>
 
       <div id={detailsId} hidden={!open}>
         {open && <TaskDetails task={task} onNavigate={onNavigate} />}
       </div>
     </li>
+  );
+}
+
+/** When it started (or was created) and when it finished (or last changed). */
+function TaskTimes({ task }: { task: PublicTask }) {
+  const { t } = useI18n();
+  return (
+    <p className="mt-1 flex flex-wrap gap-x-3 text-xs text-muted">
+      {task.startedAt ? (
+        <span>
+          {t("timeStarted")} <LocalTime iso={task.startedAt} seconds />
+        </span>
+      ) : (
+        <span>
+          {t("timeCreated")} <LocalTime iso={task.createdAt} seconds />
+        </span>
+      )}
+      {task.completedAt ? (
+        <span>
+          {t("timeFinished")} <LocalTime iso={task.completedAt} seconds />
+        </span>
+      ) : (
+        <span>
+          {t("timeUpdated")} <LocalTime iso={task.updatedAt} seconds />
+        </span>
+      )}
+    </p>
+  );
+}
+
+/** A notice that is being retried or has stopped trying, with its error. */
+function NotificationTrouble({ task }: { task: PublicTask }) {
+  const { t } = useI18n();
+  const notification = task.notification;
+  if (notification.status !== "retry" && notification.status !== "dead_letter") return null;
+  return (
+    <p
+      data-notification={notification.status}
+      className={cn(
+        "mt-2 flex items-start gap-1.5 text-xs [overflow-wrap:anywhere]",
+        notification.status === "dead_letter" ? "text-danger" : "text-warn",
+      )}
+    >
+      <AlertIcon className="mt-px size-3.5 shrink-0" />
+      <span>
+        {notification.status === "retry" ? t("notifRetrying", { count: notification.attempts }) : t("notifStopped")}
+        {notification.error ? `: ${notification.error}` : ""}
+      </span>
+    </p>
   );
 }
 
@@ -450,8 +484,12 @@ export function TaskEnd({ task }: { task: PublicTask }) {
     : t(END_KEY[task.status as keyof typeof END_KEY] ?? "taskEndSucceeded");
   return (
     <p data-testid="task-end" data-status={task.status} className="mt-2 text-sm [overflow-wrap:anywhere]">
-      <span className={cn("font-medium", failed ? "text-danger" : task.status === "succeeded" ? "text-ok" : "text-fg")}>{sentence}</span>
-      {count && task.status !== "succeeded" && <span className="mt-0.5 block text-xs text-muted tabular-nums">{progressWords(t, count)}</span>}
+      <span className={cn("font-medium", failed ? "text-danger" : task.status === "succeeded" ? "text-ok" : "text-fg")}>
+        {sentence}
+      </span>
+      {count && task.status !== "succeeded" && (
+        <span className="mt-0.5 block text-xs text-muted tabular-nums">{progressWords(t, count)}</span>
+      )}
     </p>
   );
 }

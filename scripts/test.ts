@@ -10,8 +10,12 @@ type Step = [name: string, cmd: string[]];
 const staticChecks: Step[] = [
   ["type check", ["npx", "tsc", "--noEmit"]],
   ["lint", ["npx", "eslint", ".", "--max-warnings", "0"]],
-  ["dependency rules", ["npx", "depcruise", "lib", "app", "components", "worker", "scripts", "--config", ".dependency-cruiser.cjs"]],
+  [
+    "dependency rules",
+    ["npx", "depcruise", "lib", "app", "components", "worker", "scripts", "--config", ".dependency-cruiser.cjs"],
+  ],
   ["migrations match schema.prisma", ["npx", "tsx", "scripts/migrate.ts", "check"]],
+  ["formatting (prettier)", ["npx", "prettier", "--check", "."]],
 ];
 
 const fast: (Step | Step[])[] = [
@@ -57,7 +61,9 @@ async function runTogether(steps: Step[]): Promise<void> {
     steps.map(
       ([name, cmd]) =>
         new Promise<{ name: string; code: number | null; secs: string }>((resolve) => {
-          const child = spawn(cmd[0], cmd.slice(1), { env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "1" } });
+          const child = spawn(cmd[0], cmd.slice(1), {
+            env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "1" },
+          });
           let out = "";
           child.stdout.on("data", (d) => (out += d));
           child.stderr.on("data", (d) => (out += d));

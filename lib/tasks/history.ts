@@ -52,7 +52,10 @@ const RANK = {
 } as const;
 
 /** Literals: the planner must see the UNION's column types, and these are constants. */
-const rank = Object.fromEntries(Object.entries(RANK).map(([k, v]) => [k, Prisma.raw(`${v}::int`)])) as Record<keyof typeof RANK, Prisma.Sql>;
+const rank = Object.fromEntries(Object.entries(RANK).map(([k, v]) => [k, Prisma.raw(`${v}::int`)])) as Record<
+  keyof typeof RANK,
+  Prisma.Sql
+>;
 
 const NOTIFIED: HistoryNotificationStatus[] = ["dispatched", "retry", "delivered"];
 
@@ -174,6 +177,52 @@ const bounded = (v: unknown, max = PUBLIC_ERROR_CHARS): string | null => {
 };
 const MAX_LISTED_INSTRUCTIONS = 20;
 
+type RowData = Row["d"];
+
+function stepItem(d: RowData, at: string): PublicHistoryItem {
+  const index = num(d.index);
+  const list = Array.isArray(d.instructions) ? d.instructions : [];
+  const instructions = list
+    .filter((x): x is string => typeof x === "string")
+    .slice(0, MAX_LISTED_INSTRUCTIONS)
+    .map((x) => bounded(x, 4000) as string);
+  return {
+    id: `step:${index}`,
+    at,
+    type: "step",
+    index,
+    kind: str(d.kind) ?? "",
+    title: bounded(d.title, 200),
+    modelRequests: num(d.modelRequests),
+    inputTokens: num(d.inputTokens),
+    outputTokens: num(d.outputTokens),
+    instructions,
+  };
+}
+
+function notificationItem(d: RowData, at: string, n: number): PublicHistoryItem {
+  const status = str(d.status);
+  if (!NOTIFIED.includes(status as HistoryNotificationStatus)) {
+    // An attempt counted without a state change (an unexpected error): the outbox will retry it.
+    return {
+      id: `n:${n}`,
+      at,
+      type: "notification",
+      status: "retry",
+      attempts: num(d.attempts),
+      error: bounded(d.error),
+    };
+  }
+  return {
+    id: `n:${n}`,
+    at,
+    type: "notification",
+    status: status as HistoryNotificationStatus,
+    attempts: num(d.attempts),
+    error: status === "delivered" ? null : bounded(d.error),
+  };
+}
+
 /** One row to its public entry, field by field; null for a row this version cannot word. */
 function toItem(r: Row): PublicHistoryItem | null {
   const at = r.at.toISOString();
@@ -194,34 +243,43 @@ function toItem(r: Row): PublicHistoryItem | null {
     }
     case "cancel_requested":
       return { id: "cancel_requested", at, type: "cancel_requested" };
-    case "step": {
-      const index = num(d.index);
-      const list = Array.isArray(d.instructions) ? d.instructions : [];
-      const instructions = list
-        .filter((x): x is string => typeof x === "string")
-        .slice(0, MAX_LISTED_INSTRUCTIONS)
-        .map((x) => bounded(x, 4000) as string);
-      return {
-        id: `step:${index}`,
-        at,
-        type: "step",
-        index,
-        kind: str(d.kind) ?? "",
-        title: bounded(d.title, 200),
-        modelRequests: num(d.modelRequests),
-        inputTokens: num(d.inputTokens),
-        outputTokens: num(d.outputTokens),
-        instructions,
-      };
-    }
+    case "step":
+      return stepItem(d, at);
     case "progress":
-      return { id: `m:${num(d.seq)}`, at, type: "progress", text: str(d.text) ?? "", step: typeof d.step === "number" ? d.step : null };
+      return {
+        id: `m:${num(d.seq)}`,
+        at,
+        type: "progress",
+        text: str(d.text) ?? "",
+        step: typeof d.step === "number" ? d.step : null,
+      };
     case "terminal":
-      return { id: `m:${num(d.seq)}`, at, type: "terminal", status: (str(d.status) ?? "failed") as TaskStatus, text: str(d.text) ?? "" };
+      return {
+        id: `m:${num(d.seq)}`,
+        at,
+        type: "terminal",
+        status: (str(d.status) ?? "failed") as TaskStatus,
+        text: str(d.text) ?? "",
+      };
     case "publication":
-      return { id: `p:${num(d.version)}`, at, type: "publication", publicationId: str(d.publicationId) ?? "", version: num(d.version), partial: d.partial === true };
+      return {
+        id: `p:${num(d.version)}`,
+        at,
+        type: "publication",
+        publicationId: str(d.publicationId) ?? "",
+        version: num(d.version),
+        partial: d.partial === true,
+      };
     case "source":
-      return { id: `src:${n}`, at, type: "source", n, url: str(d.url) ?? "", title: bounded(d.title, 300) ?? "", site: str(d.site) ?? "" };
+      return {
+        id: `src:${n}`,
+        at,
+        type: "source",
+        n,
+        url: str(d.url) ?? "",
+        title: bounded(d.title, 300) ?? "",
+        site: str(d.site) ?? "",
+      };
     case "notice": {
       const noticeId = str(d.id) ?? "";
       return {
@@ -249,21 +307,8 @@ function toItem(r: Row): PublicHistoryItem | null {
         ended: d.ended === true,
         error: d.ended === true ? null : bounded(d.error),
       };
-    case "notification": {
-      const status = str(d.status);
-      if (!NOTIFIED.includes(status as HistoryNotificationStatus)) {
-        // An attempt counted without a state change (an unexpected error): the outbox will retry it.
-        return { id: `n:${n}`, at, type: "notification", status: "retry", attempts: num(d.attempts), error: bounded(d.error) };
-      }
-      return {
-        id: `n:${n}`,
-        at,
-        type: "notification",
-        status: status as HistoryNotificationStatus,
-        attempts: num(d.attempts),
-        error: status === "delivered" ? null : bounded(d.error),
-      };
-    }
+    case "notification":
+      return notificationItem(d, at, n);
     case "dead_letter":
       return { id: `n:${n}`, at, type: "dead_letter", attempts: num(d.attempts), error: bounded(d.error) };
     default:
@@ -286,6 +331,8 @@ export async function getTaskHistory(
   return {
     items: page.map(toItem).filter((i): i is PublicHistoryItem => i !== null),
     nextCursor:
-      rows.length > limit && last ? encodeHistoryCursor({ atUs: BigInt(last.us), rank: Number(last.rank), n: BigInt(last.n), key: last.k }) : null,
+      rows.length > limit && last
+        ? encodeHistoryCursor({ atUs: BigInt(last.us), rank: Number(last.rank), n: BigInt(last.n), key: last.k })
+        : null,
   };
 }
