@@ -1,7 +1,8 @@
 /**
  * Import rules `npm test` enforces (docs/architecture.md#layers).
  */
-const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|fleet|runtime|commands|drivers|agent|limits|metrics|events|config|security|http|settings|email|keys|agent-protocol|share|research)/)";
+const SERVER_ONLY =
+  "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|fleet|runtime|commands|drivers|agent|limits|metrics|events|config|security|http|settings|email|keys|agent-protocol|share|research)/)";
 
 /**
  * Server folders from the bottom up (docs/architecture.md#layers). A folder may
@@ -10,12 +11,29 @@ const SERVER_ONLY = "^lib/(auth/(?!client)|(db|tasks|runs|chat|delivery|notify|f
  */
 const LEAVES = ["util", "text", "errors", "config", "i18n", "contract", "security"];
 const ORDER = [
-  "db", "limits", "events", "auth", "keys", "settings", "fleet", "research", "drivers", // storage and process facts (research: web search and page reading)
-  "runs", "chat", "tasks", "email", "share", // rows and their transitions (email: the outbox on the notice row; share: links to publications)
-  "delivery", "notify", "retention", // policies: what is due, what to tell, what is kept
+  "db",
+  "limits",
+  "events",
+  "auth",
+  "keys",
+  "settings",
+  "fleet",
+  "research",
+  "drivers", // storage and process facts (research: web search and page reading)
+  "runs",
+  "chat",
+  "tasks",
+  "email",
+  "share", // rows and their transitions (email: the outbox on the notice row; share: links to publications)
+  "delivery",
+  "notify",
+  "retention", // policies: what is due, what to tell, what is kept
   "agent", // capabilities: the model and its tools
   "agent-protocol", // the Agent Protocol surface: threads and runs over tasks
-  "http", "metrics", "commands", "runtime", // orchestration: route wrapper, executors and loops, cross-domain commands
+  "http",
+  "metrics",
+  "commands",
+  "runtime", // orchestration: route wrapper, executors and loops, cross-domain commands
 ];
 const layerRules = ORDER.slice(0, -1).map((folder, i) => ({
   name: `layer-${folder}`,
@@ -45,7 +63,8 @@ module.exports = {
     {
       name: "leaves-stay-leaves",
       severity: "error",
-      comment: "The leaves (lib/util, text, errors, config, i18n, contract, security) are imported by everything and import only each other.",
+      comment:
+        "The leaves (lib/util, text, errors, config, i18n, contract, security) are imported by everything and import only each other.",
       from: { path: `^lib/(${LEAVES.join("|")})/`, pathNot: "\\.test\\.tsx?$" },
       to: { path: `^(lib/(?!(${LEAVES.join("|")})/)|components/|app/)` },
     },

@@ -6,7 +6,8 @@ import { SLOW_E2E_SPECS, slowSuite } from "./tests/suites.ts";
 
 // No browser downloads on these machines: use Debian's chromium (docs/development.md#tests).
 const executablePath =
-  process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
+  process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH ??
+  ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const baseURL = `http://localhost:${PORT}`;
@@ -35,7 +36,15 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
@@ -72,7 +81,15 @@ export default defineConfig({
         HERALD_AUTH_RATE_LIMIT: "off",
         // One labelled MCP server for the Work with picker (e2e/work-with.spec.ts); nothing listens there, and it has no
         // description, so the chat model never routes to it by itself.
-        HERALD_MCP_SERVERS: JSON.stringify([{ name: "e2e-market-internal", label: "Market data", url: "http://127.0.0.1:45871/mcp", tool: "market_tool", reapOrphans: false }]),
+        HERALD_MCP_SERVERS: JSON.stringify([
+          {
+            name: "e2e-market-internal",
+            label: "Market data",
+            url: "http://127.0.0.1:45871/mcp",
+            tool: "market_tool",
+            reapOrphans: false,
+          },
+        ]),
       },
     },
   ],

@@ -2,7 +2,13 @@ import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 import { SLOW_VITEST_FILES, slowSuite } from "./tests/suites.ts";
 
-const include = ["lib/**/*.test.ts", "worker/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts", "components/**/*.test.{ts,tsx}"];
+const include = [
+  "lib/**/*.test.ts",
+  "worker/**/*.test.ts",
+  "scripts/**/*.test.ts",
+  "tests/**/*.test.ts",
+  "components/**/*.test.{ts,tsx}",
+];
 const exclude = ["node_modules", ".next", ".data", "e2e"];
 
 export default defineConfig({
@@ -21,6 +27,10 @@ export default defineConfig({
     maxWorkers: Number(process.env.HERALD_TEST_FILES ?? 2),
     // options.simulate paces research in tests; a normal server refuses it. npm start generates the
     // auth secret into the data dir; tests have none, and unsubscribe links are never signed without one.
-    env: { HERALD_OFFLINE_CHUNK_MS: "0", HERALD_ALLOW_SIMULATE: "1", BETTER_AUTH_SECRET: "vitest-only-auth-secret-Q3x9Lr7PzK2mWv8T" },
+    env: {
+      HERALD_OFFLINE_CHUNK_MS: "0",
+      HERALD_ALLOW_SIMULATE: "1",
+      BETTER_AUTH_SECRET: "vitest-only-auth-secret-Q3x9Lr7PzK2mWv8T",
+    },
   },
 });

@@ -33,7 +33,12 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang={lang === "zh" ? "zh-CN" : "en"} suppressHydrationWarning>
       <body className="min-h-dvh bg-bg font-sans text-fg antialiased">
-        <Providers initialLang={lang} accountLang={accountLang} accountTimeZone={account?.timeZone ?? null} signedIn={user !== null}>
+        <Providers
+          initialLang={lang}
+          accountLang={accountLang}
+          accountTimeZone={account?.timeZone ?? null}
+          signedIn={user !== null}
+        >
           {children}
         </Providers>
       </body>

@@ -32,7 +32,10 @@ export interface ReceiptFigure {
 
 type Receivers = "feed" | "sheet" | "loop";
 
-export async function browserReceiptBench(databaseUrl: string, opts: { changes?: number; meanSpacingMs?: number } = {}): Promise<ReceiptFigure | null> {
+export async function browserReceiptBench(
+  databaseUrl: string,
+  opts: { changes?: number; meanSpacingMs?: number } = {},
+): Promise<ReceiptFigure | null> {
   const changes = opts.changes ?? 100;
   const meanSpacingMs = opts.meanSpacingMs ?? 800;
   const root = path.resolve(import.meta.dirname, "..");
@@ -40,16 +43,33 @@ export async function browserReceiptBench(databaseUrl: string, opts: { changes?:
   if (!existsSync(path.join(root, ".next", "BUILD_ID")) || !existsSync(browserPath)) return null;
   const port = 3197;
   const origin = `http://localhost:${port}`;
-  const web = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port)], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, BETTER_AUTH_URL: origin, BETTER_AUTH_SECRET: "bench-secret-bench-secret-bench-secret", HERALD_AUTH_RATE_LIMIT: "off", HERALD_LOG_LEVEL: "warn" },
-    stdio: "ignore",
+  const web = spawn(
+    process.execPath,
+    [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port)],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        BETTER_AUTH_URL: origin,
+        BETTER_AUTH_SECRET: "bench-secret-bench-secret-bench-secret",
+        HERALD_AUTH_RATE_LIMIT: "off",
+        HERALD_LOG_LEVEL: "warn",
+      },
+      stdio: "ignore",
+    },
+  );
+  const browser = await chromium.launch({
+    executablePath: browserPath,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
   });
-  const browser = await chromium.launch({ executablePath: browserPath, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
   try {
     let up = false;
     for (let i = 0; i < 240 && !up; i++) {
-      up = await fetch(`${origin}/api/health`).then((r) => r.ok, () => false);
+      up = await fetch(`${origin}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (!up) await new Promise((r) => setTimeout(r, 250));
     }
     if (!up) throw new Error("next start did not answer /api/health within 60 s");
@@ -67,7 +87,14 @@ export async function browserReceiptBench(databaseUrl: string, opts: { changes?:
     const conv = await db.conversation.create({ data: { ownerId: user.id, title: "receipt bench" } });
     // Active (so both pollers' lists carry it) and not due for a day: no worker touches it.
     const task = await db.task.create({
-      data: { ownerId: user.id, conversationId: conv.id, title: "receipt -1", prompt: "bench", status: "running", nextRunAt: new Date(Date.now() + 86_400_000) },
+      data: {
+        ownerId: user.id,
+        conversationId: conv.id,
+        title: "receipt -1",
+        prompt: "bench",
+        status: "running",
+        nextRunAt: new Date(Date.now() + 86_400_000),
+      },
     });
 
     await page.goto("/api/health");
@@ -158,7 +185,8 @@ export async function browserReceiptBench(databaseUrl: string, opts: { changes?:
 }
 
 export function formatReceipt(r: ReceiptFigure): string {
-  const row = (name: string, s: Summary) => `  ${name.padEnd(22)} p50 ${s.p50.toFixed(0).padStart(6)} ms   p99 ${s.p99.toFixed(0).padStart(6)} ms`;
+  const row = (name: string, s: Summary) =>
+    `  ${name.padEnd(22)} p50 ${s.p50.toFixed(0).padStart(6)} ms   p99 ${s.p99.toFixed(0).padStart(6)} ms`;
   return [
     `\nevent commit → browser receipt (${r.changes} task changes, Chromium, next start)`,
     row("feed (EventSource)", r.feed),

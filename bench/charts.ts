@@ -42,14 +42,19 @@ export function renderChart(c: Chart): string {
       const v = Number.isFinite(b.value) ? b.value : 0;
       const w = Math.max(1, (v / max) * plotW);
       const color = COLORS[names.indexOf(b.name) % COLORS.length];
-      body.push(`<rect x="${labelW}" y="${y + i * barH}" width="${w.toFixed(1)}" height="${barH - 3}" fill="${color}"><title>${esc(`${g.label} ${b.name}: ${fmt(v)} ${c.unit}`)}</title></rect>`);
-      body.push(`<text x="${labelW + w + 4}" y="${y + i * barH + barH - 6}" font-size="11">${Number.isFinite(b.value) ? fmt(v) : "—"}</text>`);
+      body.push(
+        `<rect x="${labelW}" y="${y + i * barH}" width="${w.toFixed(1)}" height="${barH - 3}" fill="${color}"><title>${esc(`${g.label} ${b.name}: ${fmt(v)} ${c.unit}`)}</title></rect>`,
+      );
+      body.push(
+        `<text x="${labelW + w + 4}" y="${y + i * barH + barH - 6}" font-size="11">${Number.isFinite(b.value) ? fmt(v) : "—"}</text>`,
+      );
     });
     y += h + gap;
   }
   const legendY = y + 8;
   const legend = names.map(
-    (n, i) => `<rect x="${labelW + i * 150}" y="${legendY}" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/><text x="${labelW + i * 150 + 14}" y="${legendY + 9}" font-size="11">${esc(n)}</text>`,
+    (n, i) =>
+      `<rect x="${labelW + i * 150}" y="${legendY}" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/><text x="${labelW + i * 150 + 14}" y="${legendY + 9}" font-size="11">${esc(n)}</text>`,
   );
   const height = legendY + (c.note ? 40 : 24);
   return [
@@ -69,7 +74,10 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 /** The charts a result set supports; each needs its figure's key. */
 export function chartsOf(r: Json, atOf: Record<string, string> = {}): Chart[] {
   // Which run a figure came from: merged results keep each key's own run time.
-  const whenOf = (key: string) => `run of ${String(atOf[key] ?? r.at ?? "").slice(0, 16).replace("T", " ")} UTC on 2 shared cores`;
+  const whenOf = (key: string) =>
+    `run of ${String(atOf[key] ?? r.at ?? "")
+      .slice(0, 16)
+      .replace("T", " ")} UTC on 2 shared cores`;
   const out: Chart[] = [];
   const rc = r.browserReceipt;
   if (rc && typeof rc === "object") {
@@ -78,9 +86,27 @@ export function chartsOf(r: Json, atOf: Record<string, string> = {}): Chart[] {
       title: "Event commit → browser receipt",
       unit: "milliseconds (lower is better)",
       groups: [
-        { label: "feed (EventSource)", bars: [{ name: "p50", value: rc.feed.p50 }, { name: "p99", value: rc.feed.p99 }] },
-        { label: "sheet's 3 s polling", bars: [{ name: "p50", value: rc.sheetPoll3s.p50 }, { name: "p99", value: rc.sheetPoll3s.p99 }] },
-        { label: "5 s poll loop", bars: [{ name: "p50", value: rc.pollLoop5s.p50 }, { name: "p99", value: rc.pollLoop5s.p99 }] },
+        {
+          label: "feed (EventSource)",
+          bars: [
+            { name: "p50", value: rc.feed.p50 },
+            { name: "p99", value: rc.feed.p99 },
+          ],
+        },
+        {
+          label: "sheet's 3 s polling",
+          bars: [
+            { name: "p50", value: rc.sheetPoll3s.p50 },
+            { name: "p99", value: rc.sheetPoll3s.p99 },
+          ],
+        },
+        {
+          label: "5 s poll loop",
+          bars: [
+            { name: "p50", value: rc.pollLoop5s.p50 },
+            { name: "p99", value: rc.pollLoop5s.p99 },
+          ],
+        },
       ],
       note: `${rc.changes} task changes, Chromium against next start; ${whenOf("browserReceipt")}`,
     });
@@ -98,7 +124,13 @@ export function chartsOf(r: Json, atOf: Record<string, string> = {}): Chart[] {
       file: "queues-latency.svg",
       title: "No-op job, add → start",
       unit: "milliseconds (lower is better)",
-      groups: q.map((row) => ({ label: row.system, bars: [{ name: "p50", value: row.addToStartMs.p50 }, { name: "p99", value: row.addToStartMs.p99 }] })),
+      groups: q.map((row) => ({
+        label: row.system,
+        bars: [
+          { name: "p50", value: row.addToStartMs.p50 },
+          { name: "p99", value: row.addToStartMs.p99 },
+        ],
+      })),
       note: whenOf("queues"),
     });
   }
@@ -110,7 +142,10 @@ export function chartsOf(r: Json, atOf: Record<string, string> = {}): Chart[] {
       unit: "per minute (higher is better)",
       groups: rs.map((row) => ({
         label: `${row.workers} worker${row.workers > 1 ? "s" : ""}`,
-        bars: [{ name: "tasks/min", value: row.tasksPerMinute }, { name: "steps/min ÷ 5", value: row.taskEquivalentsPerMinute }],
+        bars: [
+          { name: "tasks/min", value: row.tasksPerMinute },
+          { name: "steps/min ÷ 5", value: row.taskEquivalentsPerMinute },
+        ],
       })),
       note: whenOf("research"),
     });
@@ -120,21 +155,49 @@ export function chartsOf(r: Json, atOf: Record<string, string> = {}): Chart[] {
   if (lt || co) {
     const groups: Group[] = [];
     if (lt) {
-      groups.push({ label: `GET /api/tasks (${lt.tasks} tasks)`, bars: [{ name: "p50", value: lt.allMs.p50 }, { name: "p95", value: lt.allMs.p95 }] });
-      groups.push({ label: "… scope=active", bars: [{ name: "p50", value: lt.activeMs.p50 }, { name: "p95", value: lt.activeMs.p95 }] });
-      groups.push({ label: "… scope=recent", bars: [{ name: "p50", value: lt.recentMs.p50 }, { name: "p95", value: lt.recentMs.p95 }] });
+      groups.push({
+        label: `GET /api/tasks (${lt.tasks} tasks)`,
+        bars: [
+          { name: "p50", value: lt.allMs.p50 },
+          { name: "p95", value: lt.allMs.p95 },
+        ],
+      });
+      groups.push({
+        label: "… scope=active",
+        bars: [
+          { name: "p50", value: lt.activeMs.p50 },
+          { name: "p95", value: lt.activeMs.p95 },
+        ],
+      });
+      groups.push({
+        label: "… scope=recent",
+        bars: [
+          { name: "p50", value: lt.recentMs.p50 },
+          { name: "p95", value: lt.recentMs.p95 },
+        ],
+      });
     }
     if (co) {
       groups.push({ label: "open a 5,000-message chat", bars: [{ name: "p50", value: co.firstPageMs.large.p50 }] });
       groups.push({ label: "open a 50-message chat", bars: [{ name: "p50", value: co.firstPageMs.small.p50 }] });
     }
-    out.push({ file: "reads.svg", title: "Reads a user waits for", unit: "milliseconds (lower is better)", groups, note: whenOf(lt ? "listTasks" : "conversationOpen") });
+    out.push({
+      file: "reads.svg",
+      title: "Reads a user waits for",
+      unit: "milliseconds (lower is better)",
+      groups,
+      note: whenOf(lt ? "listTasks" : "conversationOpen"),
+    });
   }
   return out;
 }
 
 /** Writes every chart the results support; returns the files written. */
-export function writeCharts(results: Json, atOf: Record<string, string> = {}, dir = path.resolve(import.meta.dirname, "..", "docs", "charts")): string[] {
+export function writeCharts(
+  results: Json,
+  atOf: Record<string, string> = {},
+  dir = path.resolve(import.meta.dirname, "..", "docs", "charts"),
+): string[] {
   mkdirSync(dir, { recursive: true });
   return chartsOf(results, atOf).map((c) => {
     const file = path.join(dir, c.file);

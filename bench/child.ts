@@ -26,7 +26,11 @@ export class BenchWorker {
 
   private constructor(system: QueueSystem, concurrency: number, batch: number, env: Record<string, string>) {
     this.child = fork(path.join(import.meta.dirname, "worker.ts"), [system, String(concurrency), String(batch)], {
-      execArgv: ["--import", "tsx", ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+      execArgv: [
+        "--import",
+        "tsx",
+        ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ],
       cwd: path.resolve(import.meta.dirname, ".."),
       env: offline({ ...process.env, ...env }),
       stdio: ["ignore", "pipe", "pipe", "ipc"],
@@ -46,8 +50,13 @@ export class BenchWorker {
 
   private expect(type: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`bench worker: no "${type}" in ${timeoutMs} ms\n${this.output.slice(-2000)}`)), timeoutMs);
-      this.exited.then((code) => reject(new Error(`bench worker exited (${code}) waiting for "${type}"\n${this.output.slice(-2000)}`)));
+      const t = setTimeout(
+        () => reject(new Error(`bench worker: no "${type}" in ${timeoutMs} ms\n${this.output.slice(-2000)}`)),
+        timeoutMs,
+      );
+      this.exited.then((code) =>
+        reject(new Error(`bench worker exited (${code}) waiting for "${type}"\n${this.output.slice(-2000)}`)),
+      );
       this.waiters.set(type, (m) => {
         clearTimeout(t);
         resolve(m);
@@ -56,7 +65,11 @@ export class BenchWorker {
   }
 
   /** Spawned and its modules loaded; it consumes nothing until go(). */
-  static async start(system: QueueSystem, concurrency: number, opts: { batch?: number; env?: Record<string, string> } = {}) {
+  static async start(
+    system: QueueSystem,
+    concurrency: number,
+    opts: { batch?: number; env?: Record<string, string> } = {},
+  ) {
     const w = new BenchWorker(system, concurrency, opts.batch ?? 1, opts.env ?? {});
     await w.expect("ready");
     return w;

@@ -8,7 +8,8 @@ import path from "node:path";
 import { runStandalone } from "./fresh";
 import type { TestUser } from "../tests/helpers";
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 export interface ConversationOpenResult {
   firstPageMs: { small: { n: number; p50: number; p99: number }; large: { n: number; p50: number; p99: number } };
@@ -42,7 +43,11 @@ export async function conversationOpenBench(user: TestUser, rounds = 60): Promis
   await db.$executeRawUnsafe('ANALYZE "message"');
   const open = async (id: string) => {
     const t0 = performance.now();
-    const r = await call(route.GET, { user, path: `/api/conversations/${id}/messages?before=2147483647&limit=50`, params: { id } });
+    const r = await call(route.GET, {
+      user,
+      path: `/api/conversations/${id}/messages?before=2147483647&limit=50`,
+      params: { id },
+    });
     const ms = performance.now() - t0;
     if (r.status !== 200) throw new Error(`first page: ${r.status}`);
     return { ms, count: (r.json.messages as unknown[]).length };
@@ -65,10 +70,18 @@ export async function conversationOpenBench(user: TestUser, rounds = 60): Promis
     times.large.push(b.ms);
     counts = { small: a.count, large: b.count };
   }
-  const summary = (xs: number[]) => ({ n: xs.length, p50: Number(pct(xs, 50).toFixed(2)), p99: Number(pct(xs, 99).toFixed(2)) });
+  const summary = (xs: number[]) => ({
+    n: xs.length,
+    p50: Number(pct(xs, 50).toFixed(2)),
+    p99: Number(pct(xs, 99).toFixed(2)),
+  });
   const s = summary(times.small);
   const l = summary(times.large);
-  return { firstPageMs: { small: s, large: l }, messages: { small: counts.small, large: counts.large }, ratio: Number((l.p50 / s.p50).toFixed(2)) };
+  return {
+    firstPageMs: { small: s, large: l },
+    messages: { small: counts.small, large: counts.large },
+    ratio: Number((l.p50 / s.p50).toFixed(2)),
+  };
 }
 
 export function formatConversationOpen(r: ConversationOpenResult): string {

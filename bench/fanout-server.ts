@@ -21,7 +21,13 @@ async function main() {
       for (let i = 0; i < 3; i++) gc?.();
       res.setHeader("content-type", "application/json");
       const hub = (globalThis as { heraldFeedHub?: { accounts?: Map<unknown, unknown> } }).heraldFeedHub;
-      res.end(JSON.stringify({ ...process.memoryUsage(), feedAccounts: hub?.accounts?.size ?? null, sockets: await new Promise((r) => server.getConnections((_e, n) => r(n))) }));
+      res.end(
+        JSON.stringify({
+          ...process.memoryUsage(),
+          feedAccounts: hub?.accounts?.size ?? null,
+          sockets: await new Promise((r) => server.getConnections((_e, n) => r(n))),
+        }),
+      );
       return;
     }
     let handler: Handler | null = null;

@@ -25,7 +25,12 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
-const summary = (xs: number[]) => ({ n: xs.length, p50: Math.round(pct(xs, 50)), p99: Math.round(pct(xs, 99)), max: Math.round(Math.max(...xs)) });
+const summary = (xs: number[]) => ({
+  n: xs.length,
+  p50: Math.round(pct(xs, 50)),
+  p99: Math.round(pct(xs, 99)),
+  max: Math.round(Math.max(...xs)),
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Mem {
@@ -52,7 +57,14 @@ export async function fanoutBench(opts: FanoutOptions) {
     ? fork(path.join(root, "bench/next-server.ts"), [], {
         cwd: root,
         execArgv: ["--expose-gc", "--import", "tsx", ...profile],
-        env: { ...childEnv, PORT: String(port), HOST: "127.0.0.1", BETTER_AUTH_URL: origin, BETTER_AUTH_SECRET: "bench-secret-bench-secret-bench-secret", HERALD_AUTH_RATE_LIMIT: "off" },
+        env: {
+          ...childEnv,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          BETTER_AUTH_URL: origin,
+          BETTER_AUTH_SECRET: "bench-secret-bench-secret-bench-secret",
+          HERALD_AUTH_RATE_LIMIT: "off",
+        },
         stdio: ["ignore", "ignore", "inherit", "ipc"],
       })
     : fork(path.join(root, "bench/fanout-server.ts"), [], {
@@ -72,11 +84,20 @@ export async function fanoutBench(opts: FanoutOptions) {
     new Promise<{ status: number; text: string; setCookie: string[] }>((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
       const req = http.request(
-        { host: "127.0.0.1", port: serverPort, method, path: p, agent, headers: { cookie, origin, ...(data ? { "content-type": "application/json" } : {}) } },
+        {
+          host: "127.0.0.1",
+          port: serverPort,
+          method,
+          path: p,
+          agent,
+          headers: { cookie, origin, ...(data ? { "content-type": "application/json" } : {}) },
+        },
         (res) => {
           let text = "";
           res.on("data", (d) => (text += d));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, text, setCookie: res.headers["set-cookie"] ?? [] }));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, text, setCookie: res.headers["set-cookie"] ?? [] }),
+          );
         },
       );
       req.on("error", reject);
@@ -98,9 +119,16 @@ export async function fanoutBench(opts: FanoutOptions) {
     return answer;
   };
   if (viaNext) {
-    const exited = new Promise<never>((_, reject) => server.once("exit", (code) => reject(new Error(`web process exited ${code} (is there a production build? npx next build)`))));
+    const exited = new Promise<never>((_, reject) =>
+      server.once("exit", (code) =>
+        reject(new Error(`web process exited ${code} (is there a production build? npx next build)`)),
+      ),
+    );
     exited.catch(() => {});
-    await Promise.race([waitFor(async () => (await request("GET", "/api/health", "").catch(() => null)) !== null, 120_000, "web process"), exited]);
+    await Promise.race([
+      waitFor(async () => (await request("GET", "/api/health", "").catch(() => null)) !== null, 120_000, "web process"),
+      exited,
+    ]);
   }
 
   const users: { id: string; cookie: string; conv: string }[] = [];
@@ -108,9 +136,17 @@ export async function fanoutBench(opts: FanoutOptions) {
     let u: { id: string; email: string; cookie: string };
     if (viaNext) {
       const email = `fanout${a}-${randomUUID().slice(0, 8)}@example.test`;
-      const r = await request("POST", "/api/auth/sign-up/email", "", { name: `Fanout${a}`, email, password: "correct horse battery" });
+      const r = await request("POST", "/api/auth/sign-up/email", "", {
+        name: `Fanout${a}`,
+        email,
+        password: "correct horse battery",
+      });
       if (r.status !== 200) throw new Error(`sign-up answered ${r.status}: ${r.text}`);
-      u = { id: (JSON.parse(r.text) as { user: { id: string } }).user.id, email, cookie: r.setCookie.map((c) => c.split(";")[0]).join("; ") };
+      u = {
+        id: (JSON.parse(r.text) as { user: { id: string } }).user.id,
+        email,
+        cookie: r.setCookie.map((c) => c.split(";")[0]).join("; "),
+      };
     } else u = await signUp(`Fanout${a}`);
     users.push({ ...u, conv: await createConversationFor(u) });
   }
@@ -118,10 +154,21 @@ export async function fanoutBench(opts: FanoutOptions) {
   // Tag → arrival time, per feed; a feed counts a tag once, from the message.created frame.
   const feeds: { account: number; seen: Map<string, number>; opened: boolean; req: http.ClientRequest }[] = [];
   const openFeed = (account: number) => {
-    const feed = { account, seen: new Map<string, number>(), opened: false, req: null as unknown as http.ClientRequest };
+    const feed = {
+      account,
+      seen: new Map<string, number>(),
+      opened: false,
+      req: null as unknown as http.ClientRequest,
+    };
     let buf = "";
     feed.req = http.get(
-      { host: "127.0.0.1", port: serverPort, path: "/api/events", agent: false, headers: { cookie: users[account].cookie, accept: "text/event-stream" } },
+      {
+        host: "127.0.0.1",
+        port: serverPort,
+        path: "/api/events",
+        agent: false,
+        headers: { cookie: users[account].cookie, accept: "text/event-stream" },
+      },
       (res) => {
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
@@ -144,19 +191,29 @@ export async function fanoutBench(opts: FanoutOptions) {
     feeds.push(feed);
   };
 
-  const results: Record<string, unknown> = { server: viaNext ? "next (scripts/server.ts)" : "plain node (bench/fanout-server.ts)", accounts: opts.accounts, feedsPerAccount: opts.feedsPerAccount, rounds: opts.rounds };
+  const results: Record<string, unknown> = {
+    server: viaNext ? "next (scripts/server.ts)" : "plain node (bench/fanout-server.ts)",
+    accounts: opts.accounts,
+    feedsPerAccount: opts.feedsPerAccount,
+    rounds: opts.rounds,
+  };
   try {
     const post = async (round: number, a: number, sentAt: Map<string, number>, postMs: number[]) => {
       const tag = `fanout:${round}:${a}`;
       const t0 = performance.now();
       sentAt.set(tag, t0);
-      const r = await request("POST", `/api/conversations/${users[a].conv}/messages`, users[a].cookie, { content: `${tag} hello`, clientMessageId: randomUUID() });
+      const r = await request("POST", `/api/conversations/${users[a].conv}/messages`, users[a].cookie, {
+        content: `${tag} hello`,
+        clientMessageId: randomUUID(),
+      });
       if (r.status !== 202) throw new Error(`POST answered ${r.status}: ${r.text}`);
       postMs.push(performance.now() - t0);
     };
     const collect = async (round: number, sentAt: Map<string, number>, lat: number[]) => {
       const expected = (f: (typeof feeds)[number]) => `fanout:${round}:${f.account}`;
-      await waitFor(async () => feeds.every((f) => f.seen.has(expected(f))), 60_000, `round ${round} delivered`).catch(() => null);
+      await waitFor(async () => feeds.every((f) => f.seen.has(expected(f))), 60_000, `round ${round} delivered`).catch(
+        () => null,
+      );
       let missed = 0;
       for (const f of feeds) {
         const at = f.seen.get(expected(f));
@@ -232,7 +289,13 @@ export async function fanoutBench(opts: FanoutOptions) {
     else await waitFor(async () => (await memory()).feedAccounts === 0, 60_000, "feeds closed").catch(() => null);
     await sleep(1_000);
     const closed = await memory();
-    results.memoryMiB = { base: Math.round(base.rss / 2 ** 20), open: Math.round(open.rss / 2 ** 20), afterClose: Math.round(closed.rss / 2 ** 20), heapAfterCloseMiB: Math.round(closed.heapUsed / 2 ** 20), heapBaseMiB: Math.round(base.heapUsed / 2 ** 20) };
+    results.memoryMiB = {
+      base: Math.round(base.rss / 2 ** 20),
+      open: Math.round(open.rss / 2 ** 20),
+      afterClose: Math.round(closed.rss / 2 ** 20),
+      heapAfterCloseMiB: Math.round(closed.heapUsed / 2 ** 20),
+      heapBaseMiB: Math.round(base.heapUsed / 2 ** 20),
+    };
   } finally {
     for (const f of feeds) f.req.destroy();
     agent.destroy();

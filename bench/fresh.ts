@@ -24,7 +24,9 @@ export async function withFreshDatabase<T>(serverUrl: string, fn: (url: string) 
 /** An account and a conversation written directly (better-auth's instance is bound to the first database). */
 export async function benchAccount(name: string): Promise<{ user: { id: string }; conv: string }> {
   const { getDb } = await import("../lib/db/client");
-  const user = await getDb().user.create({ data: { id: randomUUID(), name, email: `${name}-${randomUUID().slice(0, 8)}@example.test` } });
+  const user = await getDb().user.create({
+    data: { id: randomUUID(), name, email: `${name}-${randomUUID().slice(0, 8)}@example.test` },
+  });
   const conv = await getDb().conversation.create({ data: { ownerId: user.id, title: name } });
   return { user, conv: conv.id };
 }

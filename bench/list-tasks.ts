@@ -15,7 +15,9 @@ export interface ListTasksFigure {
   returned: number;
 }
 
-export async function listTasksBench(opts: { tasks?: number; active?: number; requests?: number } = {}): Promise<ListTasksFigure> {
+export async function listTasksBench(
+  opts: { tasks?: number; active?: number; requests?: number } = {},
+): Promise<ListTasksFigure> {
   const total = opts.tasks ?? 10_000;
   const active = opts.active ?? 200;
   const requests = opts.requests ?? 200;
@@ -54,11 +56,21 @@ export async function listTasksBench(opts: { tasks?: number; active?: number; re
   const all = await time("/api/tasks");
   const act = await time("/api/tasks?scope=active");
   const recent = await time("/api/tasks?scope=recent");
-  return { tasks: total, active, requests, allMs: all.ms, activeMs: act.ms, recentMs: recent.ms, returned: all.returned };
+  return {
+    tasks: total,
+    active,
+    requests,
+    allMs: all.ms,
+    activeMs: act.ms,
+    recentMs: recent.ms,
+    returned: all.returned,
+  };
 }
 
 // `npx tsx bench/list-tasks.ts [tasks] [active] [requests]` on its own throwaway database.
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const [tasks = 10_000, active = 200, requests = 200] = process.argv.slice(2, 5).map(Number);
-  runStandalone({ HERALD_AUTH_RATE_LIMIT: "off" }, async () => ({ listTasks: await listTasksBench({ tasks, active, requests }) }));
+  runStandalone({ HERALD_AUTH_RATE_LIMIT: "off" }, async () => ({
+    listTasks: await listTasksBench({ tasks, active, requests }),
+  }));
 }

@@ -62,7 +62,14 @@ async function heraldAdapter(url: string, system: "herald" | "herald-loop"): Pro
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => {});
   const add = (id: string) =>
-    startTask({ ownerId: user.id, conversationId: conv, title: id, prompt: "noop", driver: "noop", clientRequestId: id });
+    startTask({
+      ownerId: user.id,
+      conversationId: conv,
+      title: id,
+      prompt: "noop",
+      driver: "noop",
+      clientRequestId: id,
+    });
   return {
     system,
     label: system === "herald" ? "Herald (task path)" : "Herald (lease loop only)",
@@ -89,7 +96,10 @@ async function heraldAdapter(url: string, system: "herald" | "herald-loop"): Pro
       return ids.length - rows[0].n;
     },
     async drop(ids) {
-      await pool.query(`DELETE FROM "task" WHERE "ownerId" = $2 AND "clientRequestId" = ANY($1) AND "leaseToken" IS NULL AND status IN ('submitted', 'queued')`, [ids, user.id]);
+      await pool.query(
+        `DELETE FROM "task" WHERE "ownerId" = $2 AND "clientRequestId" = ANY($1) AND "leaseToken" IS NULL AND status IN ('submitted', 'queued')`,
+        [ids, user.id],
+      );
     },
     async extra(ids) {
       if (system !== "herald") return {};
@@ -108,7 +118,11 @@ async function heraldAdapter(url: string, system: "herald" | "herald-loop"): Pro
 
 async function graphileAdapter(url: string): Promise<Adapter> {
   const { makeWorkerUtils, Logger } = await import("graphile-worker");
-  const utils = await makeWorkerUtils({ connectionString: url, schema: "bench_gw", logger: new Logger(() => () => {}) });
+  const utils = await makeWorkerUtils({
+    connectionString: url,
+    schema: "bench_gw",
+    logger: new Logger(() => () => {}),
+  });
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => {});
   return {
@@ -118,7 +132,8 @@ async function graphileAdapter(url: string): Promise<Adapter> {
       await utils.migrate();
     },
     async addMany(ids) {
-      for (let i = 0; i < ids.length; i += 500) await utils.addJobs(ids.slice(i, i + 500).map((id) => ({ identifier: "noop", payload: { id } })));
+      for (let i = 0; i < ids.length; i += 500)
+        await utils.addJobs(ids.slice(i, i + 500).map((id) => ({ identifier: "noop", payload: { id } })));
     },
     async addOne(id) {
       await utils.addJob("noop", { id });
@@ -154,13 +169,17 @@ async function pgBossAdapter(url: string, batch: number, note?: string): Promise
       if (!(await boss.getQueue("noop"))) await boss.createQueue("noop");
     },
     async addMany(ids) {
-      for (let i = 0; i < ids.length; i += 500) await boss.insert(ids.slice(i, i + 500).map((id) => ({ name: "noop", data: { id } })));
+      for (let i = 0; i < ids.length; i += 500)
+        await boss.insert(ids.slice(i, i + 500).map((id) => ({ name: "noop", data: { id } })));
     },
     async addOne(id) {
       await boss.send("noop", { id });
     },
     async done(ids) {
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM bench_pgboss.job WHERE name = 'noop' AND state = 'completed' AND data->>'id' = ANY($1)`, [ids]);
+      const { rows } = await pool.query(
+        `SELECT count(*)::int AS n FROM bench_pgboss.job WHERE name = 'noop' AND state = 'completed' AND data->>'id' = ANY($1)`,
+        [ids],
+      );
       return rows[0].n;
     },
     async drop() {
@@ -173,7 +192,10 @@ async function pgBossAdapter(url: string, batch: number, note?: string): Promise
   };
 }
 
-async function measure(a: Adapter, opts: { jobs: number; latencyJobs: number; concurrency: number; env: Record<string, string> }): Promise<QueueFigures> {
+async function measure(
+  a: Adapter,
+  opts: { jobs: number; latencyJobs: number; concurrency: number; env: Record<string, string> },
+): Promise<QueueFigures> {
   await a.setup();
   const tag = randomUUID().slice(0, 8);
   const ids = Array.from({ length: opts.jobs }, (_, i) => `${tag}-t${i}`);
@@ -240,7 +262,10 @@ export interface QueueBench {
 }
 
 /** The comparison; with no other Herald worker running (they would claim the no-op tasks too). */
-export async function queueBench(url: string, opts: { jobs?: number; latencyJobs?: number; concurrency?: number } = {}): Promise<QueueBench> {
+export async function queueBench(
+  url: string,
+  opts: { jobs?: number; latencyJobs?: number; concurrency?: number } = {},
+): Promise<QueueBench> {
   const jobs = opts.jobs ?? 1000;
   const latencyJobs = opts.latencyJobs ?? 40;
   const concurrency = opts.concurrency ?? 4;
@@ -250,7 +275,15 @@ export async function queueBench(url: string, opts: { jobs?: number; latencyJobs
     ["herald-loop", () => heraldAdapter(url, "herald-loop")],
     ["graphile-worker", () => graphileAdapter(url)],
     ["pg-boss", () => pgBossAdapter(url, 1)],
-    ["pg-boss-batch", () => pgBossAdapter(url, 25, `each of the ${concurrency} fetch loops takes 25 jobs: up to ${concurrency * 25} in flight, not the same concurrency`)],
+    [
+      "pg-boss-batch",
+      () =>
+        pgBossAdapter(
+          url,
+          25,
+          `each of the ${concurrency} fetch loops takes 25 jobs: up to ${concurrency * 25} in flight, not the same concurrency`,
+        ),
+    ],
   ];
   // BENCH_QUEUES=herald-loop,graphile-worker: a subset, for iterating on one figure.
   const only = process.env.BENCH_QUEUES?.split(",");

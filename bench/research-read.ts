@@ -6,7 +6,8 @@
 import path from "node:path";
 import type { PeerPage } from "../tests/research-peer";
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 export interface ResearchReadResult {
   pagesPerMinute: number;
@@ -52,9 +53,25 @@ export async function researchReadBench(pages = 60, rounds = 10): Promise<Resear
     const seconds = (performance.now() - t0) / 1000;
 
     // A section with five sources: the step as a worker runs it, against the peer.
-    Object.assign(process.env, peerEnv(peer), { HERALD_RESEARCH_MAX_SOURCES: "20", HERALD_RESEARCH_MAX_SEARCHES: "200", HERALD_OFFLINE_CHUNK_MS: "0", HERALD_RESEARCH_STEP_MS: "0" });
+    Object.assign(process.env, peerEnv(peer), {
+      HERALD_RESEARCH_MAX_SOURCES: "20",
+      HERALD_RESEARCH_MAX_SEARCHES: "200",
+      HERALD_OFFLINE_CHUNK_MS: "0",
+      HERALD_RESEARCH_STEP_MS: "0",
+    });
     const model = createOfflineModel({ chunkDelayMs: 0 });
-    const plan = { id: "p", taskId: "bench", index: 0, kind: "plan", input: {}, output: { sections: ["Key facts and figures"], lang: "en" }, modelRequests: 1, inputTokens: 0, outputTokens: 0, createdAt: new Date() };
+    const plan = {
+      id: "p",
+      taskId: "bench",
+      index: 0,
+      kind: "plan",
+      input: {},
+      output: { sections: ["Key facts and figures"], lang: "en" },
+      modelRequests: 1,
+      inputTokens: 0,
+      outputTokens: 0,
+      createdAt: new Date(),
+    };
     const times: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const task = {
@@ -66,7 +83,14 @@ export async function researchReadBench(pages = 60, rounds = 10): Promise<Resear
         driverData: {},
       };
       const t = performance.now();
-      const outcome = await researchDriver.step({ task: task as never, pendingUpdates: [], steps: [plan as never], model, signal: new AbortController().signal, sources: [] });
+      const outcome = await researchDriver.step({
+        task: task as never,
+        pendingUpdates: [],
+        steps: [plan as never],
+        model,
+        signal: new AbortController().signal,
+        sources: [],
+      });
       times.push(performance.now() - t);
       if (outcome.sources?.length !== 5) throw new Error(`section read ${outcome.sources?.length} sources, not 5`);
     }
@@ -74,7 +98,11 @@ export async function researchReadBench(pages = 60, rounds = 10): Promise<Resear
       pagesPerMinute: Math.round((urls.length / seconds) * 60),
       pages: urls.length,
       textChars: Math.round(bytes / urls.length),
-      sectionWithFiveSourcesMs: { n: times.length, p50: Number(pct(times, 50).toFixed(1)), p99: Number(pct(times, 99).toFixed(1)) },
+      sectionWithFiveSourcesMs: {
+        n: times.length,
+        p50: Number(pct(times, 50).toFixed(1)),
+        p99: Number(pct(times, 99).toFixed(1)),
+      },
     };
   } finally {
     await peer.close();

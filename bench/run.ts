@@ -45,7 +45,10 @@ async function main() {
   let openSummary = "";
   let researchSummary = "";
   let receiptSummary = "";
-  const workers = [startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }), startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" })];
+  const workers = [
+    startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }),
+    startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0" }),
+  ];
   try {
     const user = await signUp("Bench");
     const conv = await createConversationFor(user);
@@ -68,13 +71,18 @@ async function main() {
       });
       ids.push(task.id);
     }
-    await waitFor(async () => (await getDb().notice.count({ where: { taskId: { in: ids }, key: "due" } })) === N, 60_000, "due notices");
+    await waitFor(
+      async () => (await getDb().notice.count({ where: { taskId: { in: ids }, key: "due" } })) === N,
+      60_000,
+      "due notices",
+    );
     const rows = await getDb().$queryRaw<{ ms: number }[]>`
       SELECT (extract(epoch FROM (n."createdAt" - t."dueAt")) * 1000)::float8 AS ms
       FROM "notice" n JOIN "task" t ON t.id = n."taskId" WHERE n.key = 'due' AND t.id = ANY(${ids})`;
     results.dueNoticeLatenessMs = summary(rows.map((r) => r.ms));
     if (process.env.BENCH_VERBOSE) console.log(rows.map((r) => Math.round(r.ms)).join(" "));
-    for (const id of ids) await getDb().task.update({ where: { id }, data: { cancelRequestedAt: new Date(), nextCancelAt: new Date() } });
+    for (const id of ids)
+      await getDb().task.update({ where: { id }, data: { cancelRequestedAt: new Date(), nextCancelAt: new Date() } });
 
     // 2. Event → feed latency through LISTEN/NOTIFY and the log read.
     const ac = new AbortController();
@@ -126,14 +134,26 @@ async function main() {
     const t0 = performance.now();
     const runIds: string[] = [];
     for (let i = 0; i < M; i++) {
-      const { run } = await postMessage(user.id, convs[i % convs.length], { content: `bench ${i}`, clientMessageId: randomUUID() });
+      const { run } = await postMessage(user.id, convs[i % convs.length], {
+        content: `bench ${i}`,
+        clientMessageId: randomUUID(),
+      });
       runIds.push(run.id);
     }
-    await waitFor(async () => (await getDb().run.count({ where: { id: { in: runIds }, status: "succeeded" } })) === M, 120_000, "runs");
+    await waitFor(
+      async () => (await getDb().run.count({ where: { id: { in: runIds }, status: "succeeded" } })) === M,
+      120_000,
+      "runs",
+    );
     const secs = (performance.now() - t0) / 1000;
     const waits = await getDb().$queryRaw<{ ms: number }[]>`
       SELECT (extract(epoch FROM ("startedAt" - "createdAt")) * 1000)::float8 AS ms FROM "run" WHERE id = ANY(${runIds})`;
-    results.chatRuns = { n: M, seconds: Number(secs.toFixed(2)), runsPerSecond: Number((M / secs).toFixed(1)), queueWaitMs: summary(waits.map((w) => w.ms)) };
+    results.chatRuns = {
+      n: M,
+      seconds: Number(secs.toFixed(2)),
+      runsPerSecond: Number((M / secs).toFixed(1)),
+      queueWaitMs: summary(waits.map((w) => w.ms)),
+    };
 
     // 4. Text patterns: CPU only, the worst messages a user can post.
     const { textBench, formatTextBench } = await import("./text");
@@ -183,7 +203,9 @@ async function main() {
   writeFileSync(file, JSON.stringify(results, null, 2));
   console.log(JSON.stringify(results, null, 2));
   const due = results.dueNoticeLatenessMs as { p99: number };
-  console.log(`\ndue-notice lateness p99 ${due.p99.toFixed(1)} ms (target < 200 ms: ${due.p99 < 200 ? "met" : "MISSED"})`);
+  console.log(
+    `\ndue-notice lateness p99 ${due.p99.toFixed(1)} ms (target < 200 ms: ${due.p99 < 200 ? "met" : "MISSED"})`,
+  );
   console.log(textSummary);
   console.log(openSummary);
   console.log(researchSummary);

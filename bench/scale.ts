@@ -12,7 +12,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Pacing off and the offline model streaming without delay: only the work is timed. */
 const ACCOUNTS = 4;
 const STEPS = 4;
-const RESEARCH_ENV = { HERALD_RESEARCH_STEPS: String(STEPS), HERALD_RESEARCH_STEP_MS: "0", HERALD_OFFLINE_CHUNK_MS: "0" };
+const RESEARCH_ENV = {
+  HERALD_RESEARCH_STEPS: String(STEPS),
+  HERALD_RESEARCH_STEP_MS: "0",
+  HERALD_OFFLINE_CHUNK_MS: "0",
+};
 
 export interface ResearchRow {
   workers: number;
@@ -33,8 +37,12 @@ async function researchOnce(serverUrl: string, workers: number, tasks: number, c
   return withFreshDatabase(serverUrl, async (url) => {
     const { startTask } = await import("../lib/tasks/start-task");
     // Several accounts, as a deployment has: one account's feed events share one sequence lock.
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, i) => benchAccount(`research${workers}-${i}`)));
-    const procs = await Promise.all(Array.from({ length: workers }, () => BenchWorker.start("herald", 4, { env: RESEARCH_ENV })));
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, (_, i) => benchAccount(`research${workers}-${i}`)),
+    );
+    const procs = await Promise.all(
+      Array.from({ length: workers }, () => BenchWorker.start("herald", 4, { env: RESEARCH_ENV })),
+    );
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     pool.on("error", () => {});
     try {
@@ -44,17 +52,31 @@ async function researchOnce(serverUrl: string, workers: number, tasks: number, c
       for (let i = 0; i < tasks; i += 8) {
         await Promise.all(
           Array.from({ length: Math.min(8, tasks - i) }, (_, j) =>
-            startTask({ ownerId: accounts[(i + j) % ACCOUNTS].user.id, conversationId: accounts[(i + j) % ACCOUNTS].conv, title: `bench research ${i + j}`, prompt: "Compare three job queues on PostgreSQL", clientRequestId: randomUUID() }),
+            startTask({
+              ownerId: accounts[(i + j) % ACCOUNTS].user.id,
+              conversationId: accounts[(i + j) % ACCOUNTS].conv,
+              title: `bench research ${i + j}`,
+              prompt: "Compare three job queues on PostgreSQL",
+              clientRequestId: randomUUID(),
+            }),
           ),
         );
       }
       let completed = 0;
       while (performance.now() - t0 < capMs) {
-        const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "task" WHERE "ownerId" = ANY($1) AND status = 'succeeded'`, [accounts.map((a) => a.user.id)]);
+        const { rows } = await pool.query(
+          `SELECT count(*)::int AS n FROM "task" WHERE "ownerId" = ANY($1) AND status = 'succeeded'`,
+          [accounts.map((a) => a.user.id)],
+        );
         completed = rows[0].n;
         if (completed === tasks) break;
-        if (process.env.BENCH_TRACE && Math.floor((performance.now() - t0) / 3000) !== Math.floor((performance.now() - t0 - 60) / 3000)) {
-          const a = await pool.query(`SELECT wait_event_type AS t, wait_event AS e, state, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS q, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1,2,3,4 ORDER BY n DESC LIMIT 12`);
+        if (
+          process.env.BENCH_TRACE &&
+          Math.floor((performance.now() - t0) / 3000) !== Math.floor((performance.now() - t0 - 60) / 3000)
+        ) {
+          const a = await pool.query(
+            `SELECT wait_event_type AS t, wait_event AS e, state, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS q, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1,2,3,4 ORDER BY n DESC LIMIT 12`,
+          );
           console.error(`--- ${completed} done`, a.rows);
         }
         await sleep(50);
@@ -78,7 +100,10 @@ async function researchOnce(serverUrl: string, workers: number, tasks: number, c
   });
 }
 
-export async function researchScaling(serverUrl: string, opts: { counts?: number[]; tasks?: number; capMs?: number } = {}) {
+export async function researchScaling(
+  serverUrl: string,
+  opts: { counts?: number[]; tasks?: number; capMs?: number } = {},
+) {
   const rows: ResearchRow[] = [];
   for (const n of opts.counts ?? [1, 2, 4]) {
     rows.push(await researchOnce(serverUrl, n, opts.tasks ?? 24, opts.capMs ?? 30_000));
@@ -88,7 +113,8 @@ export async function researchScaling(serverUrl: string, opts: { counts?: number
   const ratios: Record<string, string> = {};
   for (const r of rows.slice(1)) {
     ratios[`research ${r.workers} workers vs 1: tasks/min`] = `${(r.tasksPerMinute / one.tasksPerMinute).toFixed(2)}×`;
-    ratios[`research ${r.workers} workers vs 1: steps/min`] = `${(r.taskEquivalentsPerMinute / one.taskEquivalentsPerMinute).toFixed(2)}×`;
+    ratios[`research ${r.workers} workers vs 1: steps/min`] =
+      `${(r.taskEquivalentsPerMinute / one.taskEquivalentsPerMinute).toFixed(2)}×`;
   }
   return { rows, ratios };
 }
@@ -105,7 +131,10 @@ export interface IdleCost {
 }
 
 /** Production defaults for the poll and heartbeat (no test overrides): what a quiet deployment pays. */
-export async function idleCost(serverUrl: string, opts: { workers?: number; windowMs?: number } = {}): Promise<IdleCost> {
+export async function idleCost(
+  serverUrl: string,
+  opts: { workers?: number; windowMs?: number } = {},
+): Promise<IdleCost> {
   const workers = opts.workers ?? 2;
   const windowMs = opts.windowMs ?? 30_000;
   return withFreshDatabase(serverUrl, async (url) => {
@@ -114,7 +143,10 @@ export async function idleCost(serverUrl: string, opts: { workers?: number; wind
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     pool.on("error", () => {});
     const xact = async () =>
-      Number((await pool.query(`SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0].n);
+      Number(
+        (await pool.query(`SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()`))
+          .rows[0].n,
+      );
     try {
       await Promise.all(procs.map((p) => p.go()));
       // Past start-up (first heartbeat, first claims) before the window opens.

@@ -28,7 +28,11 @@ async function fill(ownerId: string, messages: number, perConversation: number):
   await db.$executeRaw`ANALYZE "conversation"`;
 }
 
-async function timeQuery(ownerId: string, q: string, rounds: number): Promise<{ q: string; medianMs: number; p90Ms: number; hits: number }> {
+async function timeQuery(
+  ownerId: string,
+  q: string,
+  rounds: number,
+): Promise<{ q: string; medianMs: number; p90Ms: number; hits: number }> {
   const { searchConversations } = await import("../lib/chat/search");
   const times: number[] = [];
   let hits = 0;

@@ -10,7 +10,12 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
-const summary = (xs: number[]) => ({ n: xs.length, p50: Math.round(pct(xs, 50)), p99: Math.round(pct(xs, 99)), max: Math.round(Math.max(...xs)) });
+const summary = (xs: number[]) => ({
+  n: xs.length,
+  p50: Math.round(pct(xs, 50)),
+  p99: Math.round(pct(xs, 99)),
+  max: Math.round(Math.max(...xs)),
+});
 
 export async function taskBurstBench(n = 200, workers = 1) {
   const { getDb } = await import("../lib/db/client");
@@ -19,7 +24,9 @@ export async function taskBurstBench(n = 200, workers = 1) {
   const user = await signUp("Burst");
   const conv = await createConversationFor(user);
   const before = await getDb().workerHeartbeat.count();
-  const procs = Array.from({ length: workers }, () => startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0", HERALD_LIMITS: "off" }));
+  const procs = Array.from({ length: workers }, () =>
+    startWorkerProcess({ HERALD_OFFLINE_CHUNK_MS: "0", HERALD_LIMITS: "off" }),
+  );
   try {
     await waitFor(async () => (await getDb().workerHeartbeat.count()) >= before + workers, 30_000, "workers");
     const ids: string[] = [];
@@ -37,14 +44,20 @@ export async function taskBurstBench(n = 200, workers = 1) {
       ids.push(task.id);
     };
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < n) {
-        next += 1;
-        await start();
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < n) {
+          next += 1;
+          await start();
+        }
+      }),
+    );
     const arrivedMs = performance.now() - t0;
-    await waitFor(async () => (await getDb().task.count({ where: { id: { in: ids }, status: "succeeded" } })) === n, 600_000, "burst");
+    await waitFor(
+      async () => (await getDb().task.count({ where: { id: { in: ids }, status: "succeeded" } })) === n,
+      600_000,
+      "burst",
+    );
     const secs = (performance.now() - t0) / 1000;
     // The workers' own CPU (they are the bottleneck): less noisy than throughput on a shared host.
     const workerCpuMs = procs.reduce((sum, p) => sum + (procStat(p.child.pid!)?.cpuMs ?? NaN), 0);
@@ -52,16 +65,30 @@ export async function taskBurstBench(n = 200, workers = 1) {
       SELECT id, "createdAt" AS created, (extract(epoch FROM ("completedAt" - "startedAt")) * 1000)::float8 AS started,
              (extract(epoch FROM ("completedAt" - "createdAt")) * 1000)::float8 AS total, "completedAt" AS done
       FROM "task" WHERE id = ANY(${ids})`;
-    const arrival = new Map([...rows].sort((a, b) => a.created.getTime() - b.created.getTime()).map((r, i) => [r.id, i]));
-    const byDone = [...rows].sort((a, b) => a.done.getTime() - b.done.getTime() || arrival.get(a.id)! - arrival.get(b.id)!);
+    const arrival = new Map(
+      [...rows].sort((a, b) => a.created.getTime() - b.created.getTime()).map((r, i) => [r.id, i]),
+    );
+    const byDone = [...rows].sort(
+      (a, b) => a.done.getTime() - b.done.getTime() || arrival.get(a.id)! - arrival.get(b.id)!,
+    );
     const displacement = byDone.map((r, rank) => Math.abs(rank - arrival.get(r.id)!));
     if (process.env.BENCH_VERBOSE) {
       const slow = [...rows].sort((a, b) => b.started - a.started).slice(0, 8);
-      const steps = await getDb().taskStep.findMany({ where: { taskId: { in: slow.map((r) => r.id) } }, select: { taskId: true, index: true, createdAt: true } });
+      const steps = await getDb().taskStep.findMany({
+        where: { taskId: { in: slow.map((r) => r.id) } },
+        select: { taskId: true, index: true, createdAt: true },
+      });
       for (const r of slow) {
-        const t = await getDb().task.findUniqueOrThrow({ where: { id: r.id }, select: { attempts: true, consecutiveErrors: true, error: true, startedAt: true } });
-        const st = steps.filter((x) => x.taskId === r.id).map((x) => `${x.index}@+${x.createdAt.getTime() - t.startedAt!.getTime()}ms`);
-        console.log(`arrival ${arrival.get(r.id)} started→done ${Math.round(r.started)} ms attempts ${t.attempts} errors ${t.consecutiveErrors} ${t.error ?? ""} steps ${st.join(" ")}`);
+        const t = await getDb().task.findUniqueOrThrow({
+          where: { id: r.id },
+          select: { attempts: true, consecutiveErrors: true, error: true, startedAt: true },
+        });
+        const st = steps
+          .filter((x) => x.taskId === r.id)
+          .map((x) => `${x.index}@+${x.createdAt.getTime() - t.startedAt!.getTime()}ms`);
+        console.log(
+          `arrival ${arrival.get(r.id)} started→done ${Math.round(r.started)} ms attempts ${t.attempts} errors ${t.consecutiveErrors} ${t.error ?? ""} steps ${st.join(" ")}`,
+        );
       }
     }
     return {
@@ -74,7 +101,10 @@ export async function taskBurstBench(n = 200, workers = 1) {
       startedToCompletedMs: summary(rows.map((r) => r.started)),
       createdToCompletedMs: summary(rows.map((r) => r.total)),
       // 0 = completed exactly in arrival order.
-      completionRankDisplacement: { mean: Number((displacement.reduce((a, b) => a + b, 0) / n).toFixed(1)), max: Math.max(...displacement) },
+      completionRankDisplacement: {
+        mean: Number((displacement.reduce((a, b) => a + b, 0) / n).toFixed(1)),
+        max: Math.max(...displacement),
+      },
     };
   } finally {
     await stopWorkers(...procs);

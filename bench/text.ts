@@ -59,8 +59,16 @@ export function textBench(chars = MAX_MESSAGE_CHARS): TextBench {
     const ms = corpus.map(({ text }) => time(() => f(text)));
     // The slowest few again, best of three: a garbage collection or a busy
     // neighbour is not the pattern's cost.
-    const slowest = ms.map((_, i) => i).sort((a, b) => ms[b] - ms[a]).slice(0, 8);
-    for (const i of slowest) ms[i] = Math.min(ms[i], time(() => f(corpus[i].text)), time(() => f(corpus[i].text)));
+    const slowest = ms
+      .map((_, i) => i)
+      .sort((a, b) => ms[b] - ms[a])
+      .slice(0, 8);
+    for (const i of slowest)
+      ms[i] = Math.min(
+        ms[i],
+        time(() => f(corpus[i].text)),
+        time(() => f(corpus[i].text)),
+      );
     const worst = ms.indexOf(Math.max(...ms));
     let calls = 0;
     const t0 = performance.now();
@@ -78,16 +86,26 @@ export function textBench(chars = MAX_MESSAGE_CHARS): TextBench {
       corpus.forEach(({ name: input }, i) => both.set(input, (both.get(input) ?? 0) + ms[i]));
     }
   }
-  return { chars, inputs: corpus.length, routines, worstParseAndStripMs: Number(Math.max(...both.values()).toFixed(3)) };
+  return {
+    chars,
+    inputs: corpus.length,
+    routines,
+    worstParseAndStripMs: Number(Math.max(...both.values()).toFixed(3)),
+  };
 }
 
 /** One line per routine, for the console. */
 export function formatTextBench(r: TextBench): string {
   const rows = Object.entries(r.routines).map(
-    ([name, f]) => `  ${name.padEnd(22)} median ${f.medianMs.toFixed(2).padStart(6)} ms  max ${f.maxMs.toFixed(2).padStart(6)} ms (${f.worstInput})  typical ${f.typicalPerSecond}/s`,
+    ([name, f]) =>
+      `  ${name.padEnd(22)} median ${f.medianMs.toFixed(2).padStart(6)} ms  max ${f.maxMs.toFixed(2).padStart(6)} ms (${f.worstInput})  typical ${f.typicalPerSecond}/s`,
   );
   const met = r.worstParseAndStripMs < 20 ? "met" : "MISSED";
-  return [`text patterns, ${r.inputs} adversarial inputs of ${r.chars} chars:`, ...rows, `  parse + strip, worst input: ${r.worstParseAndStripMs.toFixed(1)} ms (target < 20 ms: ${met})`].join("\n");
+  return [
+    `text patterns, ${r.inputs} adversarial inputs of ${r.chars} chars:`,
+    ...rows,
+    `  parse + strip, worst input: ${r.worstParseAndStripMs.toFixed(1)} ms (target < 20 ms: ${met})`,
+  ].join("\n");
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

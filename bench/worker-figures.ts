@@ -30,7 +30,9 @@ const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : "—");
 export function formatWorkerFigures(f: WorkerFigures): string {
   const out: string[] = [];
   out.push("\nno-op job, claim → complete (same PostgreSQL, concurrency 4, one consumer process each)");
-  out.push(`${"system".padEnd(26)} ${"jobs/s".padStart(8)} ${"done".padStart(10)} ${"add→start p50".padStart(14)} ${"p99".padStart(10)} ${"stmts/job".padStart(10)} ${"add call p50".padStart(13)}`);
+  out.push(
+    `${"system".padEnd(26)} ${"jobs/s".padStart(8)} ${"done".padStart(10)} ${"add→start p50".padStart(14)} ${"p99".padStart(10)} ${"stmts/job".padStart(10)} ${"add call p50".padStart(13)}`,
+  );
   for (const r of f.queues.rows) {
     out.push(
       `${r.system.padEnd(26)} ${r.jobsPerSecond.toFixed(1).padStart(8)} ${`${r.completed}/${r.jobs}`.padStart(10)} ${ms(r.addToStartMs.p50).padStart(14)} ${ms(r.addToStartMs.p99).padStart(10)} ${r.queriesPerJob.toFixed(1).padStart(10)} ${ms(r.addCallMs.p50).padStart(13)}`,

@@ -67,7 +67,12 @@ async function heraldLoop(): Promise<() => Promise<void>> {
     },
     stopper.signal,
   );
-  const listener = new PgListener([WORK_CHANNEL], () => loop.wake(), () => loop.wake(), () => {});
+  const listener = new PgListener(
+    [WORK_CHANNEL],
+    () => loop.wake(),
+    () => loop.wake(),
+    () => {},
+  );
   await listener.start();
   const running = loop.start();
   return async () => {
@@ -99,7 +104,14 @@ async function graphile(): Promise<() => Promise<void>> {
 async function pgBoss(): Promise<() => Promise<void>> {
   const { default: PgBoss } = await import("pg-boss");
   const batchSize = Number(batchArg ?? 1);
-  const boss = new PgBoss({ connectionString: url, schema: "bench_pgboss", supervise: false, schedule: false, migrate: false, max: concurrency + 2 });
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: "bench_pgboss",
+    supervise: false,
+    schedule: false,
+    migrate: false,
+    max: concurrency + 2,
+  });
   boss.on("error", (err) => console.error("[pg-boss]", err));
   await boss.start();
   // pg-boss v10 runs one fetch loop per work() call: `concurrency` loops of `batchSize` jobs each.
@@ -121,7 +133,14 @@ process.on("message", async (m: Msg) => {
       stop = await begin();
       process.send!({ type: "going" });
     } else if (m === "report") {
-      if (trace) console.error([...byText].sort((x, y) => y[1] - x[1]).slice(0, 40).map(([t, n]) => `${n}\t${t}`).join("\n"));
+      if (trace)
+        console.error(
+          [...byText]
+            .sort((x, y) => y[1] - x[1])
+            .slice(0, 40)
+            .map(([t, n]) => `${n}\t${t}`)
+            .join("\n"),
+        );
       process.send!({ type: "report", queries, starts: starts.splice(0) });
     } else if (m === "stop") {
       await stop?.();

@@ -48,7 +48,10 @@ export function AccountMenu({
     <Dialog.Root open={open} onOpenChange={setOpen} modal={false}>
       <Dialog.Trigger asChild>
         <Button variant="ghost" size="icon" disabled={!hydrated} className={className} title={user.name}>
-          <span aria-hidden="true" className="flex size-7 items-center justify-center rounded-full bg-accent-soft text-sm font-semibold text-accent-text">
+          <span
+            aria-hidden="true"
+            className="flex size-7 items-center justify-center rounded-full bg-accent-soft text-sm font-semibold text-accent-text"
+          >
             {initial}
           </span>
           <span className="sr-only">{t("account")}</span>

@@ -30,7 +30,8 @@ export function ChangePasswordSection() {
     const currentPassword = String(data.get("currentPassword") ?? "");
     const newPassword = String(data.get("newPassword") ?? "");
     if (!currentPassword) return setResult({ ok: false, key: "errWrongPassword", field: "current" });
-    if (newPassword.length < MIN_PASSWORD_LENGTH) return setResult({ ok: false, key: "errPasswordShort", field: "new" });
+    if (newPassword.length < MIN_PASSWORD_LENGTH)
+      return setResult({ ok: false, key: "errPasswordShort", field: "new" });
     if (newPassword.length > MAX_PASSWORD_LENGTH) return setResult({ ok: false, key: "errPasswordLong", field: "new" });
     setPending(true);
     setResult(null);
@@ -109,7 +110,13 @@ export function AccountDataSection() {
       await deleteAccount(password);
     } catch (err) {
       setPending(false);
-      setError(err instanceof ResponseError && err.field === "password" ? "errWrongPassword" : err instanceof ResponseError && err.status === 429 ? "errTooMany" : "errNetwork");
+      setError(
+        err instanceof ResponseError && err.field === "password"
+          ? "errWrongPassword"
+          : err instanceof ResponseError && err.status === 429
+            ? "errTooMany"
+            : "errNetwork",
+      );
       passwordRef.current?.focus();
       return;
     }
@@ -127,7 +134,11 @@ export function AccountDataSection() {
           </h2>
           <p className="text-sm text-muted">{t("exportLead")}</p>
         </div>
-        <a href="/api/account/export" download="herald-export.json" className={buttonClass({ variant: "secondary", size: "lg" })}>
+        <a
+          href="/api/account/export"
+          download="herald-export.json"
+          className={buttonClass({ variant: "secondary", size: "lg" })}
+        >
           {t("exportData")}
         </a>
       </section>
@@ -152,7 +163,12 @@ export function AccountDataSection() {
             {t("deleteAccount")}
           </Button>
         ) : (
-          <form noValidate onSubmit={onDelete} className="max-w-sm space-y-3 rounded-xl border border-danger/40 p-4" aria-busy={pending}>
+          <form
+            noValidate
+            onSubmit={onDelete}
+            className="max-w-sm space-y-3 rounded-xl border border-danger/40 p-4"
+            aria-busy={pending}
+          >
             {error && (
               <InlineAlert id="delete-error" icon={false}>
                 {t(error)}
@@ -170,7 +186,13 @@ export function AccountDataSection() {
               <Button type="submit" variant="danger" size="lg" disabled={pending}>
                 {pending ? t("deleting") : t("deleteForever")}
               </Button>
-              <Button type="button" variant="secondary" size="lg" disabled={pending} onClick={() => (setConfirming(false), setError(null))}>
+              <Button
+                type="button"
+                variant="secondary"
+                size="lg"
+                disabled={pending}
+                onClick={() => (setConfirming(false), setError(null))}
+              >
                 {t("keepAccount")}
               </Button>
             </div>

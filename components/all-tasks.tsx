@@ -58,7 +58,9 @@ export function AllTasks() {
                 onClick={() => setFilter(f.value)}
                 className={cn(
                   "rounded-full border px-3 py-1 text-xs font-medium",
-                  filter === f.value ? "border-accent bg-accent text-accent-fg" : "border-border text-fg hover:bg-subtle",
+                  filter === f.value
+                    ? "border-accent bg-accent text-accent-fg"
+                    : "border-border text-fg hover:bg-subtle",
                 )}
               >
                 {t(f.key)}
@@ -78,16 +80,34 @@ export function AllTasks() {
             {t("allTasksFailed")}
           </InlineAlert>
         )}
-        {tasks.data && list.length === 0 && <p className="py-10 text-center text-sm text-muted">{t("allTasksEmpty")}</p>}
-        {list.length > 0 && shown.length === 0 && <p className="py-10 text-center text-sm text-muted">{t("tasksFilterEmpty")}</p>}
-        {running.length > 0 && <TaskSection label={t("allTasksRunning")} tasks={running} titles={titles} listed={conversations.isSuccess} />}
-        {done.length > 0 && <TaskSection label={t("allTasksDone")} tasks={done} titles={titles} listed={conversations.isSuccess} />}
+        {tasks.data && list.length === 0 && (
+          <p className="py-10 text-center text-sm text-muted">{t("allTasksEmpty")}</p>
+        )}
+        {list.length > 0 && shown.length === 0 && (
+          <p className="py-10 text-center text-sm text-muted">{t("tasksFilterEmpty")}</p>
+        )}
+        {running.length > 0 && (
+          <TaskSection label={t("allTasksRunning")} tasks={running} titles={titles} listed={conversations.isSuccess} />
+        )}
+        {done.length > 0 && (
+          <TaskSection label={t("allTasksDone")} tasks={done} titles={titles} listed={conversations.isSuccess} />
+        )}
       </div>
     </div>
   );
 }
 
-function TaskSection({ label, tasks, titles, listed }: { label: string; tasks: PublicTask[]; titles: Map<string, string>; listed: boolean }) {
+function TaskSection({
+  label,
+  tasks,
+  titles,
+  listed,
+}: {
+  label: string;
+  tasks: PublicTask[];
+  titles: Map<string, string>;
+  listed: boolean;
+}) {
   return (
     <section aria-label={label} className="space-y-2">
       <h2 className="text-xs font-medium tracking-wide text-muted uppercase">{label}</h2>
@@ -113,7 +133,12 @@ function TaskRow({ task, chat, listed }: { task: PublicTask; chat: string | unde
   const deleted = chat === undefined && lookup.isSuccess && lookup.data === null;
   const chatHref = `/c/${encodeURIComponent(task.conversationId)}`;
   return (
-    <li aria-label={task.title} data-status={task.status} data-chat-deleted={deleted || undefined} className="flex flex-col gap-1.5 px-4 py-3 sm:flex-row sm:items-center sm:gap-4">
+    <li
+      aria-label={task.title}
+      data-status={task.status}
+      data-chat-deleted={deleted || undefined}
+      className="flex flex-col gap-1.5 px-4 py-3 sm:flex-row sm:items-center sm:gap-4"
+    >
       <div className="min-w-0 flex-1">
         {deleted ? (
           <p className="truncate text-sm font-medium text-fg">{task.title}</p>
@@ -127,13 +152,19 @@ function TaskRow({ task, chat, listed }: { task: PublicTask; chat: string | unde
           {deleted || title ? " · " : null}
           <LocalTime iso={task.updatedAt} />
         </p>
-        {task.progress && isTaskActive(task.status) && <p className="mt-1 line-clamp-2 text-xs text-muted">{task.progress.text}</p>}
+        {task.progress && isTaskActive(task.status) && (
+          <p className="mt-1 line-clamp-2 text-xs text-muted">{task.progress.text}</p>
+        )}
       </div>
       <div className="flex shrink-0 flex-wrap items-center gap-2">
         <StatusBadge status={task.status} />
         {!deleted && task.latestPublicationId && (
           // The newest publication in its chat, where the report view opens from (#pub-… scrolls to it).
-          <Link href={`${chatHref}#pub-${encodeURIComponent(task.latestPublicationId)}`} aria-label={`${t("tasksOpenReport")}: ${task.title}`} className={LINK_CLASS}>
+          <Link
+            href={`${chatHref}#pub-${encodeURIComponent(task.latestPublicationId)}`}
+            aria-label={`${t("tasksOpenReport")}: ${task.title}`}
+            className={LINK_CLASS}
+          >
             {t("tasksOpenReport")}
           </Link>
         )}

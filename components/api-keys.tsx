@@ -64,7 +64,8 @@ function NewKeyForm({ onCreated }: { onCreated: (created: { name: string; key: s
   const [password, setPassword] = useState("");
   const [expiry, setExpiry] = useState("never");
   const create = useMutation({
-    mutationFn: () => createApiKey({ name: name.trim(), password, ...(expiry === "never" ? {} : { expiresInDays: Number(expiry) }) }),
+    mutationFn: () =>
+      createApiKey({ name: name.trim(), password, ...(expiry === "never" ? {} : { expiresInDays: Number(expiry) }) }),
     onSuccess: (k) => {
       onCreated({ name: k.name, key: k.key });
       setName("");
@@ -109,13 +110,21 @@ function NewKeyForm({ onCreated }: { onCreated: (created: { name: string; key: s
           />
         </span>
         <ExpiryPicker value={expiry} onChange={setExpiry} />
-        <Button type="submit" variant="primary" size="md" disabled={!name.trim() || !password || create.isPending} className="h-9 disabled:opacity-50">
+        <Button
+          type="submit"
+          variant="primary"
+          size="md"
+          disabled={!name.trim() || !password || create.isPending}
+          className="h-9 disabled:opacity-50"
+        >
           {t("apiKeyCreate")}
         </Button>
       </form>
       {create.isError && (
         <InlineAlert framed={false} size="xs" icon={false}>
-          {create.error instanceof ResponseError && create.error.status === 403 ? t("errWrongPassword") : errorWords(t, create.error)}
+          {create.error instanceof ResponseError && create.error.status === 403
+            ? t("errWrongPassword")
+            : errorWords(t, create.error)}
         </InlineAlert>
       )}
     </>
@@ -129,7 +138,10 @@ function CreatedKey({ created }: { created: { name: string; key: string } }) {
   return (
     <div role="status" className="space-y-1 rounded-lg border border-warn/40 bg-warn-soft p-3 text-sm">
       <p>{t("apiKeyShownOnce", { name: created.name })}</p>
-      <code data-testid="new-api-key" className="block rounded bg-surface px-2 py-1 font-mono text-xs [overflow-wrap:anywhere] select-all">
+      <code
+        data-testid="new-api-key"
+        className="block rounded bg-surface px-2 py-1 font-mono text-xs [overflow-wrap:anywhere] select-all"
+      >
         {created.key}
       </code>
       <div className="flex items-center gap-2">
@@ -156,7 +168,10 @@ function KeyList() {
   const { t } = useI18n();
   const qc = useQueryClient();
   const keys = useQuery({ queryKey: KEYS, queryFn: listApiKeys });
-  const revoke = useMutation({ mutationFn: revokeApiKey, onSuccess: () => void qc.invalidateQueries({ queryKey: KEYS }) });
+  const revoke = useMutation({
+    mutationFn: revokeApiKey,
+    onSuccess: () => void qc.invalidateQueries({ queryKey: KEYS }),
+  });
   return (
     <ul className="divide-y divide-border rounded-lg border border-border" aria-label={t("apiKeysTitle")}>
       {(keys.data?.keys ?? []).length === 0 && <li className="px-3 py-2 text-sm text-muted">{t("apiKeysNone")}</li>}

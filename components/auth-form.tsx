@@ -61,7 +61,8 @@ function validate(mode: Mode, name: string, email: string, password: string): Fo
   if (!email.trim()) return { key: "errEmailRequired", field: "email" };
   if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) return { key: "errInvalidEmail", field: "email" };
   if (!password) return { key: "errPasswordRequired", field: "password" };
-  if (mode === "sign-up" && password.length < MIN_PASSWORD_LENGTH) return { key: "errPasswordShort", field: "password" };
+  if (mode === "sign-up" && password.length < MIN_PASSWORD_LENGTH)
+    return { key: "errPasswordShort", field: "password" };
   if (mode === "sign-up" && password.length > MAX_PASSWORD_LENGTH) return { key: "errPasswordLong", field: "password" };
   return null;
 }
@@ -82,7 +83,8 @@ function useAuthSubmit(mode: Mode, next: string | undefined) {
   function fail(e: FormError) {
     setError(e);
     setPending(false);
-    const ref = e.field === "name" ? nameRef : e.field === "email" ? emailRef : e.field === "password" ? passwordRef : null;
+    const ref =
+      e.field === "name" ? nameRef : e.field === "email" ? emailRef : e.field === "password" ? passwordRef : null;
     ref?.current?.focus();
   }
 
@@ -225,7 +227,8 @@ export function AuthForm({
   const { error, pending, onSubmit, fieldRefs } = useAuthSubmit(mode, next);
   const isSignUp = mode === "sign-up";
   const nextPath = safeNextPath(next);
-  const otherHref = (isSignUp ? "/sign-in" : "/sign-up") + (nextPath !== "/" ? `?next=${encodeURIComponent(nextPath)}` : "");
+  const otherHref =
+    (isSignUp ? "/sign-in" : "/sign-up") + (nextPath !== "/" ? `?next=${encodeURIComponent(nextPath)}` : "");
 
   return (
     <AuthPage

@@ -3,7 +3,17 @@ import { HeraldMark } from "./icons";
 import { LanguageSelect } from "./language-select";
 
 /** The frame every signed-out page shares: language, mark, title and lead, the content, then a line of links. */
-export function AuthPage({ title, lead, footer, children }: { title: string; lead?: string; footer: ReactNode; children: ReactNode }) {
+export function AuthPage({
+  title,
+  lead,
+  footer,
+  children,
+}: {
+  title: string;
+  lead?: string;
+  footer: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <div className="flex min-h-dvh flex-col">
       <div className="flex justify-end p-4">

@@ -13,7 +13,15 @@ import { Button } from "./ui/button";
  * on close; Escape or "Keep it running" closes without cancelling. The dialog
  * stacks over the tasks sheet (Escape closes only the top one).
  */
-export function CancelTaskButton({ title, cancelling, onConfirm }: { title: string; cancelling: boolean; onConfirm: () => void }) {
+export function CancelTaskButton({
+  title,
+  cancelling,
+  onConfirm,
+}: {
+  title: string;
+  cancelling: boolean;
+  onConfirm: () => void;
+}) {
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
   if (cancelling) {

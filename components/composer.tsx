@@ -30,7 +30,12 @@ function DeliverySelect({ choice }: { choice: DeliveryChoice }) {
       <label htmlFor={id} className={PHONE_HIDDEN}>
         {t("delivery")}
       </label>
-      <select id={id} value={choice.mode} onChange={(event) => choice.setMode(event.target.value as DeliveryMode)} className={cn(FIELD_CLASS, PHONE_NARROW.delivery)}>
+      <select
+        id={id}
+        value={choice.mode}
+        onChange={(event) => choice.setMode(event.target.value as DeliveryMode)}
+        className={cn(FIELD_CLASS, PHONE_NARROW.delivery)}
+      >
         <option value="none">{t("deliveryNone")}</option>
         <option value="at">{t("deliveryAt")}</option>
         <option value="by">{t("deliveryBy")}</option>
@@ -61,7 +66,16 @@ function SendButton({ disabled }: { disabled: boolean }) {
 }
 
 /** The text box: Enter sends, Shift+Enter breaks the line. */
-function MessageBox({ id, hintId, boxRef, value, onChange, disabled, readOnly, onEnter }: {
+function MessageBox({
+  id,
+  hintId,
+  boxRef,
+  value,
+  onChange,
+  disabled,
+  readOnly,
+  onEnter,
+}: {
   id: string;
   hintId: string;
   boxRef: RefObject<HTMLTextAreaElement | null>;
@@ -99,7 +113,12 @@ function MessageBox({ id, hintId, boxRef, value, onChange, disabled, readOnly, o
   );
 }
 
-export function Composer({ onSend, disabled = false, autoFocus = true, prefill }: {
+export function Composer({
+  onSend,
+  disabled = false,
+  autoFocus = true,
+  prefill,
+}: {
   /** `workWith`: the "Work with" pick (an opaque id of GET /api/work-choices), absent for "best fit". */
   onSend: OnSend;
   disabled?: boolean;
@@ -160,7 +179,12 @@ export function Composer({ onSend, disabled = false, autoFocus = true, prefill }
           data-testid="delivery-picker"
           className="flex flex-wrap items-center gap-x-3 gap-y-1.5 pr-2 pb-2 pl-3 text-xs text-muted"
         >
-          <WorkWithPicker value={workWith} onChange={setWorkWith} className={cn(FIELD_CLASS, PHONE_NARROW.workWith)} labelClassName={PHONE_HIDDEN} />
+          <WorkWithPicker
+            value={workWith}
+            onChange={setWorkWith}
+            className={cn(FIELD_CLASS, PHONE_NARROW.workWith)}
+            labelClassName={PHONE_HIDDEN}
+          />
           <DeliverySelect choice={choice} />
           <DeliveryOptions choice={choice} minutesRef={minutesRef} />
           <SendButton disabled={!canSend} />

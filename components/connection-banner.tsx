@@ -18,7 +18,11 @@ export function ConnectionBanner() {
   const visible = state === "reconnecting" || state === "restored";
   const down = state === "reconnecting";
   return (
-    <div role="status" aria-live="polite" className="pointer-events-none fixed inset-x-0 top-16 z-[80] flex justify-center px-3">
+    <div
+      role="status"
+      aria-live="polite"
+      className="pointer-events-none fixed inset-x-0 top-16 z-[80] flex justify-center px-3"
+    >
       {visible && (
         <p
           data-testid="connection-banner"
@@ -28,7 +32,11 @@ export function ConnectionBanner() {
             down ? "border-warn/40 bg-warn-soft text-warn" : "border-ok/40 bg-ok-soft text-ok",
           )}
         >
-          {down ? <SpinnerIcon className="mt-0.5 size-4 shrink-0" /> : <CheckCircleIcon className="mt-0.5 size-4 shrink-0" />}
+          {down ? (
+            <SpinnerIcon className="mt-0.5 size-4 shrink-0" />
+          ) : (
+            <CheckCircleIcon className="mt-0.5 size-4 shrink-0" />
+          )}
           <span>
             <span className="font-semibold">{down ? t("connectionLost") : t("connectionBack")}</span>{" "}
             {down ? t("connectionLostHint") : t("connectionBackHint")}

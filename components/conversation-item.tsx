@@ -60,9 +60,20 @@ export function ConversationItem({
 
   return (
     <li data-unread={unread > 0 || undefined} data-pinned={conversation.pinned || undefined}>
-      <div className={cn("group relative flex items-stretch rounded-lg", active ? "bg-accent-soft text-accent-text" : "text-fg hover:bg-subtle")}>
+      <div
+        className={cn(
+          "group relative flex items-stretch rounded-lg",
+          active ? "bg-accent-soft text-accent-text" : "text-fg hover:bg-subtle",
+        )}
+      >
         <ChatLink conversation={conversation} title={title} active={active} unread={unread} onNavigate={onNavigate} />
-        <OptionsButton buttonRef={optionsRef} title={title} menuId={menuId} menuOpen={menuOpen} onToggle={() => setMenuOpen((open) => !open)} />
+        <OptionsButton
+          buttonRef={optionsRef}
+          title={title}
+          menuId={menuId}
+          menuOpen={menuOpen}
+          onToggle={() => setMenuOpen((open) => !open)}
+        />
       </div>
       {menuOpen && (
         <ItemMenu
@@ -148,7 +159,10 @@ function OptionsButton({
       aria-expanded={menuOpen}
       aria-controls={menuOpen ? menuId : undefined}
       onClick={onToggle}
-      className={cn("my-auto mr-1 opacity-60 group-hover:opacity-100 focus-visible:opacity-100", menuOpen && "opacity-100")}
+      className={cn(
+        "my-auto mr-1 opacity-60 group-hover:opacity-100 focus-visible:opacity-100",
+        menuOpen && "opacity-100",
+      )}
     >
       <MoreIcon />
       <span className="sr-only">{t("chatActionsFor", { title })}</span>
@@ -184,8 +198,19 @@ function ItemMenu({
   }
 
   return (
-    <div id={id} onKeyDown={onMenuKey} className="mx-2 mt-1 mb-2 flex flex-wrap gap-1 rounded-lg border border-border bg-surface p-1 shadow-sm">
-      <Button variant="ghost" size="md" onClick={() => { onClose(false); onRename(); }}>
+    <div
+      id={id}
+      onKeyDown={onMenuKey}
+      className="mx-2 mt-1 mb-2 flex flex-wrap gap-1 rounded-lg border border-border bg-surface p-1 shadow-sm"
+    >
+      <Button
+        variant="ghost"
+        size="md"
+        onClick={() => {
+          onClose(false);
+          onRename();
+        }}
+      >
         {t("renameChat")}
       </Button>
       <Button
@@ -199,7 +224,15 @@ function ItemMenu({
       >
         {pinned ? t("unpinChat") : t("pinChat")}
       </Button>
-      <Button variant="ghost" size="md" className="text-danger" onClick={() => { onClose(false); onDelete(); }}>
+      <Button
+        variant="ghost"
+        size="md"
+        className="text-danger"
+        onClick={() => {
+          onClose(false);
+          onDelete();
+        }}
+      >
         {t("deleteChat")}
       </Button>
     </div>

@@ -24,10 +24,17 @@ export function ConversationList({ activeId, onNavigate }: { activeId?: string; 
 
   const section = (label: string, items: PublicConversation[]) => (
     <section aria-label={label}>
-      {pinned.length > 0 && <h2 className="px-3 pt-2 pb-1 text-xs font-medium tracking-wide text-muted uppercase">{label}</h2>}
+      {pinned.length > 0 && (
+        <h2 className="px-3 pt-2 pb-1 text-xs font-medium tracking-wide text-muted uppercase">{label}</h2>
+      )}
       <ul className="space-y-0.5">
         {items.map((conversation) => (
-          <ConversationItem key={conversation.id} conversation={conversation} active={conversation.id === activeId} onNavigate={onNavigate} />
+          <ConversationItem
+            key={conversation.id}
+            conversation={conversation}
+            active={conversation.id === activeId}
+            onNavigate={onNavigate}
+          />
         ))}
       </ul>
     </section>

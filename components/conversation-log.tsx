@@ -17,7 +17,11 @@ function OutgoingBubble({ entry }: { entry: OutgoingMessage }) {
   const qc = useQueryClient();
   const failed = entry.status === "failed";
   return (
-    <UserBubble message={{ content: entry.content, createdAt: entry.createdAt }} pending={entry.status === "sending"} failed={failed}>
+    <UserBubble
+      message={{ content: entry.content, createdAt: entry.createdAt }}
+      pending={entry.status === "sending"}
+      failed={failed}
+    >
       {failed && (
         <InlineAlert
           stacked
@@ -63,7 +67,13 @@ function Item({ item }: { item: ConversationItem }) {
 }
 
 /** The conversation's entries in order; report versions are folded against the stored messages. */
-export function ConversationItems({ items, messages }: { items: readonly ConversationItem[]; messages: readonly PublicMessage[] }) {
+export function ConversationItems({
+  items,
+  messages,
+}: {
+  items: readonly ConversationItem[];
+  messages: readonly PublicMessage[];
+}) {
   return (
     <ReportVersionsProvider messages={messages}>
       {items.map((item) => (

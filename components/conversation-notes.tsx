@@ -43,7 +43,13 @@ export function HistoryHead({
       )}
       {query.data && older.shown && (
         <div className="flex flex-col items-center gap-1">
-          <Button variant="ghost" size="sm" onClick={older.load} disabled={older.loading} aria-busy={older.loading || undefined}>
+          <Button
+            variant="ghost"
+            size="sm"
+            onClick={older.load}
+            disabled={older.loading}
+            aria-busy={older.loading || undefined}
+          >
             {older.loading ? t("loadingOlder") : t("loadOlder")}
           </Button>
           {older.failed && <p className="text-xs text-danger">{t("olderFailed")}</p>}
@@ -60,7 +66,11 @@ export function RunEndedNote({ run }: { run: RunEntry }) {
     <p className="text-center text-xs text-muted">
       {run.status === "cancelled"
         ? t("runCancelled")
-        : t("runFailed", { detail: run.error ? ` (${failureWords(t, { error: run.error.slice(0, 200), errorCode: errorCodeOf(run.error) })})` : "" })}
+        : t("runFailed", {
+            detail: run.error
+              ? ` (${failureWords(t, { error: run.error.slice(0, 200), errorCode: errorCodeOf(run.error) })})`
+              : "",
+          })}
     </p>
   );
 }

@@ -38,7 +38,12 @@ export function ConversationSearchBox({ value, onChange }: { value: string; onCh
         className="h-9 w-full rounded-lg border border-border bg-bg pr-8 pl-8 text-base text-fg placeholder:text-muted hover:border-border-strong focus:border-accent focus:ring-2 focus:ring-ring/40 focus:outline-none sm:text-sm [&::-webkit-search-cancel-button]:hidden"
       />
       {value && (
-        <Button variant="muted" size="icon-sm" onClick={() => onChange("")} className="absolute top-1/2 right-1 -translate-y-1/2">
+        <Button
+          variant="muted"
+          size="icon-sm"
+          onClick={() => onChange("")}
+          className="absolute top-1/2 right-1 -translate-y-1/2"
+        >
           <CloseIcon className="size-3.5" />
           <span className="sr-only">{t("clearSearch")}</span>
         </Button>

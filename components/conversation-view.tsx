@@ -16,14 +16,24 @@ import { HistoryHead, RunEndedNote } from "./conversation-notes";
 import { useConversationScroll } from "./use-conversation-scroll";
 
 /** The newest chat turn, when it ended without a reply (failed or cancelled) and nothing is on its way. */
-function endedWithoutReply(runs: readonly RunEntry[], messages: readonly PublicMessage[], outgoing: readonly OutgoingMessage[]): RunEntry | null {
+function endedWithoutReply(
+  runs: readonly RunEntry[],
+  messages: readonly PublicMessage[],
+  outgoing: readonly OutgoingMessage[],
+): RunEntry | null {
   const busy = runs.some((run) => isRunActive(run.status)) || outgoing.some((m) => m.status === "sending");
   const last = latestChatRun(runs);
   if (!last || busy || (last.status !== "failed" && last.status !== "cancelled")) return null;
   return messages.some((m) => m.kind === "assistant" && m.runId === last.id) ? null : last;
 }
 
-export function ConversationView({ conversationId, initialConversation }: { conversationId: string; initialConversation: PublicConversation }) {
+export function ConversationView({
+  conversationId,
+  initialConversation,
+}: {
+  conversationId: string;
+  initialConversation: PublicConversation;
+}) {
   const { t } = useI18n();
   const qc = useQueryClient();
   const conversation = useConversation(conversationId, initialConversation);
@@ -34,7 +44,10 @@ export function ConversationView({ conversationId, initialConversation }: { conv
   const outbox = useOutbox();
 
   const messages = messagesQuery.data;
-  const streams = useMemo(() => Object.values(allStreams).filter((s) => s.conversationId === conversationId), [allStreams, conversationId]);
+  const streams = useMemo(
+    () => Object.values(allStreams).filter((s) => s.conversationId === conversationId),
+    [allStreams, conversationId],
+  );
   const outgoing = useMemo(() => outbox.filter((m) => m.conversationId === conversationId), [outbox, conversationId]);
   const items = useMemo(() => buildConversationItems(messages ?? [], streams, outgoing), [messages, streams, outgoing]);
   const runs = useMemo(() => Object.values(runsQuery.data ?? {}), [runsQuery.data]);
@@ -42,7 +55,12 @@ export function ConversationView({ conversationId, initialConversation }: { conv
   const ended = endedWithoutReply(runs, messages ?? [], outgoing);
 
   const contentSize = items.length + streams.reduce((n, s) => n + s.text.length, 0);
-  const { scrollRef, logRef, onScroll, stickToBottomRef, loadOlder, olderFailed } = useConversationScroll({ messages, older, contentSize, thinking });
+  const { scrollRef, logRef, onScroll, stickToBottomRef, loadOlder, olderFailed } = useConversationScroll({
+    messages,
+    older,
+    contentSize,
+    thinking,
+  });
 
   function onSend(content: string, delivery?: DeliveryRequest, workWith?: string) {
     stickToBottomRef.current = true;
@@ -51,7 +69,11 @@ export function ConversationView({ conversationId, initialConversation }: { conv
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
-      <div ref={scrollRef} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto overscroll-contain [overflow-anchor:none]">
+      <div
+        ref={scrollRef}
+        onScroll={onScroll}
+        className="min-h-0 flex-1 overflow-y-auto overscroll-contain [overflow-anchor:none]"
+      >
         <div
           ref={logRef}
           role="log"
@@ -62,9 +84,16 @@ export function ConversationView({ conversationId, initialConversation }: { conv
           <HistoryHead
             query={messagesQuery}
             showSkeleton={outgoing.length === 0}
-            older={{ shown: older.hasOlder || olderFailed, loading: older.loading, failed: olderFailed, load: () => void loadOlder() }}
+            older={{
+              shown: older.hasOlder || olderFailed,
+              loading: older.loading,
+              failed: olderFailed,
+              load: () => void loadOlder(),
+            }}
           />
-          {messages && items.length === 0 && <p className="py-16 text-center text-sm text-muted">{t("emptyConversation")}</p>}
+          {messages && items.length === 0 && (
+            <p className="py-16 text-center text-sm text-muted">{t("emptyConversation")}</p>
+          )}
           <ConversationItems items={items} messages={messages ?? []} />
           {ended && <RunEndedNote run={ended} />}
         </div>

@@ -10,7 +10,15 @@ import type { DeliveryChoice } from "./use-delivery-choice";
 import { cn } from "./ui/cn";
 
 /** The due time: minutes from now, or a time of day ("Due in (minutes)" / "At time"), one shown at a time. */
-function DueFields({ choice, minutesRef, errorId }: { choice: DeliveryChoice; minutesRef: RefObject<HTMLInputElement | null>; errorId: string }) {
+function DueFields({
+  choice,
+  minutesRef,
+  errorId,
+}: {
+  choice: DeliveryChoice;
+  minutesRef: RefObject<HTMLInputElement | null>;
+  errorId: string;
+}) {
   const { t } = useI18n();
   const minutesId = useId();
   const name = useId();
@@ -18,8 +26,18 @@ function DueFields({ choice, minutesRef, errorId }: { choice: DeliveryChoice; mi
   return (
     <>
       <span role="radiogroup" aria-label={t("dueKind")} className="flex items-center gap-2.5" data-testid="due-kind">
-        <RadioField name={name} label={t("dueKindIn")} checked={choice.dueKind === "in"} onChange={() => choice.setDueKind("in")} />
-        <RadioField name={name} label={t("dueKindAt")} checked={choice.dueKind === "at"} onChange={() => choice.setDueKind("at")} />
+        <RadioField
+          name={name}
+          label={t("dueKindIn")}
+          checked={choice.dueKind === "in"}
+          onChange={() => choice.setDueKind("in")}
+        />
+        <RadioField
+          name={name}
+          label={t("dueKindAt")}
+          checked={choice.dueKind === "at"}
+          onChange={() => choice.setDueKind("at")}
+        />
       </span>
       <span className={cn(choice.dueKind === "in" ? "flex" : "hidden", "items-center gap-1.5")}>
         {/* A phone reads "In minutes" just before it. */}
@@ -42,7 +60,9 @@ function DueFields({ choice, minutesRef, errorId }: { choice: DeliveryChoice; mi
           className={cn(FIELD_CLASS, "w-20", showError && "border-danger")}
         />
       </span>
-      {choice.dueKind === "at" && <TimeOfDayField value={choice.timeOfDay} className={FIELD_CLASS} onChange={choice.setTimeOfDay} />}
+      {choice.dueKind === "at" && (
+        <TimeOfDayField value={choice.timeOfDay} className={FIELD_CLASS} onChange={choice.setTimeOfDay} />
+      )}
     </>
   );
 }
@@ -53,7 +73,13 @@ function DueFields({ choice, minutesRef, errorId }: { choice: DeliveryChoice; mi
  * browser notifications. On a phone it scrolls inside a bounded height, so the
  * composer never takes half the screen.
  */
-export function DeliveryOptions({ choice, minutesRef }: { choice: DeliveryChoice; minutesRef: RefObject<HTMLInputElement | null> }) {
+export function DeliveryOptions({
+  choice,
+  minutesRef,
+}: {
+  choice: DeliveryChoice;
+  minutesRef: RefObject<HTMLInputElement | null>;
+}) {
   const { t } = useI18n();
   const errorId = useId();
   if (choice.mode === "none") return null;

@@ -22,7 +22,14 @@ export function TimeOfDayField({
   return (
     <span className="flex items-center gap-1.5">
       <label htmlFor={id}>{t("deliveryTimeOfDay")}</label>
-      <input id={id} type="time" step={1} value={value} onChange={(event) => onChange(event.target.value)} className={cn(className, "w-[9.5rem]")} />
+      <input
+        id={id}
+        type="time"
+        step={1}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        className={cn(className, "w-[9.5rem]")}
+      />
     </span>
   );
 }
@@ -70,7 +77,12 @@ export function DeliveryExplainer({
   if (seconds === null) return null;
   const preciseTime = /:\d{2}:\d{2}/.test(timeOfDay) && !timeOfDay.endsWith(":00");
   // The format the chip and Herald's reply will use for the same moment (lib/contract/clock.ts).
-  const time = formatMoment(new Date(now + seconds * 1000), { lang, timeZone, now: new Date(now), seconds: preciseTime || "near" });
+  const time = formatMoment(new Date(now + seconds * 1000), {
+    lang,
+    timeZone,
+    now: new Date(now),
+    seconds: preciseTime || "near",
+  });
   const d = durationParts(seconds);
   const left =
     d.unit === "s"

@@ -47,8 +47,10 @@ export function OvertimeSummary({ delivery }: Pick<PublicTask, "delivery">) {
   const { t } = useI18n();
   const limits: string[] = [];
   const requests = delivery.budget?.maxModelRequests;
-  if (requests !== undefined) limits.push(requests === 1 ? t("budgetRequestsOne") : t("budgetRequests", { n: requests }));
-  if (delivery.budget?.maxWallSeconds !== undefined) limits.push(t("budgetMinutes", { n: Math.ceil(delivery.budget.maxWallSeconds / 60) }));
+  if (requests !== undefined)
+    limits.push(requests === 1 ? t("budgetRequestsOne") : t("budgetRequests", { n: requests }));
+  if (delivery.budget?.maxWallSeconds !== undefined)
+    limits.push(t("budgetMinutes", { n: Math.ceil(delivery.budget.maxWallSeconds / 60) }));
   if (delivery.budget?.maxTokens !== undefined) limits.push(t("budgetTokens", { n: delivery.budget.maxTokens }));
   const rule = !delivery.allowOvertime
     ? t("overtimeOff")

@@ -55,7 +55,11 @@ export function HomeEmpty() {
         <p className="max-w-md text-sm text-muted">{t("homeComposerLead")}</p>
       </div>
       <div className="w-full max-w-2xl space-y-3">
-        <Composer onSend={(content, delivery, workWith) => void start(content, delivery, workWith)} disabled={starting} prefill={prefill} />
+        <Composer
+          onSend={(content, delivery, workWith) => void start(content, delivery, workWith)}
+          disabled={starting}
+          prefill={prefill}
+        />
         {error && <InlineAlert>{error}</InlineAlert>}
         <section aria-label={t("examplePrompts")}>
           <h2 className="sr-only">{t("examplePrompts")}</h2>

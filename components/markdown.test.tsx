@@ -18,7 +18,9 @@ describe("Markdown", () => {
   it("labels an image without alt text by its URL, and handles reference-style images", () => {
     const out = html("![](http://evil.example/p.gif)\n\n![y][r]\n\n[r]: https://evil.example/r.png");
     expect(out).not.toContain("<img");
-    expect(out).toContain('<a href="http://evil.example/p.gif" title="http://evil.example/p.gif" rel="noopener noreferrer nofollow" target="_blank">http://evil.example/p.gif</a>');
+    expect(out).toContain(
+      '<a href="http://evil.example/p.gif" title="http://evil.example/p.gif" rel="noopener noreferrer nofollow" target="_blank">http://evil.example/p.gif</a>',
+    );
     expect(out).toContain('href="https://evil.example/r.png"');
   });
 
@@ -37,7 +39,12 @@ describe("Markdown", () => {
   });
 
   it("never renders a javascript: (or other unsafe) URL as an href", () => {
-    for (const href of ["javascript:alert(1)", "JavaScript:alert(1)", "vbscript:x", "data:text/html,<script>alert(1)</script>"]) {
+    for (const href of [
+      "javascript:alert(1)",
+      "JavaScript:alert(1)",
+      "vbscript:x",
+      "data:text/html,<script>alert(1)</script>",
+    ]) {
       const out = html(`[click](${href})`);
       expect(out).not.toMatch(/href=/);
       expect(out).toContain("click");
@@ -50,7 +57,9 @@ describe("Markdown", () => {
     expect(html("[docs](https://example.com/a)")).toContain(
       '<a href="https://example.com/a" rel="noopener noreferrer nofollow" target="_blank">docs</a>',
     );
-    expect(html("<https://example.com/b>")).toContain('href="https://example.com/b" rel="noopener noreferrer nofollow"');
+    expect(html("<https://example.com/b>")).toContain(
+      'href="https://example.com/b" rel="noopener noreferrer nofollow"',
+    );
     expect(html("[home](/c/abc)")).toContain('<a href="/c/abc">home</a>');
     expect(html("[mail](mailto:a@example.test)")).toContain('<a href="mailto:a@example.test">mail</a>');
   });

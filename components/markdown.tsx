@@ -39,7 +39,12 @@ const components: Components = {
   },
   a({ href, title, children }) {
     if (!href) return <>{children}</>;
-    if (!isWebUrl(href)) return <a href={href} title={title}>{children}</a>;
+    if (!isWebUrl(href))
+      return (
+        <a href={href} title={title}>
+          {children}
+        </a>
+      );
     return (
       <a href={href} title={title} rel={REL} target="_blank">
         {children}
@@ -74,7 +79,15 @@ function withHeadingIds(prefix: string): Components {
  * component map above keeps it from loading anything by itself either.
  * `headingPrefix` gives headings ids for a table of contents.
  */
-export function Markdown({ text, className, headingPrefix }: { text: string; className?: string; headingPrefix?: string }) {
+export function Markdown({
+  text,
+  className,
+  headingPrefix,
+}: {
+  text: string;
+  className?: string;
+  headingPrefix?: string;
+}) {
   return (
     <div className={cn("markdown [overflow-wrap:anywhere]", className)}>
       <ReactMarkdown components={headingPrefix ? withHeadingIds(headingPrefix) : components}>{text}</ReactMarkdown>

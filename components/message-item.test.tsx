@@ -32,18 +32,34 @@ const at = "2026-01-01T00:00:00.000Z";
 describe("TerminalLine", () => {
   it("words a failure from meta by its category, in the reader's language", () => {
     const sentence = ERROR_CATEGORIES.remote_failed;
-    const m = terminal(`Failed at ${at}: ${sentence}`, { status: "failed", completedAt: at, title: "Heat pumps", errorCode: "remote_failed", error: sentence });
+    const m = terminal(`Failed at ${at}: ${sentence}`, {
+      status: "failed",
+      completedAt: at,
+      title: "Heat pumps",
+      errorCode: "remote_failed",
+      error: sentence,
+    });
     expect(text(m)).toContain("“Heat pumps” failed: The remote service reported that the work failed.");
     expect(text(m, "zh")).toContain("“Heat pumps”失败: 远程服务报告任务失败。");
   });
 
   it("shows Herald's stored sentence when the failure has no category", () => {
-    const m = terminal(`Failed at ${at}: stopped at the deadline`, { status: "failed", completedAt: at, title: "T", errorCode: null, error: "stopped at the deadline" });
+    const m = terminal(`Failed at ${at}: stopped at the deadline`, {
+      status: "failed",
+      completedAt: at,
+      title: "T",
+      errorCode: null,
+      error: "stopped at the deadline",
+    });
     expect(text(m)).toContain("“T” failed: stopped at the deadline");
   });
 
   it("never reads the failure out of the content", () => {
-    const m = terminal(`Failed at ${at}: words only the content has`, { status: "failed", completedAt: at, title: "T" });
+    const m = terminal(`Failed at ${at}: words only the content has`, {
+      status: "failed",
+      completedAt: at,
+      title: "T",
+    });
     expect(text(m)).toContain("“T” failed");
     expect(text(m)).not.toContain("words only the content has");
   });

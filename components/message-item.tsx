@@ -190,7 +190,10 @@ export function TerminalLine({ message }: { message: PublicMessageOf<"terminal">
   if (meta && title) {
     text = t(`terminal_${meta.status}`, { title });
     // The failure's category in the reader's words, else Herald's stored sentence.
-    const detail = meta.status === "failed" ? failureWords(t, { error: meta.error ?? null, errorCode: meta.errorCode ?? null }) : null;
+    const detail =
+      meta.status === "failed"
+        ? failureWords(t, { error: meta.error ?? null, errorCode: meta.errorCode ?? null })
+        : null;
     if (detail) text += `: ${detail}`;
   }
   return (

@@ -57,7 +57,10 @@ export function NotifyOffer() {
   }
   if (asked || state !== "off") return null;
   return (
-    <div data-testid="notify-offer" className="flex basis-full flex-wrap items-center gap-x-2 gap-y-1 rounded-lg bg-subtle px-2 py-1.5 text-xs text-fg">
+    <div
+      data-testid="notify-offer"
+      className="flex basis-full flex-wrap items-center gap-x-2 gap-y-1 rounded-lg bg-subtle px-2 py-1.5 text-xs text-fg"
+    >
       <span className="flex min-w-0 basis-full items-start gap-1.5 sm:basis-0 sm:flex-1">
         <BellIcon className="size-4 shrink-0 text-muted" aria-hidden="true" />
         <span>

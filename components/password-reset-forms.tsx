@@ -46,7 +46,10 @@ export function ForgotPasswordForm({ emailAvailable }: { emailAvailable: boolean
     setError(null);
     setState("sending");
     try {
-      const { error: failed } = await authClient.requestPasswordReset({ email, redirectTo: `${window.location.origin}/reset-password` });
+      const { error: failed } = await authClient.requestPasswordReset({
+        email,
+        redirectTo: `${window.location.origin}/reset-password`,
+      });
       if (failed) {
         setError(failed.status === 429 ? "errTooMany" : "errNetwork");
         setState("idle");

@@ -94,7 +94,13 @@ export function ReportActions({
         {extra}
       </div>
       <p role="status" className="mt-1 text-xs text-muted empty:mt-0 sm:min-h-4 print:hidden">
-        {status === "copied" ? t("reportCopied") : status === "copyFailed" ? t("reportCopyFailed") : status === "pdf" ? t("reportPdfHint") : ""}
+        {status === "copied"
+          ? t("reportCopied")
+          : status === "copyFailed"
+            ? t("reportCopyFailed")
+            : status === "pdf"
+              ? t("reportPdfHint")
+              : ""}
       </p>
     </div>
   );
@@ -106,7 +112,13 @@ export function ReportActions({
  */
 export function ToolButton({ icon, label, ...props }: { icon: ReactNode; label: string } & ComponentProps<"button">) {
   return (
-    <Button variant="secondary" size="none" title={label} className="size-9 gap-1.5 rounded-lg text-xs sm:h-8 sm:w-auto sm:px-2.5" {...props}>
+    <Button
+      variant="secondary"
+      size="none"
+      title={label}
+      className="size-9 gap-1.5 rounded-lg text-xs sm:h-8 sm:w-auto sm:px-2.5"
+      {...props}
+    >
       {icon}
       <span className="sr-only sm:not-sr-only">{label}</span>
     </Button>

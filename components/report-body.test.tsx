@@ -8,7 +8,8 @@ import { splitSources } from "@/lib/client/report-sources";
 import { ReportBody } from "./report-body";
 import { TaskSources } from "./task-sources";
 
-const html = (node: ReactNode, lang: Lang = "en") => renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);
+const html = (node: ReactNode, lang: Lang = "en") =>
+  renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);
 
 const report = [
   "# Otters",
@@ -21,7 +22,9 @@ describe("a report's sources as people see them", () => {
   it("lists the sources by their own numbers, opening in a new tab without a referrer, and links each citation to its entry", () => {
     const out = html(<ReportBody text={report} anchorPrefix="r1" headingPrefix="h" />);
     expect(out).toContain('<li id="r1-source-2" value="2"');
-    expect(out).toContain('<a href="https://a.example/hands" target="_blank" rel="noopener noreferrer">Hands [study]</a>');
+    expect(out).toContain(
+      '<a href="https://a.example/hands" target="_blank" rel="noopener noreferrer">Hands [study]</a>',
+    );
     expect(out).toContain('<li id="r1-source-3" value="3"');
     expect(out).toContain('<a href="#r1-source-2">[2]</a>');
     expect(out).toContain('<a href="#r1-source-3">[3]</a><a href="#r1-source-2">[2]</a>');
@@ -42,7 +45,9 @@ describe("a report's sources as people see them", () => {
   });
 
   it("the sheet and details say how many sources were read, or that the report had none and why, in both languages", () => {
-    const read = taskFixture("t", "running", 1, { spent: { modelRequests: 3, inputTokens: 0, outputTokens: 0, costUsd: null, searches: 2, pagesRead: 4 } });
+    const read = taskFixture("t", "running", 1, {
+      spent: { modelRequests: 3, inputTokens: 0, outputTokens: 0, costUsd: null, searches: 2, pagesRead: 4 },
+    });
     expect(html(<TaskSources task={read} />)).toContain("4 sources read · 2 web searches");
     expect(html(<TaskSources task={read} compact />, "zh")).toContain("已读 4 个来源");
     const none = taskFixture("t", "succeeded", 1, { sourcesNote: "search_unavailable" });

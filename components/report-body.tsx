@@ -10,7 +10,17 @@ import { cn } from "./ui/cn";
  * the reader came from, and every citation `[n]` in the text links to its
  * entry. A body without such a section renders as plain Markdown.
  */
-export function ReportBody({ text, className, headingPrefix, anchorPrefix }: { text: string; className?: string; headingPrefix?: string; anchorPrefix: string }) {
+export function ReportBody({
+  text,
+  className,
+  headingPrefix,
+  anchorPrefix,
+}: {
+  text: string;
+  className?: string;
+  headingPrefix?: string;
+  anchorPrefix: string;
+}) {
   const split = splitSources(text);
   if (!split.heading) return <Markdown text={text} className={className} headingPrefix={headingPrefix} />;
   const known = new Set(split.sources.map((s) => s.n));
@@ -27,7 +37,12 @@ export function ReportBody({ text, className, headingPrefix, anchorPrefix }: { t
         </h2>
         <ol className="list-none! space-y-1 pl-0!">
           {split.sources.map((s) => (
-            <li key={s.n} id={sourceAnchor(anchorPrefix, s.n)} value={s.n} className={cn("scroll-mt-4 [overflow-wrap:anywhere] target:bg-accent-soft")}>
+            <li
+              key={s.n}
+              id={sourceAnchor(anchorPrefix, s.n)}
+              value={s.n}
+              className={cn("scroll-mt-4 [overflow-wrap:anywhere] target:bg-accent-soft")}
+            >
               <span className="mr-1.5 font-mono text-muted">{s.n}.</span>
               <a href={s.url} target="_blank" rel="noopener noreferrer">
                 {s.title}

@@ -71,7 +71,11 @@ describe("TaskProgress", () => {
   it("is a progressbar with one count while the task works — research's sections, other drivers' steps — and nothing once it ended", () => {
     // Research: the plan (a step of its own) and one section done of the 4 planned ("Researched 1/4").
     const steps = { done: 2, total: 5, at: "2026-11-01T10:00:10.000Z" };
-    const running = taskFixture("t1", "running", 10, { steps, startedAt: "2026-11-01T10:00:00.000Z", driver: "research" });
+    const running = taskFixture("t1", "running", 10, {
+      steps,
+      startedAt: "2026-11-01T10:00:00.000Z",
+      driver: "research",
+    });
     const html = render(<TaskProgress task={running} />);
     expect(html).toContain('role="progressbar"');
     expect(html).toContain('aria-valuenow="1"');
@@ -80,7 +84,9 @@ describe("TaskProgress", () => {
     expect(html).not.toMatch(/Step \d|of 5/);
     expect(html).toContain("width:25%");
     expect(render(<TaskProgress task={running} />, "zh")).toContain("已完成 1/4 个部分");
-    expect(render(<TaskProgress task={{ ...running, steps: { ...steps, done: 1, total: 2 } }} />)).toContain("0 of 1 section done");
+    expect(render(<TaskProgress task={{ ...running, steps: { ...steps, done: 1, total: 2 } }} />)).toContain(
+      "0 of 1 section done",
+    );
     const remote = { ...running, driver: "mcp" };
     expect(render(<TaskProgress task={remote} />)).toContain("2 of 5 steps done");
     expect(render(<TaskProgress task={remote} />, "zh")).toContain("已完成 2/5 步");
@@ -89,7 +95,12 @@ describe("TaskProgress", () => {
   });
 
   it("says how long a finished task took, to the second", () => {
-    const done = taskFixture("t1", "succeeded", 75, { startedAt: "2026-11-01T10:00:00.000Z", completedAt: "2026-11-01T10:01:05.000Z", steps: { done: 5, total: 5, at: "2026-11-01T10:01:05.000Z" }, driver: "research" });
+    const done = taskFixture("t1", "succeeded", 75, {
+      startedAt: "2026-11-01T10:00:00.000Z",
+      completedAt: "2026-11-01T10:01:05.000Z",
+      steps: { done: 5, total: 5, at: "2026-11-01T10:01:05.000Z" },
+      driver: "research",
+    });
     expect(render(<TaskElapsed task={done} />)).toContain("Took 1 min 05 s");
     expect(render(<TaskElapsed task={done} />)).toContain("4 of 4 sections done");
     expect(render(<TaskElapsed task={done} />, "zh")).toContain("用时 1 分 05 秒");

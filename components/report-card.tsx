@@ -44,11 +44,16 @@ function LatestVersion({ message }: { message: Body }) {
   const title = message.meta?.title || t("publishedBody");
   const anchor = `src-${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   return (
-    <article {...bodyAttrs(message)} className="pub-target overflow-hidden rounded-2xl border border-border bg-surface shadow-sm">
+    <article
+      {...bodyAttrs(message)}
+      className="pub-target overflow-hidden rounded-2xl border border-border bg-surface shadow-sm"
+    >
       <header className="flex flex-wrap items-center gap-2 border-b border-border bg-subtle/50 px-4 py-2.5">
         <DocIcon className="size-4 text-muted" />
         <span className="text-sm font-semibold">{title}</span>
-        <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok"}`}>
+        <span
+          className={`rounded-full px-2 py-0.5 text-xs font-medium ${partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok"}`}
+        >
           {partial ? t("partial") : t("final")}
         </span>
         {version !== undefined && (
@@ -89,7 +94,11 @@ function EarlierVersion({ message, latest }: { message: Body; latest: Body }) {
   }, [anchor]);
 
   const label =
-    version !== undefined ? t(partial ? "reportVersionPartial" : "reportVersionFinal", { version }) : partial ? t("partial") : t("final");
+    version !== undefined
+      ? t(partial ? "reportVersionPartial" : "reportVersionFinal", { version })
+      : partial
+        ? t("partial")
+        : t("final");
   return (
     <article {...bodyAttrs(message)} className="pub-target rounded-xl border border-border bg-surface/60">
       <header className="flex flex-wrap items-center gap-2 px-3 py-1.5">
@@ -109,8 +118,18 @@ function EarlierVersion({ message, latest }: { message: Body; latest: Body }) {
       <div id={contentId} hidden={!open} className="space-y-3 border-t border-border px-4 py-3">
         {open && (
           <>
-            <ReportBody text={message.content} anchorPrefix={sourcesPrefix} className="text-[0.95rem] leading-relaxed" />
-            <Button variant="secondary" size="md" aria-expanded={comparing} aria-controls={diffId} onClick={() => setComparing((v) => !v)}>
+            <ReportBody
+              text={message.content}
+              anchorPrefix={sourcesPrefix}
+              className="text-[0.95rem] leading-relaxed"
+            />
+            <Button
+              variant="secondary"
+              size="md"
+              aria-expanded={comparing}
+              aria-controls={diffId}
+              onClick={() => setComparing((v) => !v)}
+            >
               {comparing ? t("reportHideCompare") : t("reportCompare", { version: latestVersion ?? "?" })}
             </Button>
             <div id={diffId} hidden={!comparing}>

@@ -5,7 +5,15 @@ import { useI18n } from "@/lib/client/i18n";
 import { lineDiff } from "@/lib/client/report";
 
 /** What changed from `before` to `after`, line by line; unchanged runs are kept so the change reads in place. */
-export function ReportDiff({ before, after, afterVersion }: { before: string; after: string; afterVersion: number | undefined }) {
+export function ReportDiff({
+  before,
+  after,
+  afterVersion,
+}: {
+  before: string;
+  after: string;
+  afterVersion: number | undefined;
+}) {
   const { t } = useI18n();
   const lines = useMemo(() => lineDiff(before, after), [before, after]);
   const changed = lines.some((l) => l.type !== "same");
@@ -24,7 +32,9 @@ export function ReportDiff({ before, after, afterVersion }: { before: string; af
                 l.type === "add" ? "bg-ok-soft text-ok" : l.type === "del" ? "bg-danger-soft text-danger" : "text-muted"
               }`}
             >
-              {l.type !== "same" && <span className="sr-only">{l.type === "add" ? t("reportDiffAdded") : t("reportDiffRemoved")}: </span>}
+              {l.type !== "same" && (
+                <span className="sr-only">{l.type === "add" ? t("reportDiffAdded") : t("reportDiffRemoved")}: </span>
+              )}
               <span aria-hidden="true">{l.type === "add" ? "+ " : l.type === "del" ? "− " : "  "}</span>
               <span className={l.type === "del" ? "line-through" : undefined}>{l.text || " "}</span>
             </li>

@@ -44,7 +44,11 @@ export function ReportShare({ publicationId }: { publicationId: string }) {
   const error = create.error ?? revoke.error;
 
   return (
-    <section aria-labelledby={headingId} data-testid="report-share" className="space-y-3 rounded-xl border border-border bg-surface p-4 print:hidden">
+    <section
+      aria-labelledby={headingId}
+      data-testid="report-share"
+      className="space-y-3 rounded-xl border border-border bg-surface p-4 print:hidden"
+    >
       <h3 id={headingId} className="text-sm font-semibold">
         {t("reportShareTitle")}
       </h3>
@@ -89,12 +93,20 @@ export function ReportShare({ publicationId }: { publicationId: string }) {
       <div>
         <h4 className="mb-1 text-xs font-semibold tracking-wide text-muted uppercase">{t("reportSharesTitle")}</h4>
         <ul aria-label={t("reportSharesTitle")} className="divide-y divide-border rounded-lg border border-border">
-          {(shares.data?.shares ?? []).length === 0 && <li className="px-3 py-2 text-sm text-muted">{t("reportShareNone")}</li>}
+          {(shares.data?.shares ?? []).length === 0 && (
+            <li className="px-3 py-2 text-sm text-muted">{t("reportShareNone")}</li>
+          )}
           {shares.data?.shares.map((s) => (
             <li key={s.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2 text-sm">
               <span>{t("reportShareCreatedAt")}</span>
               <LocalTime iso={s.createdAt} mode="full" className="text-xs text-muted" />
-              <Button variant="danger-outline" size="xs" className="ml-auto" disabled={revoke.isPending} onClick={() => revoke.mutate(s.id)}>
+              <Button
+                variant="danger-outline"
+                size="xs"
+                className="ml-auto"
+                disabled={revoke.isPending}
+                onClick={() => revoke.mutate(s.id)}
+              >
                 {t("reportShareRevoke")}
               </Button>
             </li>

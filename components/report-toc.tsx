@@ -14,7 +14,15 @@ function jump(event: MouseEvent<HTMLAnchorElement>, id: string) {
 }
 
 /** A table of contents from the report's headings (levels 1–3); links work without script too. */
-export function ReportToc({ headings, prefix, className }: { headings: ReportHeading[]; prefix: string; className?: string }) {
+export function ReportToc({
+  headings,
+  prefix,
+  className,
+}: {
+  headings: ReportHeading[];
+  prefix: string;
+  className?: string;
+}) {
   const { t } = useI18n();
   if (headings.length < 2) return null;
   const top = Math.min(...headings.map((h) => h.level));

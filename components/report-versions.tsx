@@ -11,7 +11,13 @@ const Versions = createContext<ReadonlyMap<string, Body[]>>(new Map());
  * Every loaded publication of each task, by version, so a body can tell whether
  * a later version replaced it (then it collapses) and compare itself with it.
  */
-export function ReportVersionsProvider({ messages, children }: { messages: readonly PublicMessage[]; children: ReactNode }) {
+export function ReportVersionsProvider({
+  messages,
+  children,
+}: {
+  messages: readonly PublicMessage[];
+  children: ReactNode;
+}) {
   const byTask = useMemo(() => {
     const map = new Map<string, Body[]>();
     for (const m of messages) {

@@ -29,7 +29,12 @@ export function ReportView({ message, title }: { message: PublicMessageOf<"body"
   const headings = useMemo(() => reportHeadings(message.content), [message.content]);
   const version = message.meta?.version;
   const partial = message.meta?.partial === true;
-  const versionLabel = version !== undefined ? t(partial ? "reportVersionPartial" : "reportVersionFinal", { version }) : partial ? t("partial") : t("final");
+  const versionLabel =
+    version !== undefined
+      ? t(partial ? "reportVersionPartial" : "reportVersionFinal", { version })
+      : partial
+        ? t("partial")
+        : t("final");
 
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
@@ -84,7 +89,12 @@ export function ReportView({ message, title }: { message: PublicMessageOf<"body"
                     <ReportShare publicationId={message.publicationId} />
                   </div>
                 )}
-                <ReportBody text={message.content} headingPrefix={prefix} anchorPrefix={prefix} className="max-w-3xl text-base leading-relaxed" />
+                <ReportBody
+                  text={message.content}
+                  headingPrefix={prefix}
+                  anchorPrefix={prefix}
+                  className="max-w-3xl text-base leading-relaxed"
+                />
               </div>
             </div>
           </div>

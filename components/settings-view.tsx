@@ -4,11 +4,22 @@ import { useEffect, useId, useMemo, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { authClient } from "@/lib/auth/client";
 import { ResponseError, getSettings, patchSettings } from "@/lib/client/api";
-import { disableNotify, enableNotify, notifyStore, watchNotifyState, type NotifyState } from "@/lib/client/browser-notify";
+import {
+  disableNotify,
+  enableNotify,
+  notifyStore,
+  watchNotifyState,
+  type NotifyState,
+} from "@/lib/client/browser-notify";
 import { browserTimeZone, setAccountTimeZone } from "@/lib/client/time-zone";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { useI18n } from "@/lib/client/i18n";
-import { EMAIL_NOTICE_MODES, type EmailNoticeMode, type PublicSettings, type SettingsPatch } from "@/lib/contract/settings";
+import {
+  EMAIL_NOTICE_MODES,
+  type EmailNoticeMode,
+  type PublicSettings,
+  type SettingsPatch,
+} from "@/lib/contract/settings";
 import type { MessageKey } from "@/lib/i18n/dictionaries";
 import { AccountDataSection, ChangePasswordSection } from "./account-settings";
 import { ApiKeysSection } from "./api-keys";
@@ -48,7 +59,15 @@ function useSettings() {
   return { settings: query.data, mutation };
 }
 
-function TimeZoneRow({ value, disabled, onChange }: { value: string; disabled: boolean; onChange: (zone: string) => void }) {
+function TimeZoneRow({
+  value,
+  disabled,
+  onChange,
+}: {
+  value: string;
+  disabled: boolean;
+  onChange: (zone: string) => void;
+}) {
   const { t } = useI18n();
   const id = useId();
   const hydrated = useHydrated();
@@ -66,7 +85,13 @@ function TimeZoneRow({ value, disabled, onChange }: { value: string; disabled: b
         <label htmlFor={id} className="w-28 shrink-0 text-sm font-medium">
           {t("settingsTimeZone")}
         </label>
-        <select id={id} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} className={selectClass}>
+        <select
+          id={id}
+          value={value}
+          disabled={disabled}
+          onChange={(e) => onChange(e.target.value)}
+          className={selectClass}
+        >
           {zones.map((zone) => (
             <option key={zone} value={zone}>
               {zone}
@@ -142,19 +167,38 @@ function VerifyEmailRow({ email }: { email: string }) {
     }
   }
   return (
-    <div className="space-y-1.5 rounded-lg border border-warn/40 bg-warn-soft p-3 text-sm" data-testid="email-unverified">
+    <div
+      className="space-y-1.5 rounded-lg border border-warn/40 bg-warn-soft p-3 text-sm"
+      data-testid="email-unverified"
+    >
       <p>{t("emailUnverified")}</p>
       <Button variant="secondary" size="xs" disabled={state === "pending"} onClick={() => void send()}>
         {t("sendVerificationEmail")}
       </Button>
       <p role="status" className="min-h-5 text-xs">
-        {state === "sent" ? t("verificationSent", { email }) : state === "failed" ? <span className="text-danger">{t("verificationFailed")}</span> : ""}
+        {state === "sent" ? (
+          t("verificationSent", { email })
+        ) : state === "failed" ? (
+          <span className="text-danger">{t("verificationFailed")}</span>
+        ) : (
+          ""
+        )}
       </p>
     </div>
   );
 }
 
-function EmailRow({ settings, onChange, disabled, email }: { settings: PublicSettings | undefined; onChange: (mode: EmailNoticeMode) => void; disabled: boolean; email: string }) {
+function EmailRow({
+  settings,
+  onChange,
+  disabled,
+  email,
+}: {
+  settings: PublicSettings | undefined;
+  onChange: (mode: EmailNoticeMode) => void;
+  disabled: boolean;
+  email: string;
+}) {
   const { t } = useI18n();
   const id = useId();
   const hintId = useId();
@@ -197,11 +241,13 @@ export function SettingsView({ email }: { email: string }) {
     <div className="mx-auto w-full max-w-2xl space-y-8 overflow-y-auto px-4 py-8">
       {/* Not a named region: its name would contain "Language" and match that control's label. */}
       <section className="space-y-4">
-        <h2 className="text-base font-semibold">
-          {t("settingsGeneralTitle")}
-        </h2>
+        <h2 className="text-base font-semibold">{t("settingsGeneralTitle")}</h2>
         <LanguageSelect labelled />
-        <TimeZoneRow value={settings?.timeZone ?? "UTC"} disabled={!settings} onChange={(timeZone) => save({ timeZone })} />
+        <TimeZoneRow
+          value={settings?.timeZone ?? "UTC"}
+          disabled={!settings}
+          onChange={(timeZone) => save({ timeZone })}
+        />
       </section>
 
       <section aria-labelledby="away-title" className="space-y-4">
@@ -212,11 +258,18 @@ export function SettingsView({ email }: { email: string }) {
           <p className="text-sm text-muted">{t("settingsAwayLead")}</p>
         </div>
         <BrowserNotifyRow />
-        <EmailRow settings={settings} email={email} disabled={!settings || mutation.isPending} onChange={(emailNotices) => save({ emailNotices })} />
+        <EmailRow
+          settings={settings}
+          email={email}
+          disabled={!settings || mutation.isPending}
+          onChange={(emailNotices) => save({ emailNotices })}
+        />
         <p role="status" className="min-h-5 text-sm" data-testid="settings-status">
           {mutation.isError ? (
             <span className="text-danger">
-              {mutation.error instanceof ResponseError && mutation.error.code === "email_unverified" ? t("emailUnverified") : t("settingsSaveFailed")}
+              {mutation.error instanceof ResponseError && mutation.error.code === "email_unverified"
+                ? t("emailUnverified")
+                : t("settingsSaveFailed")}
             </span>
           ) : mutation.isSuccess ? (
             t("settingsSaved")

@@ -66,7 +66,10 @@ function AllTasksLink({ active, onNavigate }: { active: boolean; onNavigate?: ()
       <ListIcon className="size-4 text-muted" />
       <span className="flex-1">{t("allTasks")}</span>
       {running > 0 && (
-        <span data-testid="all-tasks-running" className="rounded-full bg-accent px-1.5 text-xs font-semibold text-accent-fg">
+        <span
+          data-testid="all-tasks-running"
+          className="rounded-full bg-accent px-1.5 text-xs font-semibold text-accent-fg"
+        >
           <span aria-hidden="true">{running}</span>
           <span className="sr-only">{`${running} ${t("allTasksRunning")}`}</span>
         </span>

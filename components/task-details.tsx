@@ -78,7 +78,13 @@ function InputAnswer({ task }: { task: PublicTask }) {
               {errorWords(t, mutation.error)}
             </InlineAlert>
           )}
-          <Button type="submit" variant="primary" size="md" disabled={!answer.trim() || mutation.isPending} className="disabled:opacity-50">
+          <Button
+            type="submit"
+            variant="primary"
+            size="md"
+            disabled={!answer.trim() || mutation.isPending}
+            className="disabled:opacity-50"
+          >
             {t("sendAnswer")}
           </Button>
         </form>
@@ -117,7 +123,15 @@ function DetailLoadState({ detail }: { detail: ReturnType<typeof useTaskDetail> 
   );
 }
 
-function Publications({ publications, bodyHref, onNavigate }: { publications: PublicPublication[]; bodyHref: BodyHref; onNavigate: () => void }) {
+function Publications({
+  publications,
+  bodyHref,
+  onNavigate,
+}: {
+  publications: PublicPublication[];
+  bodyHref: BodyHref;
+  onNavigate: () => void;
+}) {
   const { t } = useI18n();
   return (
     <Part title={t("publications")}>
@@ -130,11 +144,16 @@ function Publications({ publications, bodyHref, onNavigate }: { publications: Pu
               <div className="flex flex-wrap items-center gap-2 border-b border-border px-2.5 py-1.5 text-xs">
                 <DocIcon className="size-3.5 text-muted" />
                 <span
-                  className={cn("rounded-full px-2 py-px font-medium", pub.partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok")}
+                  className={cn(
+                    "rounded-full px-2 py-px font-medium",
+                    pub.partial ? "bg-warn-soft text-warn" : "bg-ok-soft text-ok",
+                  )}
                 >
                   {pub.partial ? t("partial") : t("final")}
                 </span>
-                <span className="rounded-full border border-border px-1.5 py-px font-mono text-muted">v{pub.version}</span>
+                <span className="rounded-full border border-border px-1.5 py-px font-mono text-muted">
+                  v{pub.version}
+                </span>
                 <LocalTime iso={pub.createdAt} className="text-muted" />
                 <Link
                   href={bodyHref(pub.id)}
@@ -155,7 +174,17 @@ function Publications({ publications, bodyHref, onNavigate }: { publications: Pu
   );
 }
 
-function Notices({ notices, title, bodyHref, onNavigate }: { notices: PublicNotice[]; title: string; bodyHref: BodyHref; onNavigate: () => void }) {
+function Notices({
+  notices,
+  title,
+  bodyHref,
+  onNavigate,
+}: {
+  notices: PublicNotice[];
+  title: string;
+  bodyHref: BodyHref;
+  onNavigate: () => void;
+}) {
   const { t } = useI18n();
   return (
     <Part title={t("notices")}>
@@ -244,7 +273,9 @@ function TaskTrouble({ task }: { task: PublicTask }) {
       {/* A failure is red; an error while still running is a retry under way; once it ended otherwise, an old error is history. */}
       {task.error && (task.status === "failed" || isTaskActive(task.status)) && (
         <Part title={task.status === "failed" ? t("errorLabel") : t("errorRetrying")}>
-          <p className={cn("text-xs", task.status === "failed" ? "text-danger" : "text-warn", textClass)}>{failureWords(t, task)}</p>
+          <p className={cn("text-xs", task.status === "failed" ? "text-danger" : "text-warn", textClass)}>
+            {failureWords(t, task)}
+          </p>
         </Part>
       )}
 
@@ -278,9 +309,12 @@ function NotificationState({ notification }: { notification: PublicTask["notific
       >
         {notification.status === "retry"
           ? t("notifRetrying", { count: notification.attempts })
-          : t(`notif_${notification.status}` as MessageKey) ?? notification.status}
+          : (t(`notif_${notification.status}` as MessageKey) ?? notification.status)}
         {notification.status !== "retry" && notification.attempts > 0 && (
-          <span className="text-muted"> · {t(notification.attempts === 1 ? "attemptsCountOne" : "attemptsCount", { count: notification.attempts })}</span>
+          <span className="text-muted">
+            {" "}
+            · {t(notification.attempts === 1 ? "attemptsCountOne" : "attemptsCount", { count: notification.attempts })}
+          </span>
         )}
         {notification.error && <span>: {notification.error}</span>}
       </p>

@@ -18,7 +18,13 @@ const MAX_CHARS = 4000;
  * them. A task whose driver cannot take instructions says so up front rather
  * than offering a form that would fail.
  */
-export function TaskInstructions({ task, instructions }: { task: PublicTask; instructions: PublicTaskDetail["instructions"] }) {
+export function TaskInstructions({
+  task,
+  instructions,
+}: {
+  task: PublicTask;
+  instructions: PublicTaskDetail["instructions"];
+}) {
   const { t } = useI18n();
   const [text, setText] = useState("");
   const mutation = useSendInstructions();
@@ -77,7 +83,13 @@ export function TaskInstructions({ task, instructions }: { task: PublicTask; ins
               {errorWords(t, mutation.error)}
             </InlineAlert>
           )}
-          <Button type="submit" variant="primary" size="md" disabled={!text.trim() || mutation.isPending} className="disabled:opacity-50">
+          <Button
+            type="submit"
+            variant="primary"
+            size="md"
+            disabled={!text.trim() || mutation.isPending}
+            className="disabled:opacity-50"
+          >
             {t("sendInstructions")}
           </Button>
         </form>

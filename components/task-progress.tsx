@@ -54,10 +54,13 @@ function useSecondClock(on: boolean): number {
  * progress lines say "Planned 6 sections" and "Researched 2/6", so its count is
  * sections done of sections planned, not steps. Other drivers report plain steps.
  */
-export function progressCount(task: Pick<PublicTask, "driver" | "steps">): { done: number; total: number; unit: "sections" | "steps" } | null {
+export function progressCount(
+  task: Pick<PublicTask, "driver" | "steps">,
+): { done: number; total: number; unit: "sections" | "steps" } | null {
   if (!task.steps) return null;
   const { done, total } = task.steps;
-  if (task.driver === "research" && total > 1) return { done: Math.max(0, done - 1), total: total - 1, unit: "sections" };
+  if (task.driver === "research" && total > 1)
+    return { done: Math.max(0, done - 1), total: total - 1, unit: "sections" };
   return { done, total, unit: "steps" };
 }
 
@@ -72,7 +75,13 @@ export function progressWords(t: I18n["t"], count: NonNullable<ReturnType<typeof
  * far (lib/client/report.ts#etaSeconds). Only while the task works and its
  * driver reports a step count.
  */
-export function TaskProgress({ task, className }: { task: Pick<PublicTask, "status" | "steps" | "startedAt" | "driver">; className?: string }) {
+export function TaskProgress({
+  task,
+  className,
+}: {
+  task: Pick<PublicTask, "status" | "steps" | "startedAt" | "driver">;
+  className?: string;
+}) {
   const { t } = useI18n();
   const active = isTaskActive(task.status) && task.steps !== null;
   const now = useSecondClock(active);
@@ -116,7 +125,11 @@ export function TaskProgress({ task, className }: { task: Pick<PublicTask, "stat
  * How long the task has worked, to the second (from startedAt to completedAt or
  * now), with the same count the bar shows: the details' answer to "is it stuck?".
  */
-export function TaskElapsed({ task }: { task: Pick<PublicTask, "status" | "steps" | "startedAt" | "completedAt" | "driver"> }) {
+export function TaskElapsed({
+  task,
+}: {
+  task: Pick<PublicTask, "status" | "steps" | "startedAt" | "completedAt" | "driver">;
+}) {
   const { t } = useI18n();
   const running = task.completedAt === null && isTaskActive(task.status);
   const now = useSecondClock(running && task.startedAt !== null);

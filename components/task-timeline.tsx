@@ -26,9 +26,14 @@ function Line({ item, title }: { item: PublicHistoryItem; title: string }) {
         <>
           {t("hist_step", { index: item.index })}
           {item.title && <span className="text-muted"> · {item.title}</span>}
-          {item.instructions.length > 0 && <span className="text-muted"> · {t("hist_step_instructions", { count: item.instructions.length })}</span>}
+          {item.instructions.length > 0 && (
+            <span className="text-muted"> · {t("hist_step_instructions", { count: item.instructions.length })}</span>
+          )}
           {item.inputTokens + item.outputTokens > 0 && (
-            <span className="text-muted"> · {t("hist_step_tokens", { n: (item.inputTokens + item.outputTokens).toLocaleString(locale) })}</span>
+            <span className="text-muted">
+              {" "}
+              · {t("hist_step_tokens", { n: (item.inputTokens + item.outputTokens).toLocaleString(locale) })}
+            </span>
           )}
         </>
       );
@@ -40,7 +45,12 @@ function Line({ item, title }: { item: PublicHistoryItem; title: string }) {
       return (
         <>
           {t("hist_source", { n: item.n })}{" "}
-          <a href={item.url} target="_blank" rel="noopener noreferrer" className="text-accent-text underline-offset-4 hover:underline [overflow-wrap:anywhere]">
+          <a
+            href={item.url}
+            target="_blank"
+            rel="noopener noreferrer"
+            className="text-accent-text underline-offset-4 hover:underline [overflow-wrap:anywhere]"
+          >
             {item.title || item.site}
           </a>
         </>
@@ -129,7 +139,12 @@ function TimelineList({ taskId, title }: { taskId: string; title: string }) {
   if (!history.data) return <SpinnerIcon className="size-3.5 text-muted" aria-hidden="true" />;
   return (
     <div className="space-y-1.5">
-      <ol data-testid="task-timeline" tabIndex={0} aria-label={t("timeline")} className="max-h-48 space-y-1 overflow-y-auto text-xs">
+      <ol
+        data-testid="task-timeline"
+        tabIndex={0}
+        aria-label={t("timeline")}
+        className="max-h-48 space-y-1 overflow-y-auto text-xs"
+      >
         {items.map((item) => (
           <li key={item.id} data-history-type={item.type} className="flex gap-2">
             <LocalTime iso={item.at} seconds className="shrink-0 text-muted tabular-nums" />
@@ -140,7 +155,12 @@ function TimelineList({ taskId, title }: { taskId: string; title: string }) {
         ))}
       </ol>
       {history.hasNextPage && (
-        <Button variant="ghost" size="xs" onClick={() => void history.fetchNextPage()} disabled={history.isFetchingNextPage}>
+        <Button
+          variant="ghost"
+          size="xs"
+          onClick={() => void history.fetchNextPage()}
+          disabled={history.isFetchingNextPage}
+        >
           {t("timelineMore")}
         </Button>
       )}

@@ -5,7 +5,8 @@ import { I18nProvider } from "@/lib/client/i18n";
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { ProviderWait, TaskUsage } from "./task-usage";
 
-const html = (node: ReactNode, lang: Lang = "en") => renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);
+const html = (node: ReactNode, lang: Lang = "en") =>
+  renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);
 const spent = { modelRequests: 5, inputTokens: 12_345, outputTokens: 678, costUsd: 0.0301, searches: 0, pagesRead: 0 };
 
 describe("task usage and provider waits in task details", () => {
@@ -23,7 +24,11 @@ describe("task usage and provider waits in task details", () => {
   });
 
   it("says when no tokens were reported and leaves the cost out without a price table", () => {
-    const none = html(<TaskUsage spent={{ modelRequests: 2, inputTokens: 0, outputTokens: 0, costUsd: null, searches: 0, pagesRead: 0 }} />);
+    const none = html(
+      <TaskUsage
+        spent={{ modelRequests: 2, inputTokens: 0, outputTokens: 0, costUsd: null, searches: 0, pagesRead: 0 }}
+      />,
+    );
     expect(none).toContain("No tokens reported yet");
     expect(none).not.toContain("$");
   });

@@ -9,7 +9,15 @@ import { cn } from "./ui/cn";
  * "Waiting for the model provider · since 12:03" while a step waits out a
  * provider outage or rate limit; `compact` (the sheet's task rows) leaves out the explanation.
  */
-export function ProviderWait({ task, compact = false, className }: { task: Pick<PublicTask, "waitingForProvider">; compact?: boolean; className?: string }) {
+export function ProviderWait({
+  task,
+  compact = false,
+  className,
+}: {
+  task: Pick<PublicTask, "waitingForProvider">;
+  compact?: boolean;
+  className?: string;
+}) {
   const { t } = useI18n();
   if (!task.waitingForProvider) return null;
   return (
@@ -31,7 +39,9 @@ export function TaskUsage({ spent }: { spent: PublicTask["spent"] }) {
     <p className="text-xs" data-testid="task-usage">
       {spent.modelRequests === 1 ? t("usageRequestsOne") : t("usageRequests", { n: n(spent.modelRequests) })}
       {" · "}
-      {total > 0 ? t("usageTokens", { total: n(total), input: n(spent.inputTokens), output: n(spent.outputTokens) }) : t("usageNone")}
+      {total > 0
+        ? t("usageTokens", { total: n(total), input: n(spent.inputTokens), output: n(spent.outputTokens) })
+        : t("usageNone")}
       {spent.costUsd !== null && (
         <span className="text-muted">
           {" · "}

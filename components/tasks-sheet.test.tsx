@@ -6,7 +6,8 @@ import { taskFixture } from "@/lib/client/task-fixture";
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { TaskEnd } from "./tasks-sheet";
 
-const html = (node: ReactNode, lang: Lang = "en") => renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);
+const html = (node: ReactNode, lang: Lang = "en") =>
+  renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);
 
 describe("an ended task's card", () => {
   // Cancelled after the plan and two of six sections, its last progress line still "Researched 2/6: …".

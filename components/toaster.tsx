@@ -23,7 +23,10 @@ export function Toaster() {
   return (
     <div className="pointer-events-none fixed inset-x-3 top-16 z-[60] flex flex-col items-center gap-2 sm:inset-x-auto sm:right-4 sm:items-end">
       {toasts.map((toast) => {
-        const text = t(toast.key, { ...toast.vars, ...(toast.reasonKey ? { reason: t(toast.reasonKey, toast.vars) } : {}) });
+        const text = t(toast.key, {
+          ...toast.vars,
+          ...(toast.reasonKey ? { reason: t(toast.reasonKey, toast.vars) } : {}),
+        });
         return (
           <div
             key={toast.id}
@@ -31,7 +34,9 @@ export function Toaster() {
             data-testid="toast"
             className={cn(
               "pointer-events-auto flex w-full max-w-sm items-start gap-2 rounded-xl border px-3 py-2.5 text-sm shadow-lg",
-              toast.tone === "error" ? "border-danger/30 bg-danger-soft text-danger" : "border-border bg-surface text-fg",
+              toast.tone === "error"
+                ? "border-danger/30 bg-danger-soft text-danger"
+                : "border-border bg-surface text-fg",
             )}
           >
             {toast.tone === "error" && <AlertIcon className="mt-0.5 size-4 shrink-0" />}
@@ -40,7 +45,11 @@ export function Toaster() {
               {toast.link && (
                 <>
                   {" "}
-                  <Link href={toast.link.href} onClick={() => dismissToast(toast.id)} className="font-medium underline underline-offset-4">
+                  <Link
+                    href={toast.link.href}
+                    onClick={() => dismissToast(toast.id)}
+                    className="font-medium underline underline-offset-4"
+                  >
                     {t(toast.link.key)}
                   </Link>
                 </>

@@ -20,11 +20,16 @@ interface Paging {
  * /c/<id>#pub-<publicationId> lands on that body once history has loaded,
  * paging back for it when it is older than the newest page.
  */
-export function useConversationLanding(scrollRef: RefObject<HTMLDivElement | null>, stickToBottomRef: RefObject<boolean>, paging: Paging) {
+export function useConversationLanding(
+  scrollRef: RefObject<HTMLDivElement | null>,
+  stickToBottomRef: RefObject<boolean>,
+  paging: Paging,
+) {
   const { messages, hasOlder, olderFailed, loadOlder } = paging;
   useEffect(() => {
     const el = scrollRef.current;
-    if (el && messages && hasOlder && !olderFailed && el.scrollHeight <= el.clientHeight + NEAR_BOTTOM_PX) void loadOlder();
+    if (el && messages && hasOlder && !olderFailed && el.scrollHeight <= el.clientHeight + NEAR_BOTTOM_PX)
+      void loadOlder();
   }, [scrollRef, messages, hasOlder, olderFailed, loadOlder]);
 
   const handled = useRef(false);

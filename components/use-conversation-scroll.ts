@@ -40,7 +40,12 @@ export function useOlderLoader({ loadOlder: fetchOlder }: Older) {
  * message, late-loading times), and the viewport shrinks when the status row or
  * the delivery picker grows: a ResizeObserver follows those too.
  */
-function useFollowBottom(scrollRef: RefObject<HTMLDivElement | null>, logRef: RefObject<HTMLDivElement | null>, contentSize: number, thinking: boolean) {
+function useFollowBottom(
+  scrollRef: RefObject<HTMLDivElement | null>,
+  logRef: RefObject<HTMLDivElement | null>,
+  contentSize: number,
+  thinking: boolean,
+) {
   const stickToBottomRef = useRef(true);
   useLayoutEffect(() => {
     const el = scrollRef.current;
@@ -65,14 +70,19 @@ function useFollowBottom(scrollRef: RefObject<HTMLDivElement | null>, logRef: Re
  * the bottom, so nothing moves under their eyes (scroll anchoring may already
  * have done it; setting the same absolute position again is harmless).
  */
-function useKeepPlaceOnOlder(scrollRef: RefObject<HTMLDivElement | null>, stickToBottomRef: RefObject<boolean>, oldestSeq: number | undefined) {
+function useKeepPlaceOnOlder(
+  scrollRef: RefObject<HTMLDivElement | null>,
+  stickToBottomRef: RefObject<boolean>,
+  oldestSeq: number | undefined,
+) {
   const fromBottomRef = useRef(0);
   const previousOldest = useRef(oldestSeq);
   useLayoutEffect(() => {
     const el = scrollRef.current;
     const before = previousOldest.current;
     previousOldest.current = oldestSeq;
-    if (!el || before === undefined || oldestSeq === undefined || oldestSeq >= before || stickToBottomRef.current) return;
+    if (!el || before === undefined || oldestSeq === undefined || oldestSeq >= before || stickToBottomRef.current)
+      return;
     el.scrollTop = el.scrollHeight - fromBottomRef.current;
   }, [scrollRef, stickToBottomRef, oldestSeq]);
   return fromBottomRef;

@@ -2,7 +2,13 @@
 
 import { useState } from "react";
 import type { DeliveryRequest } from "@/lib/client/api";
-import { minutesText, parseDueMinutes, secondsUntilTimeOfDay, timeOfDayIn, type DeliveryMode } from "@/lib/client/delivery";
+import {
+  minutesText,
+  parseDueMinutes,
+  secondsUntilTimeOfDay,
+  timeOfDayIn,
+  type DeliveryMode,
+} from "@/lib/client/delivery";
 import { useTimeZone } from "@/lib/client/time-zone";
 
 const DEFAULT_MINUTES = "10";
@@ -37,14 +43,23 @@ export function useDeliveryChoice() {
     setDueKindState(kind);
     if (kind === "in") setTimeOfDayText("");
     // Starts at the moment the minutes already describe, on the account's clock.
-    else if (!timeOfDay) setTimeOfDayText(timeOfDayIn(dueInSeconds ?? Number(DEFAULT_MINUTES) * 60, new Date(), timeZone));
+    else if (!timeOfDay)
+      setTimeOfDayText(timeOfDayIn(dueInSeconds ?? Number(DEFAULT_MINUTES) * 60, new Date(), timeZone));
   };
 
   /** What goes with the message; a time of day is counted from the moment of sending, not of typing. */
   const request = (): DeliveryRequest | undefined => {
-    const due = dueKind === "at" && timeOfDay ? (secondsUntilTimeOfDay(timeOfDay, new Date(), timeZone) ?? dueInSeconds) : dueInSeconds;
+    const due =
+      dueKind === "at" && timeOfDay
+        ? (secondsUntilTimeOfDay(timeOfDay, new Date(), timeZone) ?? dueInSeconds)
+        : dueInSeconds;
     if (mode === "none" || due === null) return undefined;
-    return { mode, dueInSeconds: due, reportIfUnfinished: reportAnyway, ...(stopAtDeadline ? { allowOvertime: false } : {}) };
+    return {
+      mode,
+      dueInSeconds: due,
+      reportIfUnfinished: reportAnyway,
+      ...(stopAtDeadline ? { allowOvertime: false } : {}),
+    };
   };
   /** A deadline belongs to one message; the next one starts without. */
   const reset = () => {
@@ -58,9 +73,24 @@ export function useDeliveryChoice() {
   };
 
   return {
-    mode, setMode, minutes, setMinutes, dueKind, setDueKind, timeOfDay, setTimeOfDay,
-    reportAnyway, setReportAnyway, stopAtDeadline, setStopAtDeadline,
-    dueInSeconds, minutesInvalid, showMinutesError, setShowMinutesError, request, reset,
+    mode,
+    setMode,
+    minutes,
+    setMinutes,
+    dueKind,
+    setDueKind,
+    timeOfDay,
+    setTimeOfDay,
+    reportAnyway,
+    setReportAnyway,
+    stopAtDeadline,
+    setStopAtDeadline,
+    dueInSeconds,
+    minutesInvalid,
+    showMinutesError,
+    setShowMinutesError,
+    request,
+    reset,
   };
 }
 

@@ -9,7 +9,19 @@ const row = (w: Partial<PublicWebhookDelivery>, lang: Lang = "en") =>
   renderToStaticMarkup(
     <I18nProvider initialLang={lang}>
       <WebhookDeliveryRow
-        w={{ id: "w1", runId: "r1", threadId: "t1", host: "hooks.example.org", state: "delivered", attempts: 1, lastError: null, lastStatus: 200, createdAt: "2026-12-01T10:00:00.000Z", deliveredAt: "2026-12-01T10:00:02.000Z", ...w }}
+        w={{
+          id: "w1",
+          runId: "r1",
+          threadId: "t1",
+          host: "hooks.example.org",
+          state: "delivered",
+          attempts: 1,
+          lastError: null,
+          lastStatus: 200,
+          createdAt: "2026-12-01T10:00:00.000Z",
+          deliveredAt: "2026-12-01T10:00:02.000Z",
+          ...w,
+        }}
       />
     </I18nProvider>,
   );

@@ -21,7 +21,9 @@ export function WebhookDeliveryRow({ w }: { w: PublicWebhookDelivery }) {
       <span className="font-medium break-all">{w.host}</span>
       <span className={w.state === "dead" ? "text-danger" : "text-muted"}>{t(STATE_WORD[w.state])}</span>
       <span className="text-xs text-muted">{t("webhookAttempts", { n: w.attempts })}</span>
-      {w.lastError && w.state !== "delivered" ? <span className="text-xs text-muted">{t("webhookLastError", { error: w.lastError })}</span> : null}
+      {w.lastError && w.state !== "delivered" ? (
+        <span className="text-xs text-muted">{t("webhookLastError", { error: w.lastError })}</span>
+      ) : null}
       <LocalTime iso={w.deliveredAt ?? w.createdAt} className="ml-auto text-xs text-muted" />
     </li>
   );
@@ -30,7 +32,11 @@ export function WebhookDeliveryRow({ w }: { w: PublicWebhookDelivery }) {
 /** Settings: the account's latest Agent Protocol webhook deliveries, so a dead letter is seen, not guessed. */
 export function WebhookDeliveriesSection() {
   const { t } = useI18n();
-  const { data } = useQuery({ queryKey: ["webhook-deliveries"], queryFn: listWebhookDeliveries, refetchInterval: 15_000 });
+  const { data } = useQuery({
+    queryKey: ["webhook-deliveries"],
+    queryFn: listWebhookDeliveries,
+    refetchInterval: 15_000,
+  });
   const webhooks = data?.webhooks ?? [];
   return (
     <section aria-labelledby="webhooks-title" className="space-y-3">

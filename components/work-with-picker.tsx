@@ -14,10 +14,25 @@ const CHOICES_KEY = ["work-choices"] as const;
  * Its value is an opaque id; "" means no pick (the chat model routes by the
  * request, as without a picker).
  */
-export function WorkWithPicker({ value, onChange, className, labelClassName }: { value: string; onChange: (id: string) => void; className?: string; labelClassName?: string }) {
+export function WorkWithPicker({
+  value,
+  onChange,
+  className,
+  labelClassName,
+}: {
+  value: string;
+  onChange: (id: string) => void;
+  className?: string;
+  labelClassName?: string;
+}) {
   const { t } = useI18n();
   const id = useId();
-  const { data } = useQuery({ queryKey: CHOICES_KEY, queryFn: ({ signal }) => getWorkChoices(signal), staleTime: Infinity, retry: 1 });
+  const { data } = useQuery({
+    queryKey: CHOICES_KEY,
+    queryFn: ({ signal }) => getWorkChoices(signal),
+    staleTime: Infinity,
+    retry: 1,
+  });
   const choices = data?.choices ?? [];
   return (
     <span className="flex items-center gap-1.5" data-testid="work-with-picker">

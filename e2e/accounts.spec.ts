@@ -57,13 +57,18 @@ test("a link to a chat leads back to that chat after signing in", async ({ page 
   expect(new URL(page.url()).origin).toBe(new URL(test.info().project.use.baseURL!).origin);
 });
 
-test("signing out in one tab signs out the others at once; no unsent draft outlives the sign-out", async ({ page, context }) => {
+test("signing out in one tab signs out the others at once; no unsent draft outlives the sign-out", async ({
+  page,
+  context,
+}) => {
   const email = await signUpViaUi(page, "Tabs");
   const id = await newChat(page);
   const other = await context.newPage();
   await other.goto(`/c/${id}`);
   await other.getByLabel("Message").fill("a draft on a shared browser");
-  await expect.poll(() => other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")).length)).toBe(1);
+  await expect
+    .poll(() => other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")).length))
+    .toBe(1);
 
   await page.getByRole("button", { name: "Sign out" }).click();
   // The tab that signed out lands on the plain sign-in page; only the other one follows it.
@@ -72,7 +77,9 @@ test("signing out in one tab signs out the others at once; no unsent draft outli
   await expect(other).toHaveURL(/\/sign-in\?next=.*signedOut=1$/, { timeout: 5_000 });
   await expect(other.getByText("You were signed out in another tab.")).toBeVisible();
   // Signing out is leaving this browser: the draft went with it, in every tab.
-  expect(await other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")))).toEqual([]);
+  expect(await other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")))).toEqual(
+    [],
+  );
   await signIn(other, email);
   await other.waitForURL(new RegExp(`/c/${id}$`));
   await expect(other.getByLabel("Message")).toHaveValue("");
@@ -81,7 +88,9 @@ test("signing out in one tab signs out the others at once; no unsent draft outli
 test("a session that ended without a sign-out keeps the draft for its own account only", async ({ page, context }) => {
   const alice = await signUpViaUi(page, "Drafter");
   await page.getByLabel("Message").fill("alice's unsent words");
-  await expect.poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")).length)).toBe(1);
+  await expect
+    .poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("herald.draft:")).length))
+    .toBe(1);
 
   // The session ends (expired, or revoked from another device): nobody signed out here. The old tab notices on its
   // own and moves to sign-in, which would race a navigation of ours, so each next step takes a fresh tab of the same
@@ -147,7 +156,10 @@ test("settings: change password, download my data, delete the account", async ({
 
   await page.getByRole("heading", { name: "Your data" }).scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, "settings-account-1280.png"), fullPage: true });
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download my data" }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Download my data" }).click(),
+  ]);
   const data = JSON.parse(readFileSync((await download.path())!, "utf8")) as {
     account: { email: string };
     conversations: { messages: { content: string }[] }[];
@@ -189,7 +201,9 @@ test.describe("phone", () => {
     await expect(signOut).toHaveAccessibleDescription("Signs this browser out. Your tasks keep running.");
     // Set apart from Settings: not the next row a thumb slides onto.
     const settings = menu.getByRole("link", { name: "Settings" });
-    expect((await signOut.boundingBox())!.y - ((await settings.boundingBox())!.y + (await settings.boundingBox())!.height)).toBeGreaterThanOrEqual(16);
+    expect(
+      (await signOut.boundingBox())!.y - ((await settings.boundingBox())!.y + (await settings.boundingBox())!.height),
+    ).toBeGreaterThanOrEqual(16);
     await page.screenshot({ path: path.join(SHOTS, "account-menu-390.png") });
     await page.emulateMedia({ colorScheme: "dark" });
     await page.screenshot({ path: path.join(SHOTS, "account-menu-390-dark.png") });
@@ -200,7 +214,12 @@ test.describe("phone", () => {
     await expect(page.locator('link[rel="apple-touch-icon"]')).toHaveCount(1);
     const res = await page.request.get("/manifest.webmanifest");
     expect(res.status()).toBe(200);
-    const manifest = (await res.json()) as { name: string; display: string; start_url: string; icons: { src: string; sizes: string }[] };
+    const manifest = (await res.json()) as {
+      name: string;
+      display: string;
+      start_url: string;
+      icons: { src: string; sizes: string }[];
+    };
     expect(manifest).toMatchObject({ name: "Herald", display: "standalone", start_url: "/" });
     for (const size of ["192x192", "512x512"]) expect(manifest.icons.some((i) => i.sizes === size)).toBe(true);
     for (const icon of manifest.icons) expect((await page.request.get(icon.src)).status(), icon.src).toBe(200);

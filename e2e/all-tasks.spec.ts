@@ -10,17 +10,35 @@ async function signUpByApi(page: Page, name: string): Promise<string> {
   await page.goto("/sign-in");
   const origin = new URL(page.url()).origin;
   const email = `${name.toLowerCase()}-${randomUUID().slice(0, 8)}@example.test`;
-  const res = await page.request.post("/api/auth/sign-up/email", { data: { name, email, password: PASSWORD }, headers: { Origin: origin } });
+  const res = await page.request.post("/api/auth/sign-up/email", {
+    data: { name, email, password: PASSWORD },
+    headers: { Origin: origin },
+  });
   expect(res.status(), await res.text()).toBe(200);
   return origin;
 }
 
-async function startTask(page: Page, origin: string, chatTitle: string, title: string, steps: number): Promise<{ conversationId: string; taskId: string }> {
-  const conv = await page.request.post("/api/conversations", { data: { title: chatTitle }, headers: { Origin: origin } });
+async function startTask(
+  page: Page,
+  origin: string,
+  chatTitle: string,
+  title: string,
+  steps: number,
+): Promise<{ conversationId: string; taskId: string }> {
+  const conv = await page.request.post("/api/conversations", {
+    data: { title: chatTitle },
+    headers: { Origin: origin },
+  });
   expect(conv.status()).toBe(201);
   const conversationId = (await conv.json()).id as string;
   const res = await page.request.post("/api/tasks", {
-    data: { conversationId, title, prompt: `research ${title}`, clientRequestId: randomUUID(), options: { simulate: { steps, stepMs: 300 } } },
+    data: {
+      conversationId,
+      title,
+      prompt: `research ${title}`,
+      clientRequestId: randomUUID(),
+      options: { simulate: { steps, stepMs: 300 } },
+    },
     headers: { Origin: origin },
   });
   expect(res.status(), await res.text()).toBeLessThan(300);
@@ -33,11 +51,21 @@ test("filter by status, Open report, and a deleted chat's task", async ({ page }
   const gone = await startTask(page, origin, "Gone chat", "Heat pumps", 50);
   // The first finishes with a report; deleting the second chat cancels its task.
   await expect
-    .poll(async () => (await (await page.request.get(`/api/tasks/${kept.taskId}`)).json()).task.status, { timeout: 30_000 })
+    .poll(async () => (await (await page.request.get(`/api/tasks/${kept.taskId}`)).json()).task.status, {
+      timeout: 30_000,
+    })
     .toBe("succeeded");
-  expect((await page.request.delete(`/api/conversations/${gone.conversationId}`, { headers: { Origin: origin } })).status()).toBe(204);
+  expect(
+    (await page.request.delete(`/api/conversations/${gone.conversationId}`, { headers: { Origin: origin } })).status(),
+  ).toBe(204);
   await expect
-    .poll(async () => ((await (await page.request.get("/api/tasks?scope=all")).json()).tasks as { id: string; status: string }[]).find((t) => t.id === gone.taskId)?.status, { timeout: 30_000 })
+    .poll(
+      async () =>
+        (
+          (await (await page.request.get("/api/tasks?scope=all")).json()).tasks as { id: string; status: string }[]
+        ).find((t) => t.id === gone.taskId)?.status,
+      { timeout: 30_000 },
+    )
     .toBe("cancelled");
 
   await page.goto("/tasks");

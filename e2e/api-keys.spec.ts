@@ -1,7 +1,11 @@
 import { test, expect } from "@playwright/test";
 import { PASSWORD, signUp } from "./helpers";
 
-test("Settings: create an API key with the password (shown once), use it on /api/ap, revoke it and it stops working", async ({ page, playwright, baseURL }) => {
+test("Settings: create an API key with the password (shown once), use it on /api/ap, revoke it and it stops working", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
   await signUp(page, "Keira");
   await page.goto("/settings");
   const section = page.getByRole("region", { name: "API keys" });
@@ -42,7 +46,11 @@ test("Settings: create an API key with the password (shown once), use it on /api
   await program.dispose();
 });
 
-test("Settings: changing the password revokes every API key, and the list says so", async ({ page, playwright, baseURL }) => {
+test("Settings: changing the password revokes every API key, and the list says so", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
   await signUp(page, "Kendrick");
   await page.goto("/settings");
   const section = page.getByRole("region", { name: "API keys" });
@@ -59,6 +67,8 @@ test("Settings: changing the password revokes every API key, and the list says s
   await expect(page.getByText("Password changed.")).toBeVisible();
   await expect(keys.getByText("No API keys yet.")).toBeVisible();
   const program = await playwright.request.newContext({ baseURL });
-  expect((await program.post("/api/ap/threads/search", { headers: { "x-api-key": key }, data: {} })).status()).toBe(401);
+  expect((await program.post("/api/ap/threads/search", { headers: { "x-api-key": key }, data: {} })).status()).toBe(
+    401,
+  );
   await program.dispose();
 });

@@ -5,7 +5,9 @@ import { createTask, setHidden, SHOTS, sidebar, signUp, startFromHome } from "./
 
 /** A turn posted without this page: the reply arrives over the feed only. */
 async function postElsewhere(page: Page, conversationId: string, content: string): Promise<void> {
-  const res = await page.request.post(`/api/conversations/${conversationId}/messages`, { data: { content, clientMessageId: randomUUID() } });
+  const res = await page.request.post(`/api/conversations/${conversationId}/messages`, {
+    data: { content, clientMessageId: randomUUID() },
+  });
   expect(res.status()).toBe(202);
 }
 
@@ -13,7 +15,10 @@ function favicon(page: Page) {
   return page.locator("link[data-away-icon]");
 }
 
-test("unread marks follow the account across pages; tab title and favicon carry the count", async ({ page, context }) => {
+test("unread marks follow the account across pages; tab title and favicon carry the count", async ({
+  page,
+  context,
+}) => {
   await signUp(page, "Away");
   const first = await startFromHome(page, "Tell me about lighthouses");
   const second = await startFromHome(page, "Tell me about canals");
@@ -33,7 +38,9 @@ test("unread marks follow the account across pages; tab title and favicon carry 
   await other.goto("/");
   await expect(sidebar(other).getByRole("link", { name: /Lighthouses/ })).toContainText("1 unread");
   await expect(other).toHaveTitle("(1) Herald");
-  await sidebar(other).getByRole("link", { name: /Lighthouses/ }).click();
+  await sidebar(other)
+    .getByRole("link", { name: /Lighthouses/ })
+    .click();
   await expect(other).toHaveTitle("Lighthouses · Herald");
   await expect(firstLink).not.toContainText("unread");
   await expect(page).toHaveTitle("Canals · Herald");
@@ -45,7 +52,9 @@ test("unread marks follow the account across pages; tab title and favicon carry 
   await expect(page).toHaveTitle("(1) Canals · Herald");
   await setHidden(page, false);
   await expect(page).toHaveTitle("Canals · Herald");
-  const marks = (await (await page.request.get("/api/conversations")).json()) as { conversations: { id: string; unread: number }[] };
+  const marks = (await (await page.request.get("/api/conversations")).json()) as {
+    conversations: { id: string; unread: number }[];
+  };
   expect(marks.conversations.map((c) => c.unread)).toEqual([0, 0]);
 });
 
@@ -74,7 +83,9 @@ test("all tasks from any chat, and a toast when a task in another chat finishes"
   await createTask(page, elsewhere, "Ice core summary", { steps: 1, stepMs: 0 });
   const toast = page.getByTestId("toast").filter({ hasText: "“Ice core summary” finished in Glaciers." });
   await expect(toast).toBeVisible();
-  await expect(page.getByRole("region", { name: "Finished" }).getByRole("listitem", { name: "Ice core summary" })).toHaveAttribute("data-status", "succeeded");
+  await expect(
+    page.getByRole("region", { name: "Finished" }).getByRole("listitem", { name: "Ice core summary" }),
+  ).toHaveAttribute("data-status", "succeeded");
   await page.screenshot({ path: path.join(SHOTS, "all-tasks-toast-1280.png") });
   await toast.getByRole("link", { name: "Open" }).click();
   await page.waitForURL(`**/c/${elsewhere}`);

@@ -5,16 +5,25 @@ import { createTask, newChat, newEmail, openTasksSheet, SHOTS, signUp } from "./
 // In the browser: a timed task cancelled (after a confirmation) before its due time. The
 // cancel is one line in the conversation; at the old due time nothing more appears and nothing says "missed".
 
-function timedTask(page: Page, conversationId: string, title: string, dueInSeconds: number, steps: number, stepMs: number) {
+function timedTask(
+  page: Page,
+  conversationId: string,
+  title: string,
+  dueInSeconds: number,
+  steps: number,
+  stepMs: number,
+) {
   return createTask(page, conversationId, title, { steps, stepMs }, { mode: "at", dueInSeconds });
 }
 
-test("a timed task cancelled before its due time: one line for the cancel, nothing at the due time", async ({ page }) => {
+test("a timed task cancelled before its due time: one line for the cancel, nothing at the due time", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await signUp(page, "Canceller");
   const created = await page.request.post("/api/conversations", { data: { title: "Witness chat" } });
   expect(created.status()).toBe(201);
-  const witnessChat = ((await created.json()) as { conversation?: { id: string }; id?: string });
+  const witnessChat = (await created.json()) as { conversation?: { id: string }; id?: string };
   const witnessChatId = witnessChat.conversation?.id ?? witnessChat.id!;
   const conversationId = await newChat(page);
   const title = "Grid storage outlook";
@@ -29,7 +38,10 @@ test("a timed task cancelled before its due time: one line for the cancel, nothi
   await expect(confirm).toContainText("Anything it has already published stays");
   await page.screenshot({ path: path.join(SHOTS, "cancel-confirm-1280.png") });
   await confirm.getByRole("button", { name: "Yes, cancel it" }).click();
-  await expect(sheet.getByRole("region", { name: "Recent" }).getByRole("listitem", { name: title })).toContainText("Cancelled", { timeout: 20_000 });
+  await expect(sheet.getByRole("region", { name: "Recent" }).getByRole("listitem", { name: title })).toContainText(
+    "Cancelled",
+    { timeout: 20_000 },
+  );
   // The promise ended with the cancel: the sheet says so, never "missed" or "not due yet".
   const done = sheet.getByRole("region", { name: "Recent" }).getByRole("listitem", { name: title });
   await expect(done.locator("[data-outcome]")).toHaveAttribute("data-outcome", "cancelled");
@@ -37,12 +49,16 @@ test("a timed task cancelled before its due time: one line for the cancel, nothi
 
   const said = page.locator(`[data-kind="terminal"], [data-kind="notice"], [data-kind="assistant"]`);
   await expect(page.locator('[data-kind="terminal"][data-status="cancelled"]')).toHaveCount(1);
-  await expect(page.locator('[data-kind="terminal"][data-status="cancelled"]')).toContainText(`“${title}” was cancelled; anything it already published stays`);
+  await expect(page.locator('[data-kind="terminal"][data-status="cancelled"]')).toContainText(
+    `“${title}” was cancelled; anything it already published stays`,
+  );
   await expect(said).toHaveCount(1);
   await page.screenshot({ path: path.join(SHOTS, "cancel-timed-1280.png") });
 
   await expect
-    .poll(async () => (await (await page.request.get(`/api/tasks/${witness.id}`)).json()).task.delivery.outcome, { timeout: 30_000 })
+    .poll(async () => (await (await page.request.get(`/api/tasks/${witness.id}`)).json()).task.delivery.outcome, {
+      timeout: 30_000,
+    })
     .toBe("on_time");
   expect(Date.parse(witness.delivery.dueAt!)).toBeGreaterThan(Date.parse(task.delivery.dueAt!));
   const after = (await (await page.request.get(`/api/tasks/${task.id}`)).json()).task;
@@ -55,8 +71,16 @@ test("a timed task cancelled before its due time: one line for the cancel, nothi
   await expect(page.locator('[data-outcome="missed"]')).toHaveCount(0);
 });
 
-test("phone, Chinese, dark: the confirmation fits, is keyboard-operable and says what is kept; the banner in Chinese", async ({ browser }) => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark", deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+test("phone, Chinese, dark: the confirmation fits, is keyboard-operable and says what is kept; the banner in Chinese", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    colorScheme: "dark",
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await context.newPage();
   await signUp(page, "林", newEmail("lin-cancel"));
   expect((await page.request.patch("/api/settings", { data: { language: "zh" } })).status()).toBe(200);
@@ -80,7 +104,10 @@ test("phone, Chinese, dark: the confirmation fits, is keyboard-operable and says
   await expect(confirm.getByRole("button", { name: "确认取消" })).toBeFocused();
   await page.keyboard.press("Enter");
   await expect(confirm).toBeHidden();
-  await expect(sheet.getByRole("region", { name: "最近" }).getByRole("listitem", { name: title })).toContainText("已取消", { timeout: 20_000 });
+  await expect(sheet.getByRole("region", { name: "最近" }).getByRole("listitem", { name: title })).toContainText(
+    "已取消",
+    { timeout: 20_000 },
+  );
   await page.keyboard.press("Escape");
 
   await page.route("**/api/events**", (route) => route.abort("connectionreset"));

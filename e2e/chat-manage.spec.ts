@@ -2,7 +2,9 @@ import { test, expect } from "@playwright/test";
 import path from "node:path";
 import { createTask, newChat, send, SHOTS, sidebar, signUp, startFromHome } from "./helpers";
 
-test("home composer: focused on open, example prompts fill it, sending makes the chat; New chat saves no empty chat", async ({ page }) => {
+test("home composer: focused on open, example prompts fill it, sending makes the chat; New chat saves no empty chat", async ({
+  page,
+}) => {
   await signUp(page, "Homer");
   await expect(page.getByLabel("Message")).toBeFocused();
   const examples = page.getByRole("region", { name: "Examples" });
@@ -103,7 +105,11 @@ test("rename, pin, search and delete from the sidebar", async ({ page }) => {
   await expect(links.first()).toContainText("Sodium batteries");
   expect((await page.request.get(`/api/conversations/${newer}`)).status()).toBe(404);
   await expect
-    .poll(async () => ((await (await page.request.get(`/api/tasks/${task.id}`)).json()) as { task: { cancelRequested: boolean } }).task.cancelRequested)
+    .poll(
+      async () =>
+        ((await (await page.request.get(`/api/tasks/${task.id}`)).json()) as { task: { cancelRequested: boolean } })
+          .task.cancelRequested,
+    )
     .toBe(true);
   expect(older).not.toBe(newer);
 });

@@ -11,13 +11,20 @@ test("sign up, chat with a streamed reply, reload, second tab, sign out", async 
     w.sawStreaming = false;
     new MutationObserver(() => {
       if (document.querySelector('[data-kind="assistant"][data-streaming="true"]')) w.sawStreaming = true;
-    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-streaming"] });
+    }).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ["data-streaming"],
+    });
   });
   await send(page, "Hello Herald");
 
   await expect(page.locator('[data-kind="user"]').filter({ hasText: "Hello Herald" })).toHaveCount(1);
   // Token by token first (ephemeral run.delta frames), then the stored message replaces it.
-  await expect.poll(() => page.evaluate(() => (window as unknown as { sawStreaming: boolean }).sawStreaming)).toBe(true);
+  await expect
+    .poll(() => page.evaluate(() => (window as unknown as { sawStreaming: boolean }).sawStreaming))
+    .toBe(true);
   const reply = page.locator('[data-kind="assistant"]');
   await expect(reply).toHaveCount(1);
   await expect(reply).toContainText('You said: "Hello Herald"');

@@ -20,7 +20,13 @@ async function signUpViaForm(page: Page, name: string): Promise<void> {
 
 /** "21:54:25" as a Shanghai clock shows `at`. */
 function shanghaiClock(at: number): string {
-  return new Intl.DateTimeFormat("en-GB", { timeZone: "Asia/Shanghai", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }).format(at);
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: "Asia/Shanghai",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+  }).format(at);
 }
 
 test("the chip and Herald's reply show the same Shanghai time", async ({ page }) => {
@@ -49,7 +55,10 @@ test("the chip and Herald's reply show the same Shanghai time", async ({ page })
 
 test("Settings offers this device's zone when the account's differs", async ({ page }) => {
   await signUpViaForm(page, "Traveller");
-  const res = await page.request.patch("/api/settings", { data: { timeZone: "Europe/Berlin" }, headers: { Origin: new URL(page.url()).origin } });
+  const res = await page.request.patch("/api/settings", {
+    data: { timeZone: "Europe/Berlin" },
+    headers: { Origin: new URL(page.url()).origin },
+  });
   expect(res.status()).toBe(200);
   await page.goto("/settings");
   const use = page.getByRole("button", { name: "使用本设备的时区（Asia/Shanghai）" });

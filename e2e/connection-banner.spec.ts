@@ -4,7 +4,9 @@ import { createTask, newChat, openTasksSheet, SHOTS, signUp } from "./helpers";
 
 // With the server gone, a page must not keep a pulsing "Running" badge and say nothing about it.
 
-test("feed gone: Reconnecting… and greyed badges; back: Connected again, a refetch, then the banner goes", async ({ page }) => {
+test("feed gone: Reconnecting… and greyed badges; back: Connected again, a refetch, then the banner goes", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await signUp(page, "Offline");
   const conversationId = await newChat(page);
@@ -35,7 +37,10 @@ test("feed gone: Reconnecting… and greyed badges; back: Connected again, a ref
   await expect(sheet).toBeHidden();
 
   // Back: the browser's own retry gets through; what the page shows is fetched again.
-  const refetch = page.waitForRequest((r) => new URL(r.url()).pathname === `/api/conversations/${conversationId}/messages`, { timeout: 20_000 });
+  const refetch = page.waitForRequest(
+    (r) => new URL(r.url()).pathname === `/api/conversations/${conversationId}/messages`,
+    { timeout: 20_000 },
+  );
   await page.unroute("**/api/events**");
   await expect(banner).toHaveAttribute("data-state", "restored", { timeout: 20_000 });
   await expect(banner).toContainText("Connected again.");
@@ -45,5 +50,8 @@ test("feed gone: Reconnecting… and greyed badges; back: Connected again, a ref
   await expect(banner).toHaveCount(0, { timeout: 10_000 });
 
   const again = await openTasksSheet(page);
-  await expect(again.getByRole("listitem", { name: title }).locator("span[data-status]")).not.toHaveAttribute("data-stale", "true");
+  await expect(again.getByRole("listitem", { name: title }).locator("span[data-status]")).not.toHaveAttribute(
+    "data-stale",
+    "true",
+  );
 });

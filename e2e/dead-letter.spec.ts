@@ -3,7 +3,9 @@ import { createTask, newChat, openTasksSheet, signUp } from "./helpers";
 
 // Delivery failing on purpose, the honest way: the conversation a notification
 // would be told in is deleted while the task runs, so the notice has nowhere to go.
-test("a notification whose conversation is gone stops for good, and the sheet says so with the reason", async ({ page }) => {
+test("a notification whose conversation is gone stops for good, and the sheet says so with the reason", async ({
+  page,
+}) => {
   await signUp(page, "Dora");
   const conversationId = await newChat(page);
   const title = "Doomed research";

@@ -16,14 +16,19 @@ test("Tell me at a time of day, with a sentence saying what will happen", async 
   const minutes = picker.getByLabel("Due in (minutes)");
   await expect(minutes).toHaveValue("10");
   const explainer = page.getByTestId("delivery-explainer");
-  await expect(explainer).toContainText(/Herald will tell you at .+ \(in (9|10) min \d+ s\) with whatever is ready then, finished or not\./);
+  await expect(explainer).toContainText(
+    /Herald will tell you at .+ \(in (9|10) min \d+ s\) with whatever is ready then, finished or not\./,
+  );
   await expect(explainer).toContainText("A deadline only applies if the message starts background research.");
 
   // A time of day 3 minutes ahead in the reader's zone (Asia/Shanghai), seconds included.
   const target = await page.evaluate(() => {
     const d = new Date(Date.now() + 3 * 60_000);
     const p = (n: number) => String(n).padStart(2, "0");
-    return { value: `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`, shown: d.toLocaleTimeString("en", { hour: "numeric", minute: "2-digit", second: "2-digit" }) };
+    return {
+      value: `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`,
+      shown: d.toLocaleTimeString("en", { hour: "numeric", minute: "2-digit", second: "2-digit" }),
+    };
   });
   await picker.getByLabel("At a time of day").check();
   await picker.getByLabel("At time").fill(target.value);
@@ -61,6 +66,8 @@ test("a deadline on a message that starts no task is said in the conversation", 
   await picker.getByLabel("Delivery").selectOption({ label: "Tell me by" });
   await send(page, "Hello, how are you?");
   const reply = page.locator('[data-kind="assistant"]').last();
-  await expect(reply).toContainText("No background task was started for this message, so the deadline you set", { timeout: 30_000 });
+  await expect(reply).toContainText("No background task was started for this message, so the deadline you set", {
+    timeout: 30_000,
+  });
   await expect(reply).toContainText("does not apply");
 });

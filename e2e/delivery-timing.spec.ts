@@ -4,9 +4,21 @@ import { newChat, signUp } from "./helpers";
 
 // The seed's browser acceptance for timed delivery, with tasks started over the
 // API (options.simulate) so finishing before or after the due time is certain.
-async function startTask(page: Page, conversationId: string, simulate: { steps: number; stepMs: number }, delivery: object) {
+async function startTask(
+  page: Page,
+  conversationId: string,
+  simulate: { steps: number; stepMs: number },
+  delivery: object,
+) {
   const res = await page.request.post("/api/tasks", {
-    data: { conversationId, title: "Portfolio risk", prompt: "research my portfolio's risk", clientRequestId: randomUUID(), options: { simulate }, delivery },
+    data: {
+      conversationId,
+      title: "Portfolio risk",
+      prompt: "research my portfolio's risk",
+      clientRequestId: randomUUID(),
+      options: { simulate },
+      delivery,
+    },
   });
   expect(res.status()).toBe(202);
   return (await res.json()).task as { id: string; delivery: { dueAt: string } };
@@ -32,7 +44,10 @@ test("at: the final body is readable before the notice, which arrives at the due
   expect(detail.task.delivery.outcome).toBe("on_time");
 });
 
-test("missed: a due notice with the partial, then a separate late final notice; both stay after leaving and reopening", async ({ page, browser }) => {
+test("missed: a due notice with the partial, then a separate late final notice; both stay after leaving and reopening", async ({
+  page,
+  browser,
+}) => {
   await signUp(page, "Missed");
   const conversationId = await newChat(page);
   // Measured with the e2e server's offline model (25 ms chunks): partial at ~3.9 s, final at ~7.5 s.

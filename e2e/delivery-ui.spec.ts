@@ -12,7 +12,9 @@ async function pickDelivery(page: Page, mode: "Tell me at" | "Tell me by", minut
   if (reportAnyway) await page.getByLabel("Report even if unfinished").check();
 }
 
-test("at-mode from the composer: body, then a notice with its outcome; readable after reload on a phone", async ({ page }) => {
+test("at-mode from the composer: body, then a notice with its outcome; readable after reload on a phone", async ({
+  page,
+}) => {
   await signUp(page, "Atlas");
   await newChat(page);
 
@@ -57,7 +59,9 @@ test("at-mode from the composer: body, then a notice with its outcome; readable 
 
   // Settled: finished, and the notice that reports the final body is there (on time, or late after a missed one).
   await expect(page.locator('[data-kind="terminal"]')).toHaveCount(1, { timeout: 30_000 });
-  await expect(page.locator('[data-kind="notice"][data-outcome="on_time"], [data-kind="notice"][data-outcome="late"]')).toHaveCount(1, {
+  await expect(
+    page.locator('[data-kind="notice"][data-outcome="on_time"], [data-kind="notice"][data-outcome="late"]'),
+  ).toHaveCount(1, {
     timeout: 30_000,
   });
 

@@ -42,7 +42,10 @@ export async function signUp(page: Page, name: string, email = newEmail(name.toL
 
 /** signUp's counterpart for an existing account (another browser context of the same person). */
 export async function signIn(page: Page, email: string): Promise<void> {
-  const res = await page.request.post("/api/auth/sign-in/email", { data: { email, password: PASSWORD }, headers: { Origin: await origin(page) } });
+  const res = await page.request.post("/api/auth/sign-in/email", {
+    data: { email, password: PASSWORD },
+    headers: { Origin: await origin(page) },
+  });
   expect(res.status(), await res.text()).toBe(200);
   await page.goto("/");
   await expect(signedInControl(page)).toBeVisible();
@@ -154,7 +157,10 @@ export async function startFromHome(page: Page, text: string): Promise<string> {
 /** Makes the page believe it is in a background tab (what React Query and the feed listen to). */
 export async function setHidden(page: Page, hidden: boolean): Promise<void> {
   await page.evaluate((hide) => {
-    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hide ? "hidden" : "visible") });
+    Object.defineProperty(document, "visibilityState", {
+      configurable: true,
+      get: () => (hide ? "hidden" : "visible"),
+    });
     Object.defineProperty(document, "hidden", { configurable: true, get: () => hide });
     document.dispatchEvent(new Event("visibilitychange"));
   }, hidden);

@@ -3,7 +3,9 @@ import { randomUUID } from "node:crypto";
 import { seedChatTurns } from "./db";
 import { createTask, newChat, openTasksSheet, signUp } from "./helpers";
 
-test("a long conversation opens at its newest messages and loads older ones on scroll up, keeping the place", async ({ page }) => {
+test("a long conversation opens at its newest messages and loads older ones on scroll up, keeping the place", async ({
+  page,
+}) => {
   await signUp(page, "Scroller");
   const conversationId = await newChat(page);
   // Straight into the database: the paging is the point, not how the turns were made.
@@ -35,7 +37,9 @@ test("a long conversation opens at its newest messages and loads older ones on s
   expect(box!.y - scrollerBox!.y).toBeLessThan(200);
 
   // Live messages still arrive at the bottom, once each.
-  await page.request.post(`/api/conversations/${conversationId}/messages`, { data: { content: "turn live", clientMessageId: randomUUID() } });
+  await page.request.post(`/api/conversations/${conversationId}/messages`, {
+    data: { content: "turn live", clientMessageId: randomUUID() },
+  });
   await expect(log.getByText("turn live", { exact: true })).toHaveCount(1);
   await expect(messages).toHaveCount(62, { timeout: 30_000 });
 });
@@ -43,7 +47,9 @@ test("a long conversation opens at its newest messages and loads older ones on s
 test.describe("phone header", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
-  test("390×844: the title has room, sign-out is in the Account menu, the progress line is not squeezed", async ({ page }) => {
+  test("390×844: the title has room, sign-out is in the Account menu, the progress line is not squeezed", async ({
+    page,
+  }) => {
     await signUp(page, "Narrow");
     const conversationId = await newChat(page);
     await createTask(page, conversationId, "Cobalt price outlook", { steps: 3, stepMs: 600_000 });
@@ -100,7 +106,9 @@ test("View details: the task's timeline, on demand", async ({ page }) => {
   await expect(timeline.locator('[data-history-type="step"]')).toHaveCount(3);
   await expect(timeline.locator('[data-history-type="publication"]')).toHaveCount(2);
   await expect(timeline.locator('[data-history-type="status"]').last()).toContainText("Succeeded");
-  const types = await timeline.locator("[data-history-type]").evaluateAll((els) => els.map((e) => e.getAttribute("data-history-type")));
+  const types = await timeline
+    .locator("[data-history-type]")
+    .evaluateAll((els) => els.map((e) => e.getAttribute("data-history-type")));
   expect(types[0]).toBe("created");
   expect(types.indexOf("terminal")).toBeGreaterThan(types.lastIndexOf("step"));
   await row.getByRole("button", { name: "Hide timeline" }).click();

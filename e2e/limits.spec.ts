@@ -35,7 +35,9 @@ test("over a limit, the composer says so in words and keeps the message to retry
       });
       if (res.status() === 429) {
         expect(Number(res.headers()["retry-after"])).toBeGreaterThan(0);
-        expect(["rate_limited", "quota_exceeded"]).toContain(((await res.json()) as { error: { code: string } }).error.code);
+        expect(["rate_limited", "quota_exceeded"]).toContain(
+          ((await res.json()) as { error: { code: string } }).error.code,
+        );
         return true;
       }
       expect(res.status()).toBe(202);
@@ -48,7 +50,9 @@ test("over a limit, the composer says so in words and keeps the message to retry
   await expect(async () => {
     expect(await fill()).toBe(true);
     await send(page, "one more, please");
-    await expect(page.getByText(/You've reached a usage limit for now\. Try again in \d+ s\./)).toBeVisible({ timeout: 3_000 });
+    await expect(page.getByText(/You've reached a usage limit for now\. Try again in \d+ s\./)).toBeVisible({
+      timeout: 3_000,
+    });
   }).toPass({ timeout: 90_000 });
   await expect(page.getByRole("button", { name: "Try again" })).toBeVisible();
 });

@@ -2,11 +2,17 @@ import { test, expect, type Page } from "@playwright/test";
 import path from "node:path";
 import { openNewConversation, SHOTS, signUp } from "./helpers";
 
-async function pickDeadline(page: Page, mode: "Tell me at" | "Tell me by" | "到点告诉我" | "限时内告诉我", label = "Delivery") {
+async function pickDeadline(
+  page: Page,
+  mode: "Tell me at" | "Tell me by" | "到点告诉我" | "限时内告诉我",
+  label = "Delivery",
+) {
   await page.getByLabel(label).selectOption({ label: mode });
 }
 
-test("setting a deadline offers browser notifications once: one click turns on the Settings switch", async ({ browser }) => {
+test("setting a deadline offers browser notifications once: one click turns on the Settings switch", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   // Stands for the user answering "Allow" to the browser's own question.
   await context.grantPermissions(["notifications"]);
@@ -39,8 +45,14 @@ test("setting a deadline offers browser notifications once: one click turns on t
   await context.close();
 });
 
-test("declining (Not now, in Chinese on a phone) says where the notice goes and is not asked again", async ({ browser }) => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, timezoneId: "Asia/Shanghai", hasTouch: true });
+test("declining (Not now, in Chinese on a phone) says where the notice goes and is not asked again", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    timezoneId: "Asia/Shanghai",
+    hasTouch: true,
+  });
   const page = await context.newPage();
   await signUp(page, "Decliner");
   expect((await page.request.patch("/api/settings", { data: { language: "zh" } })).status()).toBe(200);

@@ -17,7 +17,9 @@ async function dropFeed(page: Page) {
   await page.evaluate(() => document.dispatchEvent(new Event("resume")));
 }
 
-test("a failed send keeps its place, goes again by itself once the feed is back, and is stored once", async ({ page }) => {
+test("a failed send keeps its place, goes again by itself once the feed is back, and is stored once", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await signUp(page, "OfflineSender");
   const conversationId = await openNewConversation(page);
@@ -26,7 +28,9 @@ test("a failed send keeps its place, goes again by itself once the feed is back,
   const users = page.locator('[data-kind="user"]');
 
   // The send never reaches the server: it fails where it was written, and says it will go again by itself.
-  await page.route(isSend, (route) => (route.request().method() === "POST" ? route.abort("internetdisconnected") : route.continue()));
+  await page.route(isSend, (route) =>
+    route.request().method() === "POST" ? route.abort("internetdisconnected") : route.continue(),
+  );
   await send(page, "Written first");
   await expect(page.getByText("Your message wasn't sent")).toBeVisible();
   await expect(page.getByText("It will be sent again by itself once the connection is back.")).toBeVisible();
@@ -55,12 +59,16 @@ test("a failed send keeps its place, goes again by itself once the feed is back,
   await expect(users.filter({ hasText: "Written first" })).toHaveCount(1);
 });
 
-test("a send that reached the server but whose answer was lost is not stored twice by the retry on reconnect", async ({ page }) => {
+test("a send that reached the server but whose answer was lost is not stored twice by the retry on reconnect", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signUp(page, "LostAnswer");
   const conversationId = await openNewConversation(page);
   await dropFeed(page);
-  await expect(page.getByTestId("connection-banner")).toHaveAttribute("data-state", "reconnecting", { timeout: 10_000 });
+  await expect(page.getByTestId("connection-banner")).toHaveAttribute("data-state", "reconnecting", {
+    timeout: 10_000,
+  });
   // The server stores it; the browser sees the connection break before the answer.
   await page.route(isSend, async (route) => {
     if (route.request().method() !== "POST") return route.continue();

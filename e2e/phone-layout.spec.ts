@@ -3,14 +3,27 @@ import path from "node:path";
 import { createTask, openNewConversation, SHOTS, signUp } from "./helpers";
 
 const WORDS = {
-  en: { delivery: "Delivery", by: "Tell me by", send: "Send", open: "Open report", tools: ["Copy as Markdown", "Download Markdown", "Download PDF", "Share"] },
-  zh: { delivery: "告知时间", by: "限时内告诉我", send: "发送", open: "打开报告", tools: ["复制为 Markdown", "下载 Markdown", "下载 PDF", "分享"] },
+  en: {
+    delivery: "Delivery",
+    by: "Tell me by",
+    send: "Send",
+    open: "Open report",
+    tools: ["Copy as Markdown", "Download Markdown", "Download PDF", "Share"],
+  },
+  zh: {
+    delivery: "告知时间",
+    by: "限时内告诉我",
+    send: "发送",
+    open: "打开报告",
+    tools: ["复制为 Markdown", "下载 Markdown", "下载 PDF", "分享"],
+  },
 } as const;
 
 async function setUp(page: Page, lang: "en" | "zh", width: number, height: number) {
   await page.setViewportSize({ width, height });
   await signUp(page, `Layout-${lang}-${width}`);
-  if (lang === "zh") expect((await page.request.patch("/api/settings", { data: { language: "zh" } })).status()).toBe(200);
+  if (lang === "zh")
+    expect((await page.request.patch("/api/settings", { data: { language: "zh" } })).status()).toBe(200);
   return openNewConversation(page);
 }
 
@@ -20,8 +33,18 @@ for (const lang of ["en", "zh"] as const) {
   test(`phone (${lang}): Send inside a full-width composer; Tell me by stays compact`, async ({ page }) => {
     await setUp(page, lang, 390, 844);
     // Measured once the Work with choices have loaded (its longest choice sets the select's width).
-    await expect.poll(() => page.getByLabel(lang === "en" ? "Work with" : "交给").locator("option").count()).toBeGreaterThan(1);
-    const form = page.locator("form").filter({ has: page.getByRole("textbox") }).last();
+    await expect
+      .poll(() =>
+        page
+          .getByLabel(lang === "en" ? "Work with" : "交给")
+          .locator("option")
+          .count(),
+      )
+      .toBeGreaterThan(1);
+    const form = page
+      .locator("form")
+      .filter({ has: page.getByRole("textbox") })
+      .last();
     const box = (await form.boundingBox())!;
     const send = (await page.getByRole("button", { name: w.send, exact: true }).boundingBox())!;
     expect(box.width).toBeGreaterThan(390 * 0.9);
@@ -50,7 +73,9 @@ for (const lang of ["en", "zh"] as const) {
     await final.getByRole("button", { name: w.open }).click();
     const view = page.getByTestId("report-view");
     await expect(view).toBeVisible();
-    const tops = await Promise.all(w.tools.map(async (name) => (await view.getByRole("button", { name, exact: true }).boundingBox())!.y));
+    const tops = await Promise.all(
+      w.tools.map(async (name) => (await view.getByRole("button", { name, exact: true }).boundingBox())!.y),
+    );
     expect(Math.max(...tops) - Math.min(...tops)).toBeLessThan(2);
     await page.screenshot({ path: path.join(SHOTS, `report-toolbar-390-${lang}.png`) });
 

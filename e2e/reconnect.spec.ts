@@ -17,9 +17,20 @@ const ORIGIN = `http://localhost:${PORT}`;
 test.use({ baseURL: ORIGIN });
 
 async function startWeb(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(PORT)], { env, stdio: "ignore" });
+  const child = spawn(
+    process.execPath,
+    [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(PORT)],
+    { env, stdio: "ignore" },
+  );
   await expect
-    .poll(async () => fetch(`${ORIGIN}/api/health`).then((r) => r.status, () => 0), { timeout: 60_000 })
+    .poll(
+      async () =>
+        fetch(`${ORIGIN}/api/health`).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      { timeout: 60_000 },
+    )
     .toBe(200);
   return child;
 }
@@ -56,7 +67,9 @@ test("the feed reconnects after the server restarts and replays what happened me
     web = await startWeb(env);
 
     // No reload: EventSource reconnects with Last-Event-ID and gets the missed events.
-    await expect(page.locator('[data-kind="user"]').filter({ hasText: "while you were away" })).toHaveCount(1, { timeout: 30_000 });
+    await expect(page.locator('[data-kind="user"]').filter({ hasText: "while you were away" })).toHaveCount(1, {
+      timeout: 30_000,
+    });
     await expect(page.locator('[data-kind="assistant"]')).toHaveCount(2, { timeout: 30_000 });
     await expect(page.getByTestId("connection-banner")).toHaveCount(0, { timeout: 15_000 });
   } finally {

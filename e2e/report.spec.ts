@@ -16,7 +16,9 @@ async function finalBody(page: Page, conversationId: string): Promise<Body> {
   return messages.find((m) => m.kind === "body" && m.meta?.partial === false)!;
 }
 
-test("report view: earlier version folded and compared, contents, copy, downloads, print-only report, share link and revoke", async ({ browser }) => {
+test("report view: earlier version folded and compared, contents, copy, downloads, print-only report, share link and revoke", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const page = await context.newPage();
@@ -132,13 +134,16 @@ test("report view: earlier version folded and compared, contents, copy, download
   await page.setViewportSize({ width: 390, height: 844 });
   await view.getByRole("button", { name: "Share", exact: true }).click();
   await view.getByRole("navigation", { name: "Contents" }).scrollIntoViewIfNeeded();
-  for (const name of ["Copy as Markdown", "Download Markdown", "Download PDF"]) await expect(view.getByRole("button", { name })).toBeInViewport();
+  for (const name of ["Copy as Markdown", "Download Markdown", "Download PDF"])
+    await expect(view.getByRole("button", { name })).toBeInViewport();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await page.screenshot({ path: path.join(SHOTS, "report-view-390.png") });
   await context.close();
 });
 
-test("a Chinese request gets a Chinese report and progress; the report view works on a 390×844 phone, dark", async ({ browser }) => {
+test("a Chinese request gets a Chinese report and progress; the report view works on a 390×844 phone, dark", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark" });
   const page = await context.newPage();
   await signUp(page, "读者", newEmail("reader"));
@@ -161,7 +166,8 @@ test("a Chinese request gets a Chinese report and progress; the report view work
   const view = page.getByTestId("report-view");
   await expect(view).toBeVisible();
   await expect(view.getByRole("navigation", { name: "目录" })).toBeVisible();
-  for (const name of ["复制为 Markdown", "下载 Markdown", "下载 PDF", "分享"]) await expect(view.getByRole("button", { name })).toBeVisible();
+  for (const name of ["复制为 Markdown", "下载 Markdown", "下载 PDF", "分享"])
+    await expect(view.getByRole("button", { name })).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await page.screenshot({ path: path.join(SHOTS, "report-view-390-zh-dark.png") });
   // Keyboard: Tab reaches the contents, Escape closes and focus returns to the button that opened it.

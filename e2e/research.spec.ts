@@ -1,7 +1,9 @@
 import { test, expect } from "@playwright/test";
 import { newChat, send, signUp } from "./helpers";
 
-test("research from the chat, leave, come back: progress → body → terminal → notice → narration, once each", async ({ page }) => {
+test("research from the chat, leave, come back: progress → body → terminal → notice → narration, once each", async ({
+  page,
+}) => {
   await signUp(page, "Researcher");
   const conversationId = await newChat(page);
   await send(page, "research the EU battery supply chain in depth");
@@ -17,7 +19,9 @@ test("research from the chat, leave, come back: progress → body → terminal �
   // Leave: nothing in the browser is needed for the work to go on.
   await page.goto("about:blank");
   await expect
-    .poll(async () => (await (await page.request.get(`/api/tasks/${task.id}`)).json()).task.notification.status, { timeout: 45_000 })
+    .poll(async () => (await (await page.request.get(`/api/tasks/${task.id}`)).json()).task.notification.status, {
+      timeout: 45_000,
+    })
     .toBe("delivered");
 
   await page.goto(`/c/${conversationId}`);
@@ -54,7 +58,9 @@ test("research from the chat, leave, come back: progress → body → terminal �
   expect(order[0]).toBeLessThan(order[1]);
   expect(domKinds.lastIndexOf("assistant")).toBeGreaterThan(order[1]);
   expect(domKinds.lastIndexOf("body")).toBeLessThan(order[0]);
-  await expect(page.locator('[data-kind="assistant"]').last()).toContainText("EU battery supply chain", { ignoreCase: true });
+  await expect(page.locator('[data-kind="assistant"]').last()).toContainText("EU battery supply chain", {
+    ignoreCase: true,
+  });
   await expect(page.locator('[data-kind="body"]').last()).toContainText(/final/i);
 
   // Reopening adds nothing: no model request, no second notice.

@@ -45,13 +45,21 @@ async function settle(page: Page) {
 
 for (const c of COMBOS) {
   const tag = `${c.width}-${c.lang}-${c.scheme}`;
-  test(`screenshots ${c.width}×${c.height} ${c.lang} ${c.scheme}: after a cancel, a finished timed task, the report view`, async ({ browser }) => {
+  test(`screenshots ${c.width}×${c.height} ${c.lang} ${c.scheme}: after a cancel, a finished timed task, the report view`, async ({
+    browser,
+  }) => {
     const page = await open(browser, c);
     const words = WORDS[c.lang];
 
     // A timed task cancelled before its due time: one line for the cancel, no deadline judged later.
     const cancelled = await conversation(page, c.lang === "zh" ? "钴价展望" : "Cobalt price outlook");
-    const { id: taskId } = await createTask(page, cancelled, c.lang === "zh" ? "钴价展望" : "Cobalt price outlook", { steps: 3, stepMs: 600_000 }, { mode: "at", dueInSeconds: 600 });
+    const { id: taskId } = await createTask(
+      page,
+      cancelled,
+      c.lang === "zh" ? "钴价展望" : "Cobalt price outlook",
+      { steps: 3, stepMs: 600_000 },
+      { mode: "at", dueInSeconds: 600 },
+    );
     await page.goto(`/c/${cancelled}`);
     await expect(page.locator('[data-kind="progress"]').first()).toBeVisible({ timeout: 30_000 });
     expect((await page.request.post(`/api/tasks/${taskId}/cancel`)).status()).toBe(200);
@@ -63,7 +71,13 @@ for (const c of COMBOS) {
 
     // A task asked for "by" a deadline that finishes in time: its report, the on-time notice and its narration.
     const timed = await conversation(page, c.lang === "zh" ? "欧洲电池供应链" : "EU battery supply chain");
-    await createTask(page, timed, c.lang === "zh" ? "欧洲电池供应链" : "EU battery supply chain", { steps: 2, stepMs: 300 }, { mode: "by", dueInSeconds: 300 });
+    await createTask(
+      page,
+      timed,
+      c.lang === "zh" ? "欧洲电池供应链" : "EU battery supply chain",
+      { steps: 2, stepMs: 300 },
+      { mode: "by", dueInSeconds: 300 },
+    );
     await page.goto(`/c/${timed}`);
     const final = page.locator('[data-kind="body"][data-partial="false"]');
     await expect(final).toBeVisible({ timeout: 45_000 });

@@ -19,7 +19,9 @@ function watchForViolations(page: Page): string[] {
   // Init scripts come from the debugger, so the policy under test does not apply to them.
   void page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) => {
-      console.error(`Content Security Policy violation: ${e.violatedDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber}:${e.columnNumber}) on ${location.pathname}`);
+      console.error(
+        `Content Security Policy violation: ${e.violatedDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber}:${e.columnNumber}) on ${location.pathname}`,
+      );
     });
   });
   return violations;
@@ -56,7 +58,8 @@ async function expectPageHeaders(res: Response | null): Promise<string> {
   expect(d.get("form-action")).toEqual(["'self'"]);
   expect(d.get("frame-ancestors")).toEqual(["'none'"]);
   for (const [name, sources] of d) {
-    for (const s of sources) expect(s, `${name} allows a remote origin`).not.toMatch(/^(https?:|wss?:|\*|[\w-]+\.[\w.-]+)/i);
+    for (const s of sources)
+      expect(s, `${name} allows a remote origin`).not.toMatch(/^(https?:|wss?:|\*|[\w-]+\.[\w.-]+)/i);
   }
   expectStaticHeaders(headers);
   return nonce!;
@@ -141,7 +144,12 @@ test("API responses get the static headers and no page CSP; the SSE feed still s
       new Promise<null>((r) => setTimeout(() => r(null), 20_000)),
     ]);
     ctrl.abort();
-    return { status: res.status, type: res.headers.get("content-type"), nosniff: res.headers.get("x-content-type-options"), first };
+    return {
+      status: res.status,
+      type: res.headers.get("content-type"),
+      nosniff: res.headers.get("x-content-type-options"),
+      first,
+    };
   });
   expect(feed.status).toBe(200);
   expect(feed.type).toMatch(/^text\/event-stream/);

@@ -22,7 +22,10 @@ async function recordNotifications(page: Page): Promise<void> {
       }
     }
     Object.defineProperty(window, "Notification", { value: Recording, configurable: true });
-    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (window.__hidden ? "hidden" : "visible") });
+    Object.defineProperty(document, "visibilityState", {
+      configurable: true,
+      get: () => (window.__hidden ? "hidden" : "visible"),
+    });
     Object.defineProperty(document, "hidden", { configurable: true, get: () => window.__hidden });
   });
 }
@@ -36,7 +39,9 @@ async function hide(page: Page): Promise<void> {
 
 const shown = (page: Page) => page.evaluate(() => window.__shown.map(({ title, body }) => ({ title, body })));
 
-test("settings: language and time zone on the account, email off without SMTP, browser notifications while hidden", async ({ browser }) => {
+test("settings: language and time zone on the account, email off without SMTP, browser notifications while hidden", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ permissions: ["notifications"] });
   const page = await context.newPage();
   await recordNotifications(page);
@@ -95,7 +100,9 @@ test("settings: language and time zone on the account, email off without SMTP, b
 
   for (const p of [page, tab2]) await expect(p.locator('[data-kind="notice"]')).toBeVisible({ timeout: 30_000 });
   const noticeText = `"${task.title}" finished; the report is ready.`;
-  await expect.poll(async () => [...(await shown(page)), ...(await shown(tab2))]).toEqual([{ title: "Quiet research", body: noticeText }]);
+  await expect
+    .poll(async () => [...(await shown(page)), ...(await shown(tab2))])
+    .toEqual([{ title: "Quiet research", body: noticeText }]);
 
   // A click focuses Herald and opens the conversation at the notice.
   const holder = (await shown(page)).length === 1 ? page : tab2;

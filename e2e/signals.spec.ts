@@ -28,18 +28,22 @@ async function unreadOf(page: Page, conversationId: string): Promise<number> {
 /** Waits until a task's notice and the reply narrating it are both written. */
 async function settled(page: Page, conversationId: string, taskId: string): Promise<void> {
   await expect
-    .poll(async () => {
-      const messages = await messagesOf(page, conversationId);
-      const notice = messages.find((m) => m.kind === "notice" && m.taskId === taskId);
-      return Boolean(notice && messages.some((m) => m.kind === "assistant" && m.runId && m.seq > notice.seq));
-    }, { timeout: 30_000 })
+    .poll(
+      async () => {
+        const messages = await messagesOf(page, conversationId);
+        const notice = messages.find((m) => m.kind === "notice" && m.taskId === taskId);
+        return Boolean(notice && messages.some((m) => m.kind === "assistant" && m.runId && m.seq > notice.seq));
+      },
+      { timeout: 30_000 },
+    )
     .toBe(true);
 }
 
 async function apart(a: Locator, b: Locator): Promise<void> {
   const [x, y] = [await a.boundingBox(), await b.boundingBox()];
   expect(x && y).toBeTruthy();
-  const overlap = x!.x < y!.x + y!.width && y!.x < x!.x + x!.width && x!.y < y!.y + y!.height && y!.y < x!.y + x!.height;
+  const overlap =
+    x!.x < y!.x + y!.width && y!.x < x!.x + x!.width && x!.y < y!.y + y!.height && y!.y < x!.y + x!.height;
   expect(overlap, `${JSON.stringify(x)} overlaps ${JSON.stringify(y)}`).toBe(false);
 }
 
@@ -47,7 +51,9 @@ for (const viewport of [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ]) {
-  test(`a finished task is one unread, its toast names it once and leaves the composer free (${viewport.width})`, async ({ page }) => {
+  test(`a finished task is one unread, its toast names it once and leaves the composer free (${viewport.width})`, async ({
+    page,
+  }) => {
     await page.setViewportSize(viewport);
     await signUp(page, `Signal${viewport.width}`);
     const tides = await startFromHome(page, "Tell me about tides");
@@ -66,7 +72,8 @@ for (const viewport of [
     await settled(page, tides, task.id);
     expect(await unreadOf(page, tides)).toBe(1);
     await expect(page).toHaveTitle("(1) Canals · Herald");
-    if (viewport.width >= 1024) await expect(sidebar(page).getByRole("link", { name: /Tides/ })).toContainText("1 unread");
+    if (viewport.width >= 1024)
+      await expect(sidebar(page).getByRole("link", { name: /Tides/ })).toContainText("1 unread");
     expect(other).not.toBe(tides);
   });
 }
@@ -80,9 +87,15 @@ test("a result promised at a time raises nothing before it, then one signal at i
   const dueAt = Date.parse(task.delivery.dueAt!);
   // The work is done and its report written long before the promised moment.
   await expect
-    .poll(async () => (await messagesOf(page, tides)).some((m) => m.kind === "terminal" && m.taskId === task.id), { timeout: 20_000 })
+    .poll(async () => (await messagesOf(page, tides)).some((m) => m.kind === "terminal" && m.taskId === task.id), {
+      timeout: 20_000,
+    })
     .toBe(true);
-  await expect.poll(async () => (await messagesOf(page, tides)).some((m) => m.kind === "assistant" && m.runId !== null), { timeout: 20_000 }).toBe(true);
+  await expect
+    .poll(async () => (await messagesOf(page, tides)).some((m) => m.kind === "assistant" && m.runId !== null), {
+      timeout: 20_000,
+    })
+    .toBe(true);
   expect(await unreadOf(page, tides)).toBe(0);
   await expect(page).toHaveTitle("Canals · Herald");
   await expect(sidebar(page).getByRole("link", { name: /Tides/ })).not.toContainText("unread");
@@ -110,13 +123,17 @@ test("reading a chat on one device clears its unread mark on another at once", a
 
   // The desktop reads the chat while a reply arrives there.
   await page.goto(`/c/${tides}`);
-  const res = await page.request.post(`/api/conversations/${tides}/messages`, { data: { content: "And spring tides?", clientMessageId: randomUUID() } });
+  const res = await page.request.post(`/api/conversations/${tides}/messages`, {
+    data: { content: "And spring tides?", clientMessageId: randomUUID() },
+  });
   expect(res.status()).toBe(202);
   await expect(page.locator('[data-kind="assistant"]')).toHaveCount(2);
   await expect.poll(() => unreadOf(page, tides)).toBe(0);
   // The phone shows what the desktop did: no count in its title, no dot in its drawer.
   await expect(other).toHaveTitle("Herald");
   await other.getByRole("button", { name: "Conversations" }).click();
-  await expect(other.getByRole("dialog", { name: "Conversations" }).getByRole("link", { name: /Tides/ })).not.toContainText("unread");
+  await expect(
+    other.getByRole("dialog", { name: "Conversations" }).getByRole("link", { name: /Tides/ }),
+  ).not.toContainText("unread");
   await phone.close();
 });

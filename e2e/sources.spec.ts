@@ -4,7 +4,9 @@ import { createTask, openNewConversation, openTasksSheet, signUp } from "./helpe
 // Research against the suite's research peer (tests/research-peer-server.ts, started by playwright.config.ts): a
 // SearXNG-shaped search and loopback pages about Lake Zorb. The report lists what it read and links every citation.
 
-test("a research report lists its sources with links, its citations jump to them, and the sheet and share page show them", async ({ browser }) => {
+test("a research report lists its sources with links, its citations jump to them, and the sheet and share page show them", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await signUp(page, "Sourcer");
@@ -45,7 +47,10 @@ test("a research report lists its sources with links, its citations jump to them
   const view = page.getByTestId("report-view");
   await expect(view.getByTestId("report-sources").getByRole("listitem")).toHaveCount(4);
   await expect(view.getByRole("navigation", { name: "Contents" }).getByRole("link", { name: "Sources" })).toBeVisible();
-  await view.getByRole("link", { name: /^\[\d+\]$/ }).first().click();
+  await view
+    .getByRole("link", { name: /^\[\d+\]$/ })
+    .first()
+    .click();
   await expect(view.locator('[data-testid="report-sources"] li:target')).toBeInViewport();
 
   // A share link shows the list to anyone holding it.

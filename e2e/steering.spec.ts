@@ -5,7 +5,9 @@ function isSend(request: Request): boolean {
   return request.method() === "POST" && /\/api\/conversations\/[^/]+\/messages$/.test(new URL(request.url()).pathname);
 }
 
-test("'Stop at the deadline' in the composer: the contract says no overtime, and the sheet shows the rule", async ({ page }) => {
+test("'Stop at the deadline' in the composer: the contract says no overtime, and the sheet shows the rule", async ({
+  page,
+}) => {
   await signUp(page, "Stella");
   await newChat(page);
   // Only offered with a deadline.
@@ -25,7 +27,9 @@ test("'Stop at the deadline' in the composer: the contract says no overtime, and
   await expect(task.locator('[data-overtime="off"]')).toHaveText("Stops at the deadline", { timeout: 20_000 });
 });
 
-test("New instructions from the task details: pending, then applied by the next step and honoured in the report", async ({ page }) => {
+test("New instructions from the task details: pending, then applied by the next step and honoured in the report", async ({
+  page,
+}) => {
   await signUp(page, "Ingrid");
   const conversationId = await newChat(page);
   const title = "Heat pump market";
@@ -37,7 +41,10 @@ test("New instructions from the task details: pending, then applied by the next 
   await item.getByLabel("New instructions").fill("also cover recycling");
   await item.getByRole("button", { name: "Send instructions" }).click();
   await expect(item.getByLabel("New instructions")).toHaveValue("");
-  await expect(item.locator('[data-instruction="applied"]')).toContainText(/Applied in step \d+: also cover recycling/, { timeout: 30_000 });
+  await expect(item.locator('[data-instruction="applied"]')).toContainText(
+    /Applied in step \d+: also cover recycling/,
+    { timeout: 30_000 },
+  );
 
   const final = page.locator('[data-kind="body"][data-partial="false"]');
   await expect(final).toBeVisible({ timeout: 30_000 });

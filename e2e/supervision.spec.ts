@@ -8,7 +8,9 @@ import { createTask, newChat, signUp } from "./helpers";
 const dataDir = () => process.env.E2E_DATA_DIR!;
 
 function childPid(name: string): number | undefined {
-  const record = JSON.parse(readFileSync(path.join(dataDir(), "start.pids.json"), "utf8")) as { children: { pid: number; name: string }[] };
+  const record = JSON.parse(readFileSync(path.join(dataDir(), "start.pids.json"), "utf8")) as {
+    children: { pid: number; name: string }[];
+  };
   return record.children.find((c) => c.name === name)?.pid;
 }
 
@@ -19,7 +21,9 @@ async function taskStatus(request: APIRequestContext, id: string): Promise<strin
   return res.ok() ? ((await res.json()) as { task: { status: string } }).task.status : `http ${res.status()}`;
 }
 
-test("a SIGKILLed worker is restarted while the web server keeps serving; work started after it finishes", async ({ page }) => {
+test("a SIGKILLed worker is restarted while the web server keeps serving; work started after it finishes", async ({
+  page,
+}) => {
   await signUp(page, "Sven");
   const conversationId = await newChat(page);
   const before = childPid("worker");
@@ -28,14 +32,18 @@ test("a SIGKILLed worker is restarted while the web server keeps serving; work s
   process.kill(-before!, "SIGKILL");
   // The web server never went away: the page's own API keeps answering.
   expect((await page.request.get("/api/tasks")).status()).toBe(200);
-  await expect.poll(() => childPid("worker"), { timeout: 20_000, message: "a new worker pid is recorded" }).not.toBe(before);
+  await expect
+    .poll(() => childPid("worker"), { timeout: 20_000, message: "a new worker pid is recorded" })
+    .not.toBe(before);
 
   const task = await createTask(page, conversationId, "After the worker restart", { steps: 1, stepMs: 0 });
   await expect.poll(() => taskStatus(page.request, task.id), { timeout: 30_000 }).toBe("succeeded");
   await expect(page.locator('[data-kind="terminal"]')).toHaveCount(1, { timeout: 20_000 });
 });
 
-test("a SIGKILLed PostgreSQL is restarted on the same data directory; web, worker and the feed reconnect on their own", async ({ page }) => {
+test("a SIGKILLed PostgreSQL is restarted on the same data directory; web, worker and the feed reconnect on their own", async ({
+  page,
+}) => {
   await signUp(page, "Petra");
   const conversationId = await newChat(page);
   const web = childPid("web");
@@ -44,7 +52,10 @@ test("a SIGKILLed PostgreSQL is restarted on the same data directory; web, worke
 
   process.kill(pm, "SIGKILL");
   await expect
-    .poll(async () => (await page.request.get("/api/health").catch(() => null))?.status() ?? 0, { timeout: 60_000, message: "health is 200 again" })
+    .poll(async () => (await page.request.get("/api/health").catch(() => null))?.status() ?? 0, {
+      timeout: 60_000,
+      message: "health is 200 again",
+    })
     .toBe(200);
   expect(postmasterPid()).not.toBe(pm);
   // Neither child was restarted: they reconnected.

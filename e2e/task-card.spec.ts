@@ -57,7 +57,13 @@ for (const lang of ["en", "zh"] as const) {
       const page = await pageFor(browser, lang, width);
       await signUp(page, `Card${lang}${width}`, lang);
       const conversationId = await openNewConversation(page);
-      const task = await createTask(page, conversationId, "Sea walls", { steps: 4, stepMs: 4000 }, { mode: "at", dueInSeconds: 600 });
+      const task = await createTask(
+        page,
+        conversationId,
+        "Sea walls",
+        { steps: 4, stepMs: 4000 },
+        { mode: "at", dueInSeconds: 600 },
+      );
 
       const sheet = await openTasksSheet(page, w.sheet);
       const card = sheet.getByRole("listitem", { name: "Sea walls" });
@@ -95,7 +101,9 @@ test("a toast in Chinese sits clear of the composer on a phone and a desktop", a
     await signUp(page, `Toast${width}`, "zh");
     const elsewhere = await openNewConversation(page);
     // Written in, so the next New chat is a chat of its own.
-    const res = await page.request.post(`/api/conversations/${elsewhere}/messages`, { data: { content: "潮汐是怎么形成的？", clientMessageId: randomUUID() } });
+    const res = await page.request.post(`/api/conversations/${elsewhere}/messages`, {
+      data: { content: "潮汐是怎么形成的？", clientMessageId: randomUUID() },
+    });
     expect(res.status()).toBe(202);
     expect(await openNewConversation(page)).not.toBe(elsewhere);
     // Paced so this page's feed is open before it ends: a notice written before that is not replayed as news.

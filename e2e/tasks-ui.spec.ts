@@ -1,6 +1,17 @@
 import { test, expect, type Locator } from "@playwright/test";
 import path from "node:path";
-import { createTask, isTaskListRequest, newChat, openTasksSheet, send, setHidden, SHOTS, signIn, signUp, tasksTrigger } from "./helpers";
+import {
+  createTask,
+  isTaskListRequest,
+  newChat,
+  openTasksSheet,
+  send,
+  setHidden,
+  SHOTS,
+  signIn,
+  signUp,
+  tasksTrigger,
+} from "./helpers";
 
 function section(sheet: Locator, name: "Active" | "Recent") {
   return sheet.getByRole("region", { name });
@@ -91,10 +102,21 @@ test("a finishing task moves from Active to Recent, with badge and a single anno
 
   // Details: the final body and its version.
   await row(recent, title).getByRole("button", { name: "View details" }).click();
-  await expect(row(recent, title).getByRole("button", { name: "View details" })).toHaveAttribute("aria-expanded", "true");
+  await expect(row(recent, title).getByRole("button", { name: "View details" })).toHaveAttribute(
+    "aria-expanded",
+    "true",
+  );
   await expect(row(recent, title).getByText("Final", { exact: true })).toBeVisible();
-  await expect(row(recent, title).getByText(/^v\d+$/).first()).toBeVisible();
-  await expect(row(recent, title).getByText("Delivered").or(row(recent, title).getByText(/Waiting to send|Sending|Nothing to tell you yet/))).toBeVisible();
+  await expect(
+    row(recent, title)
+      .getByText(/^v\d+$/)
+      .first(),
+  ).toBeVisible();
+  await expect(
+    row(recent, title)
+      .getByText("Delivered")
+      .or(row(recent, title).getByText(/Waiting to send|Sending|Nothing to tell you yet/)),
+  ).toBeVisible();
 });
 
 test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, then cancelled", async ({ page }) => {
@@ -174,7 +196,9 @@ test("cancel: Cancelling… at once, a failed cancel rolls back with a toast, th
   await page.reload();
   const again = await openTasksSheet(page);
   await expect(again.getByRole("listitem", { name: title })).toBeVisible();
-  await expect(again.getByRole("listitem", { name: title }).getByRole("button", { name: "Cancel task" })).toHaveCount(0);
+  await expect(again.getByRole("listitem", { name: title }).getByRole("button", { name: "Cancel task" })).toHaveCount(
+    0,
+  );
 
   const done = row(section(again, "Recent"), title);
   await expect(done).toBeVisible({ timeout: 20_000 });
@@ -204,7 +228,10 @@ test("two browser contexts of one account stay in sync through the feed", async 
   await expect(row(section(sheetB, "Active"), title)).toBeVisible();
 
   // From here on B's polls fail: only the event feed can tell it what A did.
-  await pageB.route((url) => isTaskListRequest(url.toString()), (route) => route.abort());
+  await pageB.route(
+    (url) => isTaskListRequest(url.toString()),
+    (route) => route.abort(),
+  );
 
   await row(section(sheetA, "Active"), title).getByRole("button", { name: "Cancel task" }).click();
   await pageA.getByRole("button", { name: "Yes, cancel it" }).click();
@@ -229,7 +256,8 @@ test("list polling: 3 s with active tasks, 15 s idle, none while the tab is hidd
     const fetch = window.fetch.bind(window);
     window.fetch = async (input, init) => {
       const href = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-      if (new URL(href, location.href).pathname !== "/api/tasks" || (init?.method ?? "GET") !== "GET") return fetch(input, init);
+      if (new URL(href, location.href).pathname !== "/api/tasks" || (init?.method ?? "GET") !== "GET")
+        return fetch(input, init);
       seen.at.push(Date.now());
       seen.pending++;
       try {
@@ -377,10 +405,15 @@ test("Chinese UI: translated sheet, statuses and composer controls", async ({ pa
   await expect(confirm).toContainText("已经发布的内容会保留在对话中");
   await confirm.getByRole("button", { name: "确认取消" }).click();
   await expect(confirm).toBeHidden();
-  await expect(task.getByRole("button", { name: "正在取消…" }).or(sheet.getByRole("region", { name: "最近" }).getByText("已取消"))).toBeVisible();
-  await expect(sheet.getByRole("region", { name: "最近" }).getByRole("listitem", { name: "电池供应链" })).toContainText("已取消", {
-    timeout: 20_000,
-  });
+  await expect(
+    task.getByRole("button", { name: "正在取消…" }).or(sheet.getByRole("region", { name: "最近" }).getByText("已取消")),
+  ).toBeVisible();
+  await expect(sheet.getByRole("region", { name: "最近" }).getByRole("listitem", { name: "电池供应链" })).toContainText(
+    "已取消",
+    {
+      timeout: 20_000,
+    },
+  );
   await page.screenshot({ path: path.join(SHOTS, "sheet-zh.png") });
   await page.keyboard.press("Escape");
   await expect(page.getByRole("button", { name: "后台任务", exact: true })).toBeFocused();

@@ -5,7 +5,9 @@ import { newChat, openTasksSheet, send, signUp } from "./helpers";
 // labelled. playwright.config.ts configures one MCP server with the label "Market data" (its url leads nowhere:
 // the test is about the choice reaching the task, not about the remote).
 
-test("Work with: the choices carry labels only, a pick sends the turn's task to that driver, and the picker resets", async ({ page }) => {
+test("Work with: the choices carry labels only, a pick sends the turn's task to that driver, and the picker resets", async ({
+  page,
+}) => {
   await signUp(page, "WorkWith");
   const conversationId = await newChat(page);
   const picker = page.getByTestId("work-with-picker");
@@ -20,7 +22,13 @@ test("Work with: the choices carry labels only, a pick sends the turn's task to 
   await send(page, "research the container shipping market this quarter");
   await expect(select).toHaveValue("");
   await expect
-    .poll(async () => (await (await page.request.get(`/api/tasks?conversationId=${conversationId}&scope=all`)).json()).tasks.map((t: { driver: string }) => t.driver), { timeout: 30_000 })
+    .poll(
+      async () =>
+        (await (await page.request.get(`/api/tasks?conversationId=${conversationId}&scope=all`)).json()).tasks.map(
+          (t: { driver: string }) => t.driver,
+        ),
+      { timeout: 30_000 },
+    )
     .toEqual(["mcp"]);
 
   // The remote task's details keep its clocks apart: no deadline was asked, the remote has said nothing yet.
@@ -34,5 +42,9 @@ test("Work with: the choices carry labels only, a pick sends the turn's task to 
   await page.keyboard.press("Escape");
 
   await page.getByLabel("Language", { exact: true }).selectOption({ label: "中文" });
-  await expect(page.getByTestId("work-with-picker").getByLabel("交给").locator("option")).toHaveText(["自动选择", "Herald 研究", "Market data"]);
+  await expect(page.getByTestId("work-with-picker").getByLabel("交给").locator("option")).toHaveText([
+    "自动选择",
+    "Herald 研究",
+    "Market data",
+  ]);
 });

@@ -54,7 +54,8 @@ async function serveFeed(handler: RouteHandler, req: http.IncomingMessage, res: 
   const ac = new AbortController();
   res.once("close", () => ac.abort());
   const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
   const request = new Request(new URL(req.url ?? "/", "http://localhost"), { headers, signal: ac.signal });
   const response = await handler(request, { params: Promise.resolve({}) });
   for (const { key, value } of STATIC_SECURITY_HEADERS) res.setHeader(key, value);
@@ -111,14 +112,16 @@ async function main(): Promise<void> {
       feeds.add(res);
       res.once("close", () => feeds.delete(res));
     }
-    (feed && feedRoute && req.method === "GET" ? serveFeed(feedRoute.GET, req, res) : handle(req, res)).catch((err: unknown) => {
-      // Never the whole URL: share, reset and unsubscribe links carry their tokens in it.
-      log("web").error({ method: req.method, path: req.url ?? "", err }, "request failed");
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end("Internal Server Error");
-      } else res.destroy();
-    });
+    (feed && feedRoute && req.method === "GET" ? serveFeed(feedRoute.GET, req, res) : handle(req, res)).catch(
+      (err: unknown) => {
+        // Never the whole URL: share, reset and unsubscribe links carry their tokens in it.
+        log("web").error({ method: req.method, path: req.url ?? "", err }, "request failed");
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.end("Internal Server Error");
+        } else res.destroy();
+      },
+    );
   });
 
   let stopping = false;

@@ -43,7 +43,17 @@ const HOST = env("HOST");
 const CHILD_GRACE_MS = 20_000;
 const KILL_WAIT_MS = 5_000;
 // Inputs of `next build`; test files never end up in the bundle.
-const BUILD_INPUTS = ["app", "components", "lib", "public", "package-lock.json", "next.config.ts", "proxy.ts", "postcss.config.mjs", "tsconfig.json"];
+const BUILD_INPUTS = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "package-lock.json",
+  "next.config.ts",
+  "proxy.ts",
+  "postcss.config.mjs",
+  "tsconfig.json",
+];
 const NOT_BUILD_INPUT = /\.(int\.)?test\.[cm]?[jt]sx?$/;
 
 // The supervisor's lines go through the structured logger: formatted on a terminal, JSON lines when piped.
@@ -86,7 +96,12 @@ function run(
   name: string,
   args: string[],
   env: NodeJS.ProcessEnv,
-  opts: { ownGroup: boolean; oneShot?: boolean; marker?: string; onExit?: (code: number | null, sig: NodeJS.Signals | null) => void },
+  opts: {
+    ownGroup: boolean;
+    oneShot?: boolean;
+    marker?: string;
+    onExit?: (code: number | null, sig: NodeJS.Signals | null) => void;
+  },
 ): Child {
   const proc = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -130,7 +145,6 @@ function signalChild(child: Child, sig: NodeJS.Signals): void {
     }
   }
 }
-
 
 async function shutdown(code: number, reason: string): Promise<never> {
   if (shuttingDown) return new Promise<never>(() => {});
@@ -301,11 +315,20 @@ async function main(): Promise<void> {
   await reapLeftovers(dataDir);
 
   if (env("DATABASE_URL")) {
-    say(env("DATABASE_DIRECT_URL") ? "using DATABASE_URL (a pooler; LISTEN and migrations on DATABASE_DIRECT_URL)" : "using DATABASE_URL");
+    say(
+      env("DATABASE_DIRECT_URL")
+        ? "using DATABASE_URL (a pooler; LISTEN and migrations on DATABASE_DIRECT_URL)"
+        : "using DATABASE_URL",
+    );
   } else {
     // The embedded cluster is reached directly; a direct URL beside it would turn on pooler mode for nothing.
-    if (env("DATABASE_DIRECT_URL")) throw new DatabaseSetupError("DATABASE_DIRECT_URL is set without DATABASE_URL: set both (a pooler and PostgreSQL behind it) or neither");
-    say(`starting embedded PostgreSQL in ${path.relative(ROOT, resolvePgDataDir()) || resolvePgDataDir()} (log: ${path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log")})`);
+    if (env("DATABASE_DIRECT_URL"))
+      throw new DatabaseSetupError(
+        "DATABASE_DIRECT_URL is set without DATABASE_URL: set both (a pooler and PostgreSQL behind it) or neither",
+      );
+    say(
+      `starting embedded PostgreSQL in ${path.relative(ROOT, resolvePgDataDir()) || resolvePgDataDir()} (log: ${path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log")})`,
+    );
     pgLog = createWriteStream(path.join(dataDir, "postgres.log"), { flags: "a", mode: 0o600 });
   }
   const started = Date.now();
@@ -358,13 +381,19 @@ async function main(): Promise<void> {
   // throttling needs the real client address (scripts/server.ts).
   const webEnv = { ...childEnv, NODE_ENV: DEV ? "development" : "production" } as NodeJS.ProcessEnv;
   dataDirForPids = dataDir;
-  supervise(DEV ? "web (dev)" : "web", ["--import", "tsx", "scripts/server.ts", ...(DEV ? ["--dev"] : [])], webEnv, "scripts/server.ts", (why) =>
-    void shutdown(1, `${why}; nothing left to serve`),
+  supervise(
+    DEV ? "web (dev)" : "web",
+    ["--import", "tsx", "scripts/server.ts", ...(DEV ? ["--dev"] : [])],
+    webEnv,
+    "scripts/server.ts",
+    (why) => void shutdown(1, `${why}; nothing left to serve`),
   );
   for (let i = 1; i <= WORKERS; i++) {
     const name = WORKERS === 1 ? "worker" : `worker-${i}`;
     supervise(name, ["--import", "tsx", "worker/index.ts"], childEnv, "worker/index.ts", (why) =>
-      warn(`${why}. The web server keeps running; background work waits for another worker (restart Herald to try again).`),
+      warn(
+        `${why}. The web server keeps running; background work waits for another worker (restart Herald to try again).`,
+      ),
     );
   }
   await recordChildren(dataDir);
@@ -379,7 +408,13 @@ async function main(): Promise<void> {
  * Starts a long-running child and keeps it running: an unexpected exit restarts
  * it after a backoff; a crash loop ends in `giveUp` with a line naming it.
  */
-function supervise(name: string, args: string[], childEnv: NodeJS.ProcessEnv, marker: string, giveUp: (why: string) => void): void {
+function supervise(
+  name: string,
+  args: string[],
+  childEnv: NodeJS.ProcessEnv,
+  marker: string,
+  giveUp: (why: string) => void,
+): void {
   const history = new CrashHistory();
   const start = (): void => {
     const child = run(name, args, childEnv, {
@@ -390,7 +425,9 @@ function supervise(name: string, args: string[], childEnv: NodeJS.ProcessEnv, ma
         const how = exitWords(code, sig);
         const decision = history.record(Date.now());
         if (!decision.restart) {
-          giveUp(`${name} crashed ${decision.recent} times within ${DEFAULT_POLICY.windowMs / 1000} s (last: ${how}); giving up on it — its output is above, prefixed by its own tags`);
+          giveUp(
+            `${name} crashed ${decision.recent} times within ${DEFAULT_POLICY.windowMs / 1000} s (last: ${how}); giving up on it — its output is above, prefixed by its own tags`,
+          );
           return;
         }
         warn(`${name} exited unexpectedly (${how}); restarting it in ${(decision.delayMs / 1000).toFixed(1)} s`);
@@ -419,8 +456,14 @@ function watchDatabase(handle: DatabaseHandle, log: (line: string) => void, data
       if (shuttingDown) return;
       const decision = history.record(Date.now());
       const logFile = path.join(path.relative(ROOT, dataDir) || dataDir, "postgres.log");
-      if (!decision.restart) return void shutdown(1, `PostgreSQL crashed ${decision.recent} times within ${DEFAULT_POLICY.windowMs / 1000} s; giving up (its log: ${logFile})`);
-      warn(`PostgreSQL exited unexpectedly; restarting it on the same data directory in ${(decision.delayMs / 1000).toFixed(1)} s (its log: ${logFile})`);
+      if (!decision.restart)
+        return void shutdown(
+          1,
+          `PostgreSQL crashed ${decision.recent} times within ${DEFAULT_POLICY.windowMs / 1000} s; giving up (its log: ${logFile})`,
+        );
+      warn(
+        `PostgreSQL exited unexpectedly; restarting it on the same data directory in ${(decision.delayMs / 1000).toFixed(1)} s (its log: ${logFile})`,
+      );
       await sleep(decision.delayMs);
       if (shuttingDown) return;
       try {

@@ -28,7 +28,11 @@ export class CrashHistory {
     this.crashes.push(now);
     const recent = this.crashes.length;
     if (recent >= this.policy.limit) return { restart: false, recent };
-    return { restart: true, recent, delayMs: Math.min(this.policy.baseDelayMs * 2 ** (recent - 1), this.policy.maxDelayMs) };
+    return {
+      restart: true,
+      recent,
+      delayMs: Math.min(this.policy.baseDelayMs * 2 ** (recent - 1), this.policy.maxDelayMs),
+    };
   }
 }
 

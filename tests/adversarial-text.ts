@@ -80,19 +80,34 @@ const FAMILIES: [string, string, string?, string?][] = [
 ];
 
 /** Command openings that let the anchored intent rules of the offline brain run on the rest. */
-const PREFIXES = ["", "research ", "stop ", "is ", "how is ", "add x to ", "also cover ", "check ", "what's the status of ", "研究", "把", "列出"];
+const PREFIXES = [
+  "",
+  "research ",
+  "stop ",
+  "is ",
+  "how is ",
+  "add x to ",
+  "also cover ",
+  "check ",
+  "what's the status of ",
+  "研究",
+  "把",
+  "列出",
+];
 
 /** The corpus: every family bare, and behind each command prefix. */
 export function adversarialCorpus(max = MAX_MESSAGE_CHARS): AdversarialInput[] {
   const out: AdversarialInput[] = [];
   for (const [name, unit, tail = "", lead = ""] of FAMILIES) {
-    for (const head of PREFIXES) out.push({ name: head ? `${head.trim()}+${name}` : name, text: fill(unit, max, head + lead, tail) });
+    for (const head of PREFIXES)
+      out.push({ name: head ? `${head.trim()}+${name}` : name, text: fill(unit, max, head + lead, tail) });
   }
   return out;
 }
 
 /** A typical message, for throughput. */
-export const TYPICAL_MESSAGE = "Please research the EU battery supply chain, focusing on cobalt and lithium, and tell me in 10 minutes even if it isn't done.";
+export const TYPICAL_MESSAGE =
+  "Please research the EU battery supply chain, focusing on cobalt and lithium, and tell me in 10 minutes even if it isn't done.";
 
 const GROWTH = 8;
 // Linear code takes about GROWTH times as long on inputs GROWTH times longer,

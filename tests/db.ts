@@ -74,18 +74,30 @@ export async function createTestDatabaseOn(serverUrl: string, opts: { migrate?: 
 /** Marks a migrated database as a template nobody connects to: files copy it (`copyTemplate`), never use it. */
 export async function markTemplate(serverUrl: string, templateUrl: string): Promise<void> {
   const name = new URL(templateUrl).pathname.slice(1);
-  await admin(serverUrl, (c) => c.query(`ALTER DATABASE ${c.escapeIdentifier(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`));
+  await admin(serverUrl, (c) =>
+    c.query(`ALTER DATABASE ${c.escapeIdentifier(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`),
+  );
 }
 
 /**
  * A fresh database copied from the template (a file copy on the server: milliseconds, where migrating takes seconds);
  * stop() drops it, ending any connection a test left open (a worker process it did not stop, say).
  */
-export async function copyTemplate(serverUrl: string, templateName: string, prefix = "herald_file"): Promise<TestDatabase> {
+export async function copyTemplate(
+  serverUrl: string,
+  templateName: string,
+  prefix = "herald_file",
+): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`;
-  await admin(serverUrl, (c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(name)} TEMPLATE ${c.escapeIdentifier(templateName)}`));
+  await admin(serverUrl, (c) =>
+    c.query(`CREATE DATABASE ${c.escapeIdentifier(name)} TEMPLATE ${c.escapeIdentifier(templateName)}`),
+  );
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const stop = () => admin(serverUrl, async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(name)} WITH (FORCE)`)));
+  const stop = () =>
+    admin(
+      serverUrl,
+      async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(name)} WITH (FORCE)`)),
+    );
   return { url: url.toString(), stop };
 }

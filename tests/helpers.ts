@@ -58,7 +58,15 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) 
 /** Calls a route handler the way Next does, with the user's cookie and our Origin. */
 export async function call(
   handler: Handler,
-  opts: { user?: TestUser; method?: string; path?: string; params?: Record<string, string>; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: {
+    user?: TestUser;
+    method?: string;
+    path?: string;
+    params?: Record<string, string>;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+  } = {},
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into arbitrary JSON bodies
 ): Promise<{ status: number; json: any; res: Response }> {
   const method = opts.method ?? (opts.body !== undefined || opts.rawBody !== undefined ? "POST" : "GET");
@@ -85,7 +93,11 @@ export async function call(
 }
 
 /** Polls a condition (no fixed sleeps): resolves with its first truthy value or fails after timeoutMs. */
-export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, what = "condition"): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -24,9 +24,23 @@ export async function startLangGraphPeer(): Promise<LangGraphPeer> {
   let out = "";
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, "node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs"), "dev", "--host", "127.0.0.1", "--port", String(port), "--no-browser", "--no-reload"],
+    [
+      path.join(ROOT, "node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs"),
+      "dev",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--no-browser",
+      "--no-reload",
+    ],
     // Its own process group, so stop() ends the server and whatever it spawned, and nothing else.
-    { cwd, env: { ...process.env, LANGGRAPH_CLI_NO_ANALYTICS: "1" }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    {
+      cwd,
+      env: { ...process.env, LANGGRAPH_CLI_NO_ANALYTICS: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
   );
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
@@ -52,7 +66,10 @@ export async function startLangGraphPeer(): Promise<LangGraphPeer> {
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`langgraphjs dev exited:\n${out.slice(-2000)}`);
-        return fetch(`${url}/ok`).then((r) => r.ok, () => false);
+        return fetch(`${url}/ok`).then(
+          (r) => r.ok,
+          () => false,
+        );
       },
       60_000,
       "langgraphjs dev ready",

@@ -4,9 +4,19 @@ import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { InMemoryTaskMessageQueue, InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
 import type { CreateTaskOptions, TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
-import { ElicitResultSchema, type CallToolResult, type Request, type RequestId, type Result, type Task } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitResultSchema,
+  type CallToolResult,
+  type Request,
+  type RequestId,
+  type Result,
+  type Task,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * A real MCP server (SDK McpServer + experimental registerToolTask + the SDK's
@@ -93,7 +103,9 @@ const DEFAULTS: PeerOptions = {
 };
 
 const defaultResult = (a: { prompt: string; title?: string; answer?: string }) =>
-  [`# ${a.title ?? "Research"}`, "", `Findings for: ${a.prompt}`, ...(a.answer ? ["", `Scope: ${a.answer}`] : [])].join("\n");
+  [`# ${a.title ?? "Research"}`, "", `Findings for: ${a.prompt}`, ...(a.answer ? ["", `Scope: ${a.answer}`] : [])].join(
+    "\n",
+  );
 
 export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<McpPeer> {
   const options: PeerOptions = { ...DEFAULTS, ...opts };
@@ -124,7 +136,8 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
    */
   const ownerSession = new Map<string, string | undefined>();
   /** Another session asking about a session-scoped task: as if it did not exist. */
-  const hidden = (taskId: string, sessionId?: string) => options.sessionScoped === true && sessionId !== undefined && ownerSession.get(taskId) !== sessionId;
+  const hidden = (taskId: string, sessionId?: string) =>
+    options.sessionScoped === true && sessionId !== undefined && ownerSession.get(taskId) !== sessionId;
   const store: TaskStore = {
     async createTask(params: CreateTaskOptions, requestId: RequestId, request: Request, sessionId?: string) {
       const task = await inner.createTask({ ...params, pollInterval: options.pollIntervalMs }, requestId, request);
@@ -132,7 +145,8 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
       return task;
     },
     getTask: async (taskId: string, sessionId?: string) => (hidden(taskId, sessionId) ? null : inner.getTask(taskId)),
-    storeTaskResult: (taskId: string, status: "completed" | "failed", result: Result) => inner.storeTaskResult(taskId, status, result),
+    storeTaskResult: (taskId: string, status: "completed" | "failed", result: Result) =>
+      inner.storeTaskResult(taskId, status, result),
     async getTaskResult(taskId: string, sessionId?: string) {
       if (hidden(taskId, sessionId)) throw new Error(`Task not found: ${taskId}`);
       return inner.getTaskResult(taskId);
@@ -173,7 +187,10 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
           task.answers.push(reply);
           if (!(await live(taskId))) return;
           if (reply.action !== "accept") {
-            await inner.storeTaskResult(taskId, "failed", { content: [{ type: "text", text: `Input was ${reply.action}d.` }], isError: true });
+            await inner.storeTaskResult(taskId, "failed", {
+              content: [{ type: "text", text: `Input was ${reply.action}d.` }],
+              isError: true,
+            });
             return;
           }
           answer = String(Object.values(reply.content ?? {})[0] ?? "");
@@ -184,7 +201,10 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
       await sleep(stepMs);
       if (!(await live(taskId))) return;
       if (task.mode === "fail") {
-        await inner.storeTaskResult(taskId, "failed", { content: [{ type: "text", text: options.failMessage }], isError: true });
+        await inner.storeTaskResult(taskId, "failed", {
+          content: [{ type: "text", text: options.failMessage }],
+          isError: true,
+        });
       } else {
         await inner.storeTaskResult(taskId, "completed", resultFor(task, answer));
       }
@@ -197,7 +217,11 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
   function newServer(): McpServer {
     const server = new McpServer(
       { name: "herald-test-peer", version: "1.0.0" },
-      { capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {}, list: {} } }, taskStore: store, taskMessageQueue: queue },
+      {
+        capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {}, list: {} } },
+        taskStore: store,
+        taskMessageQueue: queue,
+      },
     );
     server.experimental.tasks.registerToolTask(
       "research",
@@ -213,8 +237,15 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
       },
       {
         async createTask(args, extra) {
-          const created = await extra.taskStore.createTask({ ttl: Math.min(extra.taskRequestedTtl ?? 3_600_000, 3_600_000) });
-          const task: PeerTask = { taskId: created.taskId, args: { prompt: args.prompt, title: args.title }, mode: args.mode ?? options.mode, answers: [] };
+          const created = await extra.taskStore.createTask({
+            ttl: Math.min(extra.taskRequestedTtl ?? 3_600_000, 3_600_000),
+          });
+          const task: PeerTask = {
+            taskId: created.taskId,
+            args: { prompt: args.prompt, title: args.title },
+            mode: args.mode ?? options.mode,
+            answers: [],
+          };
           tasks.set(task.taskId, task);
           // The question rides the tasks/result side channel of this session, as MCP 2025-11-25 tasks specify.
           const ask = (taskId: string) =>
@@ -224,7 +255,11 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
                 params: {
                   mode: "form",
                   message: options.question,
-                  requestedSchema: { type: "object", properties: { answer: { type: "string", title: "Answer" } }, required: ["answer"] },
+                  requestedSchema: {
+                    type: "object",
+                    properties: { answer: { type: "string", title: "Answer" } },
+                    required: ["answer"],
+                  },
                 },
               },
               ElicitResultSchema,
@@ -252,11 +287,18 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = req.headers["mcp-session-id"] as string | undefined;
     const body = req.method === "POST" ? await readJson(req) : undefined;
-    const messages = (Array.isArray(body) ? body : body ? [body] : []) as { method?: string; id?: unknown; params?: { taskId?: string } }[];
+    const messages = (Array.isArray(body) ? body : body ? [body] : []) as {
+      method?: string;
+      id?: unknown;
+      params?: { taskId?: string };
+    }[];
     const requests = messages.filter((m) => typeof m.method === "string" && m.id !== undefined);
     const inject =
-      failures.remaining > 0 && requests.some((m) => !failures.methods || failures.methods.includes(m.method!)) ? (failures.kind ?? "http") : null;
-    for (const m of requests) calls.push({ method: m.method!, taskId: m.params?.taskId, failed: inject !== null, headers: req.headers });
+      failures.remaining > 0 && requests.some((m) => !failures.methods || failures.methods.includes(m.method!))
+        ? (failures.kind ?? "http")
+        : null;
+    for (const m of requests)
+      calls.push({ method: m.method!, taskId: m.params?.taskId, failed: inject !== null, headers: req.headers });
     if (inject) {
       failures.remaining--;
       if (inject === "http") {
@@ -267,16 +309,18 @@ export async function startMcpPeer(opts: Partial<PeerOptions> = {}): Promise<Mcp
             ? { jsonrpc: "2.0", id: m.id, error: { code: -32603, message: "injected failure" } }
             : { jsonrpc: "2.0", id: m.id, result: failures.reply?.(m.params) ?? {} },
         );
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
       }
       return;
     }
     let transport = sessionId ? sessions.get(sessionId) : undefined;
     if (!transport) {
       if (sessionId || !requests.some((m) => m.method === "initialize")) {
-        res.writeHead(404, { "content-type": "application/json" }).end(
-          JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }),
-        );
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }));
         return;
       }
       const created = new StreamableHTTPServerTransport({

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => peer.stop());
 
-const model = (includeUsage = true) => createOpenAICompatible({ name: "peer", baseURL: peer.baseURL, includeUsage }).chatModel("peer-model");
+const model = (includeUsage = true) =>
+  createOpenAICompatible({ name: "peer", baseURL: peer.baseURL, includeUsage }).chatModel("peer-model");
 const start = tool({ description: "start", inputSchema: z.object({ title: z.string(), prompt: z.string() }) });
 
 describe("openai peer", () => {
@@ -19,7 +20,11 @@ describe("openai peer", () => {
     peer.behaviours.textBeforeToolCalls = "Let me start that.";
     peer.behaviours.parallelToolCalls = true;
     try {
-      const result = streamText({ model: model(), prompt: "Please research batteries and solar panels", tools: { start_background_task: start } });
+      const result = streamText({
+        model: model(),
+        prompt: "Please research batteries and solar panels",
+        tools: { start_background_task: start },
+      });
       const calls = await result.toolCalls;
       expect(calls.map((c) => (c.input as { title: string }).title)).toEqual(["batteries", "solar panels"]);
       expect(await result.text).toBe("Let me start that.");
@@ -53,7 +58,13 @@ describe("openai peer", () => {
       body: JSON.stringify({
         model: "m",
         messages: [{ role: "user", content: "plan" }],
-        response_format: { type: "json_schema", json_schema: { name: "plan", schema: { type: "object", properties: { sections: { type: "array", items: { type: "string" } } } } } },
+        response_format: {
+          type: "json_schema",
+          json_schema: {
+            name: "plan",
+            schema: { type: "object", properties: { sections: { type: "array", items: { type: "string" } } } },
+          },
+        },
       }),
     }).then(async (r) => {
       const body = (await r.json()) as { choices: { message: { content: string } }[] };
@@ -65,11 +76,20 @@ describe("openai peer", () => {
   it("fails the next requests as told: 429 with Retry-After, then 5xx, then answers again", async () => {
     peer.failNext(1, { status: 429, retryAfter: 7 });
     peer.failNext(1, { status: 503 });
-    const r1 = await fetch(`${peer.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify({ messages: [] }) });
+    const r1 = await fetch(`${peer.baseURL}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ messages: [] }),
+    });
     expect([r1.status, r1.headers.get("retry-after")]).toEqual([429, "7"]);
-    const r2 = await fetch(`${peer.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify({ messages: [] }) });
+    const r2 = await fetch(`${peer.baseURL}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ messages: [] }),
+    });
     expect(r2.status).toBe(503);
-    const r3 = await fetch(`${peer.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }) });
+    const r3 = await fetch(`${peer.baseURL}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+    });
     expect(r3.status).toBe(200);
   });
 
@@ -101,18 +121,35 @@ describe("openai peer", () => {
     }
     peer.behaviours.refuseTools = "vllm";
     try {
-      await expect(generateText({ model: model(), prompt: "hi", tools: { start_background_task: start }, maxRetries: 0 })).rejects.toThrow(
-        /enable-auto-tool-choice/,
-      );
+      await expect(
+        generateText({ model: model(), prompt: "hi", tools: { start_background_task: start }, maxRetries: 0 }),
+      ).rejects.toThrow(/enable-auto-tool-choice/);
     } finally {
       peer.behaviours.refuseTools = null;
     }
   });
 
   it("names the history a strict chat template refuses", () => {
-    expect(alternationError([{ role: "system", content: "s" }, { role: "user", content: "a" }, { role: "assistant", content: "b" }])).toBeNull();
-    expect(alternationError([{ role: "user", content: "a" }, { role: "user", content: "b" }])).toMatch(/alternate/);
-    expect(alternationError([{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "assistant", content: "c" }])).toMatch(/alternate/);
+    expect(
+      alternationError([
+        { role: "system", content: "s" },
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+      ]),
+    ).toBeNull();
+    expect(
+      alternationError([
+        { role: "user", content: "a" },
+        { role: "user", content: "b" },
+      ]),
+    ).toMatch(/alternate/);
+    expect(
+      alternationError([
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+        { role: "assistant", content: "c" },
+      ]),
+    ).toMatch(/alternate/);
     const call = { id: "c1", type: "function", function: { name: "x", arguments: "{}" } };
     expect(
       alternationError([
@@ -122,6 +159,11 @@ describe("openai peer", () => {
         { role: "assistant", content: "ok" },
       ]),
     ).toBeNull();
-    expect(alternationError([{ role: "user", content: "a" }, { role: "tool", tool_call_id: "c1", content: "{}" }])).toMatch(/Tool message/);
+    expect(
+      alternationError([
+        { role: "user", content: "a" },
+        { role: "tool", tool_call_id: "c1", content: "{}" },
+      ]),
+    ).toMatch(/Tool message/);
   });
 });

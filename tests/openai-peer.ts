@@ -94,7 +94,10 @@ export interface PeerRequest {
   /** Names of the tools offered. */
   tools: string[];
   /** The tool definitions as sent (function.parameters are the JSON schemas). */
-  toolDefinitions: { type: string; function: { name: string; description?: string; parameters?: unknown; strict?: boolean } }[];
+  toolDefinitions: {
+    type: string;
+    function: { name: string; description?: string; parameters?: unknown; strict?: boolean };
+  }[];
   streamOptions: unknown;
   responseFormat: unknown;
   /** How the peer answered: "ok", "cut", "stall", or the HTTP status of a refusal. */
@@ -140,7 +143,8 @@ export const REALISTIC_PLAN = [
   "Let me know if you'd like a different focus.",
 ].join("\n");
 
-export const SECTION_TEXT = "The record shows a steady line of work: early experiments, then engineering, then scale. Each stage built on the last.";
+export const SECTION_TEXT =
+  "The record shows a steady line of work: early experiments, then engineering, then scale. Each stage built on the last.";
 export const ACK_TEXT = "It's running in the background; I'll tell you here when it's done.";
 export const GREETING_TEXT = "Hello! How can I help you today?";
 export const NARRATION_TEXT = "Your background task has an update: the report is ready to read.";
@@ -154,7 +158,10 @@ const RESEARCH_ASK = /\b(research|investigate|look into|report on|study)\b/i;
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : "")).join("");
+  if (Array.isArray(content))
+    return content
+      .map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : ""))
+      .join("");
   return "";
 }
 
@@ -168,7 +175,8 @@ export function alternationError(messages: PeerMessage[]): string | null {
     const m = messages[i];
     if (m.role === "system" || m.role === "developer") return "System message must be at the beginning.";
     if (m.role === "tool") {
-      if (!m.tool_call_id || !pending.has(m.tool_call_id)) return "Tool message must answer a tool call of the preceding assistant message.";
+      if (!m.tool_call_id || !pending.has(m.tool_call_id))
+        return "Tool message must answer a tool call of the preceding assistant message.";
       pending.delete(m.tool_call_id);
       if (pending.size === 0) expect = "assistant";
       continue;
@@ -188,7 +196,11 @@ export function alternationError(messages: PeerMessage[]): string | null {
 function instanceOf(schema: unknown, key = ""): unknown {
   const s = (schema ?? {}) as Record<string, unknown>;
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
-  if (Array.isArray(s.anyOf)) return instanceOf(s.anyOf.find((x) => (x as { type?: unknown }).type !== "null"), key);
+  if (Array.isArray(s.anyOf))
+    return instanceOf(
+      s.anyOf.find((x) => (x as { type?: unknown }).type !== "null"),
+      key,
+    );
   if (Array.isArray(s.enum)) return s.enum[0];
   if (type === "object" || s.properties) {
     const props = (s.properties ?? {}) as Record<string, unknown>;
@@ -199,7 +211,8 @@ function instanceOf(schema: unknown, key = ""): unknown {
     return Array.from({ length: Math.min(n, Number(s.maxItems ?? n)) }, (_, i) => {
       const item = instanceOf(s.items, key);
       if (typeof item === "string") return PLAN_TITLES[i % PLAN_TITLES.length];
-      if (item && typeof item === "object" && "title" in item) return { ...item, title: PLAN_TITLES[i % PLAN_TITLES.length] };
+      if (item && typeof item === "object" && "title" in item)
+        return { ...item, title: PLAN_TITLES[i % PLAN_TITLES.length] };
       return item;
     });
   }
@@ -214,7 +227,8 @@ function defaultReply(req: PeerRequest, b: PeerBehaviours): PeerReply {
   const text = textOf(lastUser?.content);
   const format = req.responseFormat as { type?: string; json_schema?: { schema?: unknown } } | null;
   if (format?.type === "json_schema") return { text: JSON.stringify(instanceOf(format.json_schema?.schema)) };
-  if (text.includes("[herald:research-plan]")) return { text: format?.type === "json_object" ? JSON.stringify({ sections: PLAN_TITLES }) : REALISTIC_PLAN };
+  if (text.includes("[herald:research-plan]"))
+    return { text: format?.type === "json_object" ? JSON.stringify({ sections: PLAN_TITLES }) : REALISTIC_PLAN };
   if (text.includes("[herald:research-step]")) return { text: SECTION_TEXT };
   if (last?.role === "tool") return { text: ACK_TEXT };
   if (text.includes("[herald:task-notification]")) return { text: NARRATION_TEXT };
@@ -224,7 +238,10 @@ function defaultReply(req: PeerRequest, b: PeerBehaviours): PeerReply {
     if (b.parallelToolCalls && topics.length < 2) topics.push(`${topic} (follow-up)`);
     return {
       text: b.textBeforeToolCalls ?? undefined,
-      toolCalls: topics.map((t) => ({ name: "start_background_task", arguments: { title: t.slice(0, 80), prompt: t } })),
+      toolCalls: topics.map((t) => ({
+        name: "start_background_task",
+        arguments: { title: t.slice(0, 80), prompt: t },
+      })),
     };
   }
   return { text: GREETING_TEXT };
@@ -293,7 +310,12 @@ export async function startOpenAIPeer(initial: Partial<PeerBehaviours> = {}): Pr
     for (const w of waiters) w();
     const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
       record.outcome = String(status);
-      sendJson(res, status, { error: { message, type: status === 429 ? "rate_limit_error" : "invalid_request_error", code: status } }, headers);
+      sendJson(
+        res,
+        status,
+        { error: { message, type: status === 429 ? "rate_limit_error" : "invalid_request_error", code: status } },
+        headers,
+      );
     };
 
     if (!body) return refuse(400, "body is not JSON");
@@ -310,14 +332,16 @@ export async function startOpenAIPeer(initial: Partial<PeerBehaviours> = {}): Pr
       return;
     }
     if (failure && failure.status === 429) {
-      const headers: Record<string, string> = failure.retryAfter === undefined ? {} : { "retry-after": String(failure.retryAfter) };
+      const headers: Record<string, string> =
+        failure.retryAfter === undefined ? {} : { "retry-after": String(failure.retryAfter) };
       return refuse(429, "Rate limit reached for requests", headers);
     }
     if (failure) return refuse(failure.status, "The server had an error while processing your request.");
     if (behaviours.refuseTools && record.tools.length > 0) {
       return refuse(400, behaviours.refuseTools === "vllm" ? VLLM_TOOLS_ERROR : LLAMACPP_TOOLS_ERROR);
     }
-    if (behaviours.refuseResponseFormat && record.responseFormat) return refuse(400, "response_format is not supported by this server");
+    if (behaviours.refuseResponseFormat && record.responseFormat)
+      return refuse(400, "response_format is not supported by this server");
     if (behaviours.strictAlternation) {
       const error = alternationError(record.messages);
       if (error) return refuse(400, error);
@@ -327,33 +351,55 @@ export async function startOpenAIPeer(initial: Partial<PeerBehaviours> = {}): Pr
     const id = `chatcmpl-peer-${++seq}`;
     const created = Math.floor(Date.now() / 1000);
     const model = typeof body.model === "string" ? body.model : "peer-model";
-    const reasoning = reply.reasoning ?? (behaviours.reasoning ? "The user wants an answer; keep it short." : undefined);
+    const reasoning =
+      reply.reasoning ?? (behaviours.reasoning ? "The user wants an answer; keep it short." : undefined);
     const calls = (reply.toolCalls ?? []).map((c, i) => ({
       id: `call_${seq}_${i}`,
       type: "function",
-      function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+      function: {
+        name: c.name,
+        arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+      },
     }));
     const finish = calls.length ? "tool_calls" : "stop";
     const promptTokens = Math.ceil(raw.length / 4);
-    const completionTokens = Math.ceil(((reply.text ?? "").length + calls.reduce((n, c) => n + c.function.arguments.length, 0)) / 4) + 1;
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const completionTokens =
+      Math.ceil(((reply.text ?? "").length + calls.reduce((n, c) => n + c.function.arguments.length, 0)) / 4) + 1;
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
 
     if (!record.stream) {
       const message: Record<string, unknown> = { role: "assistant", content: reply.text ?? null };
       if (calls.length) message.tool_calls = calls;
       if (reasoning && behaviours.reasoning) message[behaviours.reasoning] = reasoning;
-      return sendJson(res, 200, { id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: finish }], usage });
+      return sendJson(res, 200, {
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [{ index: 0, message, finish_reason: finish }],
+        usage,
+      });
     }
 
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const frame = (delta: Record<string, unknown>, finishReason: string | null = null) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
     const parts: string[] = [frame({ role: "assistant", content: "" })];
-    if (reasoning && behaviours.reasoning) for (const c of chunks(reasoning, behaviours.textChunk)) parts.push(frame({ [behaviours.reasoning]: c }));
+    if (reasoning && behaviours.reasoning)
+      for (const c of chunks(reasoning, behaviours.textChunk)) parts.push(frame({ [behaviours.reasoning]: c }));
     for (const c of chunks(reply.text ?? "", behaviours.textChunk)) parts.push(frame({ content: c }));
     calls.forEach((call, index) => {
-      parts.push(frame({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }));
-      for (const a of chunks(call.function.arguments, behaviours.argsChunk)) parts.push(frame({ tool_calls: [{ index, function: { arguments: a } }] }));
+      parts.push(
+        frame({
+          tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }],
+        }),
+      );
+      for (const a of chunks(call.function.arguments, behaviours.argsChunk))
+        parts.push(frame({ tool_calls: [{ index, function: { arguments: a } }] }));
     });
     const cutAt = behaviours.cutStreamAfterChunks;
     if (cutAt !== null && parts.length > cutAt) {
@@ -364,7 +410,9 @@ export async function startOpenAIPeer(initial: Partial<PeerBehaviours> = {}): Pr
     if (!behaviours.omitFinishReason) parts.push(frame({}, finish));
     const includeUsage = (record.streamOptions as { include_usage?: unknown } | null)?.include_usage === true;
     if (behaviours.usage && includeUsage) {
-      parts.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`);
+      parts.push(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`,
+      );
     }
     parts.push("data: [DONE]\n\n");
     // One write per chunk, so the client's parser sees them arrive separately.

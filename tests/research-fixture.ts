@@ -20,19 +20,31 @@ export function researchFixture() {
 
   const peer = () => state.peer!;
   const worker = (extra: Record<string, string> = {}) => {
-    const w = startWorkerProcess({ HERALD_TASK_LEASE_MS: "2000", HERALD_RESEARCH_MAX_SOURCES: "4", ...peerEnv(peer()), ...extra });
+    const w = startWorkerProcess({
+      HERALD_TASK_LEASE_MS: "2000",
+      HERALD_RESEARCH_MAX_SOURCES: "4",
+      ...peerEnv(peer()),
+      ...extra,
+    });
     started.push(w);
     return w;
   };
   const start = async (user: TestUser, conversationId: string, prompt: string, title: string) => {
     const r = await call(tasksRoute.POST, {
       user,
-      body: { conversationId, title, prompt, clientRequestId: randomUUID(), options: { simulate: { steps: 2, stepMs: 0 } } },
+      body: {
+        conversationId,
+        title,
+        prompt,
+        clientRequestId: randomUUID(),
+        options: { simulate: { steps: 2, stepMs: 0 } },
+      },
     });
     expect(r.status).toBe(202);
     return r.json.task.id as string;
   };
   const taskRow = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
-  const succeeded = (id: string, ms = 60_000) => waitFor(async () => ((await taskRow(id)).status === "succeeded" ? taskRow(id) : null), ms, "task to succeed");
+  const succeeded = (id: string, ms = 60_000) =>
+    waitFor(async () => ((await taskRow(id)).status === "succeeded" ? taskRow(id) : null), ms, "task to succeed");
   return { peer, worker, start, taskRow, succeeded };
 }

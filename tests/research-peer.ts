@@ -40,7 +40,10 @@ export const ZORB_PAGES: PeerPage[] = [
     path: "/zorb/sleep",
     title: "How Lake Zorb otters sleep",
     lang: "en",
-    paragraphs: ["Zorb otters sleep holding hands in rafts of exactly seven animals.", "The rafts of Lake Zorb drift clockwise during the night."],
+    paragraphs: [
+      "Zorb otters sleep holding hands in rafts of exactly seven animals.",
+      "The rafts of Lake Zorb drift clockwise during the night.",
+    ],
   },
   {
     path: "/zorb/notes",
@@ -62,7 +65,10 @@ export const ZORB_PAGES: PeerPage[] = [
     path: "/zorb/zh-diet",
     title: "左布湖水獭吃什么",
     lang: "zh",
-    paragraphs: ["左布湖的水獭主要吃紫色小龙虾，这种小龙虾只生活在左布湖。", "一只左布湖水獭每天需要大约1.7公斤紫色小龙虾。"],
+    paragraphs: [
+      "左布湖的水獭主要吃紫色小龙虾，这种小龙虾只生活在左布湖。",
+      "一只左布湖水獭每天需要大约1.7公斤紫色小龙虾。",
+    ],
   },
 ];
 
@@ -76,9 +82,12 @@ export interface ResearchPeer {
 }
 
 const listen = (server: Server, port = 0) =>
-  new Promise<number>((resolve) => server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+  new Promise<number>((resolve) =>
+    server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
+  );
 
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+const escape = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
 /** Words of 4+ letters and Han bigrams: a page is a result when it shares one with the query. */
 function words(text: string): string[] {
@@ -95,7 +104,9 @@ function words(text: string): string[] {
  * `delayMs`: each page answers after this long (crash tests need a step that
  * is still reading). Ports default to any free one.
  */
-export async function startResearchPeer(opts: { pages?: PeerPage[]; delayMs?: number; searchPort?: number; pagePort?: number } = {}): Promise<ResearchPeer> {
+export async function startResearchPeer(
+  opts: { pages?: PeerPage[]; delayMs?: number; searchPort?: number; pagePort?: number } = {},
+): Promise<ResearchPeer> {
   const pages = opts.pages ?? ZORB_PAGES;
   const hits = new Map<string, number>();
   const count = (path: string) => hits.set(path, (hits.get(path) ?? 0) + 1);
@@ -132,8 +143,15 @@ export async function startResearchPeer(opts: { pages?: PeerPage[]; delayMs?: nu
     const asked = words(q);
     const results = pages
       .filter((p) => p.lang === lang && words(`${p.title} ${p.paragraphs.join(" ")}`).some((w) => asked.includes(w)))
-      .map((p) => ({ url: `${pageOrigin}${p.path}`, title: p.title, content: p.paragraphs[0].slice(0, 80), engine: "local" }));
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ query: q, number_of_results: results.length, results }));
+      .map((p) => ({
+        url: `${pageOrigin}${p.path}`,
+        title: p.title,
+        content: p.paragraphs[0].slice(0, 80),
+        engine: "local",
+      }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ query: q, number_of_results: results.length, results }));
   });
 
   const pagePort = await listen(pageServer, opts.pagePort);

@@ -25,16 +25,26 @@ export async function serveRoutes(routes: RouteEntry[]): Promise<{ url: string; 
       const match = compiled.map((r) => ({ r, m: r.re.exec(url.pathname) })).find((x) => x.m);
       const handler = match?.r.methods[req.method ?? "GET"];
       if (!match || !handler) {
-        res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"code":"not_found","message":"no route"}}');
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end('{"error":{"code":"not_found","message":"no route"}}');
         return;
       }
-      const params = Object.fromEntries(Object.entries(match.m!.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+      const params = Object.fromEntries(
+        Object.entries(match.m!.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]),
+      );
       const abort = new AbortController();
       res.on("close", () => abort.abort());
       const hasBody = !["GET", "HEAD"].includes(req.method ?? "GET");
       const request = new Request(url, {
         method: req.method,
-        headers: Object.entries(req.headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x] as [string, string]) : v === undefined ? [] : [[k, v] as [string, string]])),
+        headers: Object.entries(req.headers).flatMap(([k, v]) =>
+          Array.isArray(v)
+            ? v.map((x) => [k, x] as [string, string])
+            : v === undefined
+              ? []
+              : [[k, v] as [string, string]],
+        ),
         body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
         signal: abort.signal,
         // @ts-expect-error undici needs it for a streamed body; not in the DOM types

@@ -24,7 +24,10 @@ export interface SmtpSink {
 /** Starts the SMTP sink as its own process on a free port and waits until it listens. */
 export async function startSmtpSink(): Promise<SmtpSink> {
   const port = await pickFreePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/smtp-sink.ts", String(port)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/smtp-sink.ts", String(port)], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const lines: SinkLine[] = [];
   let buf = "";
   child.stdout!.on("data", (d: Buffer) => {

@@ -36,7 +36,9 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
     const end = partBody.search(/\r\n--(?!( |=20)\r\n)/);
     text = end >= 0 ? partBody.slice(0, end) : partBody;
     if (/Content-Transfer-Encoding: quoted-printable/i.test(part.slice(0, part.indexOf("\r\n\r\n")))) {
-      const bytes = text.replace(/=\r\n/g, "").replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+      const bytes = text
+        .replace(/=\r\n/g, "")
+        .replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
       text = Buffer.from(bytes, "latin1").toString("utf8");
     }
   }

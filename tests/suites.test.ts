@@ -39,7 +39,9 @@ const playwrightFiles = (suite: "slow" | "default") => {
 
 describe("test suites", () => {
   it("every vitest file runs in exactly one of npm test and npm run test:slow", { timeout: 120_000 }, () => {
-    const all = ["lib", "worker", "scripts", "tests", "components"].flatMap((d) => filesUnder(d, /\.test\.tsx?$/)).sort();
+    const all = ["lib", "worker", "scripts", "tests", "components"]
+      .flatMap((d) => filesUnder(d, /\.test\.tsx?$/))
+      .sort();
     const fast = vitestFiles("default");
     const slow = vitestFiles("slow");
     expect(slow.sort()).toEqual([...SLOW_VITEST_FILES].sort());

@@ -12,7 +12,11 @@ export interface Web {
 
 /** A web process of its own (own pools, LISTEN connection and feed fan-out), ready once it prints its address. */
 export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "tests/web-process.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, ["--import", "tsx", "tests/web-process.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   proc.stderr!.on("data", (d) => (out += d));
   const url = await new Promise<string>((resolve, reject) => {
@@ -31,7 +35,10 @@ export function collectFeed(web: Web, user: TestUser) {
   const events: { id: number; type: string; data: unknown }[] = [];
   const abort = new AbortController();
   const done = (async () => {
-    const res = await fetch(`${web.url}/api/events?after=0`, { headers: { cookie: user.cookie }, signal: abort.signal });
+    const res = await fetch(`${web.url}/api/events?after=0`, {
+      headers: { cookie: user.cookie },
+      signal: abort.signal,
+    });
     const reader = res.body!.getReader();
     const dec = new TextDecoder();
     let buf = "";
@@ -40,13 +47,18 @@ export function collectFeed(web: Web, user: TestUser) {
       if (done) return;
       const { frames, rest } = takeSseFrames(buf + dec.decode(value, { stream: true }));
       buf = rest;
-      for (const f of frames) if (f.id && f.event) events.push({ id: Number(f.id), type: f.event, data: JSON.parse(f.data ?? "null") });
+      for (const f of frames)
+        if (f.id && f.event) events.push({ id: Number(f.id), type: f.event, data: JSON.parse(f.data ?? "null") });
     }
   })().catch(() => {});
   return { events, stop: async () => (abort.abort(), await done) };
 }
 
 export async function post(web: Web, user: TestUser, path: string, body: unknown) {
-  const r = await fetch(`${web.url}${path}`, { method: "POST", headers: { cookie: user.cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(`${web.url}${path}`, {
+    method: "POST",
+    headers: { cookie: user.cookie, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> };
 }

@@ -34,7 +34,13 @@ export async function startWebStub(
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "stub"}`);
-      const recorded = { method: req.method ?? "GET", path: url.pathname, url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const recorded = {
+        method: req.method ?? "GET",
+        path: url.pathname,
+        url,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       requests.push(recorded);
       Promise.resolve(handler(recorded, res)).catch(() => res.destroy());
     });
@@ -56,7 +62,12 @@ export async function startWebStub(
 }
 
 /** Answers JSON with `status`. */
-export function sendJson(res: http.ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: http.ServerResponse,
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }

@@ -11,7 +11,11 @@ export const dynamic = "force-dynamic";
  * Where an email's unsubscribe link lands, signed in or not. Opening it changes
  * nothing (mail scanners open links); the button posts the token.
  */
-export default async function UnsubscribePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function UnsubscribePage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const token = typeof params.token === "string" ? params.token : "";
   const d = dictionaries[await getServerLang()];

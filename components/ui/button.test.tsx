@@ -6,9 +6,13 @@ const classes = (s: string) => s.split(" ").sort();
 
 describe("Button", () => {
   it("is type=button unless told otherwise and passes other props through", () => {
-    expect(renderToStaticMarkup(<Button aria-expanded data-testid="x">Go</Button>)).toMatch(
-      /^<button type="button" class="[^"]+" aria-expanded="true" data-testid="x">Go<\/button>$/,
-    );
+    expect(
+      renderToStaticMarkup(
+        <Button aria-expanded data-testid="x">
+          Go
+        </Button>,
+      ),
+    ).toMatch(/^<button type="button" class="[^"]+" aria-expanded="true" data-testid="x">Go<\/button>$/);
     expect(renderToStaticMarkup(<Button type="submit">Send</Button>)).toContain('type="submit"');
   });
 
@@ -24,7 +28,18 @@ describe("Button", () => {
   });
 
   it("never sets the same property twice from variant and size (classes are not merged)", () => {
-    const variants = ["primary", "secondary", "outline", "ghost", "muted", "danger", "danger-outline", "warn-outline", "overlay", "pending"] as const;
+    const variants = [
+      "primary",
+      "secondary",
+      "outline",
+      "ghost",
+      "muted",
+      "danger",
+      "danger-outline",
+      "warn-outline",
+      "overlay",
+      "pending",
+    ] as const;
     const sizes = ["xs", "sm", "md", "lg", "xl", "icon", "icon-sm", "none"] as const;
     // A rough property key: state/media prefix + what the utility sets.
     const property = (c: string) => {

@@ -51,8 +51,19 @@ export interface ButtonStyle {
 }
 
 /** The classes of a Button, for links and other elements that look like one. */
-export function buttonClass({ variant = "secondary", size = "md", block = false, className }: ButtonStyle = {}): string {
-  return cn(block ? "flex w-full" : "inline-flex", "items-center justify-center font-medium", VARIANTS[variant], SIZES[size], className);
+export function buttonClass({
+  variant = "secondary",
+  size = "md",
+  block = false,
+  className,
+}: ButtonStyle = {}): string {
+  return cn(
+    block ? "flex w-full" : "inline-flex",
+    "items-center justify-center font-medium",
+    VARIANTS[variant],
+    SIZES[size],
+    className,
+  );
 }
 
 export type ButtonProps = ComponentProps<"button"> & ButtonStyle;

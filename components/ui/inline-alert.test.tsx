@@ -6,7 +6,15 @@ import { InlineAlert } from "./inline-alert";
 describe("InlineAlert", () => {
   it("is an alert with an icon, its message and its actions", () => {
     const html = renderToStaticMarkup(
-      <InlineAlert actions={<Button variant="danger" size="sm">Try again</Button>}>Couldn&apos;t send</InlineAlert>,
+      <InlineAlert
+        actions={
+          <Button variant="danger" size="sm">
+            Try again
+          </Button>
+        }
+      >
+        Couldn&apos;t send
+      </InlineAlert>,
     );
     expect(html).toMatch(/^<div role="alert" class="[^"]*\bborder-danger\/30 bg-danger-soft\b[^"]*\btext-danger\b/);
     expect(html).toContain("<svg");
@@ -33,7 +41,9 @@ describe("InlineAlert", () => {
         Failed
       </InlineAlert>,
     );
-    expect(html).toMatch(/class="flex flex-col items-start gap-3 border border-danger\/30 bg-danger-soft rounded-xl p-4 text-sm text-danger"/);
+    expect(html).toMatch(
+      /class="flex flex-col items-start gap-3 border border-danger\/30 bg-danger-soft rounded-xl p-4 text-sm text-danger"/,
+    );
     expect(html.indexOf("Failed")).toBeLessThan(html.indexOf("Retry"));
   });
 });

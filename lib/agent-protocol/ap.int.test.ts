@@ -15,7 +15,16 @@ import * as tasksRoute from "@/app/api/tasks/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import { getDb } from "@/lib/db/client";
 import { listTasks } from "@/lib/tasks/queries";
-import { apiKeyFor, call, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  apiKeyFor,
+  call,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 import { serveRoutes } from "@/tests/route-server";
 
 let server: Awaited<ReturnType<typeof serveRoutes>>;
@@ -57,10 +66,14 @@ describe("Herald as an Agent Protocol server, driven by @langchain/langgraph-sdk
     const thread = await client.threads.create({ metadata: { supervisor_key: "t-1" } });
     const run = await client.runs.create(thread.thread_id, "research", ask("research heat pumps in Norway"));
     expect(["pending", "running"]).toContain(run.status);
-    const done = await waitFor(async () => {
-      const r = await client.runs.get(thread.thread_id, run.run_id);
-      return r.status === "success" ? r : null;
-    }, 30_000, "run success");
+    const done = await waitFor(
+      async () => {
+        const r = await client.runs.get(thread.thread_id, run.run_id);
+        return r.status === "success" ? r : null;
+      },
+      30_000,
+      "run success",
+    );
     expect(done.run_id).toBe(run.run_id);
     const state = await client.threads.getState<{ messages: { type: string; content: string }[] }>(thread.thread_id);
     const last = state.values.messages.at(-1)!;
@@ -79,41 +92,64 @@ describe("Herald as an Agent Protocol server, driven by @langchain/langgraph-sdk
   });
 
   it("interrupt: a new run on a busy thread hands its message to the same task; the older run reads interrupted", async () => {
-      const thread = await client.threads.create();
-      const first = await client.runs.create(thread.thread_id, "research", ask("research district heating"));
-      // Busy: the default strategy refuses a second run.
-      await expect(client.runs.create(thread.thread_id, "research", ask("again"))).rejects.toThrow(/409/);
-      const second = await client.runs.create(thread.thread_id, "research", { ...ask("also cover costs"), multitaskStrategy: "interrupt" });
-      const rows = await getDb().apRun.findMany({ where: { id: { in: [first.run_id, second.run_id] } } });
-      expect(new Set(rows.map((r) => r.taskId)).size).toBe(1);
-      expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
-      await waitFor(async () => (await client.runs.get(thread.thread_id, second.run_id)).status === "success", 40_000, "second run success");
-      // The report works the instruction into its sections rather than quoting it: a research step took it.
-      const steps = await getDb().taskStep.findMany({ where: { taskId: rows[0].taskId! } });
-      expect(steps.some((s) => ((s.input as { updates?: string[] } | null)?.updates ?? []).includes("also cover costs"))).toBe(true);
-      const state = await client.threads.getState<{ messages: { type: string; content: string }[] }>(thread.thread_id);
-      expect(state.values.messages.at(-1)!.content).not.toContain("also cover costs");
+    const thread = await client.threads.create();
+    const first = await client.runs.create(thread.thread_id, "research", ask("research district heating"));
+    // Busy: the default strategy refuses a second run.
+    await expect(client.runs.create(thread.thread_id, "research", ask("again"))).rejects.toThrow(/409/);
+    const second = await client.runs.create(thread.thread_id, "research", {
+      ...ask("also cover costs"),
+      multitaskStrategy: "interrupt",
+    });
+    const rows = await getDb().apRun.findMany({ where: { id: { in: [first.run_id, second.run_id] } } });
+    expect(new Set(rows.map((r) => r.taskId)).size).toBe(1);
+    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
+    await waitFor(
+      async () => (await client.runs.get(thread.thread_id, second.run_id)).status === "success",
+      40_000,
+      "second run success",
+    );
+    // The report works the instruction into its sections rather than quoting it: a research step took it.
+    const steps = await getDb().taskStep.findMany({ where: { taskId: rows[0].taskId! } });
+    expect(
+      steps.some((s) => ((s.input as { updates?: string[] } | null)?.updates ?? []).includes("also cover costs")),
+    ).toBe(true);
+    const state = await client.threads.getState<{ messages: { type: string; content: string }[] }>(thread.thread_id);
+    expect(state.values.messages.at(-1)!.content).not.toContain("also cover costs");
   });
 
   it("cancel stops the task; the run reads interrupted and the task cancelled", async () => {
-      const thread = await client.threads.create();
-      const run = await client.runs.create(thread.thread_id, "research", ask("research tidal power"));
-      await client.runs.cancel(thread.thread_id, run.run_id);
-      await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "interrupted", 30_000, "interrupted");
-      const [task] = await listTasks(alice.id, { conversationId: thread.thread_id });
-      expect(task.status).toBe("cancelled");
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "research", ask("research tidal power"));
+    await client.runs.cancel(thread.thread_id, run.run_id);
+    await waitFor(
+      async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "interrupted",
+      30_000,
+      "interrupted",
+    );
+    const [task] = await listTasks(alice.id, { conversationId: thread.thread_id });
+    expect(task.status).toBe("cancelled");
   });
 
   it("without a valid key every route answers 401; a revoked key is refused at once; another account's thread is 404", async () => {
     const thread = await client.threads.create();
-    const attempts: Record<string, string>[] = [{}, { "x-api-key": "hrld_not-a-key" }, { authorization: "Bearer nope" }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { "x-api-key": "hrld_not-a-key" },
+      { authorization: "Bearer nope" },
+    ];
     for (const headers of attempts) {
       const r = await fetch(`${server.url}/api/ap/threads/${thread.thread_id}`, { headers });
       expect(r.status).toBe(401);
       expect(((await r.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
     }
     // Bearer works like x-api-key.
-    expect((await fetch(`${server.url}/api/ap/threads/${thread.thread_id}`, { headers: { authorization: `Bearer ${aliceKey}` } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${server.url}/api/ap/threads/${thread.thread_id}`, {
+          headers: { authorization: `Bearer ${aliceKey}` },
+        })
+      ).status,
+    ).toBe(200);
 
     const bob = await signUp("ApBob");
     const bobKey = await newKey(bob);
@@ -159,7 +195,13 @@ describe("Herald as an Agent Protocol server, driven by @langchain/langgraph-sdk
     const dave = await signUp("ApDave");
     const daveKey = (await newKey(dave, "carol's Herald")).key;
     process.env.HERALD_REMOTE_AGENTS = JSON.stringify([
-      { name: "herald", description: "Another Herald: durable research reports", url: `${server.url}/api/ap`, assistantId: "research", headersFromEnv: { "x-api-key": "HERALD_TEST_AP_KEY" } },
+      {
+        name: "herald",
+        description: "Another Herald: durable research reports",
+        url: `${server.url}/api/ap`,
+        assistantId: "research",
+        headersFromEnv: { "x-api-key": "HERALD_TEST_AP_KEY" },
+      },
     ]);
     process.env.HERALD_TEST_AP_KEY = daveKey;
     // Every worker must know the remote agents (a worker without the configuration would claim the task and
@@ -170,14 +212,24 @@ describe("Herald as an Agent Protocol server, driven by @langchain/langgraph-sdk
       const conv = await getDb().conversation.create({ data: { ownerId: carol.id, title: "delegation" } });
       const r = await call(tasksRoute.POST, {
         user: carol,
-        body: { conversationId: conv.id, title: "Wind power in Denmark", prompt: "research wind power in Denmark", driver: "agent:herald", clientRequestId: randomUUID() },
+        body: {
+          conversationId: conv.id,
+          title: "Wind power in Denmark",
+          prompt: "research wind power in Denmark",
+          driver: "agent:herald",
+          clientRequestId: randomUUID(),
+        },
       });
       expect(r.status).toBe(202);
       const id = r.json.task.id as string;
-      const done = await waitFor(async () => {
-        const t = await getDb().task.findUniqueOrThrow({ where: { id } });
-        return ["succeeded", "failed"].includes(t.status) ? t : null;
-      }, 60_000, "delegated task settles");
+      const done = await waitFor(
+        async () => {
+          const t = await getDb().task.findUniqueOrThrow({ where: { id } });
+          return ["succeeded", "failed"].includes(t.status) ? t : null;
+        },
+        60_000,
+        "delegated task settles",
+      );
       expect({ status: done.status, error: done.error }).toEqual({ status: "succeeded", error: null });
       const body = await getDb().publication.findFirstOrThrow({ where: { taskId: id, partial: false } });
       expect(body.content).toMatch(/^# Wind power in Denmark\n/);

@@ -19,7 +19,14 @@ const message = {
     content: {
       oneOf: [
         { type: "string" },
-        { type: "array", items: { type: "object", required: ["type"], properties: { type: { type: "string" }, text: { type: "string" } } } },
+        {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["type"],
+            properties: { type: { type: "string" }, text: { type: "string" } },
+          },
+        },
       ],
     },
   },
@@ -32,14 +39,23 @@ const RESEARCH_SCHEMAS: ApAssistantSchemas = {
     type: "object",
     required: ["messages"],
     properties: {
-      messages: { type: "array", minItems: 1, items: message, description: "The last user message is the research question" },
+      messages: {
+        type: "array",
+        minItems: 1,
+        items: message,
+        description: "The last user message is the research question",
+      },
     },
   },
   output_schema: {
     title: "ResearchOutput",
     type: "object",
     properties: {
-      messages: { type: "array", items: message, description: "Each run's question (human) and each finished report (ai, Markdown)" },
+      messages: {
+        type: "array",
+        items: message,
+        description: "Each run's question (human) and each finished report (ai, Markdown)",
+      },
     },
   },
   state_schema: {
@@ -55,7 +71,8 @@ const RESEARCH: ApAssistant = {
   assistant_id: RESEARCH_ASSISTANT,
   graph_id: RESEARCH_ASSISTANT,
   name: "research",
-  description: "Durable web research: plans, reads sources and writes a cited Markdown report; runs for minutes, survives restarts",
+  description:
+    "Durable web research: plans, reads sources and writes a cited Markdown report; runs for minutes, survives restarts",
   config: {},
   context: {},
   metadata: { created_by: "system" },
@@ -80,7 +97,13 @@ export function getAssistantSchemas(id: string): ApAssistantSchemas {
 const contains = (have: Record<string, unknown>, want: Record<string, unknown>) =>
   Object.entries(want).every(([k, v]) => JSON.stringify(have[k]) === JSON.stringify(v));
 
-export function searchAssistants(q: { graph_id?: string; name?: string; metadata?: Record<string, unknown>; limit?: number; offset?: number }): ApAssistant[] {
+export function searchAssistants(q: {
+  graph_id?: string;
+  name?: string;
+  metadata?: Record<string, unknown>;
+  limit?: number;
+  offset?: number;
+}): ApAssistant[] {
   const offset = q.offset ?? 0;
   return ASSISTANTS.filter(
     (a) =>

@@ -19,12 +19,19 @@ async function thread(key: string): Promise<string> {
 }
 
 const run = (key: string, threadId: string, body: object) =>
-  call(runsRoute.POST, { body: { assistant_id: RESEARCH_ASSISTANT, ...body }, params: { id: threadId }, headers: { "x-api-key": key } });
+  call(runsRoute.POST, {
+    body: { assistant_id: RESEARCH_ASSISTANT, ...body },
+    params: { id: threadId },
+    headers: { "x-api-key": key },
+  });
 
 /** A user message of `chars` characters in parts each within the schema's per-part limit. */
 const inParts = (chars: number) => {
   const part = 15_000;
-  const parts = Array.from({ length: Math.ceil(chars / part) }, (_, i) => ({ type: "text", text: "p".repeat(Math.min(part, chars - i * part)) }));
+  const parts = Array.from({ length: Math.ceil(chars / part) }, (_, i) => ({
+    type: "text",
+    text: "p".repeat(Math.min(part, chars - i * part)),
+  }));
   return { input: { messages: [{ role: "user", content: parts }] } };
 };
 
@@ -57,7 +64,9 @@ describe("Agent Protocol runs are bounded like the chat", () => {
   it("a prompt of exactly the chat's message limit starts a run", async () => {
     const u = await signUp("ApAtLimit");
     const key = await keyOf(u);
-    const r = await run(key, await thread(key), { input: { messages: [{ role: "user", content: "y".repeat(MAX_MESSAGE_CHARS) }] } });
+    const r = await run(key, await thread(key), {
+      input: { messages: [{ role: "user", content: "y".repeat(MAX_MESSAGE_CHARS) }] },
+    });
     expect(r.status).toBeLessThan(300);
   });
 
@@ -65,28 +74,47 @@ describe("Agent Protocol runs are bounded like the chat", () => {
     const u = await signUp("ApUpdate");
     const key = await keyOf(u);
     const t = await thread(key);
-    expect((await run(key, t, { input: { messages: [{ role: "user", content: "research update limits" }] } })).status).toBeLessThan(300);
+    expect(
+      (await run(key, t, { input: { messages: [{ role: "user", content: "research update limits" }] } })).status,
+    ).toBeLessThan(300);
     const [task] = await getDb().task.findMany({ where: { ownerId: u.id } });
 
-    const over = await run(key, t, { multitask_strategy: "interrupt", input: { messages: [{ role: "user", content: "u".repeat(MAX_UPDATE_CHARS + 1) }] } });
+    const over = await run(key, t, {
+      multitask_strategy: "interrupt",
+      input: { messages: [{ role: "user", content: "u".repeat(MAX_UPDATE_CHARS + 1) }] },
+    });
     expect(over.status).toBe(400);
     expect(over.json.error.field).toBe("input.messages");
     const after = await getDb().task.findUniqueOrThrow({ where: { id: task.id } });
     expect(after.pendingUpdates ?? []).toEqual([]);
 
-    const ok = await run(key, t, { multitask_strategy: "interrupt", input: { messages: [{ role: "user", content: "focus on costs" }] } });
+    const ok = await run(key, t, {
+      multitask_strategy: "interrupt",
+      input: { messages: [{ role: "user", content: "focus on costs" }] },
+    });
     expect(ok.status).toBeLessThan(300);
-    expect((await getDb().task.findUniqueOrThrow({ where: { id: task.id } })).pendingUpdates).toEqual(["focus on costs"]);
+    expect((await getDb().task.findUniqueOrThrow({ where: { id: task.id } })).pendingUpdates).toEqual([
+      "focus on costs",
+    ]);
   });
 
   it("pending instructions are bounded as in the chat: past 20 an interrupt is refused", async () => {
     const u = await signUp("ApPending");
     const key = await keyOf(u);
     const t = await thread(key);
-    expect((await run(key, t, { input: { messages: [{ role: "user", content: "research pending limits" }] } })).status).toBeLessThan(300);
+    expect(
+      (await run(key, t, { input: { messages: [{ role: "user", content: "research pending limits" }] } })).status,
+    ).toBeLessThan(300);
     const statuses: number[] = [];
     for (let i = 0; i < 21; i++) {
-      statuses.push((await run(key, t, { multitask_strategy: "interrupt", input: { messages: [{ role: "user", content: `update ${i}` }] } })).status);
+      statuses.push(
+        (
+          await run(key, t, {
+            multitask_strategy: "interrupt",
+            input: { messages: [{ role: "user", content: `update ${i}` }] },
+          })
+        ).status,
+      );
     }
     expect(statuses.slice(0, 20).every((s) => s < 300)).toBe(true);
     expect(statuses[20]).toBe(409);

@@ -14,7 +14,11 @@ export function assertPromptBounded(prompt: string, as: "message" | "update"): v
   // UTF-16 units, as zod's max() counts on the chat's own routes.
   if (prompt.length > max) {
     const what = as === "message" ? "a message" : "new instructions for a running run (multitask_strategy interrupt)";
-    throw new ApiError("bad_request", `input.messages: the user message is ${prompt.length} characters; ${what} takes at most ${max}`, "input.messages");
+    throw new ApiError(
+      "bad_request",
+      `input.messages: the user message is ${prompt.length} characters; ${what} takes at most ${max}`,
+      "input.messages",
+    );
   }
 }
 

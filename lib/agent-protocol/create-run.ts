@@ -35,10 +35,19 @@ export interface RunInput {
  * its id; the older run then reads `interrupted`), `rollback` cancels it and
  * starts anew, `enqueue` starts a second task beside it.
  */
-export async function createRun(ownerId: string, threadId: string, body: RunInput, opts: { keyId?: string } = {}): Promise<ApRun> {
+export async function createRun(
+  ownerId: string,
+  threadId: string,
+  body: RunInput,
+  opts: { keyId?: string } = {},
+): Promise<ApRun> {
   await ownThread(ownerId, threadId);
   if (body.assistant_id !== RESEARCH_ASSISTANT) {
-    throw new ApiError("not_found", `assistant_id: no assistant "${body.assistant_id.slice(0, 100)}" here; use "${RESEARCH_ASSISTANT}"`, "assistant_id");
+    throw new ApiError(
+      "not_found",
+      `assistant_id: no assistant "${body.assistant_id.slice(0, 100)}" here; use "${RESEARCH_ASSISTANT}"`,
+      "assistant_id",
+    );
   }
   const human = [...body.input.messages].reverse().find((m) => ["user", "human"].includes(m.role ?? m.type ?? "user"));
   const prompt = human ? textOf(human.content).trim() : "";
@@ -47,17 +56,25 @@ export async function createRun(ownerId: string, threadId: string, body: RunInpu
   assertMetadataBounded(body.metadata);
 
   const strategy: Strategy = body.multitask_strategy ?? "reject";
-  const active = (await threadTasks(ownerId, threadId)).filter((t) => !isTerminalStatus(t.status) && t.cancelRequestedAt === null);
+  const active = (await threadTasks(ownerId, threadId)).filter(
+    (t) => !isTerminalStatus(t.status) && t.cancelRequestedAt === null,
+  );
   if (active.length > 0 && strategy === "reject") {
-    throw new ApiError("conflict", "The thread has a run in progress; wait, or send multitask_strategy interrupt, rollback or enqueue");
+    throw new ApiError(
+      "conflict",
+      "The thread has a run in progress; wait, or send multitask_strategy interrupt, rollback or enqueue",
+    );
   }
   // Checked before a rollback cancels anything: a refused run changes nothing.
   assertPromptBounded(prompt, active.length > 0 && strategy === "interrupt" ? "update" : "message");
   // Before anything starts: a refused run changes nothing.
   let signingSecret: string | null = null;
   if (body.webhook) {
-    const key = opts.keyId ? await getDb().apiKey.findFirst({ where: { id: opts.keyId, ownerId }, select: { hash: true } }) : null;
-    if (!key) throw new ApiError("bad_request", "webhook: needs a run created with an API key (its signing secret)", "webhook");
+    const key = opts.keyId
+      ? await getDb().apiKey.findFirst({ where: { id: opts.keyId, ownerId }, select: { hash: true } })
+      : null;
+    if (!key)
+      throw new ApiError("bad_request", "webhook: needs a run created with an API key (its signing secret)", "webhook");
     signingSecret = key.hash;
   }
   const runId = randomUUID();

@@ -43,7 +43,12 @@ export async function createThread(
         apMetadata: (input.metadata ?? {}) as Prisma.InputJsonObject,
       },
     });
-    await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(c) } }, { conversationId: c.id });
+    await emitEvent(
+      tx,
+      ownerId,
+      { type: "conversation.updated", data: { conversation: toPublicConversation(c) } },
+      { conversationId: c.id },
+    );
     return c;
   });
   return toApThread(created, []);

@@ -11,7 +11,15 @@ import * as runRoute from "@/app/api/ap/threads/[id]/runs/[rid]/route";
 import * as cancelRoute from "@/app/api/ap/threads/[id]/runs/[rid]/cancel/route";
 import * as stateRoute from "@/app/api/ap/threads/[id]/state/route";
 import { getDb } from "@/lib/db/client";
-import { apiKeyFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type WorkerProc } from "@/tests/helpers";
+import {
+  apiKeyFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  waitForBeat,
+  type WorkerProc,
+} from "@/tests/helpers";
 import { serveRoutes } from "@/tests/route-server";
 
 /**
@@ -45,7 +53,10 @@ class ScriptedModel extends BaseChatModel {
     const last = messages.at(-1);
     const next = last instanceof ToolMessage ? undefined : this.queue.shift();
     const message = next
-      ? new AIMessage({ content: "", tool_calls: [{ id: `call_${++this.n}`, name: next.name, args: next.args, type: "tool_call" }] })
+      ? new AIMessage({
+          content: "",
+          tool_calls: [{ id: `call_${++this.n}`, name: next.name, args: next.args, type: "tool_call" }],
+        })
       : new AIMessage({ content: "Done." });
     return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }] };
   }
@@ -68,7 +79,10 @@ const config = { configurable: { thread_id: "supervisor-1" } };
 /** One supervisor turn making one tool call; returns what the tool answered and the tracked tasks. */
 async function turn(call: Call): Promise<{ reply: string; tasks: Record<string, AsyncTask> }> {
   model.queue.push(call);
-  const state = (await supervisor.invoke({ messages: [{ role: "user", content: `please ${call.name}` }] }, config)) as unknown as {
+  const state = (await supervisor.invoke(
+    { messages: [{ role: "user", content: `please ${call.name}` }] },
+    config,
+  )) as unknown as {
     messages: BaseMessage[];
     asyncTasks?: Record<string, AsyncTask>;
   };
@@ -85,7 +99,11 @@ beforeAll(async () => {
     { path: "/api/ap/threads/:id/state", methods: { GET: stateRoute.GET } },
   ]);
   // Paced: the second task is still working when it is updated and cancelled. No web search: nothing leaves the machine.
-  worker = startWorkerProcess({ HERALD_RESEARCH_STEPS: "3", HERALD_RESEARCH_STEP_MS: "1500", HERALD_SEARCH_PROVIDER: "none" });
+  worker = startWorkerProcess({
+    HERALD_RESEARCH_STEPS: "3",
+    HERALD_RESEARCH_STEP_MS: "1500",
+    HERALD_SEARCH_PROVIDER: "none",
+  });
   const key = (await apiKeyFor(await signUp("ApDeepagents"))).key;
   await waitForBeat(worker);
   herald = new Client({ apiUrl: `${server.url}/api/ap`, apiKey: key });
@@ -93,7 +111,15 @@ beforeAll(async () => {
   supervisor = createDeepAgent({
     model,
     checkpointer: new MemorySaver(),
-    subagents: [{ name: "herald", description: "Durable web research with a cited report", graphId: "research", url: `${server.url}/api/ap`, headers: { "x-api-key": key } }],
+    subagents: [
+      {
+        name: "herald",
+        description: "Durable web research with a cited report",
+        graphId: "research",
+        url: `${server.url}/api/ap`,
+        headers: { "x-api-key": key },
+      },
+    ],
   });
 });
 afterAll(async () => {
@@ -103,7 +129,10 @@ afterAll(async () => {
 
 describe("a deepagents supervisor delegating to Herald through its AsyncSubAgent middleware", () => {
   it("start, list, check, update, cancel", async () => {
-    const a = await turn({ name: "start_async_task", args: { agentName: "herald", description: "research bog bodies" } });
+    const a = await turn({
+      name: "start_async_task",
+      args: { agentName: "herald", description: "research bog bodies" },
+    });
     const taskA = /taskId: (\S+)/.exec(a.reply)?.[1];
     expect(taskA, a.reply).toBeTruthy();
     expect(a.tasks[taskA!]).toMatchObject({ threadId: taskA, status: "running" });
@@ -113,7 +142,10 @@ describe("a deepagents supervisor delegating to Herald through its AsyncSubAgent
     const rowA = await getDb().apRun.findUniqueOrThrow({ where: { id: runA } });
     expect(rowA.input).toBe("research bog bodies");
 
-    const b = await turn({ name: "start_async_task", args: { agentName: "herald", description: "research ice cores" } });
+    const b = await turn({
+      name: "start_async_task",
+      args: { agentName: "herald", description: "research ice cores" },
+    });
     const taskB = /taskId: (\S+)/.exec(b.reply)![1];
     expect(taskB).not.toBe(taskA);
 
@@ -131,7 +163,10 @@ describe("a deepagents supervisor delegating to Herald through its AsyncSubAgent
 
     // An update is a new run on the same thread that interrupts the one working.
     const runB1 = b.tasks[taskB].runId;
-    const updated = await turn({ name: "update_async_task", args: { taskId: taskB, message: "only the last millennium" } });
+    const updated = await turn({
+      name: "update_async_task",
+      args: { taskId: taskB, message: "only the last millennium" },
+    });
     expect(updated.reply).toBe(`Updated async subagent. taskId: ${taskB}`);
     const runB2 = updated.tasks[taskB].runId;
     expect(runB2).not.toBe(runB1);
@@ -140,13 +175,20 @@ describe("a deepagents supervisor delegating to Herald through its AsyncSubAgent
     const cancelled = await turn({ name: "cancel_async_task", args: { taskId: taskB } });
     expect(cancelled.reply).toBe(`Cancelled async subagent task: ${taskB}`);
     expect(cancelled.tasks[taskB].status).toBe("cancelled");
-    await waitFor(async () => (await herald.runs.get(taskB, runB2)).status === "interrupted", 30_000, "task B interrupted");
+    await waitFor(
+      async () => (await herald.runs.get(taskB, runB2)).status === "interrupted",
+      30_000,
+      "task B interrupted",
+    );
 
     const done = await turn({ name: "list_async_tasks", args: {} });
     expect(done.reply).toContain(`taskId: ${taskA} agent: herald status: success`);
     expect(done.reply).toContain(`taskId: ${taskB} agent: herald status: cancelled`);
     // Herald's own record: the follow-up went into task B's thread after its first question.
     const state = await herald.threads.getState<{ messages: { type: string; content: string }[] }>(taskB);
-    expect(state.values.messages.filter((m) => m.type === "human").map((m) => m.content)).toEqual(["research ice cores", "only the last millennium"]);
+    expect(state.values.messages.filter((m) => m.type === "human").map((m) => m.content)).toEqual([
+      "research ice cores",
+      "only the last millennium",
+    ]);
   });
 });

@@ -49,7 +49,10 @@ export async function deliverWebhook(f: WebhookFence, stopping: AbortSignal): Pr
   if (!w) return;
   let outcome: Parameters<typeof settleWebhook>[1];
   try {
-    const thread = await getDb().conversation.findFirst({ where: { id: w.threadId, ownerId: w.ownerId, deletedAt: null }, select: { id: true } });
+    const thread = await getDb().conversation.findFirst({
+      where: { id: w.threadId, ownerId: w.ownerId, deletedAt: null },
+      select: { id: true },
+    });
     if (!thread) {
       outcome = { state: "dead", lastError: "thread_deleted", lastStatus: null };
     } else {
@@ -78,7 +81,12 @@ export async function deliverWebhook(f: WebhookFence, stopping: AbortSignal): Pr
       outcome = { state: "dead", lastError: reason, lastStatus: status };
     } else {
       const asked = err instanceof FetchError ? retryAfterOf(err.headers) : null;
-      outcome = { state: "pending", lastError: reason, lastStatus: status, retryInMs: Math.min(MAX_WAIT_MS, Math.max(waitMs(w.attempts), asked ?? 0)) };
+      outcome = {
+        state: "pending",
+        lastError: reason,
+        lastStatus: status,
+        retryInMs: Math.min(MAX_WAIT_MS, Math.max(waitMs(w.attempts), asked ?? 0)),
+      };
     }
   }
   await settleWebhook(f, outcome);

@@ -26,5 +26,11 @@ export async function listRuns(ownerId: string, threadId: string, limit = 10, of
   for (const r of all) if (!newest.has(r.taskId)) newest.set(r.taskId, r.createdAt);
   const page = all.slice(offset, offset + limit);
   const tasks = await db.task.findMany({ where: { id: { in: page.map((r) => r.taskId) }, ownerId } });
-  return page.map((r) => toApRun(r, tasks.find((t) => t.id === r.taskId)!, newest.get(r.taskId)! > r.createdAt));
+  return page.map((r) =>
+    toApRun(
+      r,
+      tasks.find((t) => t.id === r.taskId)!,
+      newest.get(r.taskId)! > r.createdAt,
+    ),
+  );
 }

@@ -24,7 +24,10 @@ interface Step {
  */
 export async function threadSteps(ownerId: string, threadId: string): Promise<Step[]> {
   const db = getDb();
-  const runs = await db.apRun.findMany({ where: { conversationId: threadId, ownerId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const runs = await db.apRun.findMany({
+    where: { conversationId: threadId, ownerId },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
   const taskIds = [...new Set(runs.map((r) => r.taskId))];
   const tasks = await db.task.findMany({ where: { id: { in: taskIds }, ownerId }, select: { id: true, status: true } });
   const statusOf = new Map(tasks.map((t) => [t.id, t.status]));
@@ -55,7 +58,11 @@ export async function threadSteps(ownerId: string, threadId: string): Promise<St
   ].sort((a, b) => a.at.getTime() - b.at.getTime());
 }
 
-const checkpointOf = (threadId: string, id: string): ApCheckpoint => ({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: id });
+const checkpointOf = (threadId: string, id: string): ApCheckpoint => ({
+  thread_id: threadId,
+  checkpoint_ns: "",
+  checkpoint_id: id,
+});
 
 /** The state after steps[0..i]; an empty thread's state is its own id's checkpoint with no messages. */
 export function stateAt(threadId: string, steps: Step[], i: number, createdAt: Date): ApThreadState {

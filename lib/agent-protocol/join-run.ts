@@ -18,14 +18,21 @@ const open = new Map<string, number>();
  */
 export async function joinRun(ownerId: string, threadId: string, runId: string, signal: AbortSignal) {
   const n = open.get(ownerId) ?? 0;
-  if (n >= MAX_JOINS_PER_ACCOUNT) throw new ApiError("rate_limited", `At most ${MAX_JOINS_PER_ACCOUNT} runs can be joined at once; poll the run instead`, undefined, 5);
+  if (n >= MAX_JOINS_PER_ACCOUNT)
+    throw new ApiError(
+      "rate_limited",
+      `At most ${MAX_JOINS_PER_ACCOUNT} runs can be joined at once; poll the run instead`,
+      undefined,
+      5,
+    );
   open.set(ownerId, n + 1);
   try {
     const deadline = Date.now() + JOIN_MAX_MS;
     for (;;) {
       const { task, superseded } = await loadRun(ownerId, threadId, runId);
       if (superseded || isTerminalStatus(task.status) || task.status === "input_required") break;
-      if (Date.now() > deadline) throw new ApiError("unavailable", "The run is still going; join again or poll it", undefined, 5);
+      if (Date.now() > deadline)
+        throw new ApiError("unavailable", "The run is still going; join again or poll it", undefined, 5);
       await sleep(JOIN_POLL_MS, signal);
     }
     return (await getThreadState(ownerId, threadId)).values;

@@ -13,7 +13,11 @@ const hostOf = (url: string) => {
 
 /** The account's latest webhook deliveries, for Settings. */
 export async function listWebhookDeliveries(ownerId: string): Promise<{ webhooks: PublicWebhookDelivery[] }> {
-  const rows = await getDb().apWebhook.findMany({ where: { ownerId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: WEBHOOK_LIST_LIMIT });
+  const rows = await getDb().apWebhook.findMany({
+    where: { ownerId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: WEBHOOK_LIST_LIMIT,
+  });
   return {
     webhooks: rows.map((w) => ({
       id: w.id,

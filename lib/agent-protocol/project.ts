@@ -36,7 +36,8 @@ export function runStatusOf(status: string, superseded: boolean): ApRunStatus {
   }
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 export function toApRun(row: ApRunRow, task: Pick<Task, "status" | "updatedAt">, superseded: boolean): ApRun {
   return {
@@ -58,7 +59,10 @@ export function threadStatusOf(tasks: Pick<Task, "status">[]): ApThreadStatus {
   return tasks.at(-1)?.status === "failed" ? "error" : "idle";
 }
 
-export function toApThread(c: Pick<Conversation, "id" | "createdAt" | "updatedAt" | "apMetadata">, tasks: Pick<Task, "status">[]): ApThread {
+export function toApThread(
+  c: Pick<Conversation, "id" | "createdAt" | "updatedAt" | "apMetadata">,
+  tasks: Pick<Task, "status">[],
+): ApThread {
   return {
     thread_id: c.id,
     created_at: c.createdAt.toISOString(),

@@ -38,8 +38,14 @@ afterAll(async () => {
 describe("research through the Agent Protocol", () => {
   it("a run's report in the thread state ends with ## Sources listing the loopback pages it read", async () => {
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "research", { input: { messages: [{ role: "user", content: "the otters of Lake Zorb" }] } });
-    await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "success", 60_000, "run success");
+    const run = await client.runs.create(thread.thread_id, "research", {
+      input: { messages: [{ role: "user", content: "the otters of Lake Zorb" }] },
+    });
+    await waitFor(
+      async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "success",
+      60_000,
+      "run success",
+    );
 
     const state = await client.threads.getState<{ messages: { type: string; content: string }[] }>(thread.thread_id);
     const report = state.values.messages.at(-1)!;

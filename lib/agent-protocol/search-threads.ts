@@ -21,5 +21,9 @@ export async function searchThreads(
       AND "apMetadata" @> ${metadata}::jsonb ${ids}
     ORDER BY "createdAt" DESC, id DESC
     LIMIT ${q.limit ?? 10} OFFSET ${q.offset ?? 0}`;
-  return Promise.all(rows.map(async (c) => toApThread({ ...c, apMetadata: c.apMetadata as Prisma.JsonValue }, await threadTasks(ownerId, c.id))));
+  return Promise.all(
+    rows.map(async (c) =>
+      toApThread({ ...c, apMetadata: c.apMetadata as Prisma.JsonValue }, await threadTasks(ownerId, c.id)),
+    ),
+  );
 }

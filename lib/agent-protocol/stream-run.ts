@@ -100,23 +100,41 @@ interface Frame {
  * The frames for one log event. `valuesAt(id)` is the thread's values at a
  * checkpoint (read from durable rows only when the values mode asks for them).
  */
-async function framesOf(row: LogRow, modes: ApStreamMode[], runId: string, valuesAt: (id: string) => Promise<unknown>): Promise<Frame[]> {
+async function framesOf(
+  row: LogRow,
+  modes: ApStreamMode[],
+  runId: string,
+  valuesAt: (id: string) => Promise<unknown>,
+): Promise<Frame[]> {
   const m = row.payload.message;
   if (row.type !== "message.created" || !m) return [];
   const out: Frame[] = [];
   if (m.kind === "progress") {
     const step = m.meta?.step ?? null;
     if (modes.includes("custom")) out.push({ event: "custom", data: { type: "progress", text: m.content, step } });
-    if (modes.includes("updates")) out.push({ event: "updates", data: { research: { progress: { text: m.content, step } } } });
+    if (modes.includes("updates"))
+      out.push({ event: "updates", data: { research: { progress: { text: m.content, step } } } });
   } else if (m.kind === "body" && m.meta && !m.meta.partial && m.publicationId) {
     const ai: ApMessage = apMessage("ai", m.content, m.publicationId);
     if (modes.includes("messages-tuple")) {
-      out.push({ event: "messages", data: [{ ...ai, type: "AIMessageChunk", tool_call_chunks: [] }, { langgraph_node: "research", run_id: runId, langgraph_step: 1 }] });
+      out.push({
+        event: "messages",
+        data: [
+          { ...ai, type: "AIMessageChunk", tool_call_chunks: [] },
+          { langgraph_node: "research", run_id: runId, langgraph_step: 1 },
+        ],
+      });
     }
     if (modes.includes("updates")) out.push({ event: "updates", data: { research: { messages: [ai] } } });
     if (modes.includes("values")) out.push({ event: "values", data: await valuesAt(m.publicationId) });
   } else if (m.kind === "terminal" && m.meta && (m.meta.status === "failed" || m.meta.status === "deadline_exceeded")) {
-    out.push({ event: "error", data: { error: m.meta.status === "failed" ? (m.meta.errorCode ?? "failed") : "timeout", message: m.meta.error ?? m.content } });
+    out.push({
+      event: "error",
+      data: {
+        error: m.meta.status === "failed" ? (m.meta.errorCode ?? "failed") : "timeout",
+        message: m.meta.error ?? m.content,
+      },
+    });
   }
   return out;
 }
@@ -134,7 +152,8 @@ export async function openRunStream(
   // 404 before any byte: a foreign or unknown run is an ordinary JSON error.
   const first = await loadRun(ownerId, threadId, runId);
   const n = open.get(ownerId) ?? 0;
-  if (n >= MAX_STREAMS_PER_ACCOUNT) throw new ApiError("rate_limited", `At most ${MAX_STREAMS_PER_ACCOUNT} runs can be streamed at once`, undefined, 5);
+  if (n >= MAX_STREAMS_PER_ACCOUNT)
+    throw new ApiError("rate_limited", `At most ${MAX_STREAMS_PER_ACCOUNT} runs can be streamed at once`, undefined, 5);
   open.set(ownerId, n + 1);
   const release = () => {
     const left = (open.get(ownerId) ?? 1) - 1;
@@ -149,7 +168,9 @@ export async function openRunStream(
   signal.addEventListener("abort", onAbort, { once: true });
 
   // A later run on the same task (multitask interrupt) streams only what came after it.
-  const earlier = await getDb().apRun.count({ where: { taskId: first.row.taskId, createdAt: { lt: first.row.createdAt } } });
+  const earlier = await getDb().apRun.count({
+    where: { taskId: first.row.taskId, createdAt: { lt: first.row.createdAt } },
+  });
   const since = earlier > 0 ? first.row.createdAt : null;
 
   let closed = false;

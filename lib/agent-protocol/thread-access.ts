@@ -12,7 +12,11 @@ export async function ownThread(ownerId: string, id: string, tx?: Tx): Promise<C
 
 /** The thread's tasks in the order their runs started (oldest first). */
 export async function threadTasks(ownerId: string, conversationId: string) {
-  const runs = await getDb().apRun.findMany({ where: { ownerId, conversationId }, orderBy: { createdAt: "asc" }, select: { taskId: true } });
+  const runs = await getDb().apRun.findMany({
+    where: { ownerId, conversationId },
+    orderBy: { createdAt: "asc" },
+    select: { taskId: true },
+  });
   const ids = [...new Set(runs.map((r) => r.taskId))];
   const tasks = await getDb().task.findMany({ where: { ownerId, id: { in: ids } } });
   return ids.map((id) => tasks.find((t) => t.id === id)).filter((t) => t !== undefined);

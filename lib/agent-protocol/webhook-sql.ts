@@ -47,7 +47,12 @@ export interface WebhookFence {
   state: WebhookState;
 }
 
-export function claimWebhooksSql(workerId: string, limit: number, leaseMs: number, only: string[] | null = null): Prisma.Sql {
+export function claimWebhooksSql(
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+  only: string[] | null = null,
+): Prisma.Sql {
   const pick = fairPick({
     table: "ap_webhook",
     due: (a) => Prisma.sql`${due(a)} ${onlyRows(Prisma.raw(a), only)}`,
@@ -88,7 +93,12 @@ export async function readClaimed(f: WebhookFence): Promise<ClaimedWebhook | nul
 /** The outcome of one delivery, fenced by the claim. False: the lease was lost, nothing written. */
 export async function settleWebhook(
   f: WebhookFence,
-  outcome: { state: "delivered" | "dead" | "pending"; lastError: string | null; lastStatus: number | null; retryInMs?: number },
+  outcome: {
+    state: "delivered" | "dead" | "pending";
+    lastError: string | null;
+    lastStatus: number | null;
+    retryInMs?: number;
+  },
 ): Promise<boolean> {
   const n = await getDb().$executeRaw`
     UPDATE "ap_webhook" SET

@@ -8,7 +8,17 @@ import * as runsRoute from "@/app/api/ap/threads/[id]/runs/route";
 import * as runRoute from "@/app/api/ap/threads/[id]/runs/[rid]/route";
 import * as webhooksRoute from "@/app/api/webhooks/route";
 import { getDb } from "@/lib/db/client";
-import { apiKeyFor, call, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  apiKeyFor,
+  call,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  waitForBeat,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 import { serveRoutes } from "@/tests/route-server";
 
 interface Received {
@@ -30,7 +40,14 @@ const ask = (content: string) => ({ input: { messages: [{ role: "user", content 
 const hits = (path: string) => received.filter((r) => r.path === path);
 
 // A quick budget: three deliveries, 200 ms apart at first, one second each at most.
-const WEBHOOK_ENV = { HERALD_AP_WEBHOOK_ATTEMPTS: "3", HERALD_AP_WEBHOOK_BACKOFF_MS: "200", HERALD_AP_WEBHOOK_TIMEOUT_MS: "1000", HERALD_RESEARCH_STEPS: "1", HERALD_RESEARCH_STEP_MS: "0", HERALD_POLL_MS: "200" };
+const WEBHOOK_ENV = {
+  HERALD_AP_WEBHOOK_ATTEMPTS: "3",
+  HERALD_AP_WEBHOOK_BACKOFF_MS: "200",
+  HERALD_AP_WEBHOOK_TIMEOUT_MS: "1000",
+  HERALD_RESEARCH_STEPS: "1",
+  HERALD_RESEARCH_STEP_MS: "0",
+  HERALD_POLL_MS: "200",
+};
 
 beforeAll(async () => {
   server = await serveRoutes([
@@ -71,11 +88,18 @@ describe("Agent Protocol webhooks", () => {
     const worker = startWorkerProcess({ ...WEBHOOK_ENV, HERALD_FETCH_ALLOW_PRIVATE: "0" });
     try {
       const thread = await client.threads.create();
-      const run = await client.runs.create(thread.thread_id, "research", { ...ask("research moss"), webhook: `${receiverUrl}/private` });
-      const row = await waitFor(async () => {
-        const w = await getDb().apWebhook.findUniqueOrThrow({ where: { runId: run.run_id } });
-        return w.state === "dead" ? w : null;
-      }, 30_000, "refused webhook dead");
+      const run = await client.runs.create(thread.thread_id, "research", {
+        ...ask("research moss"),
+        webhook: `${receiverUrl}/private`,
+      });
+      const row = await waitFor(
+        async () => {
+          const w = await getDb().apWebhook.findUniqueOrThrow({ where: { runId: run.run_id } });
+          return w.state === "dead" ? w : null;
+        },
+        30_000,
+        "refused webhook dead",
+      );
       expect({ lastError: row.lastError, attempts: row.attempts }).toEqual({ lastError: "address", attempts: 1 });
       expect(hits("/private")).toHaveLength(0);
     } finally {
@@ -87,14 +111,29 @@ describe("Agent Protocol webhooks", () => {
     const worker: WorkerProc = startWorkerProcess({ ...WEBHOOK_ENV, HERALD_FETCH_ALLOW_PRIVATE: "1" });
     try {
       const t1 = await client.threads.create();
-      const flaky = await client.runs.create(t1.thread_id, "research", { ...ask("research lichen"), webhook: `${receiverUrl}/flaky` });
+      const flaky = await client.runs.create(t1.thread_id, "research", {
+        ...ask("research lichen"),
+        webhook: `${receiverUrl}/flaky`,
+      });
       const t2 = await client.threads.create();
-      const never = await client.runs.create(t2.thread_id, "research", { ...ask("research ferns"), webhook: `${receiverUrl}/never` });
-      await waitFor(async () => (await getDb().apWebhook.findUniqueOrThrow({ where: { runId: flaky.run_id } })).state === "delivered", 30_000, "flaky delivered");
-      const dead = await waitFor(async () => {
-        const w = await getDb().apWebhook.findUniqueOrThrow({ where: { runId: never.run_id } });
-        return w.state === "dead" ? w : null;
-      }, 30_000, "never dead");
+      const never = await client.runs.create(t2.thread_id, "research", {
+        ...ask("research ferns"),
+        webhook: `${receiverUrl}/never`,
+      });
+      await waitFor(
+        async () =>
+          (await getDb().apWebhook.findUniqueOrThrow({ where: { runId: flaky.run_id } })).state === "delivered",
+        30_000,
+        "flaky delivered",
+      );
+      const dead = await waitFor(
+        async () => {
+          const w = await getDb().apWebhook.findUniqueOrThrow({ where: { runId: never.run_id } });
+          return w.state === "dead" ? w : null;
+        },
+        30_000,
+        "never dead",
+      );
       expect({ attempts: dead.attempts, lastError: dead.lastError }).toEqual({ attempts: 3, lastError: "timeout" });
       expect(hits("/never")).toHaveLength(3);
 
@@ -104,8 +143,16 @@ describe("Agent Protocol webhooks", () => {
       expect(f).toHaveLength(3);
       expect(f[2].at - f[1].at).toBeGreaterThanOrEqual(1000);
       const payload = JSON.parse(f[2].body);
-      expect(payload).toMatchObject({ run_id: flaky.run_id, thread_id: t1.thread_id, status: "success", assistant_id: "research" });
-      expect(payload.values.messages.at(-1)).toMatchObject({ type: "ai", content: expect.stringMatching(/^# .*lichen/i) });
+      expect(payload).toMatchObject({
+        run_id: flaky.run_id,
+        thread_id: t1.thread_id,
+        status: "success",
+        assistant_id: "research",
+      });
+      expect(payload.values.messages.at(-1)).toMatchObject({
+        type: "ai",
+        content: expect.stringMatching(/^# .*lichen/i),
+      });
       // The signature: HMAC-SHA256 over "<t>.<body>" keyed with the hex SHA-256 of the API key.
       const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(f[2].signature)!;
       const secret = createHash("sha256").update(key).digest("hex");
@@ -113,9 +160,24 @@ describe("Agent Protocol webhooks", () => {
 
       const list = await call(webhooksRoute.GET, { user });
       expect(list.status).toBe(200);
-      const rows = list.json.webhooks as { runId: string; host: string; state: string; attempts: number; lastError: string | null }[];
-      expect(rows.find((r) => r.runId === flaky.run_id)).toMatchObject({ host: new URL(receiverUrl).host, state: "delivered", attempts: 3, lastError: null });
-      expect(rows.find((r) => r.runId === never.run_id)).toMatchObject({ state: "dead", attempts: 3, lastError: "timeout" });
+      const rows = list.json.webhooks as {
+        runId: string;
+        host: string;
+        state: string;
+        attempts: number;
+        lastError: string | null;
+      }[];
+      expect(rows.find((r) => r.runId === flaky.run_id)).toMatchObject({
+        host: new URL(receiverUrl).host,
+        state: "delivered",
+        attempts: 3,
+        lastError: null,
+      });
+      expect(rows.find((r) => r.runId === never.run_id)).toMatchObject({
+        state: "dead",
+        attempts: 3,
+        lastError: "timeout",
+      });
       expect(JSON.stringify(list.json)).not.toContain("/flaky"); // the host only: a URL may carry a token
     } finally {
       await stopWorkers(worker);
@@ -124,11 +186,20 @@ describe("Agent Protocol webhooks", () => {
 
   it("delivered as its run ends, not a poll later: a run's end and an interrupt taking its task over wake the loop", async () => {
     // A poll far longer than any wait below: only a wake-up delivers in time. Paced, so a run can be taken over mid-task.
-    const worker = startWorkerProcess({ ...WEBHOOK_ENV, HERALD_POLL_MS: "600000", HERALD_RESEARCH_STEPS: "3", HERALD_RESEARCH_STEP_MS: "1000", HERALD_FETCH_ALLOW_PRIVATE: "1" });
+    const worker = startWorkerProcess({
+      ...WEBHOOK_ENV,
+      HERALD_POLL_MS: "600000",
+      HERALD_RESEARCH_STEPS: "3",
+      HERALD_RESEARCH_STEP_MS: "1000",
+      HERALD_FETCH_ALLOW_PRIVATE: "1",
+    });
     try {
       await waitForBeat(worker);
       const t1 = await client.threads.create();
-      const ended = await client.runs.create(t1.thread_id, "research", { ...ask("research tidal flats"), webhook: `${receiverUrl}/ended` });
+      const ended = await client.runs.create(t1.thread_id, "research", {
+        ...ask("research tidal flats"),
+        webhook: `${receiverUrl}/ended`,
+      });
       await waitFor(async () => hits("/ended").length === 1, 30_000, "webhook at the run's end");
       const endedRow = await getDb().apRun.findUniqueOrThrow({ where: { id: ended.run_id } });
       const task1 = await getDb().task.findUniqueOrThrow({ where: { id: endedRow.taskId } });
@@ -136,10 +207,20 @@ describe("Agent Protocol webhooks", () => {
 
       // The first run is over once the second takes its task over, though the task works on.
       const t2 = await client.threads.create();
-      const first = await client.runs.create(t2.thread_id, "research", { ...ask("research salt pans"), webhook: `${receiverUrl}/taken` });
+      const first = await client.runs.create(t2.thread_id, "research", {
+        ...ask("research salt pans"),
+        webhook: `${receiverUrl}/taken`,
+      });
       const { taskId } = await getDb().apRun.findUniqueOrThrow({ where: { id: first.run_id } });
-      await waitFor(async () => (await getDb().task.findUniqueOrThrow({ where: { id: taskId } })).status === "running", 30_000, "task running");
-      await client.runs.create(t2.thread_id, "research", { ...ask("only the Atacama"), multitaskStrategy: "interrupt" });
+      await waitFor(
+        async () => (await getDb().task.findUniqueOrThrow({ where: { id: taskId } })).status === "running",
+        30_000,
+        "task running",
+      );
+      await client.runs.create(t2.thread_id, "research", {
+        ...ask("only the Atacama"),
+        multitaskStrategy: "interrupt",
+      });
       await waitFor(async () => hits("/taken").length === 1, 30_000, "webhook at the takeover");
       expect(JSON.parse(hits("/taken")[0].body)).toMatchObject({ run_id: first.run_id, status: "interrupted" });
       expect((await getDb().task.findUniqueOrThrow({ where: { id: taskId } })).completedAt).toBeNull();

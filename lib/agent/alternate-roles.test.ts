@@ -4,12 +4,25 @@ import { alternateRoles } from "./alternate-roles";
 
 const user = (text: string) => ({ role: "user" as const, content: [{ type: "text" as const, text }] });
 const assistant = (text: string) => ({ role: "assistant" as const, content: [{ type: "text" as const, text }] });
-const call = (id: string) => ({ type: "tool-call" as const, toolCallId: id, toolName: "start_background_task", input: {} });
-const result = (id: string) => ({ type: "tool-result" as const, toolCallId: id, toolName: "start_background_task", output: { type: "json" as const, value: {} } });
+const call = (id: string) => ({
+  type: "tool-call" as const,
+  toolCallId: id,
+  toolName: "start_background_task",
+  input: {},
+});
+const result = (id: string) => ({
+  type: "tool-result" as const,
+  toolCallId: id,
+  toolName: "start_background_task",
+  output: { type: "json" as const, value: {} },
+});
 
 /** The role sequence a strict template checks, with merged texts. */
 const shape = (p: LanguageModelV3Prompt) =>
-  p.map((m) => `${m.role}:${m.role === "system" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : c.type)).join("|")}`);
+  p.map(
+    (m) =>
+      `${m.role}:${m.role === "system" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : c.type)).join("|")}`,
+  );
 
 describe("alternateRoles", () => {
   it("merges a failed turn's message with the next one: never two user messages in a row", () => {
@@ -18,7 +31,12 @@ describe("alternateRoles", () => {
   });
 
   it("merges an acknowledgement and a narration: never two assistant messages in a row", () => {
-    const out = alternateRoles([user("research tides"), assistant("Started."), assistant("It finished."), user("thanks")]);
+    const out = alternateRoles([
+      user("research tides"),
+      assistant("Started."),
+      assistant("It finished."),
+      user("thanks"),
+    ]);
     expect(shape(out)).toEqual(["user:research tides", "assistant:Started.\n\nIt finished.", "user:thanks"]);
   });
 
@@ -40,11 +58,19 @@ describe("alternateRoles", () => {
       "assistant:Both are running.",
       "user:ok",
     ]);
-    expect(out[2].role === "tool" && out[2].content.map((p) => (p.type === "tool-result" ? p.toolCallId : ""))).toEqual(["c1", "c2"]);
+    expect(out[2].role === "tool" && out[2].content.map((p) => (p.type === "tool-result" ? p.toolCallId : ""))).toEqual(
+      ["c1", "c2"],
+    );
   });
 
   it("starts with a user turn and keeps one system message first", () => {
-    const out = alternateRoles([assistant("cut off"), { role: "system", content: "a" }, user("hi"), { role: "system", content: "b" }, assistant("hello")]);
+    const out = alternateRoles([
+      assistant("cut off"),
+      { role: "system", content: "a" },
+      user("hi"),
+      { role: "system", content: "b" },
+      assistant("hello"),
+    ]);
     expect(shape(out)).toEqual(["system:a\n\nb", "user:hi", "assistant:hello"]);
   });
 

@@ -22,7 +22,10 @@ const JOIN = "\n\n";
  * are dropped.
  */
 export function alternateRoles(prompt: LanguageModelV3Prompt): LanguageModelV3Prompt {
-  const systems = prompt.filter((m) => m.role === "system").map((m) => m.content.trim()).filter(Boolean);
+  const systems = prompt
+    .filter((m) => m.role === "system")
+    .map((m) => m.content.trim())
+    .filter(Boolean);
   const rest = pairToolResults(prompt.filter((m) => m.role !== "system"));
   const out: Message[] = [];
   for (const m of rest) {
@@ -45,9 +48,12 @@ function pairToolResults(messages: Message[]): Message[] {
       continue;
     }
     const results: ToolPart[] = [];
-    for (let j = i + 1; j < messages.length && messages[j].role === "tool"; j++) results.push(...(messages[j].content as ToolPart[]));
+    for (let j = i + 1; j < messages.length && messages[j].role === "tool"; j++)
+      results.push(...(messages[j].content as ToolPart[]));
     const calls = new Set(m.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : [])));
-    const answered = new Set(results.flatMap((p) => (p.type === "tool-result" && calls.has(p.toolCallId) ? [p.toolCallId] : [])));
+    const answered = new Set(
+      results.flatMap((p) => (p.type === "tool-result" && calls.has(p.toolCallId) ? [p.toolCallId] : [])),
+    );
     const content = m.content.filter((p) => p.type !== "tool-call" || answered.has(p.toolCallId));
     const assistant: Message = { ...m, content };
     if (nonEmpty(assistant)) out.push(assistant);
@@ -63,8 +69,10 @@ function nonEmpty(m: Message): boolean {
 }
 
 function merge(a: Message, b: Message): Message {
-  if (a.role === "user" && b.role === "user") return { ...a, content: joinTexts<UserPart>([...a.content, ...b.content]) };
-  if (a.role === "assistant" && b.role === "assistant") return { ...a, content: joinTexts<AssistantPart>([...a.content, ...b.content]) };
+  if (a.role === "user" && b.role === "user")
+    return { ...a, content: joinTexts<UserPart>([...a.content, ...b.content]) };
+  if (a.role === "assistant" && b.role === "assistant")
+    return { ...a, content: joinTexts<AssistantPart>([...a.content, ...b.content]) };
   if (a.role === "tool" && b.role === "tool") return { ...a, content: [...a.content, ...b.content] };
   return b;
 }
@@ -77,7 +85,13 @@ function merge(a: Message, b: Message): Message {
 function joinTexts<P extends { type: string }>(parts: P[]): P[] {
   const texts = parts.filter((p): p is P & { type: "text"; text: string } => p.type === "text" && "text" in p);
   if (texts.length < 2) return parts;
-  const joined = { ...texts[0], text: texts.map((t) => t.text.trim()).filter(Boolean).join(JOIN) };
+  const joined = {
+    ...texts[0],
+    text: texts
+      .map((t) => t.text.trim())
+      .filter(Boolean)
+      .join(JOIN),
+  };
   const out: P[] = [];
   let placed = false;
   for (const p of parts) {

@@ -10,7 +10,12 @@ const GENERIC_WORDS = new Set(
 const GENERIC_CJK = /研究|调研|调查|分析|任务|报告|后台|那个|这个|我的|关于|一下|的|了|吧|吗|呢|全部|所有/g;
 
 function fold(s: string): string {
-  return s.normalize("NFKC").toLowerCase().replace(/[“”"'‘’「」『』《》]/g, "").replace(/\s+/g, " ").trim();
+  return s
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[“”"'‘’「」『』《》]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 function stem(w: string): string {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { InvalidResponseDataError, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import {
+  InvalidResponseDataError,
+  type LanguageModelV3CallOptions,
+  type LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
 import { acceptMissingFinishReason, conformRequest } from "./model";
 
 async function through(parts: LanguageModelV3StreamPart[]): Promise<LanguageModelV3StreamPart[]> {
@@ -14,8 +18,14 @@ async function through(parts: LanguageModelV3StreamPart[]): Promise<LanguageMode
   return out;
 }
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const missing = { type: "error" as const, error: new InvalidResponseDataError({ data: undefined, message: "Response stream ended without a finish reason." }) };
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+const missing = {
+  type: "error" as const,
+  error: new InvalidResponseDataError({ data: undefined, message: "Response stream ended without a finish reason." }),
+};
 const finish = { type: "finish" as const, finishReason: { unified: "error" as const, raw: undefined }, usage };
 
 describe("acceptMissingFinishReason", () => {
@@ -41,7 +51,17 @@ describe("conformRequest", () => {
       { role: "user", content: [{ type: "text", text: "a" }] },
       { role: "user", content: [{ type: "text", text: "b" }] },
     ],
-    tools: [{ type: "function", name: "t", inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { x: { type: "string", maxLength: 3 } } } }],
+    tools: [
+      {
+        type: "function",
+        name: "t",
+        inputSchema: {
+          $schema: "http://json-schema.org/draft-07/schema#",
+          type: "object",
+          properties: { x: { type: "string", maxLength: 3 } },
+        },
+      },
+    ],
   };
 
   it("alternates roles and sends strict tool schemas, strict: true only where the profile says so", () => {
@@ -51,19 +71,41 @@ describe("conformRequest", () => {
       type: "function",
       name: "t",
       strict: true,
-      inputSchema: { type: "object", properties: { x: { type: ["string", "null"] } }, required: ["x"], additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        properties: { x: { type: ["string", "null"] } },
+        required: ["x"],
+        additionalProperties: false,
+      },
     });
     expect(conformRequest(params, { strictTools: false }).tools?.[0]).not.toHaveProperty("strict");
   });
 
   it("puts an object response schema in the same subset and leaves other response formats alone", () => {
-    const schema = { $schema: "x", type: "object" as const, properties: { sections: { type: "array" as const, items: { type: "string" as const, maxLength: 200 }, minItems: 1 } }, required: ["sections"] };
-    const json = conformRequest({ ...params, responseFormat: { type: "json", schema, name: "plan" } }, { strictTools: true });
+    const schema = {
+      $schema: "x",
+      type: "object" as const,
+      properties: {
+        sections: { type: "array" as const, items: { type: "string" as const, maxLength: 200 }, minItems: 1 },
+      },
+      required: ["sections"],
+    };
+    const json = conformRequest(
+      { ...params, responseFormat: { type: "json", schema, name: "plan" } },
+      { strictTools: true },
+    );
     expect(json.responseFormat).toEqual({
       type: "json",
       name: "plan",
-      schema: { type: "object", properties: { sections: { type: "array", items: { type: "string" } } }, required: ["sections"], additionalProperties: false },
+      schema: {
+        type: "object",
+        properties: { sections: { type: "array", items: { type: "string" } } },
+        required: ["sections"],
+        additionalProperties: false,
+      },
     });
-    expect(conformRequest({ ...params, responseFormat: { type: "text" } }, { strictTools: true }).responseFormat).toEqual({ type: "text" });
+    expect(
+      conformRequest({ ...params, responseFormat: { type: "text" } }, { strictTools: true }).responseFormat,
+    ).toEqual({ type: "text" });
   });
 });

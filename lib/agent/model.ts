@@ -1,4 +1,9 @@
-import { InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import {
+  InvalidResponseDataError,
+  type LanguageModelV3,
+  type LanguageModelV3CallOptions,
+  type LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
 import { env } from "@/lib/config/env";
@@ -48,7 +53,11 @@ export function acceptMissingFinishReason(): TransformStream<LanguageModelV3Stre
   return new TransformStream({
     transform(part, controller) {
       if (part.type === "tool-call") calls = true;
-      if (part.type === "error" && InvalidResponseDataError.isInstance(part.error) && /without a finish reason/.test(part.error.message)) {
+      if (
+        part.type === "error" &&
+        InvalidResponseDataError.isInstance(part.error) &&
+        /without a finish reason/.test(part.error.message)
+      ) {
         missing = true;
         return;
       }
@@ -66,7 +75,10 @@ export function acceptMissingFinishReason(): TransformStream<LanguageModelV3Stre
  * roles strictly alternating (whatever the stored history or the tool loop
  * produced), tool and response schemas in the strict-mode subset.
  */
-export function conformRequest(params: LanguageModelV3CallOptions, profile: Pick<ProviderProfile, "strictTools">): LanguageModelV3CallOptions {
+export function conformRequest(
+  params: LanguageModelV3CallOptions,
+  profile: Pick<ProviderProfile, "strictTools">,
+): LanguageModelV3CallOptions {
   return {
     ...params,
     prompt: alternateRoles(params.prompt),
@@ -76,7 +88,9 @@ export function conformRequest(params: LanguageModelV3CallOptions, profile: Pick
         ? { ...params.responseFormat, schema: strictToolSchema(params.responseFormat.schema) }
         : params.responseFormat,
     tools: params.tools?.map((t) =>
-      t.type === "function" ? { ...t, inputSchema: strictToolSchema(t.inputSchema), ...(profile.strictTools ? { strict: true } : {}) } : t,
+      t.type === "function"
+        ? { ...t, inputSchema: strictToolSchema(t.inputSchema), ...(profile.strictTools ? { strict: true } : {}) }
+        : t,
     ),
   };
 }

@@ -23,12 +23,15 @@ describe("through the AI SDK", () => {
     });
     expect(calls).toEqual([{ task: "battery" }]);
     expect(result.steps).toHaveLength(2);
-    expect(result.text).toBe(`OK, "EU battery supply chain" is cancelled. Anything it already published stays in the conversation.`);
+    expect(result.text).toBe(
+      `OK, "EU battery supply chain" is cancelled. Anything it already published stays in the conversation.`,
+    );
   });
 });
 
 describe("streaming", () => {
   it("chunks concatenate to exactly the text", () => {
-    for (const text of ["", "one", "  two  words \n and more ", "中文，没有空格。"]) expect(chunkText(text).join("")).toBe(text);
+    for (const text of ["", "one", "  two  words \n and more ", "中文，没有空格。"])
+      expect(chunkText(text).join("")).toBe(text);
   });
 });

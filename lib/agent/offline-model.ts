@@ -38,17 +38,33 @@ export function createOfflineModel(opts: OfflineModelOptions = {}): LanguageMode
     const tools = options.tools ?? [];
     const start = tools.find((t) => t.name === TOOLS.start && t.type === "function");
     const routes = start && "inputSchema" in start ? routeOptionsFrom(start.inputSchema) : [];
-    const turn = planOfflineTurn(options.prompt, tools.map((t) => t.name), routes);
+    const turn = planOfflineTurn(
+      options.prompt,
+      tools.map((t) => t.name),
+      routes,
+    );
     if (turn.type === "tool-call") {
       return {
-        content: [{ type: "tool-call", toolCallId: turn.toolCallId, toolName: turn.toolName, input: JSON.stringify(turn.input) }],
+        content: [
+          {
+            type: "tool-call",
+            toolCallId: turn.toolCallId,
+            toolName: turn.toolName,
+            input: JSON.stringify(turn.input),
+          },
+        ],
         size: 1,
       };
     }
     const content: LanguageModelV3Content[] = [{ type: "text", text: turn.text }];
     if (turn.alsoCall) {
       const c = turn.alsoCall;
-      content.push({ type: "tool-call", toolCallId: c.toolCallId, toolName: c.toolName, input: JSON.stringify(c.input) });
+      content.push({
+        type: "tool-call",
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        input: JSON.stringify(c.input),
+      });
     }
     return { content, size: turn.text.length };
   }

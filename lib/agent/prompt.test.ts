@@ -4,8 +4,13 @@ import { coarseTime, systemPrompt } from "./prompt";
 
 describe("systemPrompt", () => {
   it("keeps a long prefix identical across prompts, turns and times: a provider's prefix cache can hit", () => {
-    const a = systemPrompt(new Date("2026-11-30T10:00:01.123Z"), createFrame(), { tasks: "Background tasks in this conversation: none." });
-    const b = systemPrompt(new Date("2026-11-30T17:42:59.999Z"), createFrame(), { readOnly: true, tasks: "Background tasks: [x]" });
+    const a = systemPrompt(new Date("2026-11-30T10:00:01.123Z"), createFrame(), {
+      tasks: "Background tasks in this conversation: none.",
+    });
+    const b = systemPrompt(new Date("2026-11-30T17:42:59.999Z"), createFrame(), {
+      readOnly: true,
+      tasks: "Background tasks: [x]",
+    });
     let common = 0;
     while (common < a.length && a[common] === b[common]) common++;
     expect(common).toBeGreaterThan(400);
@@ -14,7 +19,9 @@ describe("systemPrompt", () => {
 
   it("asks for task titles that name the topic, without the request's delivery phrase", () => {
     const p = systemPrompt(new Date(), createFrame());
-    expect(p).toContain("A task's title names its topic in a few words, in the user's language, without delivery times or instructions");
+    expect(p).toContain(
+      "A task's title names its topic in a few words, in the user's language, without delivery times or instructions",
+    );
   });
 
   it("ends with the time to the minute, no seconds or milliseconds", () => {
@@ -38,6 +45,8 @@ describe("systemPrompt", () => {
     expect(p.indexOf(frame.rule)).toBeGreaterThan(p.indexOf("Answer questions about tasks"));
     expect(p).toContain("you can only look tasks up");
     expect(p.indexOf("TASKS-HERE")).toBeLessThan(p.indexOf("Current time:"));
-    expect(systemPrompt(new Date(), frame, { noTools: true })).toContain("cannot start, look up or change background tasks");
+    expect(systemPrompt(new Date(), frame, { noTools: true })).toContain(
+      "cannot start, look up or change background tasks",
+    );
   });
 });

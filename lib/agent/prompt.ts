@@ -11,8 +11,10 @@ const STABLE = [
   "Answer questions about tasks from the task facts you are given, never from guesses.",
 ].join("\n");
 
-const READ_ONLY = "This turn reports a background-task event, not a request the user wrote: you can only look tasks up; starting, cancelling or changing tasks is for the user to ask.";
-const NO_TOOLS = "On this server you cannot start, look up or change background tasks from chat: say so briefly if the user asks for long work.";
+const READ_ONLY =
+  "This turn reports a background-task event, not a request the user wrote: you can only look tasks up; starting, cancelling or changing tasks is for the user to ask.";
+const NO_TOOLS =
+  "On this server you cannot start, look up or change background tasks from chat: say so briefly if the user asks for long work.";
 
 export interface PromptOptions {
   readOnly?: boolean;

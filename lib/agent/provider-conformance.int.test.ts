@@ -58,10 +58,14 @@ beforeEach(() => {
 });
 
 async function reply(runId: string): Promise<{ status: string; text: string | null }> {
-  const run = await waitFor(async () => {
-    const r = await getDb().run.findUniqueOrThrow({ where: { id: runId } });
-    return r.status === "succeeded" || r.status === "failed" ? r : null;
-  }, 30_000, `run ${runId} to finish`);
+  const run = await waitFor(
+    async () => {
+      const r = await getDb().run.findUniqueOrThrow({ where: { id: runId } });
+      return r.status === "succeeded" || r.status === "failed" ? r : null;
+    },
+    30_000,
+    `run ${runId} to finish`,
+  );
   const msg = await getDb().message.findFirst({ where: { runId, kind: "assistant" } });
   return { status: run.status, text: msg?.content ?? null };
 }
@@ -72,19 +76,33 @@ async function say(user: TestUser, conversationId: string, content: string) {
 }
 
 async function finishedTasks(conversationId: string, count: number) {
-  return waitFor(async () => {
-    const tasks = await getDb().task.findMany({ where: { conversationId }, orderBy: { createdAt: "asc" } });
-    return tasks.length === count && tasks.every((t) => ["succeeded", "failed", "cancelled"].includes(t.status)) ? tasks : null;
-  }, 60_000, `${count} task(s) to finish`);
+  return waitFor(
+    async () => {
+      const tasks = await getDb().task.findMany({ where: { conversationId }, orderBy: { createdAt: "asc" } });
+      return tasks.length === count && tasks.every((t) => ["succeeded", "failed", "cancelled"].includes(t.status))
+        ? tasks
+        : null;
+    },
+    60_000,
+    `${count} task(s) to finish`,
+  );
 }
 
 async function narrations(conversationId: string, count: number) {
-  return waitFor(async () => {
-    const runs = await getDb().run.findMany({ where: { conversationId, kind: "notification", status: { in: ["succeeded", "failed"] } } });
-    if (runs.length < count) return null;
-    const msgs = await getDb().message.findMany({ where: { runId: { in: runs.map((r) => r.id) }, kind: "assistant" } });
-    return msgs.length === count ? { runs, texts: msgs.map((m) => m.content) } : null;
-  }, 60_000, `${count} narration(s)`);
+  return waitFor(
+    async () => {
+      const runs = await getDb().run.findMany({
+        where: { conversationId, kind: "notification", status: { in: ["succeeded", "failed"] } },
+      });
+      if (runs.length < count) return null;
+      const msgs = await getDb().message.findMany({
+        where: { runId: { in: runs.map((r) => r.id) }, kind: "assistant" },
+      });
+      return msgs.length === count ? { runs, texts: msgs.map((m) => m.content) } : null;
+    },
+    60_000,
+    `${count} narration(s)`,
+  );
 }
 
 interface Conversation {
@@ -98,7 +116,11 @@ interface Conversation {
 }
 
 /** One whole conversation under `behaviours`; `ask` is the message that should start `expectTasks` research tasks. */
-async function converse(behaviours: Partial<PeerBehaviours>, ask = "Please research the history of tidal power", expectTasks = 1): Promise<Conversation> {
+async function converse(
+  behaviours: Partial<PeerBehaviours>,
+  ask = "Please research the history of tidal power",
+  expectTasks = 1,
+): Promise<Conversation> {
   Object.assign(peer.behaviours, behaviours);
   const from = peer.requests.length;
   const user = await signUp("Conformance");
@@ -138,7 +160,11 @@ describe("provider conformance: a conversation keeps working", () => {
   it("baseline (vLLM profile): usage asked for, strict tool schemas, read-only tools for narration, alternating roles", async () => {
     const c = await converse({});
     await expectWorking(c);
-    expect(c.requests.every((r) => r.stream ? (r.streamOptions as { include_usage?: boolean })?.include_usage === true : true)).toBe(true);
+    expect(
+      c.requests.every((r) =>
+        r.stream ? (r.streamOptions as { include_usage?: boolean })?.include_usage === true : true,
+      ),
+    ).toBe(true);
     for (const r of chatRequests(c)) {
       expect(alternationError(r.messages)).toBeNull();
       for (const t of r.toolDefinitions) {
@@ -146,7 +172,9 @@ describe("provider conformance: a conversation keeps working", () => {
         expect(t.function.parameters).toMatchObject({ additionalProperties: false });
       }
     }
-    const narrationTurn = chatRequests(c).find((r) => JSON.stringify(r.messages.at(-1)?.content).includes("[herald:task-notification]"));
+    const narrationTurn = chatRequests(c).find((r) =>
+      JSON.stringify(r.messages.at(-1)?.content).includes("[herald:task-notification]"),
+    );
     expect(narrationTurn?.tools.sort()).toEqual([...READ_ONLY_TOOLS].sort());
     // The system prompt ends with the time to the minute, never seconds.
     expect(String(chatRequests(c)[0].messages[0].content)).toMatch(/Current time: \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
@@ -159,7 +187,10 @@ describe("provider conformance: a conversation keeps working", () => {
     const user = await signUp("Queued");
     const conversationId = await createConversationFor(user);
     const first = await postMessage(user.id, conversationId, { content: "Hello", clientMessageId: randomUUID() });
-    const second = await postMessage(user.id, conversationId, { content: "Are you there?", clientMessageId: randomUUID() });
+    const second = await postMessage(user.id, conversationId, {
+      content: "Are you there?",
+      clientMessageId: randomUUID(),
+    });
     expect(await reply(first.run.id)).toEqual({ status: "succeeded", text: GREETING_TEXT });
     expect(await reply(second.run.id)).toEqual({ status: "succeeded", text: GREETING_TEXT });
     const last = peer.requests.at(-1)!;
@@ -222,7 +253,10 @@ describe("provider conformance: a conversation keeps working", () => {
       expect(await say(user, conversationId, "Hello")).toEqual({ status: "succeeded", text: GREETING_TEXT });
       expect(await say(user, conversationId, "Please research tidal power")).toMatchObject({ status: "succeeded" });
       const sent = peer.requests.slice(from);
-      expect(sent.map((r) => [r.outcome, r.tools.length])).toEqual([["ok", 0], ["ok", 0]]);
+      expect(sent.map((r) => [r.outcome, r.tools.length])).toEqual([
+        ["ok", 0],
+        ["ok", 0],
+      ]);
       expect(String(sent[0].messages[0].content)).toContain("cannot start, look up or change background tasks");
     }
   });
@@ -232,13 +266,21 @@ describe("provider conformance: a conversation keeps working", () => {
     const user = await signUp("ProsePlan");
     const conversationId = await createConversationFor(user);
     const from = peer.requests.length;
-    expect(await say(user, conversationId, "Please research the history of tidal power")).toEqual({ status: "succeeded", text: ACK_TEXT });
+    expect(await say(user, conversationId, "Please research the history of tidal power")).toEqual({
+      status: "succeeded",
+      text: ACK_TEXT,
+    });
     const [task] = await finishedTasks(conversationId, 1);
     expect(task.status).toBe("succeeded");
     expect(await sectionTitles(task.id)).toEqual(["Summary", ...PLAN_TITLES]);
     // The structured request was refused, and the plain one got the prose plan ("Here's a plan…:", bold titles, glosses).
-    const plans = peer.requests.slice(from).filter((r) => JSON.stringify(r.messages).includes("[herald:research-plan]"));
-    expect(plans.map((r) => [r.outcome, r.responseFormat === null])).toEqual([["400", false], ["ok", true]]);
+    const plans = peer.requests
+      .slice(from)
+      .filter((r) => JSON.stringify(r.messages).includes("[herald:research-plan]"));
+    expect(plans.map((r) => [r.outcome, r.responseFormat === null])).toEqual([
+      ["400", false],
+      ["ok", true],
+    ]);
   });
 
   it("the openai-compatible profile asks for no usage chunk; vLLM's does", async () => {

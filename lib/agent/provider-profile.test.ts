@@ -18,16 +18,32 @@ describe("providerProfile", () => {
       set({ HERALD_MODEL_PROVIDER: p });
       return providerProfile()?.baseURL;
     });
-    expect(urls).toEqual(["https://api.openai.com/v1", "http://127.0.0.1:11434/v1", "http://127.0.0.1:8000/v1", "http://127.0.0.1:8080/v1"]);
+    expect(urls).toEqual([
+      "https://api.openai.com/v1",
+      "http://127.0.0.1:11434/v1",
+      "http://127.0.0.1:8000/v1",
+      "http://127.0.0.1:8080/v1",
+    ]);
   });
 
   it("guesses openai for api.openai.com or a bare key, openai-compatible (no assumed features) for another URL", () => {
     set({ OPENAI_API_KEY: "sk-x" });
     expect(providerProfile()).toMatchObject({ name: "openai", strictTools: true, includeUsage: true });
     set({ OPENAI_BASE_URL: "http://10.0.0.5:4000/v1" });
-    expect(providerProfile()).toEqual({ name: "openai-compatible", baseURL: "http://10.0.0.5:4000/v1", includeUsage: false, strictTools: false, structuredOutputs: false });
+    expect(providerProfile()).toEqual({
+      name: "openai-compatible",
+      baseURL: "http://10.0.0.5:4000/v1",
+      includeUsage: false,
+      strictTools: false,
+      structuredOutputs: false,
+    });
     set({ HERALD_MODEL_PROVIDER: "vllm" });
-    expect(providerProfile()).toMatchObject({ name: "vllm", baseURL: "http://10.0.0.5:4000/v1", includeUsage: true, strictTools: false });
+    expect(providerProfile()).toMatchObject({
+      name: "vllm",
+      baseURL: "http://10.0.0.5:4000/v1",
+      includeUsage: true,
+      strictTools: false,
+    });
   });
 
   it("refuses openai-compatible without a URL, naming what is missing", () => {

@@ -20,12 +20,27 @@ export interface ProviderProfile {
 }
 
 const PROFILES: Record<ProviderName, Omit<ProviderProfile, "name" | "baseURL"> & { defaultBaseURL: string | null }> = {
-  openai: { defaultBaseURL: "https://api.openai.com/v1", includeUsage: true, strictTools: true, structuredOutputs: true },
+  openai: {
+    defaultBaseURL: "https://api.openai.com/v1",
+    includeUsage: true,
+    strictTools: true,
+    structuredOutputs: true,
+  },
   // Ollama ≥ 0.5 and current vLLM / llama-server answer include_usage and json_schema; strict tools are ignored
   // at best, so they are not claimed.
-  ollama: { defaultBaseURL: "http://127.0.0.1:11434/v1", includeUsage: true, strictTools: false, structuredOutputs: true },
+  ollama: {
+    defaultBaseURL: "http://127.0.0.1:11434/v1",
+    includeUsage: true,
+    strictTools: false,
+    structuredOutputs: true,
+  },
   vllm: { defaultBaseURL: "http://127.0.0.1:8000/v1", includeUsage: true, strictTools: false, structuredOutputs: true },
-  llamacpp: { defaultBaseURL: "http://127.0.0.1:8080/v1", includeUsage: true, strictTools: false, structuredOutputs: true },
+  llamacpp: {
+    defaultBaseURL: "http://127.0.0.1:8080/v1",
+    includeUsage: true,
+    strictTools: false,
+    structuredOutputs: true,
+  },
   // An unknown server: only what every OpenAI-compatible server takes (usage still arrives in non-streamed answers).
   "openai-compatible": { defaultBaseURL: null, includeUsage: false, strictTools: false, structuredOutputs: false },
 };
@@ -35,7 +50,8 @@ export function providerProfile(): ProviderProfile | null {
   const given = env("HERALD_MODEL_PROVIDER");
   const baseURL = env("OPENAI_BASE_URL");
   if (!given && !baseURL && !env("OPENAI_API_KEY")) return null;
-  const name: ProviderName = given ?? (!baseURL || new URL(baseURL).hostname === "api.openai.com" ? "openai" : "openai-compatible");
+  const name: ProviderName =
+    given ?? (!baseURL || new URL(baseURL).hostname === "api.openai.com" ? "openai" : "openai-compatible");
   const { defaultBaseURL, ...features } = PROFILES[name];
   const url = baseURL ?? defaultBaseURL;
   if (!url) throw new EnvError(`HERALD_MODEL_PROVIDER=${name} needs OPENAI_BASE_URL (the server's /v1 URL)`);

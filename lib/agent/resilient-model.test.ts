@@ -17,7 +17,10 @@ afterAll(async () => {
   await peer?.stop();
 });
 
-const base = () => createOpenAICompatible({ name: "peer", baseURL: peer.baseURL, apiKey: "k", includeUsage: true }).chatModel("peer-model");
+const base = () =>
+  createOpenAICompatible({ name: "peer", baseURL: peer.baseURL, apiKey: "k", includeUsage: true }).chatModel(
+    "peer-model",
+  );
 const say = (model: ReturnType<typeof base>) => generateText({ model, prompt: "Hi", maxRetries: 0 });
 
 describe("resilientModel against an OpenAI-compatible peer", () => {
@@ -25,7 +28,11 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
     const before = peer.requests.length;
     peer.failNext(1, { status: 429, retryAfter: 1 });
     const started = Date.now();
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 5_000, answerTimeoutMs: 5_000 } });
+    const model = resilientModel(base(), {
+      mode: "interactive",
+      breaker: new Breaker(),
+      policy: { budgetMs: 10_000, timeoutMs: 5_000, answerTimeoutMs: 5_000 },
+    });
     const { text } = await say(model);
     expect(text).toBe(GREETING_TEXT);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -34,7 +41,11 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
 
   it("gives up once the interactive budget is spent and says why", async () => {
     peer.failNext(1, { status: 429, retryAfter: 30 });
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 2_000, timeoutMs: 5_000, answerTimeoutMs: 5_000 } });
+    const model = resilientModel(base(), {
+      mode: "interactive",
+      breaker: new Breaker(),
+      policy: { budgetMs: 2_000, timeoutMs: 5_000, answerTimeoutMs: 5_000 },
+    });
     const started = Date.now();
     const err = await say(model).catch((e: unknown) => e);
     expect(APICallError.isInstance(err) && err.statusCode).toBe(429);
@@ -46,9 +57,16 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
     peer.behaviours.refuseResponseFormat = true;
     const before = peer.requests.length;
     try {
-      const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000 } });
+      const model = resilientModel(base(), {
+        mode: "interactive",
+        breaker: new Breaker(),
+        policy: { budgetMs: 10_000 },
+      });
       const err = await Promise.resolve(
-        model.doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "x" }] }], responseFormat: { type: "json" } }),
+        model.doGenerate({
+          prompt: [{ role: "user", content: [{ type: "text", text: "x" }] }],
+          responseFormat: { type: "json" },
+        }),
       ).catch((e: unknown) => e);
       expect(APICallError.isInstance(err) && err.statusCode).toBe(400);
       expect(peer.requests.slice(before).map((r) => r.outcome)).toEqual(["400"]);
@@ -60,7 +78,11 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
   it("cuts a request that is accepted and never answered, then retries", async () => {
     const before = peer.requests.length;
     peer.failNext(1, { stall: true });
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 400, answerTimeoutMs: 400 } });
+    const model = resilientModel(base(), {
+      mode: "interactive",
+      breaker: new Breaker(),
+      policy: { budgetMs: 10_000, timeoutMs: 400, answerTimeoutMs: 400 },
+    });
     const started = Date.now();
     const { text } = await say(model);
     expect(text).toBe(GREETING_TEXT);
@@ -71,7 +93,11 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
 
   it("cuts a stream that sent its headers and then nothing (the turn fails instead of hanging)", async () => {
     peer.failNext(1, { stallAfterHeaders: true });
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 10_000, timeoutMs: 400, answerTimeoutMs: 400 } });
+    const model = resilientModel(base(), {
+      mode: "interactive",
+      breaker: new Breaker(),
+      policy: { budgetMs: 10_000, timeoutMs: 400, answerTimeoutMs: 400 },
+    });
     const started = Date.now();
     let error: unknown = null;
     const result = streamText({ model, prompt: "Hi", maxRetries: 0, onError: ({ error: e }) => void (error = e) });
@@ -88,10 +114,17 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
     peer.failNext(1, { stallAfterHeaders: true });
     const before = peer.requests.length;
     // Timeouts far past the bound below: only the caller's abort can end the stream in time.
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), policy: { budgetMs: 120_000, timeoutMs: 120_000, answerTimeoutMs: 120_000 } });
+    const model = resilientModel(base(), {
+      mode: "interactive",
+      breaker: new Breaker(),
+      policy: { budgetMs: 120_000, timeoutMs: 120_000, answerTimeoutMs: 120_000 },
+    });
     const caller = new AbortController();
     const started = Date.now();
-    const { stream } = await model.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }], abortSignal: caller.signal });
+    const { stream } = await model.doStream({
+      prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
+      abortSignal: caller.signal,
+    });
     await peer.waitForRequests(before + 1);
     caller.abort(new Error("lease lost"));
     const reader = stream.getReader();
@@ -137,7 +170,11 @@ describe("resilientModel against an OpenAI-compatible peer", () => {
 
   it("reports each answer's usage, streamed (include_usage) and not", async () => {
     const seen: TokenUsage[] = [];
-    const model = resilientModel(base(), { mode: "interactive", breaker: new Breaker(), onUsage: (u) => void seen.push(u) });
+    const model = resilientModel(base(), {
+      mode: "interactive",
+      breaker: new Breaker(),
+      onUsage: (u) => void seen.push(u),
+    });
     const before = peer.requests.length;
     await say(model);
     const result = streamText({ model, prompt: "Hi there", maxRetries: 0 });

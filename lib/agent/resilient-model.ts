@@ -42,19 +42,31 @@ export function resilientModel(inner: LanguageModelV3, opts: ResilientOptions): 
       return inner.supportedUrls;
     },
     doGenerate: (options) =>
-      withRetries(policy, { silenceMs: policy.answerTimeoutMs, streaming: false }, breaker, options.abortSignal, async (signal, timer) => {
-        timer.arm();
-        const result = await inner.doGenerate({ ...options, abortSignal: signal });
-        timer.disarm();
-        await record(result.usage);
-        return result;
-      }),
+      withRetries(
+        policy,
+        { silenceMs: policy.answerTimeoutMs, streaming: false },
+        breaker,
+        options.abortSignal,
+        async (signal, timer) => {
+          timer.arm();
+          const result = await inner.doGenerate({ ...options, abortSignal: signal });
+          timer.disarm();
+          await record(result.usage);
+          return result;
+        },
+      ),
     doStream: (options) =>
-      withRetries(policy, { silenceMs: policy.timeoutMs, streaming: true }, breaker, options.abortSignal, async (signal, timer) => {
-        timer.arm();
-        const result = await inner.doStream({ ...options, abortSignal: signal });
-        return { ...result, stream: watchStream(result.stream, timer, record) };
-      }),
+      withRetries(
+        policy,
+        { silenceMs: policy.timeoutMs, streaming: true },
+        breaker,
+        options.abortSignal,
+        async (signal, timer) => {
+          timer.arm();
+          const result = await inner.doStream({ ...options, abortSignal: signal });
+          return { ...result, stream: watchStream(result.stream, timer, record) };
+        },
+      ),
   };
 }
 
@@ -158,7 +170,8 @@ async function withRetries<T>(
     const admission = breaker.admit();
     if (!admission.ok) {
       if (policy.mode === "background") throw new ProviderWaitError(admission.retryInMs, new Error("circuit open"));
-      if (Date.now() + admission.retryInMs > deadline) throw new ProviderWaitError(admission.retryInMs, new Error("circuit open"));
+      if (Date.now() + admission.retryInMs > deadline)
+        throw new ProviderWaitError(admission.retryInMs, new Error("circuit open"));
       await sleep(admission.retryInMs, caller);
       continue;
     }

@@ -22,7 +22,9 @@ describe("retry policy", () => {
     expect(verdictOf(apiError(429, { "retry-after": "3" }))).toEqual({ retryable: true, retryAfterMs: 3_000 });
     expect(verdictOf(apiError(503)).retryable).toBe(true);
     expect(verdictOf(new ModelTimeoutError(10)).retryable).toBe(true);
-    expect(verdictOf(Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } })).retryable).toBe(true);
+    expect(verdictOf(Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } })).retryable).toBe(
+      true,
+    );
     for (const s of [400, 401, 403, 404, 422]) expect(verdictOf(apiError(s)).retryable).toBe(false);
     expect(verdictOf(new Error("the model wrote no section text")).retryable).toBe(false);
   });

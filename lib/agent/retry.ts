@@ -1,6 +1,12 @@
 import { APICallError } from "@ai-sdk/provider";
 import { env } from "@/lib/config/env";
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, isRetryableStatus, isTransientNetworkError, retryAfterOf } from "@/lib/util/backoff";
+import {
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  isRetryableStatus,
+  isTransientNetworkError,
+  retryAfterOf,
+} from "@/lib/util/backoff";
 
 /**
  * The one retry policy of every model call (chat turns, narration, research
@@ -33,7 +39,8 @@ export function policyFor(mode: CallMode): RetryPolicy {
     mode,
     timeoutMs: env("HERALD_MODEL_TIMEOUT_MS"),
     answerTimeoutMs: env("HERALD_MODEL_ANSWER_TIMEOUT_MS"),
-    budgetMs: mode === "interactive" ? env("HERALD_MODEL_RETRY_INTERACTIVE_MS") : env("HERALD_MODEL_RETRY_BACKGROUND_MS"),
+    budgetMs:
+      mode === "interactive" ? env("HERALD_MODEL_RETRY_INTERACTIVE_MS") : env("HERALD_MODEL_RETRY_BACKGROUND_MS"),
   };
 }
 
@@ -81,7 +88,8 @@ export function verdictOf(err: unknown, now = Date.now()): Verdict {
   if (isTransientNetworkError(err)) return { retryable: true, retryAfterMs: null };
   const e = err as { name?: string } | null;
   // A body cut mid-way reaches the SDK as unparsable JSON: the connection failed, not the model.
-  if (e?.name === "AI_JSONParseError" || e?.name === "AI_EmptyResponseBodyError") return { retryable: true, retryAfterMs: null };
+  if (e?.name === "AI_JSONParseError" || e?.name === "AI_EmptyResponseBodyError")
+    return { retryable: true, retryAfterMs: null };
   return { retryable: false, retryAfterMs: null };
 }
 

@@ -14,8 +14,28 @@ import { agentTools } from "./tools";
  * the schema conforms.
  */
 const SUPPORTED = new Set([
-  "type", "description", "title", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$ref", "$defs", "definitions",
-  "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+  "type",
+  "description",
+  "title",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "const",
+  "anyOf",
+  "$ref",
+  "$defs",
+  "definitions",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minItems",
+  "maxItems",
 ]);
 const TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
 
@@ -39,7 +59,8 @@ function violations(root: JSONSchema7): string[] {
     }
     if (def.items) for (const item of [def.items].flat()) walk(item, `${path}[]`, depth + 1);
     def.anyOf?.forEach((v, i) => walk(v, `${path}|${i}`, depth + 1));
-    for (const defs of [def.$defs, def.definitions]) for (const [k, v] of Object.entries(defs ?? {})) walk(v, `${path}#${k}`, depth + 1);
+    for (const defs of [def.$defs, def.definitions])
+      for (const [k, v] of Object.entries(defs ?? {})) walk(v, `${path}#${k}`, depth + 1);
   };
   walk(root, "$", 0);
   if (properties > 5000) out.push("more than 5000 properties");
@@ -47,7 +68,11 @@ function violations(root: JSONSchema7): string[] {
 }
 
 const offered = async (tools: ToolSet) =>
-  Object.fromEntries(await Promise.all(Object.entries(tools).map(async ([name, t]) => [name, await asSchema(t.inputSchema).jsonSchema] as const)));
+  Object.fromEntries(
+    await Promise.all(
+      Object.entries(tools).map(async ([name, t]) => [name, await asSchema(t.inputSchema).jsonSchema] as const),
+    ),
+  );
 
 describe("tool schemas in strict mode", () => {
   afterEach(() => {
@@ -56,11 +81,23 @@ describe("tool schemas in strict mode", () => {
 
   it("the subset check itself catches what strict mode refuses", async () => {
     const raw = await asSchema(z.object({ a: z.string().max(3), b: z.number().nullish() })).jsonSchema;
-    expect(violations(raw)).toEqual(expect.arrayContaining(["$: unsupported keyword $schema", "$.a: unsupported keyword maxLength", "$.b: not required"]));
+    expect(violations(raw)).toEqual(
+      expect.arrayContaining([
+        "$: unsupported keyword $schema",
+        "$.a: unsupported keyword maxLength",
+        "$.b: not required",
+      ]),
+    );
   });
 
   it("every tool Herald offers conforms once converted, with and without agent choices", async () => {
-    for (const agents of [undefined, [{ name: "patents", description: "Patent search", url: "http://127.0.0.1:9", assistantId: "g" }, { name: "markets", description: "Market data", url: "http://127.0.0.1:9", assistantId: "g" }]]) {
+    for (const agents of [
+      undefined,
+      [
+        { name: "patents", description: "Patent search", url: "http://127.0.0.1:9", assistantId: "g" },
+        { name: "markets", description: "Market data", url: "http://127.0.0.1:9", assistantId: "g" },
+      ],
+    ]) {
       if (agents) process.env.HERALD_REMOTE_AGENTS = JSON.stringify(agents);
       const schemas = await offered(agentTools({ ownerId: "o", conversationId: "c", runId: "r" }, "user-turn"));
       expect(Object.keys(schemas)).toHaveLength(5);
@@ -83,7 +120,8 @@ describe("tool schemas in strict mode", () => {
     const list = strictToolSchema(schemas.list_background_tasks);
     expect(list.properties?.activeOnly).toMatchObject({ type: ["boolean", "null"] });
     // What a strict model must send (every field, null for "not given") is what Herald's own validation accepts.
-    const validate = async (name: string, value: unknown) => (await asSchema(tools[name].inputSchema).validate?.(value))?.success;
+    const validate = async (name: string, value: unknown) =>
+      (await asSchema(tools[name].inputSchema).validate?.(value))?.success;
     expect(await validate("cancel_background_task", { task: null })).toBe(true);
     expect(await validate("list_background_tasks", { activeOnly: null })).toBe(true);
     expect(await validate("start_background_task", { title: "Tides", prompt: "research tides" })).toBe(true);
@@ -93,12 +131,20 @@ describe("tool schemas in strict mode", () => {
     const s = strictToolSchema({
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
-      properties: { mode: { type: "string", enum: ["at", "by"] }, pick: { const: "x" }, n: { type: "integer", minimum: 1, default: 2 } },
+      properties: {
+        mode: { type: "string", enum: ["at", "by"] },
+        pick: { const: "x" },
+        n: { type: "integer", minimum: 1, default: 2 },
+      },
       required: ["pick"],
     });
     expect(s).toEqual({
       type: "object",
-      properties: { mode: { type: ["string", "null"], enum: ["at", "by", null] }, pick: { enum: ["x"] }, n: { type: ["integer", "null"] } },
+      properties: {
+        mode: { type: ["string", "null"], enum: ["at", "by", null] },
+        pick: { enum: ["x"] },
+        n: { type: ["integer", "null"] },
+      },
       required: ["mode", "pick", "n"],
       additionalProperties: false,
     });

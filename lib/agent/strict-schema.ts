@@ -29,7 +29,9 @@ const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
  */
 export function strictToolSchema(schema: JSONSchema7): JSONSchema7 {
   const out = strict(schema);
-  return typeof out === "boolean" || out.type !== "object" ? { type: "object", properties: {}, required: [], additionalProperties: false } : out;
+  return typeof out === "boolean" || out.type !== "object"
+    ? { type: "object", properties: {}, required: [], additionalProperties: false }
+    : out;
 }
 
 function strict(def: JSONSchema7Definition): JSONSchema7 {
@@ -49,7 +51,9 @@ function strict(def: JSONSchema7Definition): JSONSchema7 {
     const props = out.properties ?? {};
     const required = new Set(def.required ?? []);
     out.type = "object";
-    out.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, required.has(k) ? strict(v) : nullable(strict(v))]));
+    out.properties = Object.fromEntries(
+      Object.entries(props).map(([k, v]) => [k, required.has(k) ? strict(v) : nullable(strict(v))]),
+    );
     out.required = Object.keys(props);
     out.additionalProperties = false;
   }
@@ -57,10 +61,12 @@ function strict(def: JSONSchema7Definition): JSONSchema7 {
 }
 
 function nullable(s: JSONSchema7): JSONSchema7 {
-  const isNull = (x: JSONSchema7Definition) => typeof x !== "boolean" && (x.type === "null" || (Array.isArray(x.type) && x.type.includes("null")));
+  const isNull = (x: JSONSchema7Definition) =>
+    typeof x !== "boolean" && (x.type === "null" || (Array.isArray(x.type) && x.type.includes("null")));
   if (s.anyOf) return s.anyOf.some(isNull) ? s : { ...s, anyOf: [...s.anyOf, { type: "null" }] };
   if (isNull(s)) return s;
-  if (s.enum && s.type) return { ...s, type: [s.type as string, "null"].flat() as JSONSchema7["type"], enum: [...s.enum, null] };
+  if (s.enum && s.type)
+    return { ...s, type: [s.type as string, "null"].flat() as JSONSchema7["type"], enum: [...s.enum, null] };
   if (typeof s.type === "string") return { ...s, type: [s.type, "null"] };
   if (Array.isArray(s.type)) return { ...s, type: [...s.type, "null"] };
   // No type to widen (an enum or a $ref): say it as a union.

@@ -9,7 +9,11 @@ export const PROJECTED_TASKS = 20;
  * user-derived, so the whole list is framed as untrusted data, by the
  * prompt's frame so it carries the nonce the system prompt names.
  */
-export async function taskProjection(ownerId: string, conversationId: string, frame: Frame = createFrame()): Promise<string> {
+export async function taskProjection(
+  ownerId: string,
+  conversationId: string,
+  frame: Frame = createFrame(),
+): Promise<string> {
   const tasks = await getDb().task.findMany({
     where: { ownerId, conversationId },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -116,7 +116,13 @@ export interface CheckTaskFound {
   /** Plain sentences for the reply (SAY_HINT): status, what exists, the promise and how it went. */
   say: string;
   /** `content` is an excerpt framed as untrusted data. */
-  latestPublication: { version: number; partial: boolean; createdAt: string; truncated: boolean; content: string } | null;
+  latestPublication: {
+    version: number;
+    partial: boolean;
+    createdAt: string;
+    truncated: boolean;
+    content: string;
+  } | null;
   /** The remote's question, framed as untrusted data. */
   inputRequest: string | null;
   notices: { key: string; outcome: string | null; createdAt: string }[];

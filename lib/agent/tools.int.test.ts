@@ -9,7 +9,15 @@ import { appendMessage } from "@/lib/chat/append-message";
 import { startTask } from "@/lib/tasks/start-task";
 import { liveWorkers } from "@/lib/fleet/heartbeat";
 import { postMessage } from "@/lib/chat/post-message";
-import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 import { matchTasks } from "./match-tasks";
 import { agentTools, READ_ONLY_TOOLS, STATE_CHANGING_TOOLS, toolAccessFor, type ToolContext } from "./tools";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
@@ -29,7 +37,14 @@ afterAll(async () => {
  */
 async function turn(user: TestUser, conversationId: string, content: string, meta?: Prisma.InputJsonValue) {
   return getDb().$transaction(async (tx) => {
-    const message = await appendMessage(tx, { conversationId, ownerId: user.id, kind: "user", content, meta, clientMessageId: randomUUID() });
+    const message = await appendMessage(tx, {
+      conversationId,
+      ownerId: user.id,
+      kind: "user",
+      content,
+      meta,
+      clientMessageId: randomUUID(),
+    });
     const run = await tx.run.create({
       data: {
         ownerId: user.id,
@@ -47,13 +62,24 @@ async function turn(user: TestUser, conversationId: string, content: string, met
   });
 }
 
-async function contextFor(user: TestUser, conversationId: string, content = "hello", meta?: Prisma.InputJsonValue): Promise<ToolContext> {
+async function contextFor(
+  user: TestUser,
+  conversationId: string,
+  content = "hello",
+  meta?: Prisma.InputJsonValue,
+): Promise<ToolContext> {
   const { run } = await turn(user, conversationId, content, meta);
   return { ownerId: user.id, conversationId, runId: run.id };
 }
 
 /** A task in a given state that no worker will pick up (nextRunAt a day away). */
-async function makeTask(user: TestUser, conversationId: string, title: string, status = "running", extra: Prisma.TaskUncheckedCreateInput | object = {}) {
+async function makeTask(
+  user: TestUser,
+  conversationId: string,
+  title: string,
+  status = "running",
+  extra: Prisma.TaskUncheckedCreateInput | object = {},
+) {
   return getDb().task.create({
     data: {
       ownerId: user.id,
@@ -111,7 +137,11 @@ describe("start_background_task", () => {
       delivery: { mode: "by", dueInSeconds: 5 },
     });
     expect(r.error).toBeUndefined();
-    expect(r).toMatchObject({ title: "Heat Pumps", status: "submitted", delivery: { mode: "at", reportIfUnfinished: true } });
+    expect(r).toMatchObject({
+      title: "Heat Pumps",
+      status: "submitted",
+      delivery: { mode: "at", reportIfUnfinished: true },
+    });
     expect(r.message).toBe("Started in the background; the user will be told here when it needs attention.");
     const row = await taskRow(r.taskId);
     expect(row.deliveryMode).toBe("at");
@@ -131,7 +161,14 @@ describe("start_background_task", () => {
     const conv = await createConversationFor(u);
     const dueAt = new Date(Date.now() + 10 * 60_000).toISOString();
     const ctx = await contextFor(u, conv, "research tides within 10 minutes", {
-      delivery: { mode: "by", dueAt, dueInSeconds: 600, reportIfUnfinished: false, allowOvertime: false, source: "phrase" },
+      delivery: {
+        mode: "by",
+        dueAt,
+        dueInSeconds: 600,
+        reportIfUnfinished: false,
+        allowOvertime: false,
+        source: "phrase",
+      },
     });
     const r = await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.start, { title: "Tides", prompt: "research tides" });
     const row = await taskRow(r.taskId);
@@ -144,7 +181,10 @@ describe("start_background_task", () => {
     const u = await signUp("StartNone");
     const conv = await createConversationFor(u);
     const ctx = await contextFor(u, conv, "research wind farms");
-    const r = await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.start, { title: "Wind Farms", prompt: "research wind farms, tell me within 5 minutes" });
+    const r = await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.start, {
+      title: "Wind Farms",
+      prompt: "research wind farms, tell me within 5 minutes",
+    });
     expect(r.delivery).toBeUndefined();
     const row = await taskRow(r.taskId);
     expect(row.deliveryMode).toBe("none");
@@ -155,8 +195,14 @@ describe("start_background_task", () => {
     const u = await signUp("StartRetry");
     const conv = await createConversationFor(u);
     const ctx = await contextFor(u, conv, "research retries");
-    const a = await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.start, { title: "Retries", prompt: "research retries" });
-    const b = await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.start, { title: "  RETRIES ", prompt: "research retries again" });
+    const a = await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.start, {
+      title: "Retries",
+      prompt: "research retries",
+    });
+    const b = await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.start, {
+      title: "  RETRIES ",
+      prompt: "research retries again",
+    });
     expect(b.taskId).toBe(a.taskId);
     expect(await getDb().task.count({ where: { conversationId: conv } })).toBe(1);
   });
@@ -178,7 +224,9 @@ describe("start_background_task", () => {
     expect(task.dueAt!.getTime()).toBe(message.createdAt.getTime() + 600_000);
     expect(result.text).toContain(`I've started researching "EU Battery Supply Chain" in the background.`);
     // The promise in plain words, in the account's time zone (UTC unless set) and the chips' format: no mode name, no ISO stamp.
-    expect(result.text).toMatch(/I'll tell you at (\w{3}, \w{3} \d{1,2}, )?\d{1,2}:\d{2}:\d{2} [AP]M, in 10 min, even if it finishes earlier\./);
+    expect(result.text).toMatch(
+      /I'll tell you at (\w{3}, \w{3} \d{1,2}, )?\d{1,2}:\d{2}:\d{2} [AP]M, in 10 min, even if it finishes earlier\./,
+    );
     expect(result.text).not.toMatch(/\(at\)|\d{4}-\d{2}-\d{2}/);
     expect(result.text).not.toContain(task.id);
   });
@@ -189,7 +237,10 @@ describe("start_background_task", () => {
     const theirs = await createConversationFor(other);
     const ctx = await contextFor(u, await createConversationFor(u));
     // The run is not a turn in their conversation, so the tool refuses before it looks any further.
-    const r = await exec(agentTools({ ...ctx, conversationId: theirs }, "user-turn"), TOOL_NAMES.start, { title: "X", prompt: "x" });
+    const r = await exec(agentTools({ ...ctx, conversationId: theirs }, "user-turn"), TOOL_NAMES.start, {
+      title: "X",
+      prompt: "x",
+    });
     expect(r).toEqual({ error: expect.stringMatching(/only a request the user wrote/i) });
     expect(await getDb().task.count({ where: { conversationId: theirs } })).toBe(0);
   });
@@ -206,7 +257,15 @@ describe("list, cancel, check, update", () => {
     const all = await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.list, {});
     expect(all.count).toBe(2);
     for (const t of all.tasks) {
-      expect(Object.keys(t).sort()).toEqual(["cancelRequested", "createdAt", "error", "id", "status", "title", "updatedAt"]);
+      expect(Object.keys(t).sort()).toEqual([
+        "cancelRequested",
+        "createdAt",
+        "error",
+        "id",
+        "status",
+        "title",
+        "updatedAt",
+      ]);
     }
     const evil = all.tasks.find((t: Rec) => t.status === "failed");
     expect(evil.title).not.toMatch(/<system>/);
@@ -221,7 +280,9 @@ describe("list, cancel, check, update", () => {
     const battery = await makeTask(u, conv, "EU battery supply chain");
     const pumps = await makeTask(u, conv, "Heat pumps");
     const ctx = await contextFor(u, conv);
-    const r = await withHeartbeat(() => exec(agentTools(ctx, "user-turn"), TOOL_NAMES.cancel, { task: "eu BATTERY Supply chain" }));
+    const r = await withHeartbeat(() =>
+      exec(agentTools(ctx, "user-turn"), TOOL_NAMES.cancel, { task: "eu BATTERY Supply chain" }),
+    );
     expect(r.cancelled).toBe(true);
     expect(r.task).toMatchObject({ id: battery.id, title: "EU battery supply chain", cancelRequested: true });
     expect(r.message).toBe("Cancellation requested; committed partial results are kept.");
@@ -291,9 +352,29 @@ describe("list, cancel, check, update", () => {
       dueAt: new Date(Date.now() + 60_000),
     });
     const long = "x".repeat(3000);
-    const p1 = await getDb().publication.create({ data: { taskId: t.id, conversationId: conv, ownerId: u.id, version: 1, partial: true, content: long, sha256: "a" } });
+    const p1 = await getDb().publication.create({
+      data: {
+        taskId: t.id,
+        conversationId: conv,
+        ownerId: u.id,
+        version: 1,
+        partial: true,
+        content: long,
+        sha256: "a",
+      },
+    });
     await getDb().task.update({ where: { id: t.id }, data: { latestPublicationId: p1.id } });
-    await getDb().notice.create({ data: { taskId: t.id, conversationId: conv, ownerId: u.id, key: "due", outcome: "missed", publicationId: p1.id, text: "Due" } });
+    await getDb().notice.create({
+      data: {
+        taskId: t.id,
+        conversationId: conv,
+        ownerId: u.id,
+        key: "due",
+        outcome: "missed",
+        publicationId: p1.id,
+        text: "Due",
+      },
+    });
     const ctx = await contextFor(u, conv);
     const frame = createFrame();
     const r = await exec(agentTools({ ...ctx, frame }, "user-turn"), TOOL_NAMES.check, { task: "battery" });
@@ -314,7 +395,9 @@ describe("list, cancel, check, update", () => {
     // Check also sees finished tasks; by exact id too.
     const done = await makeTask(u, conv, "Heat pumps", "succeeded");
     expect((await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.check, { task: done.id })).task.id).toBe(done.id);
-    expect((await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.check, { task: "HEAT PUMPS" })).status).toBe("succeeded");
+    expect((await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.check, { task: "HEAT PUMPS" })).status).toBe(
+      "succeeded",
+    );
     // A bare "is it done?" means the one still running.
     expect((await exec(agentTools(ctx, "user-turn"), TOOL_NAMES.check, {})).task.id).toBe(t.id);
   });
@@ -394,7 +477,15 @@ describe("isolation and leaks", () => {
       },
     });
     const pub = await getDb().publication.create({
-      data: { taskId: started.task.id, conversationId: conv, ownerId: u.id, version: 1, partial: true, content: "partial body", sha256: "s" },
+      data: {
+        taskId: started.task.id,
+        conversationId: conv,
+        ownerId: u.id,
+        version: 1,
+        partial: true,
+        content: "partial body",
+        sha256: "s",
+      },
     });
     await getDb().task.update({ where: { id: started.task.id }, data: { latestPublicationId: pub.id } });
     const tools = agentTools(ctx, "user-turn");
@@ -412,7 +503,9 @@ describe("isolation and leaks", () => {
     for (const r of results) {
       const json = JSON.stringify(r);
       for (const secret of [REMOTE, DRIVER, LEASE]) expect(json).not.toContain(secret);
-      expect(json).not.toMatch(/remoteRef|driverData|leaseOwner|leaseToken|leaseExpiresAt|notifyLease|fingerprint|ownerId/);
+      expect(json).not.toMatch(
+        /remoteRef|driverData|leaseOwner|leaseToken|leaseExpiresAt|notifyLease|fingerprint|ownerId/,
+      );
     }
   });
 });
@@ -431,7 +524,9 @@ describe("tool access", () => {
     const ctx = { ownerId: "o", conversationId: "c", runId: "r" };
     expect(Object.keys(agentTools(ctx)).sort()).toEqual([...READ_ONLY_TOOLS].sort());
     expect(Object.keys(agentTools(ctx, "read-only")).sort()).toEqual([...READ_ONLY_TOOLS].sort());
-    expect(Object.keys(agentTools(ctx, "user-turn")).sort()).toEqual([...READ_ONLY_TOOLS, ...STATE_CHANGING_TOOLS].sort());
+    expect(Object.keys(agentTools(ctx, "user-turn")).sort()).toEqual(
+      [...READ_ONLY_TOOLS, ...STATE_CHANGING_TOOLS].sort(),
+    );
     expect(Object.values(TOOL_NAMES).sort()).toEqual([...READ_ONLY_TOOLS, ...STATE_CHANGING_TOOLS].sort());
   });
 });
@@ -477,10 +572,14 @@ describe("with a real worker", () => {
     started.push(w);
     const content = "research the EU battery supply chain and tell me in 10 minutes";
     const { message, run } = await postMessage(u.id, conv, { content, clientMessageId: randomUUID() });
-    const done = await waitFor(async () => {
-      const r = await getDb().run.findUniqueOrThrow({ where: { id: run.id } });
-      return r.status === "succeeded" || r.status === "failed" ? r : null;
-    }, 30_000, "the chat run to finish");
+    const done = await waitFor(
+      async () => {
+        const r = await getDb().run.findUniqueOrThrow({ where: { id: run.id } });
+        return r.status === "succeeded" || r.status === "failed" ? r : null;
+      },
+      30_000,
+      "the chat run to finish",
+    );
     expect(done.status).toBe("succeeded");
     // One request for the tool call, one for the reply.
     expect(done.modelRequests).toBe(2);
@@ -508,11 +607,17 @@ describe("with a real worker", () => {
     const w = startWorkerProcess({ HERALD_RESEARCH_STEPS: "1", HERALD_RESEARCH_STEP_MS: "0" });
     started.push(w);
     await postMessage(u.id, conv, { content: "帮我研究一下热泵", clientMessageId: randomUUID() });
-    const narration = await waitFor(async () => {
-      const runs = await getDb().run.findMany({ where: { conversationId: conv, kind: "notification", status: "succeeded" } });
-      if (runs.length === 0) return null;
-      return getDb().message.findFirst({ where: { runId: runs[0].id, kind: "assistant" } });
-    }, 45_000, "the notification run to finish");
+    const narration = await waitFor(
+      async () => {
+        const runs = await getDb().run.findMany({
+          where: { conversationId: conv, kind: "notification", status: "succeeded" },
+        });
+        if (runs.length === 0) return null;
+        return getDb().message.findFirst({ where: { runId: runs[0].id, kind: "assistant" } });
+      },
+      45_000,
+      "the notification run to finish",
+    );
     const task = await getDb().task.findFirstOrThrow({ where: { conversationId: conv } });
     expect(task.status).toBe("succeeded");
     expect(narration.content).toBe("你的后台任务「热泵」已完成，最终报告见上方。");

@@ -7,7 +7,11 @@ afterEach(() => vi.restoreAllMocks());
 describe("deliveryFromMessage reads the trigger's meta through its schema", () => {
   it("a contract stored with the message is the turn's contract", () => {
     const dueAt = "2030-01-01T09:00:00.000Z";
-    expect(deliveryFromMessage({ meta: { delivery: { mode: "by", dueAt, reportIfUnfinished: true }, workWith: "research" } })).toEqual({ mode: "by", dueAt, reportIfUnfinished: true });
+    expect(
+      deliveryFromMessage({
+        meta: { delivery: { mode: "by", dueAt, reportIfUnfinished: true }, workWith: "research" },
+      }),
+    ).toEqual({ mode: "by", dueAt, reportIfUnfinished: true });
     expect(deliveryFromMessage({ meta: null })).toBeUndefined();
     expect(deliveryFromMessage({ meta: { delivery: null } })).toBeUndefined();
   });

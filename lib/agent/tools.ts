@@ -13,7 +13,21 @@ import { ACTIVE_STATUSES } from "@/lib/contract/task";
 import { createFrame, neutralizeUntrusted, type Frame } from "@/lib/text/frame";
 import { readJsonColumn } from "@/lib/util/json-column";
 import { TOOLS as TOOL_NAMES } from "./tool-names";
-import { deliverySay, outcomeSay, SAY_HINT, toolRecord, type ToolDelivery, type CancelTaskResult, type CheckTaskFound, type CheckTaskResult, type ListTasksResult, type StartTaskResult, type ToolCandidate, type ToolError, type UpdateTaskResult } from "./tool-results";
+import {
+  deliverySay,
+  outcomeSay,
+  SAY_HINT,
+  toolRecord,
+  type ToolDelivery,
+  type CancelTaskResult,
+  type CheckTaskFound,
+  type CheckTaskResult,
+  type ListTasksResult,
+  type StartTaskResult,
+  type ToolCandidate,
+  type ToolError,
+  type UpdateTaskResult,
+} from "./tool-results";
 import { matchTasks } from "./match-tasks";
 import { formatDue, statusText } from "./offline/format";
 import { driverChoices, driverForWorkChoice } from "@/lib/drivers/choices";
@@ -39,11 +53,15 @@ export const READ_ONLY_TOOLS: readonly string[] = [TOOL_NAMES.list, TOOL_NAMES.c
 export const STATE_CHANGING_TOOLS: readonly string[] = [TOOL_NAMES.start, TOOL_NAMES.cancel, TOOL_NAMES.update];
 
 /** A chat run triggered by a visible message the user wrote; anything else is read-only. */
-export function toolAccessFor(run: { kind: string }, trigger: { kind: string; hidden: boolean } | null | undefined): ToolAccess {
+export function toolAccessFor(
+  run: { kind: string },
+  trigger: { kind: string; hidden: boolean } | null | undefined,
+): ToolAccess {
   return run.kind === "chat" && trigger?.kind === "user" && !trigger.hidden ? "user-turn" : "read-only";
 }
 
-const NOT_A_USER_TURN = "Only a request the user wrote can start, cancel or change background tasks; this turn can only look them up.";
+const NOT_A_USER_TURN =
+  "Only a request the user wrote can start, cancel or change background tasks; this turn can only look them up.";
 
 const LIST_LIMIT = 20;
 const MATCH_LIMIT = 50;
@@ -52,7 +70,10 @@ const CANDIDATE_LIMIT = 10;
 const EXCERPT_CHARS = 1000;
 const PROGRESS_CHARS = 500;
 
-const candidate = (t: { id: string; title: string }): ToolCandidate => ({ id: t.id, title: neutralizeUntrusted(t.title) });
+const candidate = (t: { id: string; title: string }): ToolCandidate => ({
+  id: t.id,
+  title: neutralizeUntrusted(t.title),
+});
 
 // ------------------------------------------------------------------ helpers ---
 
@@ -63,9 +84,18 @@ async function readerZone(ownerId: string): Promise<string> {
 }
 
 /** A contract as the tools show it: machine facts plus the due time as the user reads it. */
-function toolDelivery(d: { mode: "none" | "at" | "by"; dueAt: string | null; reportIfUnfinished: boolean }, timeZone: string): ToolDelivery | null {
+function toolDelivery(
+  d: { mode: "none" | "at" | "by"; dueAt: string | null; reportIfUnfinished: boolean },
+  timeZone: string,
+): ToolDelivery | null {
   if (d.mode === "none") return null;
-  return { mode: d.mode, dueAt: d.dueAt, reportIfUnfinished: d.reportIfUnfinished, timeZone, dueText: formatDue(d.dueAt, "en", timeZone) };
+  return {
+    mode: d.mode,
+    dueAt: d.dueAt,
+    reportIfUnfinished: d.reportIfUnfinished,
+    timeZone,
+    dueText: formatDue(d.dueAt, "en", timeZone),
+  };
 }
 
 const quoted = (title: string) => `"${neutralizeUntrusted(title)}"`;
@@ -85,7 +115,10 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T | ToolError> {
 const deliverySchema = z.object({
   mode: z.enum(["at", "by"]),
   dueInSeconds: z.number().positive().max(MAX_DUE_SECONDS).optional(),
-  dueAt: z.string().refine((s) => !Number.isNaN(Date.parse(s))).optional(),
+  dueAt: z
+    .string()
+    .refine((s) => !Number.isNaN(Date.parse(s)))
+    .optional(),
   reportIfUnfinished: z.boolean().optional(),
   allowOvertime: z.boolean().optional(),
   budget: z
@@ -103,7 +136,8 @@ const deliverySchema = z.object({
  */
 const triggerMetaSchema = z.object({ delivery: deliverySchema.nullable().optional(), workWith: z.string().optional() });
 
-const triggerMetaOf = (message: { meta: unknown }) => readJsonColumn("message.meta (user)", triggerMetaSchema, message.meta, {});
+const triggerMetaOf = (message: { meta: unknown }) =>
+  readJsonColumn("message.meta (user)", triggerMetaSchema, message.meta, {});
 
 /**
  * The delivery contract of the run's trigger message, fixed when the message
@@ -140,7 +174,8 @@ async function userTrigger(ctx: ToolContext) {
   return trigger && toolAccessFor(run, trigger) === "user-turn" ? trigger : null;
 }
 
-const activeTasks = (ctx: ToolContext) => listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "active", limit: MATCH_LIMIT });
+const activeTasks = (ctx: ToolContext) =>
+  listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "active", limit: MATCH_LIMIT });
 
 const optionalText = (max: number, description: string) => z.string().max(max).nullish().describe(description);
 
@@ -160,10 +195,16 @@ function startInputFor(choices: AgentChoice[]) {
   const { agent: _agent, ...fields } = startInput.shape;
   if (choices.length < 2) return z.object(fields);
   const literals = choices.map((c) => z.literal(c.driver).describe(neutralizeUntrusted(c.description)));
-  const options = z.union(literals as unknown as [z.ZodLiteral<string>, z.ZodLiteral<string>, ...z.ZodLiteral<string>[]]);
+  const options = z.union(
+    literals as unknown as [z.ZodLiteral<string>, z.ZodLiteral<string>, ...z.ZodLiteral<string>[]],
+  );
   return z.object({
     ...fields,
-    agent: options.nullish().describe("Who does the work: pick the option whose description fits the request best; omit for Herald's own research"),
+    agent: options
+      .nullish()
+      .describe(
+        "Who does the work: pick the option whose description fits the request best; omit for Herald's own research",
+      ),
   });
 }
 const listInput = z.object({
@@ -236,7 +277,10 @@ function startTaskTool(ctx: ToolContext, choices: AgentChoice[]) {
           status: task.status,
           message: "Started in the background; the user will be told here when it needs attention.",
           ...(contract ? { delivery: contract } : {}),
-          say: [`Started ${quoted(task.title)} in the background.`, contract ? deliverySay(contract) : "The user will be told here when it is done."].join(" "),
+          say: [
+            `Started ${quoted(task.title)} in the background.`,
+            contract ? deliverySay(contract) : "The user will be told here when it is done.",
+          ].join(" "),
         };
       }),
   });
@@ -269,7 +313,10 @@ function cancelTaskTool(ctx: ToolContext) {
         if (!(await userTrigger(ctx))) return { cancelled: false, error: NOT_A_USER_TURN };
         const matches = matchTasks(await activeTasks(ctx), task);
         if (matches.length === 0) {
-          return { cancelled: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
+          return {
+            cancelled: false,
+            message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}`,
+          };
         }
         if (matches.length > 1) {
           return {
@@ -299,7 +346,11 @@ function checkTaskTool(ctx: ToolContext, frame: Frame) {
     inputSchema: checkInput,
     execute: ({ task }) =>
       guarded<CheckTaskResult>(async () => {
-        const all = await listTasks(ctx.ownerId, { conversationId: ctx.conversationId, scope: "all", limit: CHECK_LIMIT });
+        const all = await listTasks(ctx.ownerId, {
+          conversationId: ctx.conversationId,
+          scope: "all",
+          limit: CHECK_LIMIT,
+        });
         let matches = matchTasks(all, task);
         if (!task?.trim() && matches.length > 1) {
           // A bare "is it done?" means the one still running, when there is one.
@@ -308,7 +359,8 @@ function checkTaskTool(ctx: ToolContext, frame: Frame) {
         }
         if (matches.length === 0 && task?.trim()) {
           const byId = await getTaskDetail(ctx.ownerId, task.trim());
-          if (byId && byId.conversationId === ctx.conversationId) return checkResult(byId, frame, await readerZone(ctx.ownerId));
+          if (byId && byId.conversationId === ctx.conversationId)
+            return checkResult(byId, frame, await readerZone(ctx.ownerId));
         }
         if (matches.length === 0) {
           return {
@@ -342,7 +394,10 @@ function updateTaskTool(ctx: ToolContext) {
         if (!(await userTrigger(ctx))) return { updated: false, error: NOT_A_USER_TURN };
         const matches = matchTasks(await activeTasks(ctx), task);
         if (matches.length === 0) {
-          return { updated: false, message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}` };
+          return {
+            updated: false,
+            message: `No active background task matches ${task ? `"${neutralizeUntrusted(task)}"` : "this request"}`,
+          };
         }
         if (matches.length > 1) {
           return {
@@ -363,22 +418,34 @@ function updateTaskTool(ctx: ToolContext) {
 }
 
 function checkResult(detail: PublicTaskDetail, frame: Frame, timeZone: string): CheckTaskFound {
-  const latest = detail.publications.find((p) => p.id === detail.latestPublicationId) ?? detail.publications.at(-1) ?? null;
+  const latest =
+    detail.publications.find((p) => p.id === detail.latestPublicationId) ?? detail.publications.at(-1) ?? null;
   const progress = detail.progress;
   const contract = toolDelivery(detail.delivery, timeZone);
   const stopping = detail.cancelRequested && ACTIVE_STATUSES.includes(detail.status);
   const say = [
     `${quoted(detail.title)} is ${stopping ? "stopping" : (statusText("en", detail.status) ?? "in an unknown state")}.`,
-    latest ? (latest.partial ? `A partial report (version ${latest.version}) is in the conversation.` : "The final report is in the conversation.") : "Nothing has been published yet.",
+    latest
+      ? latest.partial
+        ? `A partial report (version ${latest.version}) is in the conversation.`
+        : "The final report is in the conversation."
+      : "Nothing has been published yet.",
     contract && ACTIVE_STATUSES.includes(detail.status) ? deliverySay(contract) : "",
     contract ? (outcomeSay(detail.delivery.outcome) ?? "") : "",
-  ].filter(Boolean).join(" ");
+  ]
+    .filter(Boolean)
+    .join(" ");
   return {
     found: true,
     task: toolRecord(detail),
     status: detail.status,
     progress: progress
-      ? { text: neutralizeUntrusted(progress.text.length > PROGRESS_CHARS ? `${progress.text.slice(0, PROGRESS_CHARS - 1)}…` : progress.text), at: progress.at }
+      ? {
+          text: neutralizeUntrusted(
+            progress.text.length > PROGRESS_CHARS ? `${progress.text.slice(0, PROGRESS_CHARS - 1)}…` : progress.text,
+          ),
+          at: progress.at,
+        }
       : null,
     delivery: contract ? { ...contract, outcome: detail.delivery.outcome } : null,
     say,
@@ -395,6 +462,10 @@ function checkResult(detail: PublicTaskDetail, frame: Frame, timeZone: string): 
       detail.inputRequest === null || detail.inputRequest === undefined
         ? null
         : frame.wrap(JSON.stringify(detail.inputRequest).slice(0, EXCERPT_CHARS), "input request"),
-    notices: detail.notices.map((n) => ({ key: neutralizeUntrusted(n.key), outcome: n.outcome, createdAt: n.createdAt })),
+    notices: detail.notices.map((n) => ({
+      key: neutralizeUntrusted(n.key),
+      outcome: n.outcome,
+      createdAt: n.createdAt,
+    })),
   };
 }

@@ -19,7 +19,11 @@ function parsePriceTable(raw: string | undefined): PriceTable | null {
   return PRICE_TABLE.parse(JSON.parse(raw));
 }
 
-export function usageOf(u: LanguageModelV3Usage | undefined, modelId: string, prices = parsePriceTable(env("HERALD_MODEL_PRICES"))): TokenUsage | null {
+export function usageOf(
+  u: LanguageModelV3Usage | undefined,
+  modelId: string,
+  prices = parsePriceTable(env("HERALD_MODEL_PRICES")),
+): TokenUsage | null {
   const input = u?.inputTokens?.total;
   const output = u?.outputTokens?.total;
   if (input === undefined && output === undefined) return null;

@@ -11,7 +11,8 @@ export const EXPORT_RULE: ThrottleRule = { window: 60, max: 5 };
 export async function throttleAccount(userId: string, what: string, rule: ThrottleRule): Promise<void> {
   if (!authRateLimitEnabled()) return;
   const { allowed, retryAfter } = await consume(`${what}|${userId}`, rule);
-  if (!allowed) throw new ApiError("rate_limited", "Too many attempts. Try again later.", undefined, retryAfter ?? rule.window);
+  if (!allowed)
+    throw new ApiError("rate_limited", "Too many attempts. Try again later.", undefined, retryAfter ?? rule.window);
 }
 
 /**

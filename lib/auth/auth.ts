@@ -28,7 +28,10 @@ export function trustedOrigins(): string[] {
   const alt = new URL(url);
   if (url.hostname === "localhost") alt.hostname = "127.0.0.1";
   else if (url.hostname === "127.0.0.1") alt.hostname = "localhost";
-  const extra = env("HERALD_TRUSTED_ORIGINS").split(",").map((s) => s.trim()).filter(Boolean);
+  const extra = env("HERALD_TRUSTED_ORIGINS")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return [...new Set([url.origin, alt.origin, ...extra])];
 }
 
@@ -187,7 +190,9 @@ function createAuth() {
         delete: {
           // Open feeds of the account re-check their session now, not at their next heartbeat.
           after: async (session) => {
-            await notifySessionEnded(session.userId).catch((err) => log("auth").warn({ err }, "session-ended notify failed"));
+            await notifySessionEnded(session.userId).catch((err) =>
+              log("auth").warn({ err }, "session-ended notify failed"),
+            );
           },
         },
       },

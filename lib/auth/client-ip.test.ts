@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { applyClientAddress, CLIENT_IP_HEADER, deriveClientAddress, normalizeAddress, parseTrustedProxies } from "./client-ip";
+import {
+  applyClientAddress,
+  CLIENT_IP_HEADER,
+  deriveClientAddress,
+  normalizeAddress,
+  parseTrustedProxies,
+} from "./client-ip";
 
 describe("client address", () => {
   it("without trusted proxies it is the socket, whatever the headers say", () => {
@@ -7,7 +13,13 @@ describe("client address", () => {
     expect(deriveClientAddress("::ffff:203.0.113.9", undefined, null)).toBe("203.0.113.9");
     const req = {
       socket: { remoteAddress: "203.0.113.9" },
-      headers: { "x-forwarded-for": "1.1.1.1", "x-real-ip": "2.2.2.2", forwarded: "for=3.3.3.3", [CLIENT_IP_HEADER]: "4.4.4.4", host: "h" },
+      headers: {
+        "x-forwarded-for": "1.1.1.1",
+        "x-real-ip": "2.2.2.2",
+        forwarded: "for=3.3.3.3",
+        [CLIENT_IP_HEADER]: "4.4.4.4",
+        host: "h",
+      },
     };
     expect(applyClientAddress(req as never, null)).toBe("203.0.113.9");
     expect(req.headers).toEqual({ host: "h", "x-forwarded-for": "203.0.113.9", [CLIENT_IP_HEADER]: "203.0.113.9" });

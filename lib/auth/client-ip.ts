@@ -21,7 +21,10 @@ const ADDRESS_HEADERS = ["x-forwarded-for", "x-real-ip", "forwarded", CLIENT_IP_
  * entry throws: a typo must not silently make every client look like the proxy.
  */
 export function parseTrustedProxies(spec: string | undefined): BlockList | null {
-  const entries = (spec ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const entries = (spec ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) return null;
   const list = new BlockList();
   for (const entry of entries) {
@@ -91,7 +94,10 @@ export function deriveClientAddress(
  * ones are dropped, CLIENT_IP_HEADER and X-Forwarded-For are set to the derived address
  * (so nothing downstream can read a forged one). Returns that address.
  */
-export function applyClientAddress(req: Pick<IncomingMessage, "headers" | "socket">, trusted: BlockList | null): string | null {
+export function applyClientAddress(
+  req: Pick<IncomingMessage, "headers" | "socket">,
+  trusted: BlockList | null,
+): string | null {
   const address = deriveClientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], trusted);
   for (const name of ADDRESS_HEADERS) delete req.headers[name];
   if (address) {

@@ -29,5 +29,7 @@ export async function sendPasswordResetMail(mail: PasswordResetMail): Promise<vo
   }
   // A failed send must not tell the caller whether the address has an account.
   // The account's id, never its address or the link (the error's text is masked by the logger).
-  await mailer(mail).catch((err: unknown) => log("auth").warn({ accountId: mail.user.id, err }, "password reset email failed"));
+  await mailer(mail).catch((err: unknown) =>
+    log("auth").warn({ accountId: mail.user.id, err }, "password reset email failed"),
+  );
 }

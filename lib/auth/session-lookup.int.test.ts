@@ -32,7 +32,9 @@ describe("the session lookup of every request", () => {
   it("a signed-out or revoked session is refused on the next request", async () => {
     const u = await signUp("Lookup out");
     expect(await userFromHeaders(headersOf(u.cookie))).not.toBeNull();
-    const out = await getAuth().handler(new Request(`${ORIGIN}/api/auth/sign-out`, { method: "POST", headers: { cookie: u.cookie, origin: ORIGIN } }));
+    const out = await getAuth().handler(
+      new Request(`${ORIGIN}/api/auth/sign-out`, { method: "POST", headers: { cookie: u.cookie, origin: ORIGIN } }),
+    );
     expect(out.status).toBe(200);
     expect(await userFromHeaders(headersOf(u.cookie))).toBeNull();
 
@@ -48,7 +50,12 @@ describe("the session lookup of every request", () => {
     const token = decoded.slice(0, decoded.lastIndexOf("."));
     const signature = decoded.slice(decoded.lastIndexOf(".") + 1);
     const flipped = `${signature[0] === "A" ? "B" : "A"}${signature.slice(1)}`;
-    for (const cookie of [`${name}=${token}`, `${name}=${encodeURIComponent(`${token}.${flipped}`)}`, `${name}=${encodeURIComponent(`x${token}.${signature}`)}`, ""]) {
+    for (const cookie of [
+      `${name}=${token}`,
+      `${name}=${encodeURIComponent(`${token}.${flipped}`)}`,
+      `${name}=${encodeURIComponent(`x${token}.${signature}`)}`,
+      "",
+    ]) {
       const { result, statements } = await counted(() => userFromHeaders(headersOf(cookie)));
       expect(result, cookie).toBeNull();
       expect(statements, cookie).toBe(0);

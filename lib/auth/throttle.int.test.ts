@@ -24,8 +24,11 @@ async function startServer(trustedProxies?: string): Promise<number> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
-    const out = await authRoute.POST(new Request(`${ORIGIN}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) }));
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+    const out = await authRoute.POST(
+      new Request(`${ORIGIN}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) }),
+    );
     res.writeHead(out.status, Object.fromEntries(out.headers));
     res.end(Buffer.from(await out.arrayBuffer()));
   });
@@ -41,7 +44,12 @@ interface Reply {
   json: any;
 }
 
-function signIn(port: number, email: string, password: string, opts: { from?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+function signIn(
+  port: number,
+  email: string,
+  password: string,
+  opts: { from?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const body = JSON.stringify({ email, password });
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -51,7 +59,12 @@ function signIn(port: number, email: string, password: string, opts: { from?: st
         method: "POST",
         path: "/api/auth/sign-in/email",
         localAddress: opts.from ?? "127.0.0.1",
-        headers: { "content-type": "application/json", origin: ORIGIN, "content-length": Buffer.byteLength(body), ...opts.headers },
+        headers: {
+          "content-type": "application/json",
+          origin: ORIGIN,
+          "content-length": Buffer.byteLength(body),
+          ...opts.headers,
+        },
       },
       (res) => {
         let text = "";
@@ -64,7 +77,11 @@ function signIn(port: number, email: string, password: string, opts: { from?: st
           } catch {
             json = text;
           }
-          resolve({ status: res.statusCode!, retryAfter: (res.headers["retry-after"] as string | undefined) ?? null, json });
+          resolve({
+            status: res.statusCode!,
+            retryAfter: (res.headers["retry-after"] as string | undefined) ?? null,
+            json,
+          });
         });
       },
     );
@@ -86,7 +103,11 @@ describe("sign-in throttling", () => {
       // A different account each time, so only the per-address limit can stop them.
       const r = await signIn(port, nobody("xff", i), WRONG, {
         from: "127.0.0.10",
-        headers: { "x-forwarded-for": `198.51.100.${i + 1}`, "x-real-ip": `203.0.113.${i + 1}`, "x-herald-client-ip": `192.0.2.${i + 1}` },
+        headers: {
+          "x-forwarded-for": `198.51.100.${i + 1}`,
+          "x-real-ip": `203.0.113.${i + 1}`,
+          "x-herald-client-ip": `192.0.2.${i + 1}`,
+        },
       });
       statuses.push(r.status);
       if (r.status === 429) throttled ??= r;
@@ -105,7 +126,10 @@ describe("sign-in throttling", () => {
     const bystander = await signUp("Bystander");
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      statuses.push((await signIn(port, i % 2 ? victim.email : victim.email.toUpperCase(), WRONG, { from: `127.0.1.${i + 1}` })).status);
+      statuses.push(
+        (await signIn(port, i % 2 ? victim.email : victim.email.toUpperCase(), WRONG, { from: `127.0.1.${i + 1}` }))
+          .status,
+      );
     }
     expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
     // Locked means locked: a correct password would otherwise tell the attacker it was correct.

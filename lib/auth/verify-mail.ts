@@ -28,5 +28,7 @@ export function setVerificationMailer(mailer: Mailer): void {
 export function sendVerificationMail(mail: VerificationMail): void {
   const mailer = g.heraldVerifyMailer;
   if (!mailer) return;
-  void mailer(mail).catch((err: unknown) => log("auth").warn({ accountId: mail.user.id, err }, "verification email failed"));
+  void mailer(mail).catch((err: unknown) =>
+    log("auth").warn({ accountId: mail.user.id, err }, "verification email failed"),
+  );
 }

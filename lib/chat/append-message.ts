@@ -104,7 +104,8 @@ export async function appendMessageRow(tx: SqlTx, m: NewMessage): Promise<Append
     if (m.skipIfGone) return null;
     throw new ApiError("not_found", "Conversation not found");
   }
-  const { titleSource, cTitle, cCreatedAt, cUpdatedAt, cPinnedAt, cLastReadSeq, cUnreadCount, cNewUnread, ...message } = rows[0];
+  const { titleSource, cTitle, cCreatedAt, cUpdatedAt, cPinnedAt, cLastReadSeq, cUnreadCount, cNewUnread, ...message } =
+    rows[0];
   if (!message.hidden) {
     await emitEvent(
       tx,
@@ -126,7 +127,12 @@ export async function appendMessageRow(tx: SqlTx, m: NewMessage): Promise<Append
       lastReadSeq: cLastReadSeq,
       lastSeq: message.seq,
     };
-    await emitEvent(tx, m.ownerId, { type: "conversation.updated", data: { conversation } }, { conversationId: m.conversationId });
+    await emitEvent(
+      tx,
+      m.ownerId,
+      { type: "conversation.updated", data: { conversation } },
+      { conversationId: m.conversationId },
+    );
   }
   return { message, titleSource };
 }

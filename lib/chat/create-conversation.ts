@@ -10,7 +10,9 @@ export async function createConversation(ownerId: string, title?: string): Promi
   return getDb().$transaction(async (tx) => {
     await admitConversation(tx, ownerId);
     const given = title?.trim();
-    const c = await tx.conversation.create({ data: { ownerId, title: given || DEFAULT_TITLE, titleSource: given ? "user" : "none" } });
+    const c = await tx.conversation.create({
+      data: { ownerId, title: given || DEFAULT_TITLE, titleSource: given ? "user" : "none" },
+    });
     const conversation = toPublicConversation(c);
     await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation } }, { conversationId: c.id });
     return conversation;
@@ -23,7 +25,9 @@ export async function createConversation(ownerId: string, title?: string): Promi
  * one empty chat, not a pile, and the sidebar lists none of them until the
  * first message. `created` says which (201 or 200).
  */
-export async function openDraftConversation(ownerId: string): Promise<{ conversation: PublicConversation; created: boolean }> {
+export async function openDraftConversation(
+  ownerId: string,
+): Promise<{ conversation: PublicConversation; created: boolean }> {
   const [empty] = await getDb().$queryRaw<Conversation[]>`
     SELECT c.* FROM "conversation" c
     WHERE "ownerId" = ${ownerId} AND "deletedAt" IS NULL AND "messageSeq" = 0 AND "titleSource" = 'none' AND "apMetadata" IS NULL

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
-import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 /**
  * The host's sentence under a reply about the message's deadline, through a
@@ -21,7 +29,11 @@ afterAll(() => stopWorkers(worker));
 
 async function replyTo(content: string, delivery?: { mode: "at" | "by"; dueInSeconds: number }) {
   const conversationId = await createConversationFor(user);
-  const { run } = await postMessage(user.id, conversationId, { content, clientMessageId: randomUUID(), ...(delivery ? { delivery } : {}) });
+  const { run } = await postMessage(user.id, conversationId, {
+    content,
+    clientMessageId: randomUUID(),
+    ...(delivery ? { delivery } : {}),
+  });
   const reply = await waitFor(
     () => getDb().message.findFirst({ where: { runId: run.id, kind: "assistant" } }),
     30_000,
@@ -35,7 +47,9 @@ describe("delivery note under the reply", () => {
   it("says that a deadline on a plain chat message does not apply", async () => {
     const { text, tasks } = await replyTo("Hello there", { mode: "by", dueInSeconds: 600 });
     expect(tasks).toBe(0);
-    expect(text).toMatch(/No background task was started for this message, so the deadline you set \(tell me by (\w{3}, \w{3} \d{1,2}, )?\d{1,2}:\d{2}:\d{2} [AP]M, in 10 min\) does not apply/);
+    expect(text).toMatch(
+      /No background task was started for this message, so the deadline you set \(tell me by (\w{3}, \w{3} \d{1,2}, )?\d{1,2}:\d{2}:\d{2} [AP]M, in 10 min\) does not apply/,
+    );
   });
 
   it("explains a deadline too short for research, and is silent for a normal one", async () => {

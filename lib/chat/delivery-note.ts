@@ -15,7 +15,8 @@ const WORDS = {
     by: "tell me by",
   },
   zh: {
-    unused: (when: string) => `这条消息没有开始后台任务，所以你设置的期限（${when}）不适用。如果想在那之前拿到结果，请让我做研究。`,
+    unused: (when: string) =>
+      `这条消息没有开始后台任务，所以你设置的期限（${when}）不适用。如果想在那之前拿到结果，请让我做研究。`,
     short: (seconds: number) => `${seconds} 秒对研究来说太短了：多半只能告诉你没能按时完成，以及到那时已有的结果。`,
     at: "到点告诉我",
     by: "限时内告诉我",
@@ -47,7 +48,10 @@ export async function deliveryNote(
     SELECT language, "timeZone" FROM "user" WHERE id = ${run.ownerId}`;
   const lang = user?.language === "zh" ? "zh" : "en";
   const w = WORDS[lang];
-  if (started === 0) return w.unused(`${w[delivery.mode]} ${formatMoment(delivery.dueAt, { lang, timeZone: user?.timeZone, relative: "future" })}`);
+  if (started === 0)
+    return w.unused(
+      `${w[delivery.mode]} ${formatMoment(delivery.dueAt, { lang, timeZone: user?.timeZone, relative: "future" })}`,
+    );
   if (delivery.dueInSeconds < SHORT_DUE_SECONDS) return w.short(Math.round(delivery.dueInSeconds));
   return null;
 }

@@ -13,7 +13,13 @@ import { appendMessage } from "./append-message";
 import { titleAfterExchange, titleFromMessage } from "./titles";
 import { likePattern } from "./search";
 
-async function add(user: TestUser, conversationId: string, kind: "user" | "assistant" | "body" | "progress", content: string, hidden = false) {
+async function add(
+  user: TestUser,
+  conversationId: string,
+  kind: "user" | "assistant" | "body" | "progress",
+  content: string,
+  hidden = false,
+) {
   return getDb().$transaction((tx) => appendMessage(tx, { conversationId, ownerId: user.id, kind, content, hidden }));
 }
 
@@ -23,11 +29,15 @@ const read = (user: TestUser, id: string, body: unknown) =>
   call(readRoute.POST, { user, path: `/api/conversations/${id}/read`, params: { id }, body });
 const search = (user: TestUser, q: string) =>
   call(searchRoute.GET, { user, path: `/api/conversations/search?q=${encodeURIComponent(q)}` });
-const list = async (user: TestUser) => (await call(listRoute.GET, { user, path: "/api/conversations" })).json.conversations as PublicConversation[];
+const list = async (user: TestUser) =>
+  (await call(listRoute.GET, { user, path: "/api/conversations" })).json.conversations as PublicConversation[];
 
 async function feedTypes(user: TestUser, conversationId: string): Promise<{ type: string; unread?: number }[]> {
   const rows = await getDb().event.findMany({ where: { ownerId: user.id, conversationId }, orderBy: { seq: "asc" } });
-  return rows.map((r) => ({ type: r.type, unread: (r.payload as { conversation?: { unread?: number } }).conversation?.unread }));
+  return rows.map((r) => ({
+    type: r.type,
+    unread: (r.payload as { conversation?: { unread?: number } }).conversation?.unread,
+  }));
 }
 
 describe("read marks", () => {
@@ -72,7 +82,12 @@ describe("read marks", () => {
     expect((await read(u, conv, {})).json.error.field).toBe("seq");
     expect((await read(other, conv, { seq: 1 })).status).toBe(404);
     expect((await read(u, randomUUID(), { seq: 1 })).status).toBe(404);
-    await call(oneRoute.DELETE, { user: u, method: "DELETE", path: `/api/conversations/${conv}`, params: { id: conv } });
+    await call(oneRoute.DELETE, {
+      user: u,
+      method: "DELETE",
+      path: `/api/conversations/${conv}`,
+      params: { id: conv },
+    });
     expect((await read(u, conv, { seq: 1 })).status).toBe(404);
   });
 });
@@ -114,7 +129,9 @@ describe("rename and pin", () => {
     expect((await patch(other, a, { title: "mine now" })).status).toBe(404);
     expect((await getDb().conversation.findUniqueOrThrow({ where: { id: a } })).title).toBe("Battery notes 2");
 
-    const ids = await Promise.all(Array.from({ length: MAX_PINNED_CONVERSATIONS }, (_, i) => createConversationFor(u, `p${i}`)));
+    const ids = await Promise.all(
+      Array.from({ length: MAX_PINNED_CONVERSATIONS }, (_, i) => createConversationFor(u, `p${i}`)),
+    );
     for (const id of ids) expect((await patch(u, id, { pinned: true })).status).toBe(200);
     const over = await patch(u, a, { pinned: true });
     expect(over.status).toBe(429);
@@ -150,7 +167,9 @@ describe("search", () => {
     expect(hit.snippet.length).toBeLessThanOrEqual(160);
 
     // Wildcards are text: "40%" matches the body, "%" alone matches nothing but a literal %.
-    expect((await search(u, "40%")).json.results.map((h: { conversation: { id: string } }) => h.conversation.id)).toEqual([byBody]);
+    expect(
+      (await search(u, "40%")).json.results.map((h: { conversation: { id: string } }) => h.conversation.id),
+    ).toEqual([byBody]);
     expect((await search(u, "_")).json.results).toEqual([]);
     expect(likePattern("a%b_c\\d")).toBe("%a\\%b\\_c\\\\d%");
 
@@ -189,7 +208,10 @@ describe("new chat and titles", () => {
       user: u,
       path: `/api/conversations/${first.json.id}/messages`,
       params: { id: first.json.id },
-      body: { content: "Could you please research the sodium-ion battery market in Europe, and tell me in 10 minutes", clientMessageId: randomUUID() },
+      body: {
+        content: "Could you please research the sodium-ion battery market in Europe, and tell me in 10 minutes",
+        clientMessageId: randomUUID(),
+      },
     });
     const c = await getDb().conversation.findUniqueOrThrow({ where: { id: first.json.id } });
     expect(c).toMatchObject({ title: "Sodium-ion battery market in Europe", titleSource: "message" });
@@ -208,10 +230,22 @@ describe("new chat and titles", () => {
     await getDb().conversation.update({ where: { id: conv }, data: { titleSource: "message" } });
     const runId = randomUUID();
     await getDb().task.create({
-      data: { ownerId: u.id, conversationId: conv, originRunId: runId, title: "Cobalt Price Outlook", prompt: "p", driver: "research", clientRequestId: randomUUID(), status: "queued" },
+      data: {
+        ownerId: u.id,
+        conversationId: conv,
+        originRunId: runId,
+        title: "Cobalt Price Outlook",
+        prompt: "p",
+        driver: "research",
+        clientRequestId: randomUUID(),
+        status: "queued",
+      },
     });
     await getDb().$transaction((tx) => titleAfterExchange(tx, u.id, conv, runId));
-    expect(await getDb().conversation.findUniqueOrThrow({ where: { id: conv } })).toMatchObject({ title: "Cobalt Price Outlook", titleSource: "task" });
+    expect(await getDb().conversation.findUniqueOrThrow({ where: { id: conv } })).toMatchObject({
+      title: "Cobalt Price Outlook",
+      titleSource: "task",
+    });
 
     const mine = await createConversationFor(u, "My own name");
     await getDb().conversation.update({ where: { id: mine }, data: { titleSource: "user" } });
@@ -233,7 +267,15 @@ describe("new chat and titles", () => {
       const runId = res.json.run.id as string;
       if (taskTitle) {
         await getDb().task.create({
-          data: { ownerId: u.id, conversationId: conv, originRunId: runId, title: taskTitle, prompt: "p", clientRequestId: randomUUID(), status: "queued" },
+          data: {
+            ownerId: u.id,
+            conversationId: conv,
+            originRunId: runId,
+            title: taskTitle,
+            prompt: "p",
+            clientRequestId: randomUUID(),
+            status: "queued",
+          },
         });
       }
       await getDb().$transaction((tx) => titleAfterExchange(tx, u.id, conv, runId));
@@ -241,11 +283,19 @@ describe("new chat and titles", () => {
     };
     expect(await turn("Hi")).toMatchObject({ title: "Hi", titleSource: "message" });
     expect(await turn("能做什么？")).toMatchObject({ title: "Hi", titleSource: "message" });
-    expect(await turn("Tell me about heat pumps in Norway")).toMatchObject({ title: "Heat pumps in Norway", titleSource: "exchange" });
+    expect(await turn("Tell me about heat pumps in Norway")).toMatchObject({
+      title: "Heat pumps in Norway",
+      titleSource: "exchange",
+    });
     expect(await turn("and in Sweden?")).toMatchObject({ title: "Heat pumps in Norway", titleSource: "exchange" });
-    expect(await turn("research it properly", "Nordic Heat Pump Adoption")).toMatchObject({ title: "Nordic Heat Pump Adoption", titleSource: "task" });
+    expect(await turn("research it properly", "Nordic Heat Pump Adoption")).toMatchObject({
+      title: "Nordic Heat Pump Adoption",
+      titleSource: "task",
+    });
     // The first research names the chat; a later one does not rename it.
-    expect(await turn("now look at France", "French Heat Pump Subsidies")).toMatchObject({ title: "Nordic Heat Pump Adoption" });
+    expect(await turn("now look at France", "French Heat Pump Subsidies")).toMatchObject({
+      title: "Nordic Heat Pump Adoption",
+    });
     expect((await patch(u, conv, { title: "Mine" })).status).toBe(200);
     expect(await turn("one more study", "Another Topic")).toMatchObject({ title: "Mine", titleSource: "user" });
     expect(await title()).toBe("Mine");

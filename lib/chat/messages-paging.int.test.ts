@@ -12,7 +12,13 @@ async function seed(user: TestUser, conversationId: string, n: number): Promise<
     async (tx) => {
       for (let i = 1; i <= n; i++) {
         // Every seventh is a hidden prompt: it takes a seq but is never served.
-        const m = await appendMessage(tx, { conversationId, ownerId: user.id, kind: i % 2 ? "user" : "assistant", content: `m${i}`, hidden: i % 7 === 0 });
+        const m = await appendMessage(tx, {
+          conversationId,
+          ownerId: user.id,
+          kind: i % 2 ? "user" : "assistant",
+          content: `m${i}`,
+          hidden: i % 7 === 0,
+        });
         if (!m.hidden) visible.push(m.seq);
       }
     },
@@ -45,7 +51,12 @@ describe("GET /api/conversations/:id/messages?before=", () => {
       before = seqs[0];
     }
     expect(pages.map((p) => p.length)).toEqual([50, 50, visible.length - 100]);
-    expect(pages.reverse().flat().map((m) => m.seq)).toEqual(visible);
+    expect(
+      pages
+        .reverse()
+        .flat()
+        .map((m) => m.seq),
+    ).toEqual(visible);
 
     // The page just before a seq in the middle, and one that ends exactly at the first message.
     const mid = await get(u, conv, `?before=${visible[60]}&limit=10`);

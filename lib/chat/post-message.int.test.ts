@@ -35,7 +35,9 @@ describe("postMessage", () => {
     listener.on("notification", (n) => n.channel === WORK_CHANNEL && woken.push(n.payload ?? ""));
     onTestFinished(() => listener.end());
     await listener.query(`LISTEN "${WORK_CHANNEL}"`);
-    const { result, statements } = await statementsOf(() => postMessage(u.id, conv, { content: "second", clientMessageId: randomUUID() }));
+    const { result, statements } = await statementsOf(() =>
+      postMessage(u.id, conv, { content: "second", clientMessageId: randomUUID() }),
+    );
     await waitFor(async () => woken.includes("runs") || null, 10_000, "the run loop woken");
     // BEGIN, seq bump + insert, message.created, quota counts + run insert, run.updated + wake-up, COMMIT.
     expect(statements, statements.join("\n")).toHaveLength(6);
@@ -44,7 +46,14 @@ describe("postMessage", () => {
     expect(result.run.status).toBe("queued");
 
     const run = await getDb().run.findUniqueOrThrow({ where: { id: result.run.id } });
-    expect(run).toMatchObject({ ownerId: u.id, conversationId: conv, kind: "chat", status: "queued", triggerMessageId: result.message.id, attempts: 0 });
+    expect(run).toMatchObject({
+      ownerId: u.id,
+      conversationId: conv,
+      kind: "chat",
+      status: "queued",
+      triggerMessageId: result.message.id,
+      attempts: 0,
+    });
     expect(run.idempotencyKey).toBe(`chat:${result.message.id}`);
     // The run's moment is its insert, after the message's transaction began.
     expect(run.createdAt.getTime()).toBeGreaterThanOrEqual(new Date(result.message.createdAt).getTime());
@@ -62,7 +71,9 @@ describe("postMessage", () => {
   it("names an untitled chat from its first message, once", async () => {
     const u = await signUp("Post title");
     const conv = await createConversationFor(u);
-    const { statements } = await statementsOf(() => postMessage(u.id, conv, { content: "plan a trip to lisbon", clientMessageId: randomUUID() }));
+    const { statements } = await statementsOf(() =>
+      postMessage(u.id, conv, { content: "plan a trip to lisbon", clientMessageId: randomUUID() }),
+    );
     // The rename and its event: two more than a later turn.
     expect(statements).toHaveLength(8);
     await postMessage(u.id, conv, { content: "and porto", clientMessageId: randomUUID() });
@@ -77,7 +88,9 @@ describe("postMessage", () => {
     const conv = await createConversationFor(u);
     const id = randomUUID();
     const first = await postMessage(u.id, conv, { content: "once", clientMessageId: id });
-    const again = await Promise.all([1, 2, 3].map(() => postMessage(u.id, conv, { content: "once", clientMessageId: id })));
+    const again = await Promise.all(
+      [1, 2, 3].map(() => postMessage(u.id, conv, { content: "once", clientMessageId: id })),
+    );
     for (const r of again) expect(r).toEqual({ ...first, created: false });
     const next = await postMessage(u.id, conv, { content: "twice", clientMessageId: randomUUID() });
     expect(next.message.seq).toBe(first.message.seq + 1);
@@ -87,20 +100,36 @@ describe("postMessage", () => {
 
     // Another conversation may not reuse it.
     const other = await createConversationFor(u);
-    await expect(postMessage(u.id, other, { content: "once", clientMessageId: id })).rejects.toMatchObject({ code: "conflict", field: "clientMessageId" });
+    await expect(postMessage(u.id, other, { content: "once", clientMessageId: id })).rejects.toMatchObject({
+      code: "conflict",
+      field: "clientMessageId",
+    });
     expect(await getDb().message.count({ where: { conversationId: other } })).toBe(0);
 
     await deleteConversation(u.id, conv);
     const late = await postMessage(u.id, conv, { content: "once", clientMessageId: id });
-    expect(late).toMatchObject({ created: false, message: first.message, run: { id: first.run.id, status: "cancelled" } });
-    await expect(postMessage(u.id, conv, { content: "new", clientMessageId: randomUUID() })).rejects.toBeInstanceOf(ApiError);
+    expect(late).toMatchObject({
+      created: false,
+      message: first.message,
+      run: { id: first.run.id, status: "cancelled" },
+    });
+    await expect(postMessage(u.id, conv, { content: "new", clientMessageId: randomUUID() })).rejects.toBeInstanceOf(
+      ApiError,
+    );
   });
 
   it("turns of one conversation queue in the order of their messages, however the posts race", async () => {
     const u = await signUp("Post order");
     const conv = await createConversationFor(u);
-    await Promise.all(Array.from({ length: 8 }, (_, i) => postMessage(u.id, conv, { content: `turn ${i}`, clientMessageId: randomUUID() })));
-    const runs = await getDb().run.findMany({ where: { conversationId: conv }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        postMessage(u.id, conv, { content: `turn ${i}`, clientMessageId: randomUUID() }),
+      ),
+    );
+    const runs = await getDb().run.findMany({
+      where: { conversationId: conv },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
     const messages = await getDb().message.findMany({ where: { conversationId: conv }, orderBy: { seq: "asc" } });
     expect(runs.map((r) => r.triggerMessageId)).toEqual(messages.map((m) => m.id));
   });
@@ -109,8 +138,12 @@ describe("postMessage", () => {
     process.env.HERALD_LIMIT_QUEUED_TURNS = "4";
     const u = await signUp("Post quota");
     const convs = await Promise.all(Array.from({ length: 9 }, () => createConversationFor(u)));
-    const results = await Promise.allSettled(convs.map((c) => postMessage(u.id, c, { content: "hi", clientMessageId: randomUUID() })));
-    const refused = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as ApiError);
+    const results = await Promise.allSettled(
+      convs.map((c) => postMessage(u.id, c, { content: "hi", clientMessageId: randomUUID() })),
+    );
+    const refused = results
+      .filter((r) => r.status === "rejected")
+      .map((r) => (r as PromiseRejectedResult).reason as ApiError);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(4);
     for (const e of refused) expect(e).toMatchObject({ code: "quota_exceeded", status: 429 });
     expect(await getDb().message.count({ where: { ownerId: u.id } })).toBe(4);

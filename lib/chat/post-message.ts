@@ -23,14 +23,17 @@ export interface PostMessageInput {
   workWith?: string;
 }
 
-
 /**
  * The contract is fixed here, on the accepted message: dueAt = the message's
  * createdAt (now() is constant within the transaction, so it is exactly that
  * timestamp) + the duration. Nothing later — reloads, model turns — moves it.
  * The phrase was parsed before the transaction opened (no text work under locks).
  */
-async function deliveryMeta(tx: SqlTx, input: PostMessageInput, parsed: ParsedDelivery | null): Promise<Prisma.InputJsonValue | undefined> {
+async function deliveryMeta(
+  tx: SqlTx,
+  input: PostMessageInput,
+  parsed: ParsedDelivery | null,
+): Promise<Prisma.InputJsonValue | undefined> {
   const d: DeliveryContract | null = input.delivery ?? parsed;
   if (!d) return undefined;
   const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT date_trunc('milliseconds', now()) AS now`;
@@ -49,7 +52,10 @@ async function deliveryMeta(tx: SqlTx, input: PostMessageInput, parsed: ParsedDe
 }
 
 /** The picker's id rides on the message (opaque), resolved to a driver only when the start tool runs. */
-function withWorkChoice(meta: Prisma.InputJsonValue | undefined, workWith: string | undefined): Prisma.InputJsonValue | undefined {
+function withWorkChoice(
+  meta: Prisma.InputJsonValue | undefined,
+  workWith: string | undefined,
+): Prisma.InputJsonValue | undefined {
   if (workWith === undefined) return meta;
   return { ...((meta as Record<string, Prisma.InputJsonValue> | undefined) ?? {}), workWith };
 }
@@ -106,14 +112,25 @@ export async function postMessage(
       const { message, titleSource } = appended!;
       // After the insert: appendMessage locked the conversation, then the account
       // (writer order), so concurrent posts of one account are counted in turn.
-      const { run, admission } = await insertChatRun<MessageAdmission>(tx, { ownerId, conversationId, triggerMessageId: message.id }, messageAdmission(ownerId));
+      const { run, admission } = await insertChatRun<MessageAdmission>(
+        tx,
+        { ownerId, conversationId, triggerMessageId: message.id },
+        messageAdmission(ownerId),
+      );
       assertMessageAdmitted(admission);
-      await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run!) } }, { conversationId }, ["runs"]);
+      await emitEvent(tx, ownerId, { type: "run.updated", data: { run: toPublicRun(run!) } }, { conversationId }, [
+        "runs",
+      ]);
       // The first message names the conversation for now; the first exchange may name it better (titles.ts).
       if (titleSource === "none") {
         const [renamed] = await tx.$queryRaw<Conversation[]>`
           UPDATE "conversation" SET title = ${titleFromMessage(input.content)}, "titleSource" = 'message' WHERE id = ${conversationId} RETURNING *`;
-        await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(renamed) } }, { conversationId });
+        await emitEvent(
+          tx,
+          ownerId,
+          { type: "conversation.updated", data: { conversation: toPublicConversation(renamed) } },
+          { conversationId },
+        );
       }
       return { message: toPublicMessage(message), run: toPublicRun(run!), created: true };
     });

@@ -69,7 +69,9 @@ export async function searchConversations(ownerId: string, q: string, limit = 20
   await throttleSearch(ownerId);
   const pattern = likePattern(q);
   const matching = matchingConversations(ownerId, q, pattern);
-  const rows = await getDb().$queryRaw<(Conversation & { matchSeq: number | null; snippet: string | null; titleHit: boolean })[]>`
+  const rows = await getDb().$queryRaw<
+    (Conversation & { matchSeq: number | null; snippet: string | null; titleHit: boolean })[]
+  >`
     WITH matching AS MATERIALIZED (${matching}),
     newest AS (
       SELECT x."conversationId", m.seq, m.snippet FROM matching x
@@ -106,6 +108,11 @@ async function throttleSearch(ownerId: string): Promise<void> {
   const { allowed, retryAfter } = await consume(`search|${ownerId}`, { window: 60, max: limits().searchesPerMinute });
   if (!allowed) {
     const retry = retryAfter ?? 60;
-    throw new ApiError("rate_limited", `Too many searches in the last minute. Try again in ${retry} s.`, undefined, retry);
+    throw new ApiError(
+      "rate_limited",
+      `Too many searches in the last minute. Try again in ${retry} s.`,
+      undefined,
+      retry,
+    );
   }
 }

@@ -19,9 +19,12 @@ describe("titleFromMessage", () => {
 });
 
 describe("isSmallTalk", () => {
-  it.each(["Hi", "hello!", "Hi there 👋", "能做什么", "你能做什么？", "你好", "What can you do?", "   "])("%s names no topic", (text) => {
-    expect(isSmallTalk(text)).toBe(true);
-  });
+  it.each(["Hi", "hello!", "Hi there 👋", "能做什么", "你能做什么？", "你好", "What can you do?", "   "])(
+    "%s names no topic",
+    (text) => {
+      expect(isSmallTalk(text)).toBe(true);
+    },
+  );
   it.each(["Hi, research heat pumps", "钠离子电池", "What can you do about heat pumps?"])("%s names one", (text) => {
     expect(isSmallTalk(text)).toBe(false);
   });

@@ -11,7 +11,8 @@ const MAX_CHARS = 60;
 // quantifiers: every pattern here runs in time linear in the text.
 const EN_LEAD =
   /^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:(?:please|pls|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:(?:please|pls)\s+)?(?:(?:do\s+)?(?:some\s+)?(?:research|look\s+into|looking\s+into|find\s+out|investigate|analy[sz]e|summari[sz]e|explain|tell\s+me|write\s+(?:me\s+)?a\s+report|give\s+me\s+a\s+report|help\s+me\s+(?:with|understand))\s+)?(?:(?:about|on|into|regarding)\s+)?(?:(?:the|a|an|my|our)\s+)?/i;
-const ZH_LEAD = /^(?:你好[，,！!]?)?(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我)?(?:研究|调研|调查|查一下|查查|了解|分析|总结|介绍|写)?(?:一下|一份)?(?:关于)?/;
+const ZH_LEAD =
+  /^(?:你好[，,！!]?)?(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我)?(?:研究|调研|调查|查一下|查查|了解|分析|总结|介绍|写)?(?:一下|一份)?(?:关于)?/;
 const CLAUSE_END = /[.!?;。！？；\n]/;
 // The lookbehind lets the run start only at its first character: without it the engine
 // retries the run from each of its characters when something follows it ("---…-x").
@@ -47,11 +48,48 @@ export function titleFromMessage(content: string): string {
 // Openers that name no topic: a greeting, thanks, or a question about Herald itself.
 // Compared whole, after lower-casing and dropping punctuation and spaces: a Set lookup, linear in the text.
 const SMALL_TALK = new Set([
-  "hi", "hello", "hey", "yo", "hiya", "hithere", "hellothere", "goodmorning", "goodafternoon", "goodevening",
-  "thanks", "thankyou", "thx", "ok", "okay", "test", "testing", "help",
-  "whatcanyoudo", "whatdoyoudo", "whoareyou", "whatareyou", "howdoesthiswork", "howareyou",
-  "你好", "您好", "嗨", "哈喽", "在吗", "在么", "谢谢", "好的", "测试", "帮助",
-  "能做什么", "你能做什么", "你可以做什么", "可以做什么", "你会什么", "你会做什么", "你是谁", "你好你能做什么",
+  "hi",
+  "hello",
+  "hey",
+  "yo",
+  "hiya",
+  "hithere",
+  "hellothere",
+  "goodmorning",
+  "goodafternoon",
+  "goodevening",
+  "thanks",
+  "thankyou",
+  "thx",
+  "ok",
+  "okay",
+  "test",
+  "testing",
+  "help",
+  "whatcanyoudo",
+  "whatdoyoudo",
+  "whoareyou",
+  "whatareyou",
+  "howdoesthiswork",
+  "howareyou",
+  "你好",
+  "您好",
+  "嗨",
+  "哈喽",
+  "在吗",
+  "在么",
+  "谢谢",
+  "好的",
+  "测试",
+  "帮助",
+  "能做什么",
+  "你能做什么",
+  "你可以做什么",
+  "可以做什么",
+  "你会什么",
+  "你会做什么",
+  "你是谁",
+  "你好你能做什么",
 ]);
 const NOT_WORD = /[\s\p{P}\p{S}]+/gu;
 
@@ -75,7 +113,12 @@ type TitleRow = Pick<Conversation, "id" | "title" | "titleSource">;
  *   title stays provisional otherwise;
  * - a title the user gave (`user`) or a research topic (`task`) is never replaced.
  */
-export async function titleAfterExchange(tx: SqlTx, ownerId: string, conversationId: string, runId: string): Promise<void> {
+export async function titleAfterExchange(
+  tx: SqlTx,
+  ownerId: string,
+  conversationId: string,
+  runId: string,
+): Promise<void> {
   const [c] = await tx.$queryRaw<TitleRow[]>`
     SELECT id, title, "titleSource" FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL
       AND "titleSource" IN ('none', 'message', 'exchange') FOR UPDATE`;
@@ -92,12 +135,22 @@ export async function titleAfterExchange(tx: SqlTx, ownerId: string, conversatio
   const [updated] = await tx.$queryRaw<Conversation[]>`
     UPDATE "conversation" SET title = ${next.title}, "titleSource" = ${next.source} WHERE id = ${c.id} RETURNING *`;
   if (next.title !== c.title) {
-    await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation: toPublicConversation(updated) } }, { conversationId });
+    await emitEvent(
+      tx,
+      ownerId,
+      { type: "conversation.updated", data: { conversation: toPublicConversation(updated) } },
+      { conversationId },
+    );
   }
 }
 
 /** An exchange without a task: the title it settles on, or a better provisional one after small talk. */
-async function titleFromTurn(tx: SqlTx, ownerId: string, c: TitleRow, runId: string): Promise<{ title: string; source: string } | null> {
+async function titleFromTurn(
+  tx: SqlTx,
+  ownerId: string,
+  c: TitleRow,
+  runId: string,
+): Promise<{ title: string; source: string } | null> {
   const [first] = await tx.$queryRaw<{ content: string }[]>`
     SELECT content FROM "message" WHERE "conversationId" = ${c.id} AND "ownerId" = ${ownerId} AND kind = 'user' AND NOT hidden
     ORDER BY seq LIMIT 1`;

@@ -15,10 +15,16 @@ async function add(
   kind: MessageKind,
   extra: { taskId?: string; runId?: string; meta?: object; hidden?: boolean } = {},
 ) {
-  return getDb().$transaction((tx) => appendMessage(tx, { conversationId, ownerId: user.id, kind, content: kind, ...extra }));
+  return getDb().$transaction((tx) =>
+    appendMessage(tx, { conversationId, ownerId: user.id, kind, content: kind, ...extra }),
+  );
 }
 
-async function task(user: TestUser, conversationId: string, delivery: { mode: "none" | "at"; dueAt?: Date } = { mode: "none" }) {
+async function task(
+  user: TestUser,
+  conversationId: string,
+  delivery: { mode: "none" | "at"; dueAt?: Date } = { mode: "none" },
+) {
   const row = await getDb().task.create({
     data: {
       ownerId: user.id,
@@ -38,7 +44,14 @@ async function task(user: TestUser, conversationId: string, delivery: { mode: "n
 
 async function narrationRun(user: TestUser, conversationId: string, taskId: string) {
   const run = await getDb().run.create({
-    data: { ownerId: user.id, conversationId, kind: "notification", taskId, idempotencyKey: randomUUID(), status: "running" },
+    data: {
+      ownerId: user.id,
+      conversationId,
+      kind: "notification",
+      taskId,
+      idempotencyKey: randomUUID(),
+      status: "running",
+    },
   });
   return run.id;
 }
@@ -47,7 +60,10 @@ const unread = async (id: string) => (await getDb().conversation.findUniqueOrThr
 
 /** The unread counts the feed announced for this conversation, in order. */
 async function announced(user: TestUser, conversationId: string): Promise<number[]> {
-  const rows = await getDb().event.findMany({ where: { ownerId: user.id, conversationId, type: "conversation.updated" }, orderBy: { seq: "asc" } });
+  const rows = await getDb().event.findMany({
+    where: { ownerId: user.id, conversationId, type: "conversation.updated" },
+    orderBy: { seq: "asc" },
+  });
   return rows.map((r) => (r.payload as { conversation: { unread: number } }).conversation.unread);
 }
 
@@ -96,7 +112,8 @@ describe("unread moments", () => {
     void early;
 
     // The promised moment comes: those messages were written before it, the notice at it.
-    await getDb().$executeRaw`UPDATE "message" SET "createdAt" = "createdAt" - interval '2 hours' WHERE "conversationId" = ${conv}`;
+    await getDb()
+      .$executeRaw`UPDATE "message" SET "createdAt" = "createdAt" - interval '2 hours' WHERE "conversationId" = ${conv}`;
     await getDb().$executeRaw`UPDATE "task" SET "dueAt" = now() - interval '1 hour' WHERE id = ${t}`;
     const due = await add(u, conv, "notice", { taskId: t });
     expect(await unread(conv)).toBe(1);

@@ -20,7 +20,11 @@ export interface ConversationPatch {
  * `updatedAt` by the column's smallest step (1 ms) only, so the chat keeps its
  * place among the others.
  */
-export async function updateConversation(ownerId: string, id: string, patch: ConversationPatch): Promise<PublicConversation> {
+export async function updateConversation(
+  ownerId: string,
+  id: string,
+  patch: ConversationPatch,
+): Promise<PublicConversation> {
   return getDb().$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<Conversation[]>`
       SELECT * FROM "conversation" WHERE id = ${id} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL FOR UPDATE`;

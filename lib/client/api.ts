@@ -99,7 +99,13 @@ async function request<T>(path: string, init?: RequestInit & { json?: unknown })
     if (isErrorBody(body)) {
       throw new ResponseError(response.status, body.error.code, body.error.message, body.error.field, retryAfter);
     }
-    throw new ResponseError(response.status, statusCode(response.status), response.statusText || `HTTP ${response.status}`, undefined, retryAfter);
+    throw new ResponseError(
+      response.status,
+      statusCode(response.status),
+      response.statusText || `HTTP ${response.status}`,
+      undefined,
+      retryAfter,
+    );
   }
   return body as T;
 }
@@ -136,12 +142,22 @@ export function listConversations(signal?: AbortSignal): Promise<{ conversations
 }
 
 export function createConversation(title?: string, options: { draft?: boolean } = {}): Promise<PublicConversation> {
-  return request("/api/conversations", { method: "POST", json: { ...(title ? { title } : {}), ...(options.draft ? { draft: true } : {}) } });
+  return request("/api/conversations", {
+    method: "POST",
+    json: { ...(title ? { title } : {}), ...(options.draft ? { draft: true } : {}) },
+  });
 }
 
 /** Rename (`title`) and pin (`pinned`). */
-export function updateConversation(id: string, patch: { title?: string; pinned?: boolean }): Promise<PublicConversation> {
-  return request(`/api/conversations/${encodeURIComponent(id)}`, { method: "PATCH", json: patch, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+export function updateConversation(
+  id: string,
+  patch: { title?: string; pinned?: boolean },
+): Promise<PublicConversation> {
+  return request(`/api/conversations/${encodeURIComponent(id)}`, {
+    method: "PATCH",
+    json: patch,
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
 }
 
 /** Moves the read mark forward to `seq` (the newest message on screen). */
@@ -187,11 +203,16 @@ export function listMessagesBefore(
   options: { limit?: number; signal?: AbortSignal } = {},
 ): Promise<{ messages: PublicMessage[]; hasOlder: boolean }> {
   const params = new URLSearchParams({ before: String(before), limit: String(options.limit ?? MESSAGE_PAGE_SIZE) });
-  return request(`/api/conversations/${encodeURIComponent(conversationId)}/messages?${params}`, { signal: options.signal });
+  return request(`/api/conversations/${encodeURIComponent(conversationId)}/messages?${params}`, {
+    signal: options.signal,
+  });
 }
 
 /** One page of a task's timeline (docs/api.md#task-history). */
-export function getTaskHistory(id: string, options: { after?: string | null; limit?: number; signal?: AbortSignal } = {}): Promise<PublicHistoryPage> {
+export function getTaskHistory(
+  id: string,
+  options: { after?: string | null; limit?: number; signal?: AbortSignal } = {},
+): Promise<PublicHistoryPage> {
   const params = new URLSearchParams();
   if (options.after) params.set("after", options.after);
   if (options.limit) params.set("limit", String(options.limit));
@@ -200,7 +221,11 @@ export function getTaskHistory(id: string, options: { after?: string | null; lim
 }
 
 /** Every visible message of a conversation after seq `after` (all of them by default), ascending by seq. */
-export async function listAllMessages(conversationId: string, signal?: AbortSignal, from?: number): Promise<PublicMessage[]> {
+export async function listAllMessages(
+  conversationId: string,
+  signal?: AbortSignal,
+  from?: number,
+): Promise<PublicMessage[]> {
   const all: PublicMessage[] = [];
   let after: number | undefined = from;
   // Bounded so a server that ignores `after` can't spin this forever.
@@ -238,7 +263,12 @@ export function sendMessage(
 export const TASK_LIST_LIMIT = 100;
 
 export function listTasks(
-  options: { conversationId?: string | null; scope?: "active" | "recent" | "all"; limit?: number; signal?: AbortSignal } = {},
+  options: {
+    conversationId?: string | null;
+    scope?: "active" | "recent" | "all";
+    limit?: number;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<{ tasks: PublicTask[] }> {
   const params = new URLSearchParams();
   if (options.conversationId) params.set("conversationId", options.conversationId);
@@ -275,17 +305,28 @@ export function listApiKeys(): Promise<{ keys: PublicApiKey[] }> {
   return request("/api/keys");
 }
 
-export function createApiKey(body: { name: string; password: string; expiresInDays?: number }): Promise<PublicApiKey & { key: string }> {
+export function createApiKey(body: {
+  name: string;
+  password: string;
+  expiresInDays?: number;
+}): Promise<PublicApiKey & { key: string }> {
   return request("/api/keys", { method: "POST", json: body, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
 }
 
 export function revokeApiKey(id: string): Promise<void> {
-  return request(`/api/keys/${encodeURIComponent(id)}`, { method: "DELETE", signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+  return request(`/api/keys/${encodeURIComponent(id)}`, {
+    method: "DELETE",
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
 }
 
 /** DELETE /api/account: the account's own password again (400 naming `password` when wrong). */
 export function deleteAccount(password: string): Promise<void> {
-  return request("/api/account", { method: "DELETE", json: { password }, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+  return request("/api/account", {
+    method: "DELETE",
+    json: { password },
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
 }
 
 export function listShares(publicationId: string, signal?: AbortSignal): Promise<{ shares: PublicShare[] }> {
@@ -293,11 +334,17 @@ export function listShares(publicationId: string, signal?: AbortSignal): Promise
 }
 
 export function createShare(publicationId: string): Promise<CreatedShare> {
-  return request(`/api/publications/${encodeURIComponent(publicationId)}/shares`, { method: "POST", signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+  return request(`/api/publications/${encodeURIComponent(publicationId)}/shares`, {
+    method: "POST",
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
 }
 
 export function revokeShare(id: string): Promise<void> {
-  return request(`/api/shares/${encodeURIComponent(id)}`, { method: "DELETE", signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+  return request(`/api/shares/${encodeURIComponent(id)}`, {
+    method: "DELETE",
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
 }
 
 export function answerTaskInput(id: string, response: string): Promise<{ task: PublicTask }> {

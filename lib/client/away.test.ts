@@ -59,7 +59,13 @@ describe("unread counting in the cache", () => {
     const list = () => qc.getQueryData<PublicConversation[]>(queryKeys.conversations)![0];
     // One task's result, terminal line, notice and narrating reply: four messages, one moment, which the
     // server announces right after the first (same commit, same updatedAt).
-    for (const [seq, kind] of [[3, "body"], [4, "terminal"], [5, "notice"], [5, "notice"], [6, "assistant"]] as const) {
+    for (const [seq, kind] of [
+      [3, "body"],
+      [4, "terminal"],
+      [5, "notice"],
+      [5, "notice"],
+      [6, "assistant"],
+    ] as const) {
       touchConversation(qc, "a", at);
       noteConversationMessage(qc, { ...messageFixture, seq, kind });
       expect(list().unread).toBe(seq === 3 ? 0 : 1);
@@ -85,13 +91,23 @@ describe("unread counting in the cache", () => {
   });
 
   it("sorts pinned first, then newest activity", () => {
-    const list = [conv("old-pinned", { pinned: true }), conv("new", { updatedAt: "2026-11-30T11:00:00.000Z" }), conv("pinned-new", { pinned: true, updatedAt: "2026-11-30T10:30:00.000Z" })];
+    const list = [
+      conv("old-pinned", { pinned: true }),
+      conv("new", { updatedAt: "2026-11-30T11:00:00.000Z" }),
+      conv("pinned-new", { pinned: true, updatedAt: "2026-11-30T10:30:00.000Z" }),
+    ];
     expect(sortConversations(list).map((c) => c.id)).toEqual(["pinned-new", "old-pinned", "new"]);
   });
 });
 
 describe("a task's notice in another chat", () => {
-  const notice = (id: string, conversationId: string, title: string, outcome: NoticeOutcome, createdAt = new Date().toISOString()): PublicMessage => ({
+  const notice = (
+    id: string,
+    conversationId: string,
+    title: string,
+    outcome: NoticeOutcome,
+    createdAt = new Date().toISOString(),
+  ): PublicMessage => ({
     ...messageFixture,
     id,
     conversationId,
@@ -109,7 +125,11 @@ describe("a task's notice in another chat", () => {
     noteNotice(qc, notice("n1", "c2", "Cobalt outlook", "on_time"));
     noteNotice(qc, notice("n1", "c2", "Cobalt outlook", "on_time")); // a replay
     expect(getToasts()).toHaveLength(1);
-    expect(getToasts()[0]).toMatchObject({ key: "toastTaskSucceeded", vars: { title: "Cobalt outlook", chat: "Batteries" }, link: { href: "/c/c2" } });
+    expect(getToasts()[0]).toMatchObject({
+      key: "toastTaskSucceeded",
+      vars: { title: "Cobalt outlook", chat: "Batteries" },
+      link: { href: "/c/c2" },
+    });
 
     // Heard of long after it was written: history, not news; a chat that is gone raises nothing.
     noteNotice(qc, notice("n2", "c2", "Old", "failed", "2020-01-01T00:00:00.000Z"));

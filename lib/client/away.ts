@@ -86,7 +86,9 @@ export function useAwaySignals(
   // The list holds the newest 100; an older chat opened from a link has only its own copy.
   const open =
     conversations?.find((c) => c.id === conversationId) ??
-    (conversationId ? (qc.getQueryData<PublicConversation | null>(queryKeys.conversation(conversationId)) ?? null) : null);
+    (conversationId
+      ? (qc.getQueryData<PublicConversation | null>(queryKeys.conversation(conversationId)) ?? null)
+      : null);
   // The conversation on screen is being read: only a hidden tab counts it.
   const visible = typeof document !== "undefined" && document.visibilityState === "visible";
   const total = unreadTotal(conversations?.filter((c) => !(visible && c.id === conversationId)));
@@ -141,7 +143,9 @@ const toasted = new Set<string>();
 const NEWS_MS = 120_000;
 
 /** Notice outcomes that raise a toast, and how it reads; a user's own cancel posts no notice. */
-const TOAST_OF: Partial<Record<NoticeOutcome, { key: "Succeeded" | "Failed" | "Stopped" | "Missed"; tone: Toast["tone"] }>> = {
+const TOAST_OF: Partial<
+  Record<NoticeOutcome, { key: "Succeeded" | "Failed" | "Stopped" | "Missed"; tone: Toast["tone"] }>
+> = {
   done: { key: "Succeeded", tone: "info" },
   on_time: { key: "Succeeded", tone: "info" },
   early: { key: "Succeeded", tone: "info" },
@@ -167,7 +171,9 @@ export function noteNotice(qc: QueryClient, message: PublicMessage): void {
   const look = TOAST_OF[message.meta.outcome];
   if (!look) return;
   if (message.conversationId === openConversationId && document.visibilityState === "visible") return;
-  const chat = qc.getQueryData<PublicConversation[]>(queryKeys.conversations)?.find((c) => c.id === message.conversationId);
+  const chat = qc
+    .getQueryData<PublicConversation[]>(queryKeys.conversations)
+    ?.find((c) => c.id === message.conversationId);
   // A notice of a chat deleted meanwhile is no news.
   if (!chat) return;
   const title = message.meta.title;

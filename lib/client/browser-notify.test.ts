@@ -17,7 +17,11 @@ function fakeLocks() {
     !held.some((h) => h.name === name && (h.mode === "exclusive" || mode === "exclusive"));
   return {
     held,
-    async request(name: string, opts: { mode?: Mode; ifAvailable?: boolean }, cb: (lock: Held | null) => Promise<unknown> | unknown) {
+    async request(
+      name: string,
+      opts: { mode?: Mode; ifAvailable?: boolean },
+      cb: (lock: Held | null) => Promise<unknown> | unknown,
+    ) {
       const mode = opts.mode ?? "exclusive";
       if (!available(name, mode)) {
         if (opts.ifAvailable) return cb(null);
@@ -87,7 +91,12 @@ async function setVisibility(tab: Tab, v: "visible" | "hidden") {
   await new Promise((r) => setTimeout(r, 0));
 }
 
-const notice = { noticeId: "n1", conversationId: "c1", title: "Fund overlap", text: '"Fund overlap" finished; the report is ready.' };
+const notice = {
+  noticeId: "n1",
+  conversationId: "c1",
+  title: "Fund overlap",
+  text: '"Fund overlap" finished; the report is ready.',
+};
 
 beforeEach(() => {
   storage.clear();

@@ -44,7 +44,12 @@ describe("an update that arrives while a list's first fetch is in flight", () =>
     patchTask(qc, task("a", "c1", "cancelled", 5));
     expect(qc.getQueryData(queryKeys.taskList("c1"))).toBeUndefined();
     // The snapshot was read on the server before the cancel: what the list's query function stores.
-    const stored = mergeTaskSnapshot(qc.getQueryData(queryKeys.taskList("c1")), [task("a", "c1", "queued", 1)], "c1", seenTasks(qc));
+    const stored = mergeTaskSnapshot(
+      qc.getQueryData(queryKeys.taskList("c1")),
+      [task("a", "c1", "queued", 1)],
+      "c1",
+      seenTasks(qc),
+    );
     expect(stored.map((t) => [t.id, t.status])).toEqual([["a", "cancelled"]]);
     // A newer snapshot still wins, and another conversation's update stays out of this list.
     patchTask(qc, task("x", "c2", "running", 9));

@@ -160,20 +160,26 @@ function sameConversation(a: PublicConversation, b: PublicConversation): boolean
  * apart, and it announces each new one on the feed (`conversation.updated`) in
  * the same commit as the message, so every device shows the same number.
  */
-export function applyMessageToConversation(c: PublicConversation, m: Pick<PublicMessage, "seq" | "kind">): PublicConversation {
+export function applyMessageToConversation(
+  c: PublicConversation,
+  m: Pick<PublicMessage, "seq" | "kind">,
+): PublicConversation {
   if (m.seq <= c.lastSeq) return c;
   if (m.kind === "user") return { ...c, lastSeq: m.seq, lastReadSeq: m.seq, unread: 0 };
   return { ...c, lastSeq: m.seq };
 }
 
 export function noteConversationMessage(qc: QueryClient, message: PublicMessage): void {
-  const apply = (c: PublicConversation) => (c.id === message.conversationId ? applyMessageToConversation(c, message) : c);
+  const apply = (c: PublicConversation) =>
+    c.id === message.conversationId ? applyMessageToConversation(c, message) : c;
   qc.setQueryData<PublicConversation[]>(queryKeys.conversations, (prev) => {
     if (!prev) return prev;
     const next = prev.map(apply);
     return next.some((c, i) => c !== prev[i]) ? next : prev;
   });
-  qc.setQueryData<PublicConversation | null>(queryKeys.conversation(message.conversationId), (prev) => (prev ? apply(prev) : prev));
+  qc.setQueryData<PublicConversation | null>(queryKeys.conversation(message.conversationId), (prev) =>
+    prev ? apply(prev) : prev,
+  );
 }
 
 // A deletion seen on the feed must not be undone by a snapshot read before it.
@@ -282,7 +288,6 @@ export function reconcileActiveRuns(
     return next;
   });
 }
-
 
 // ---------- background tasks ----------
 

@@ -48,7 +48,10 @@ export function buildConversationItems(
   const items: ConversationItem[] = [];
   // Flushes the unsent entries written before `m`: a reply already streaming in when one was written stays above it.
   const pendingUpTo = (m: Pick<PublicMessage, "seq" | "runId"> | null) => {
-    while (pending.length && (!m || (pending[0].afterSeq < m.seq && !(m.runId && pending[0].afterRuns.includes(m.runId))))) {
+    while (
+      pending.length &&
+      (!m || (pending[0].afterSeq < m.seq && !(m.runId && pending[0].afterRuns.includes(m.runId))))
+    ) {
       const entry = pending.shift()!;
       items.push({ type: "outgoing", key: `out:${entry.clientMessageId}`, entry });
     }
@@ -69,7 +72,8 @@ export function buildConversationItems(
 
   const storedRuns = new Set(messages.filter((m) => m.kind === "assistant" && m.runId).map((m) => m.runId));
   for (const stream of streams) {
-    if (!storedRuns.has(stream.runId) && stream.text) items.push({ type: "stream", key: `stream:${stream.runId}`, stream });
+    if (!storedRuns.has(stream.runId) && stream.text)
+      items.push({ type: "stream", key: `stream:${stream.runId}`, stream });
   }
   pendingUpTo(null);
   return items;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { durationParts, MAX_DUE_MINUTES, minutesText, parseDueMinutes, secondsUntilTimeOfDay, timeOfDayIn } from "./delivery";
+import {
+  durationParts,
+  MAX_DUE_MINUTES,
+  minutesText,
+  parseDueMinutes,
+  secondsUntilTimeOfDay,
+  timeOfDayIn,
+} from "./delivery";
 
 describe("parseDueMinutes", () => {
   it("turns minutes (decimals too) into seconds", () => {
@@ -41,7 +48,8 @@ describe("secondsUntilTimeOfDay", () => {
   });
 
   it("refuses what is not a time of day", () => {
-    for (const bad of ["", "24:00", "12:60", "7:5", "noon", "12:00:61"]) expect(secondsUntilTimeOfDay(bad, now), bad).toBeNull();
+    for (const bad of ["", "24:00", "12:60", "7:5", "noon", "12:00:61"])
+      expect(secondsUntilTimeOfDay(bad, now), bad).toBeNull();
   });
 });
 

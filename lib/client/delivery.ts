@@ -50,7 +50,13 @@ export function secondsUntilTimeOfDay(text: string, now: Date, timeZone?: string
 /** Seconds since midnight on `timeZone`'s clock at `now` (milliseconds included), or null for an unknown zone. */
 function wallClockSeconds(now: Date, timeZone: string): number | null {
   try {
-    const parts = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", hour: "2-digit", minute: "2-digit", second: "2-digit" }).formatToParts(now);
+    const parts = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    }).formatToParts(now);
     const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? NaN);
     const total = (get("hour") % 24) * 3600 + get("minute") * 60 + get("second") + now.getMilliseconds() / 1000;
     return Number.isFinite(total) ? total : null;
@@ -62,7 +68,12 @@ function wallClockSeconds(now: Date, timeZone: string): number | null {
 /** "HH:MM" on `timeZone`'s clock `seconds` from `now` (what the "At time" field starts at). */
 export function timeOfDayIn(seconds: number, now: Date, timeZone: string): string {
   const at = new Date(now.getTime() + seconds * 1000);
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", hour: "2-digit", minute: "2-digit" }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).formatToParts(at);
   const get = (type: string) => (parts.find((p) => p.type === type)?.value ?? "00").padStart(2, "0");
   return `${get("hour") === "24" ? "00" : get("hour")}:${get("minute")}`;
 }

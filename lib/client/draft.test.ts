@@ -34,7 +34,10 @@ async function load(account: string | null) {
 
 beforeEach(async () => {
   store = new Map();
-  vi.stubGlobal("window", { localStorage: localStorageOf(store), location: { pathname: "/c/x", search: "", assign: vi.fn() } });
+  vi.stubGlobal("window", {
+    localStorage: localStorageOf(store),
+    location: { pathname: "/c/x", search: "", assign: vi.fn() },
+  });
   await load("alice");
 });
 

@@ -28,6 +28,9 @@ const CATEGORY_KEYS: Record<ErrorCategory, MessageKey> = {
 };
 
 /** A task's stored failure: its category's words, or Herald's own sentence as stored. */
-export function failureWords(t: Translate, task: { error: string | null; errorCode: ErrorCategory | null }): string | null {
+export function failureWords(
+  t: Translate,
+  task: { error: string | null; errorCode: ErrorCategory | null },
+): string | null {
   return task.errorCode ? t(CATEGORY_KEYS[task.errorCode]) : task.error;
 }

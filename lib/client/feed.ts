@@ -92,7 +92,12 @@ function onMessageCreated(qc: QueryClient, data: Received<"message.created">): v
     noteNotice(qc, message);
     const meta = message.meta as { noticeId?: unknown; title?: unknown } | null | undefined;
     if (typeof meta?.noticeId === "string" && typeof meta.title === "string") {
-      void notifyNotice({ noticeId: meta.noticeId, conversationId: message.conversationId, title: meta.title, text: message.content });
+      void notifyNotice({
+        noticeId: meta.noticeId,
+        conversationId: message.conversationId,
+        title: meta.title,
+        text: message.content,
+      });
     }
   }
 }

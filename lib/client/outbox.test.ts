@@ -134,4 +134,3 @@ describe("outbox", () => {
     expect(outbox.getOutbox()[0]).toMatchObject({ status: "failed", autoRetried: true });
   });
 });
-

@@ -93,7 +93,10 @@ describe("conversation window: newest page first, older on demand, live patches 
       "fetch",
       vi.fn(async () => {
         rememberFeedMessage(first);
-        return new Response(JSON.stringify({ messages: [], hasOlder: false }), { status: 200, headers: { "content-type": "application/json" } });
+        return new Response(JSON.stringify({ messages: [], hasOlder: false }), {
+          status: 200,
+          headers: { "content-type": "application/json" },
+        });
       }),
     );
     const qc = new QueryClient();

@@ -3,10 +3,30 @@
 // delivered while they were in flight.
 
 import { useCallback } from "react";
-import { useInfiniteQuery, useIsFetching, useMutation, useMutationState, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import {
+  useInfiniteQuery,
+  useIsFetching,
+  useMutation,
+  useMutationState,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+} from "@tanstack/react-query";
 import type { PublicConversation, PublicMessage } from "@/lib/contract/shapes";
 import type { PublicTaskDetail } from "@/lib/contract/shapes";
-import { answerTaskInput, ResponseError, sendTaskInstructions, cancelTask, getConversation, getTask, getTaskHistory, listAllMessages, listConversations, listMessagesBefore, listTasks } from "./api";
+import {
+  answerTaskInput,
+  ResponseError,
+  sendTaskInstructions,
+  cancelTask,
+  getConversation,
+  getTask,
+  getTaskHistory,
+  listAllMessages,
+  listConversations,
+  listMessagesBefore,
+  listTasks,
+} from "./api";
 import {
   joinNewestPage,
   mergeConversationSnapshot,
@@ -67,7 +87,11 @@ const NEWEST = 2_147_483_647;
  * a message at any time, a refetch fills whatever it could have missed, and
  * merging is by id.
  */
-export async function fetchMessageWindow(qc: QueryClient, conversationId: string, signal?: AbortSignal): Promise<PublicMessage[]> {
+export async function fetchMessageWindow(
+  qc: QueryClient,
+  conversationId: string,
+  signal?: AbortSignal,
+): Promise<PublicMessage[]> {
   const key = queryKeys.messages(conversationId);
   const pagingKey = queryKeys.messagePaging(conversationId);
   const cached = qc.getQueryData<PublicMessage[]>(key);
@@ -86,7 +110,13 @@ export async function fetchMessageWindow(qc: QueryClient, conversationId: string
   const loaded = qc.getQueryData<PublicMessage[]>(key) ?? cached;
   // The feed's copies may predate a window that was since reloaded: keep only those inside it.
   const floor = paging.hasOlder && loaded.length ? loaded[0].seq : -Infinity;
-  return mergeMessages(mergeMessages(loaded, recentMessagesFor(conversationId).filter((m) => m.seq >= floor)), fetched);
+  return mergeMessages(
+    mergeMessages(
+      loaded,
+      recentMessagesFor(conversationId).filter((m) => m.seq >= floor),
+    ),
+    fetched,
+  );
 }
 
 /** Adds the page before the window's oldest message; false when there was nothing (more) to load. */
@@ -204,7 +234,11 @@ export function useTaskHistory(id: string, enabled: boolean) {
 const CANCEL_KEY = ["tasks", "cancel"] as const;
 
 /** A dictionary key where we have better words than the server's, else the server's message. */
-function cancelErrorReason(error: unknown): { reason?: string; reasonKey?: "cancelUnavailable" | "errNetwork" | "errRateLimited"; seconds?: number } {
+function cancelErrorReason(error: unknown): {
+  reason?: string;
+  reasonKey?: "cancelUnavailable" | "errNetwork" | "errRateLimited";
+  seconds?: number;
+} {
   if (error instanceof ResponseError) {
     if (error.code === "unavailable" || error.status === 503) return { reasonKey: "cancelUnavailable" };
     if (error.status === 0) return { reasonKey: "errNetwork" };
@@ -231,7 +265,12 @@ export function useCancelTask() {
     },
     onError: (error, task) => {
       const { reason, reasonKey, seconds } = cancelErrorReason(error);
-      pushToast({ tone: "error", key: "cancelFailed", vars: { title: task.title, reason: reason ?? "", seconds: seconds ?? "" }, reasonKey });
+      pushToast({
+        tone: "error",
+        key: "cancelFailed",
+        vars: { title: task.title, reason: reason ?? "", seconds: seconds ?? "" },
+        reasonKey,
+      });
       // Whatever the server thinks now is the truth; don't wait for the next poll.
       void qc.invalidateQueries({ queryKey: queryKeys.taskLists });
     },
@@ -242,7 +281,8 @@ export function useCancelTask() {
 export function useAnswerInput() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async ({ task, response }: { task: PublicTask; response: string }) => (await answerTaskInput(task.id, response)).task,
+    mutationFn: async ({ task, response }: { task: PublicTask; response: string }) =>
+      (await answerTaskInput(task.id, response)).task,
     onSuccess: (task) => patchTask(qc, task),
   });
 }
@@ -250,7 +290,8 @@ export function useAnswerInput() {
 export function useSendInstructions() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async ({ task, message }: { task: PublicTask; message: string }) => (await sendTaskInstructions(task.id, message)).task,
+    mutationFn: async ({ task, message }: { task: PublicTask; message: string }) =>
+      (await sendTaskInstructions(task.id, message)).task,
     onSuccess: (task) => {
       patchTask(qc, task);
       // The pending list lives in the detail view only.

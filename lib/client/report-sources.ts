@@ -48,7 +48,11 @@ export function splitSources(markdown: string): SplitReport {
     sources.push({ n: Number(m[1]), title: m[2].replace(/\\(.)/g, "$1"), url: m[3] });
   }
   if (sources.length === 0) return none;
-  return { main: lines.slice(0, at).join("\n").trimEnd(), heading: { text: lines[at].slice(3).trim(), line: at + 1 }, sources };
+  return {
+    main: lines.slice(0, at).join("\n").trimEnd(),
+    heading: { text: lines[at].slice(3).trim(), line: at + 1 },
+    sources,
+  };
 }
 
 export const sourceAnchor = (prefix: string, n: number) => `${prefix}-source-${n}`;

@@ -3,7 +3,18 @@ import { etaSeconds, lineDiff, reportFileName, reportHeadings } from "./report";
 
 describe("report helpers", () => {
   it("lists headings 1–3 with their source lines, skipping fenced code and inline markup", () => {
-    const md = ["# Title", "", "## **Bold** part", "text", "```", "## not a heading", "```", "### [Link](https://x.y) here ##", "#### too deep", "## 背景与范围"].join("\n");
+    const md = [
+      "# Title",
+      "",
+      "## **Bold** part",
+      "text",
+      "```",
+      "## not a heading",
+      "```",
+      "### [Link](https://x.y) here ##",
+      "#### too deep",
+      "## 背景与范围",
+    ].join("\n");
     expect(reportHeadings(md)).toEqual([
       { level: 1, text: "Title", line: 1 },
       { level: 2, text: "Bold part", line: 3 },
@@ -19,7 +30,10 @@ describe("report helpers", () => {
       { type: "same", text: "c" },
       { type: "add", text: "d" },
     ]);
-    expect(lineDiff("", "x")).toEqual([{ type: "del", text: "" }, { type: "add", text: "x" }]);
+    expect(lineDiff("", "x")).toEqual([
+      { type: "del", text: "" },
+      { type: "add", text: "x" },
+    ]);
   });
 
   it("makes file names from any script", () => {

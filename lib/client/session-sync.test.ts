@@ -11,7 +11,13 @@ beforeEach(async () => {
   assign = vi.fn();
   vi.stubGlobal("window", { location: { pathname: "/c/x", search: "", assign } });
   // Every request of this tab meets a session that has already ended.
-  vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify({ error: { code: "unauthorized", message: "Sign in" } }), { status: 401 })));
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(
+      async () =>
+        new Response(JSON.stringify({ error: { code: "unauthorized", message: "Sign in" } }), { status: 401 }),
+    ),
+  );
   sync = await import("./session-sync");
   api = await import("./api");
   stop = sync.followSignOut();
@@ -45,6 +51,8 @@ describe("sign-out across tabs", () => {
 
   it("signed-out takes the tab to sign-in at once", async () => {
     otherTab.postMessage("signed-out");
-    await vi.waitFor(() => expect(assign).toHaveBeenCalledWith(`/sign-in?next=${encodeURIComponent("/c/x")}&signedOut=1`));
+    await vi.waitFor(() =>
+      expect(assign).toHaveBeenCalledWith(`/sign-in?next=${encodeURIComponent("/c/x")}&signedOut=1`),
+    );
   });
 });

@@ -1,7 +1,12 @@
 import type { PublicTask, TaskStatus } from "./tasks";
 
 /** A public task for client unit tests: `second` seconds after a fixed instant. */
-export function taskFixture(id: string, status: TaskStatus, second: number, extra: Partial<PublicTask> = {}): PublicTask {
+export function taskFixture(
+  id: string,
+  status: TaskStatus,
+  second: number,
+  extra: Partial<PublicTask> = {},
+): PublicTask {
   const t0 = Date.parse("2026-11-01T10:00:00.000Z");
   return {
     id,
@@ -15,7 +20,14 @@ export function taskFixture(id: string, status: TaskStatus, second: number, extr
     completedAt: null,
     progress: null,
     steps: null,
-    delivery: { mode: "none", dueAt: null, reportIfUnfinished: false, outcome: null, allowOvertime: true, budget: null },
+    delivery: {
+      mode: "none",
+      dueAt: null,
+      reportIfUnfinished: false,
+      outcome: null,
+      allowOvertime: true,
+      budget: null,
+    },
     spent: { modelRequests: 0, inputTokens: 0, outputTokens: 0, costUsd: null, searches: 0, pagesRead: 0 },
     sourcesNote: null,
     waitingForProvider: null,

@@ -14,7 +14,6 @@ import {
 } from "./tasks";
 import { taskFixture } from "./task-fixture";
 
-
 const task = taskFixture;
 
 const ids = (list: readonly PublicTask[] | undefined) => list?.map((t) => t.id);
@@ -123,7 +122,11 @@ describe("mergeTaskSnapshot", () => {
   });
 
   it("dedupes and filters by scope", () => {
-    const fetched = [task("a", "running", 2), task("a", "running", 2), task("x", "running", 3, { conversationId: "c2" })];
+    const fetched = [
+      task("a", "running", 2),
+      task("a", "running", 2),
+      task("x", "running", 3, { conversationId: "c2" }),
+    ];
     expect(ids(mergeTaskSnapshot(undefined, fetched, "c1"))).toEqual(["a"]);
   });
 });

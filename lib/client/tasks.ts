@@ -50,7 +50,9 @@ export function isNewer(candidate: PublicTask, current: PublicTask): boolean {
   const a = time(candidate.updatedAt);
   const b = time(current.updatedAt);
   if (a !== b) return a > b;
-  return (Object.keys(candidate) as (keyof PublicTask)[]).some((k) => JSON.stringify(candidate[k]) !== JSON.stringify(current[k]));
+  return (Object.keys(candidate) as (keyof PublicTask)[]).some(
+    (k) => JSON.stringify(candidate[k]) !== JSON.stringify(current[k]),
+  );
 }
 
 /**
@@ -102,7 +104,8 @@ export function mergeTaskSnapshot(
   }
   const merged = [...result.values()].sort(compareTasks);
   // Keep the cached array when equal so an idle poll re-renders nothing.
-  if (cached && cached.length === merged.length && cached.every((t, i) => t === merged[i])) return cached as PublicTask[];
+  if (cached && cached.length === merged.length && cached.every((t, i) => t === merged[i]))
+    return cached as PublicTask[];
   return merged;
 }
 

@@ -12,7 +12,17 @@ import * as exportRoute from "@/app/api/account/export/route";
 import * as conversationsRoute from "@/app/api/conversations/route";
 import * as tasksRoute from "@/app/api/tasks/route";
 import { emailKey } from "@/lib/auth/throttle";
-import { call, createConversationFor, ORIGIN, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  call,
+  createConversationFor,
+  ORIGIN,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 import { startSmtpSink, type SinkLine, type SmtpSink } from "@/tests/smtp-sink-process";
 
 /**
@@ -47,7 +57,11 @@ function auth(path: string, body?: unknown, cookie?: string, clientIp?: string):
   if (body !== undefined) headers["content-type"] = "application/json";
   if (cookie) headers.cookie = cookie;
   return handleAuthRequest(
-    new Request(`${ORIGIN}/api/auth${path}`, { method: body === undefined ? "GET" : "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`${ORIGIN}/api/auth${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
   );
 }
 
@@ -55,7 +69,11 @@ const signIn = async (email: string, password: string) => (await auth("/sign-in/
 
 describe("password policy", () => {
   it("refuses a common password at sign-up with its own code and a sentence", async () => {
-    const res = await auth("/sign-up/email", { name: "Common", email: `common-${randomUUID().slice(0, 8)}@example.test`, password: "12345678" });
+    const res = await auth("/sign-up/email", {
+      name: "Common",
+      email: `common-${randomUUID().slice(0, 8)}@example.test`,
+      password: "12345678",
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { code: string; message: string };
     expect(body.code).toBe("PASSWORD_TOO_COMMON");
@@ -69,7 +87,11 @@ describe("password reset", () => {
     const before = lines.length;
     const res = await auth("/request-password-reset", { email: u.email, redirectTo: `${ORIGIN}/reset-password` });
     expect(res.status).toBe(200);
-    const mail = await waitFor(async () => lines.slice(before).find((l) => l.to === u.email && l.accepted), 20_000, "reset email");
+    const mail = await waitFor(
+      async () => lines.slice(before).find((l) => l.to === u.email && l.accepted),
+      20_000,
+      "reset email",
+    );
     const link = /https?:\/\/\S+\/api\/auth\/reset-password\/\S+/.exec(mail.text ?? "")?.[0];
     expect(link).toBeTruthy();
 
@@ -112,7 +134,15 @@ describe("password reset", () => {
     const email = `flooded-${randomUUID().slice(0, 8)}@example.test`;
     const answers: Response[] = [];
     // A new client address each time: the per-address limit is what is measured, not better-auth's per-IP one.
-    for (let i = 0; i < 4; i++) answers.push(await auth("/request-password-reset", { email, redirectTo: `${ORIGIN}/reset-password` }, undefined, `10.9.${i}.${Math.floor(Math.random() * 250) + 1}`));
+    for (let i = 0; i < 4; i++)
+      answers.push(
+        await auth(
+          "/request-password-reset",
+          { email, redirectTo: `${ORIGIN}/reset-password` },
+          undefined,
+          `10.9.${i}.${Math.floor(Math.random() * 250) + 1}`,
+        ),
+      );
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(((await answers[3].json()) as { message: string }).message).toMatch(/Too many reset emails/);
     expect(Number(answers[3].headers.get("retry-after"))).toBeGreaterThan(60);
@@ -130,19 +160,53 @@ async function seed(u: TestUser, secret: string) {
   await postMessage(u.id, conversationId, { content: `turn ${secret}`, clientMessageId: randomUUID() });
   await db().$transaction(async (tx) => {
     await appendMessage(tx, { conversationId, ownerId: u.id, kind: "user", content: `visible ${secret}` });
-    await appendMessage(tx, { conversationId, ownerId: u.id, kind: "assistant", content: `hidden prompt ${secret}`, hidden: true });
+    await appendMessage(tx, {
+      conversationId,
+      ownerId: u.id,
+      kind: "assistant",
+      content: `hidden prompt ${secret}`,
+      hidden: true,
+    });
   });
-  const { task: active } = await startTask({ ownerId: u.id, conversationId, title: `active ${secret}`, prompt: `prompt ${secret}`, clientRequestId: randomUUID() });
-  const { task: done } = await startTask({ ownerId: u.id, conversationId, title: `done ${secret}`, prompt: `prompt ${secret}`, clientRequestId: randomUUID() });
+  const { task: active } = await startTask({
+    ownerId: u.id,
+    conversationId,
+    title: `active ${secret}`,
+    prompt: `prompt ${secret}`,
+    clientRequestId: randomUUID(),
+  });
+  const { task: done } = await startTask({
+    ownerId: u.id,
+    conversationId,
+    title: `done ${secret}`,
+    prompt: `prompt ${secret}`,
+    clientRequestId: randomUUID(),
+  });
   // Server-only columns hold the secret too: the export must not carry them.
   await db().task.update({
     where: { id: done.id },
-    data: { status: "succeeded", completedAt: new Date(), remoteRef: `ref-${secret}`, leaseToken: `lease-${secret}`, driverData: { key: `driver-${secret}` } },
+    data: {
+      status: "succeeded",
+      completedAt: new Date(),
+      remoteRef: `ref-${secret}`,
+      leaseToken: `lease-${secret}`,
+      driverData: { key: `driver-${secret}` },
+    },
   });
   const publication = await db().publication.create({
-    data: { taskId: done.id, conversationId, ownerId: u.id, version: 1, partial: false, content: `report ${secret}`, sha256: "x" },
+    data: {
+      taskId: done.id,
+      conversationId,
+      ownerId: u.id,
+      version: 1,
+      partial: false,
+      content: `report ${secret}`,
+      sha256: "x",
+    },
   });
-  await db().apiKey.create({ data: { ownerId: u.id, name: "k", prefix: "hk_", hash: `hash-${secret}-${randomUUID()}` } });
+  await db().apiKey.create({
+    data: { ownerId: u.id, name: "k", prefix: "hk_", hash: `hash-${secret}-${randomUUID()}` },
+  });
   return { conversationId, activeId: active.id, doneId: done.id, publicationId: publication.id };
 }
 
@@ -188,7 +252,13 @@ async function needlesOf(u: TestUser): Promise<string[]> {
 const startResearch = async (u: TestUser, conversationId: string, title: string) => {
   const res = await call(tasksRoute.POST, {
     user: u,
-    body: { conversationId, title, prompt: `research ${title}`, clientRequestId: randomUUID(), options: { simulate: { steps: 6, stepMs: 400 } } },
+    body: {
+      conversationId,
+      title,
+      prompt: `research ${title}`,
+      clientRequestId: randomUUID(),
+      options: { simulate: { steps: 6, stepMs: 400 } },
+    },
   });
   expect(res.status).toBe(202);
   return res.json.task.id as string;
@@ -242,14 +312,22 @@ describe("account deletion", () => {
     const witness = await startResearch(b, cb, "long BBB");
     const worker = startWorkerProcess({ HERALD_TASK_LEASE_MS: "2000" });
     workers.push(worker);
-    await waitFor(async () => (await db().taskStep.count({ where: { taskId: running } })) >= 2, 30_000, "the leaver's task to be under way");
+    await waitFor(
+      async () => (await db().taskStep.count({ where: { taskId: running } })) >= 2,
+      30_000,
+      "the leaver's task to be under way",
+    );
     const needles = await needlesOf(a);
 
     const ok = await call(accountRoute.DELETE, { user: a, method: "DELETE", body: { password: PASSWORD } });
     expect(ok.status).toBe(204);
     expect(await rowsMentioning(needles)).toEqual([]);
 
-    await waitFor(async () => (await db().task.findUnique({ where: { id: witness } }))?.status === "succeeded", 60_000, "the neighbour's task to finish");
+    await waitFor(
+      async () => (await db().task.findUnique({ where: { id: witness } }))?.status === "succeeded",
+      60_000,
+      "the neighbour's task to finish",
+    );
     expect(await rowsMentioning(needles)).toEqual([]);
     expect(await db().taskStep.count({ where: { taskId: witness } })).toBeGreaterThan(2);
     // The tests below count chat replies: no worker answers their queued turns.
@@ -278,17 +356,38 @@ describe("data export", () => {
     expect(data.account.email).toBe(a.email);
     expect(data.conversations).toHaveLength(1);
     expect(data.conversations[0].id).toBe(sa.conversationId);
-    expect(data.conversations[0].messages.map((m: { content: string }) => m.content)).toEqual(["turn EXP", "visible EXP"]);
+    expect(data.conversations[0].messages.map((m: { content: string }) => m.content)).toEqual([
+      "turn EXP",
+      "visible EXP",
+    ]);
     expect(data.tasks.map((t: { id: string }) => t.id).sort()).toEqual([sa.activeId, sa.doneId].sort());
     expect(data.reports).toHaveLength(1);
     expect(data.reports[0]).toMatchObject({ id: sa.publicationId, content: "report EXP", version: 1, partial: false });
     expect(data.truncated).toEqual([]);
 
     // Nothing hidden, server-only or another account's.
-    for (const leak of ["hidden prompt EXP", "prompt EXP\"", "ref-EXP", "lease-EXP", "driver-EXP", "hash-EXP", "OTHER"]) {
+    for (const leak of [
+      "hidden prompt EXP",
+      'prompt EXP"',
+      "ref-EXP",
+      "lease-EXP",
+      "driver-EXP",
+      "hash-EXP",
+      "OTHER",
+    ]) {
       expect(text).not.toContain(leak);
     }
-    for (const key of ["leaseToken", "remoteRef", "driverData", "prompt", "ownerId", "hash", "password", "eventFingerprint", "hidden"]) {
+    for (const key of [
+      "leaseToken",
+      "remoteRef",
+      "driverData",
+      "prompt",
+      "ownerId",
+      "hash",
+      "password",
+      "eventFingerprint",
+      "hidden",
+    ]) {
       expect(text).not.toContain(`"${key}"`);
     }
   });

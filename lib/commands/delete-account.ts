@@ -77,7 +77,9 @@ async function cancelRemoteWork(tasks: Task[]): Promise<void> {
       const driver = driverFor(task.driver);
       // Nothing was ever submitted: there is no remote work to stop (unless the driver can look for it).
       if (!driver || !(task.remoteRef || driver.findsUnstoredWork)) return;
-      await driver.cancel(task, signal).catch((err: unknown) => publicError(err, `account deletion: cancel of ${task.id}`));
+      await driver
+        .cancel(task, signal)
+        .catch((err: unknown) => publicError(err, `account deletion: cancel of ${task.id}`));
     }),
   );
 }

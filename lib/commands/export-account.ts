@@ -44,7 +44,11 @@ export async function exportAccount(userId: string): Promise<AccountExport> {
     "messages",
   );
   const tasks = capped(
-    await db.task.findMany({ where: { ownerId: userId }, orderBy: { createdAt: "desc" }, take: EXPORT_LIMITS.tasks + 1 }),
+    await db.task.findMany({
+      where: { ownerId: userId },
+      orderBy: { createdAt: "desc" },
+      take: EXPORT_LIMITS.tasks + 1,
+    }),
     "tasks",
   );
   const reports = capped(

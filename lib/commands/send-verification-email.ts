@@ -25,7 +25,10 @@ const WORDS = {
  */
 export async function sendVerificationEmail(mail: VerificationMail): Promise<void> {
   if (!emailAvailable()) return;
-  const row = await getDb().user.findUnique({ where: { id: mail.user.id }, select: { language: true, emailVerified: true } });
+  const row = await getDb().user.findUnique({
+    where: { id: mail.user.id },
+    select: { language: true, emailVerified: true },
+  });
   if (!row || row.emailVerified) return;
   const w = WORDS[row.language === "zh" ? "zh" : "en"];
   await sendLinkMail(mail.user.email, w, mail.url, "verify");

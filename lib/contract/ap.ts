@@ -90,7 +90,10 @@ export const apAssistantParams = z.object({ id: z.string().min(1).max(200) });
 export const apHistoryBody = z.looseObject({
   limit: z.number().int().min(1).max(100).optional(),
   before: z
-    .union([z.string().max(200), z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().max(200).optional() }).optional() })])
+    .union([
+      z.string().max(200),
+      z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().max(200).optional() }).optional() }),
+    ])
     .nullish(),
 });
 export const apHistoryQuery = z.looseObject({

@@ -6,9 +6,15 @@ const soon = new Date("2026-12-01T13:54:25Z");
 
 describe("formatMoment", () => {
   it("reads in the account's zone, in both languages, with the distance", () => {
-    expect(formatMoment(soon, { lang: "en", timeZone: "Asia/Shanghai", now, relative: true })).toBe("9:54:25 PM, in 2 min");
-    expect(formatMoment(soon, { lang: "zh", timeZone: "Asia/Shanghai", now, relative: true })).toBe("21:54:25（2 分钟后）");
-    expect(formatMoment(soon, { lang: "en", timeZone: "America/New_York", now, relative: true })).toBe("8:54:25 AM, in 2 min");
+    expect(formatMoment(soon, { lang: "en", timeZone: "Asia/Shanghai", now, relative: true })).toBe(
+      "9:54:25 PM, in 2 min",
+    );
+    expect(formatMoment(soon, { lang: "zh", timeZone: "Asia/Shanghai", now, relative: true })).toBe(
+      "21:54:25（2 分钟后）",
+    );
+    expect(formatMoment(soon, { lang: "en", timeZone: "America/New_York", now, relative: true })).toBe(
+      "8:54:25 AM, in 2 min",
+    );
     expect(formatMoment(soon, { lang: "zh", timeZone: "America/New_York", now })).toBe("08:54:25");
   });
 
@@ -18,7 +24,9 @@ describe("formatMoment", () => {
     expect(formatMoment(later, { lang: "zh", timeZone: "Asia/Shanghai", now })).toBe("12月3日周四 01:00");
     expect(formatMoment(later, { lang: "en", timeZone: "America/New_York", now })).toBe("Wed, Dec 2, 12:00 PM");
     // 21:52 in Shanghai is still Dec 1, so 23:00 the same evening has no date.
-    expect(formatMoment(new Date("2026-12-01T15:00:00Z"), { lang: "en", timeZone: "Asia/Shanghai", now })).toBe("11:00 PM");
+    expect(formatMoment(new Date("2026-12-01T15:00:00Z"), { lang: "en", timeZone: "Asia/Shanghai", now })).toBe(
+      "11:00 PM",
+    );
     expect(formatMoment(soon, { lang: "en", timeZone: "UTC", now, date: "date" })).toBe("Tue, Dec 1, 1:54:25 PM");
   });
 

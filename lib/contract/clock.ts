@@ -77,7 +77,8 @@ export function formatMoment(at: Date | string | null | undefined, options: Mome
   const zone = usableTimeZone(options.timeZone);
   const now = options.now ?? new Date();
   const distance = d.getTime() - now.getTime();
-  const seconds = options.seconds === undefined || options.seconds === "near" ? Math.abs(distance) < HOUR_MS : options.seconds;
+  const seconds =
+    options.seconds === undefined || options.seconds === "near" ? Math.abs(distance) < HOUR_MS : options.seconds;
   const withDate = options.date === "date" || dayKey(d, zone) !== dayKey(now, zone);
   const text = formatter(lang, zone, {
     ...(withDate ? { weekday: "short", month: "short", day: "numeric" } : {}),
@@ -111,9 +112,7 @@ export function relativeTime(distanceMs: number, lang: ClockLang): string {
     const m = Math.round((total % 3600) / 60);
     const hm = m === 60 ? [h + 1, 0] : [h, m];
     amount =
-      lang === "zh"
-        ? `${hm[0]} 小时${hm[1] ? ` ${hm[1]} 分钟` : ""}`
-        : `${hm[0]} h${hm[1] ? ` ${hm[1]} min` : ""}`;
+      lang === "zh" ? `${hm[0]} 小时${hm[1] ? ` ${hm[1]} 分钟` : ""}` : `${hm[0]} h${hm[1] ? ` ${hm[1]} min` : ""}`;
   } else {
     const days = Math.round(total / 86_400);
     amount = lang === "zh" ? `${days} 天` : `${days} day${days === 1 ? "" : "s"}`;

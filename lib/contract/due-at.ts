@@ -8,7 +8,8 @@ import { MAX_DUE_SECONDS, type DeliveryContract } from "@/lib/contract/schemas";
  */
 export function dueAtFrom(d: Pick<DeliveryContract, "dueAt" | "dueInSeconds">, anchor: Date, now: Date): Date {
   const dueAt = d.dueAt ? new Date(d.dueAt) : new Date(anchor.getTime() + (d.dueInSeconds ?? 0) * 1000);
-  if (dueAt.getTime() <= now.getTime()) throw new ApiError("bad_request", "delivery.dueAt: must be in the future", "delivery.dueAt");
+  if (dueAt.getTime() <= now.getTime())
+    throw new ApiError("bad_request", "delivery.dueAt: must be in the future", "delivery.dueAt");
   if (dueAt.getTime() > now.getTime() + MAX_DUE_SECONDS * 1000) {
     throw new ApiError("bad_request", "delivery.dueAt: must be at most 7 days from now", "delivery.dueAt");
   }

@@ -33,7 +33,11 @@ interface Base<T extends HistoryItemType> {
 }
 
 export type PublicHistoryItem =
-  | (Base<"created"> & { title: string; driver: string; delivery: { mode: "none" | "at" | "by"; dueAt: string | null } })
+  | (Base<"created"> & {
+      title: string;
+      driver: string;
+      delivery: { mode: "none" | "at" | "by"; dueAt: string | null };
+    })
   | Base<"cancel_requested">
   | (Base<"step"> & {
       index: number;
@@ -54,7 +58,13 @@ export type PublicHistoryItem =
   | (Base<"terminal"> & { status: TaskStatus; text: string })
   /** A cancel claim that ended: `ended` when it left the task terminal, else `error` says why it will retry. */
   | (Base<"cancel_attempt"> & { attempt: number; ended: boolean; error: string | null })
-  | (Base<"notice"> & { noticeId: string; key: string; outcome: string | null; publicationId: string | null; text: string })
+  | (Base<"notice"> & {
+      noticeId: string;
+      key: string;
+      outcome: string | null;
+      publicationId: string | null;
+      text: string;
+    })
   | (Base<"notification"> & { status: HistoryNotificationStatus; attempts: number; error: string | null })
   | (Base<"dead_letter"> & { attempts: number; error: string | null });
 

@@ -14,7 +14,9 @@ export interface PublicApiKey {
   expiresAt: string | null;
 }
 
-export function toPublicApiKey(k: Pick<ApiKey, "id" | "name" | "prefix" | "createdAt" | "lastUsedAt" | "expiresAt">): PublicApiKey {
+export function toPublicApiKey(
+  k: Pick<ApiKey, "id" | "name" | "prefix" | "createdAt" | "lastUsedAt" | "expiresAt">,
+): PublicApiKey {
   return {
     id: k.id,
     name: k.name,

@@ -32,10 +32,27 @@ describe("message meta on the way out", () => {
     } as const;
     expect(messageMetaOf("user", { delivery })).toEqual({ delivery });
     expect(messageMetaOf("progress", { step: null, title: "T" })).toEqual({ step: null, title: "T" });
-    expect(messageMetaOf("body", { partial: true, version: 2, title: "T" })).toEqual({ partial: true, version: 2, title: "T" });
-    const failed = { status: "failed", completedAt: "2026-01-01T00:00:00.000Z", title: "T", errorCode: "timeout", error: "x" } as const;
+    expect(messageMetaOf("body", { partial: true, version: 2, title: "T" })).toEqual({
+      partial: true,
+      version: 2,
+      title: "T",
+    });
+    const failed = {
+      status: "failed",
+      completedAt: "2026-01-01T00:00:00.000Z",
+      title: "T",
+      errorCode: "timeout",
+      error: "x",
+    } as const;
     expect(messageMetaOf("terminal", failed)).toEqual(failed);
-    const notice = { noticeId: "n", noticeKey: "due", outcome: "missed", taskStatus: "running", title: "T", dueAt: null } as const;
+    const notice = {
+      noticeId: "n",
+      noticeKey: "due",
+      outcome: "missed",
+      taskStatus: "running",
+      title: "T",
+      dueAt: null,
+    } as const;
     expect(messageMetaOf("notice", notice)).toEqual(notice);
   });
 

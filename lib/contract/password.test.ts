@@ -8,7 +8,20 @@ describe("safeNextPath", () => {
   });
 
   it("refuses anything that could leave the origin or loop", () => {
-    for (const bad of ["//evil.test", "/\\evil.test", "https://evil.test", "javascript:alert(1)", "c/abc", "/\t/evil.test", "/sign-in?next=/", "/api/events", "", null, undefined, `/${"a".repeat(600)}`]) {
+    for (const bad of [
+      "//evil.test",
+      "/\\evil.test",
+      "https://evil.test",
+      "javascript:alert(1)",
+      "c/abc",
+      "/\t/evil.test",
+      "/sign-in?next=/",
+      "/api/events",
+      "",
+      null,
+      undefined,
+      `/${"a".repeat(600)}`,
+    ]) {
       expect(safeNextPath(bad)).toBe("/");
     }
   });

@@ -33,7 +33,12 @@ describe("request schemas at the database's edges", () => {
     fc.assert(
       fc.property(
         fc.nat({ max: schemas.length - 1 }),
-        fc.oneof(fc.string({ unit: "binary" }), fc.bigInt().map(String), fc.double().map(String), fc.nat({ max: 600 }).map(String)),
+        fc.oneof(
+          fc.string({ unit: "binary" }),
+          fc.bigInt().map(String),
+          fc.double().map(String),
+          fc.nat({ max: 600 }).map(String),
+        ),
         (which, raw) => {
           const { schema, key, min, max } = schemas[which];
           const r = schema.safeParse({ [key]: raw });
@@ -63,9 +68,15 @@ describe("request schemas at the database's edges", () => {
 
   it("ids are the database's uuids, nothing else", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.uuid().map((u) => u.toUpperCase())), (s) => {
-        expect(idParams.safeParse({ id: s }).success).toBe(/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/.test(s));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary" }),
+          fc.uuid().map((u) => u.toUpperCase()),
+        ),
+        (s) => {
+          expect(idParams.safeParse({ id: s }).success).toBe(/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/.test(s));
+        },
+      ),
       runs,
     );
     expect(idParams.safeParse({ id: randomUUID() }).success).toBe(true);
@@ -85,6 +96,8 @@ describe("request schemas at the database's edges", () => {
       runs,
     );
     expect(deliveryInput.safeParse({ mode: "at", dueAt: "9999-12-31T23:59:59Z" }).success).toBe(false);
-    expect(deliveryInput.safeParse({ mode: "at", dueAt: new Date(Date.now() + 3600_000).toISOString() }).success).toBe(true);
+    expect(deliveryInput.safeParse({ mode: "at", dueAt: new Date(Date.now() + 3600_000).toISOString() }).success).toBe(
+      true,
+    );
   });
 });

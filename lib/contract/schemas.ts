@@ -76,7 +76,10 @@ export const listMessagesQuery = z
     before: queryInt(1, PG_INT_MAX),
     limit: queryInt(1, 500),
   })
-  .refine((q) => q.after === undefined || q.before === undefined, { message: "give at most one of after or before", path: ["before"] });
+  .refine((q) => q.after === undefined || q.before === undefined, {
+    message: "give at most one of after or before",
+    path: ["before"],
+  });
 
 const EARLIEST_DUE_AT = Date.parse("2000-01-01T00:00:00Z");
 
@@ -103,7 +106,11 @@ export const deliveryInput = z
     budget: z
       .strictObject({
         maxModelRequests: z.number().int().positive().max(10_000).optional(),
-        maxWallSeconds: z.number().positive().max(7 * 24 * 3600).optional(),
+        maxWallSeconds: z
+          .number()
+          .positive()
+          .max(7 * 24 * 3600)
+          .optional(),
         maxTokens: z.number().int().positive().max(1_000_000_000).optional(),
       })
       .optional(),
@@ -137,7 +144,10 @@ export const startTaskBody = z.strictObject({
   /** "research" (native), "mcp:<name>" of a server in HERALD_MCP_SERVERS or "agent:<name>" of one in HERALD_REMOTE_AGENTS. */
   driver: z
     .string()
-    .regex(/^(research|(?:mcp|agent):[A-Za-z0-9][A-Za-z0-9_.-]{0,62})$/, 'must be "research", "mcp:<server name>" or "agent:<agent name>"')
+    .regex(
+      /^(research|(?:mcp|agent):[A-Za-z0-9][A-Za-z0-9_.-]{0,62})$/,
+      'must be "research", "mcp:<server name>" or "agent:<agent name>"',
+    )
     .optional(),
   delivery: deliveryInput.optional(),
   clientRequestId: z.string().min(1).max(100),

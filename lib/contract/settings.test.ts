@@ -5,7 +5,10 @@ import { settingsPatchBody } from "./settings";
 describe("settings validation", () => {
   it("takes any subset of the three fields", () => {
     expect(settingsPatchBody.parse({ language: "zh" })).toEqual({ language: "zh" });
-    expect(settingsPatchBody.parse({ emailNotices: "all", timeZone: "Asia/Shanghai" })).toEqual({ emailNotices: "all", timeZone: "Asia/Shanghai" });
+    expect(settingsPatchBody.parse({ emailNotices: "all", timeZone: "Asia/Shanghai" })).toEqual({
+      emailNotices: "all",
+      timeZone: "Asia/Shanghai",
+    });
   });
   it("time zones must be real IANA zones, stored by their canonical name", () => {
     expect(settingsPatchBody.parse({ timeZone: "utc" })).toEqual({ timeZone: "UTC" });

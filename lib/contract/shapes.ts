@@ -5,7 +5,14 @@
 
 import { z } from "zod";
 import { ERROR_CATEGORIES, type ErrorCategory } from "@/lib/errors/categories";
-import { TASK_STATUSES, TERMINAL_STATUSES, type PublicTask, type PublicTaskSource, type TaskStatus, type TerminalStatus } from "@/lib/contract/task";
+import {
+  TASK_STATUSES,
+  TERMINAL_STATUSES,
+  type PublicTask,
+  type PublicTaskSource,
+  type TaskStatus,
+  type TerminalStatus,
+} from "@/lib/contract/task";
 
 /** message.kind (docs/contract.md#message-kinds; CHECK message_kind_check). */
 export const MESSAGE_KINDS = ["user", "assistant", "progress", "body", "terminal", "notice"] as const;
@@ -50,7 +57,13 @@ export const deliveryMetaSchema = z.object({
   dueInSeconds: z.number(),
   reportIfUnfinished: z.boolean(),
   allowOvertime: z.boolean(),
-  budget: z.object({ maxModelRequests: z.number().optional(), maxWallSeconds: z.number().optional(), maxTokens: z.number().optional() }).optional(),
+  budget: z
+    .object({
+      maxModelRequests: z.number().optional(),
+      maxWallSeconds: z.number().optional(),
+      maxTokens: z.number().optional(),
+    })
+    .optional(),
   source: z.enum(["picker", "phrase"]),
 });
 export type DeliveryMeta = z.infer<typeof deliveryMetaSchema>;
@@ -200,7 +213,6 @@ export interface PublicNotice {
   createdAt: string;
 }
 
-
 /** The task sheet's full view: the task, its progress lines, every published body and its notices (docs/api.md#tasks). */
 export interface PublicPublication {
   id: string;
@@ -210,7 +222,6 @@ export interface PublicPublication {
   sha256: string;
   createdAt: string;
 }
-
 
 export interface PublicTaskDetail extends PublicTask {
   progressHistory: { text: string; at: string }[];

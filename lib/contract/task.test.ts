@@ -43,7 +43,17 @@ describe("task.remote (the sheet's remote timing)", () => {
   });
 
   it("carries only the remote's run limit and the poll interval, in seconds, never the driver's other data", () => {
-    const t = { ...base, driver: "mcp:internal-name", driverData: { server: "internal-name", session: "sess-secret", question: { requestId: 7 }, remoteTtlMs: 3_600_000, pollMs: 2_500 } } as unknown as Task;
+    const t = {
+      ...base,
+      driver: "mcp:internal-name",
+      driverData: {
+        server: "internal-name",
+        session: "sess-secret",
+        question: { requestId: 7 },
+        remoteTtlMs: 3_600_000,
+        pollMs: 2_500,
+      },
+    } as unknown as Task;
     const pub = toPublicTask(t);
     expect(pub.remote).toEqual({ runTimeoutSeconds: 3600, pollIntervalSeconds: 2.5 });
     expect(JSON.stringify(pub)).not.toMatch(/sess-secret|internal-name|requestId/);

@@ -94,7 +94,8 @@ export interface PublicTask {
   latestPublicationId: string | null;
 }
 
-const bound = (s: string | null, n = PUBLIC_ERROR_CHARS) => (s === null ? null : s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const bound = (s: string | null, n = PUBLIC_ERROR_CHARS) =>
+  s === null ? null : s.length > n ? `${s.slice(0, n - 1)}…` : s;
 
 /** A stored failure as clients may see it: the sentence (bounded) and its category. */
 export function publicFailure(error: string | null): { error: string | null; errorCode: ErrorCategory | null } {
@@ -105,7 +106,8 @@ export function publicFailure(error: string | null): { error: string | null; err
 function remoteTimingOf(t: Task): PublicTask["remote"] {
   if (t.driver === "research" || !t.driver.includes(":")) return null;
   const d = (t.driverData && typeof t.driverData === "object" ? t.driverData : {}) as Record<string, unknown>;
-  const seconds = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.round(v / 100) / 10 : null);
+  const seconds = (v: unknown) =>
+    typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.round(v / 100) / 10 : null;
   return { runTimeoutSeconds: seconds(d.remoteTtlMs), pollIntervalSeconds: seconds(d.pollMs) };
 }
 
@@ -115,8 +117,16 @@ function researchOf(t: Task): { searches: number; pagesRead: number; sourcesNote
   const d = (t.driverData && typeof t.driverData === "object" ? t.driverData : {}) as Record<string, unknown>;
   const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0);
   const pagesRead = count(d.sources);
-  const note = { off: "search_off", unavailable: "search_unavailable", ok: "none_found", budget: "none_found" } as const;
-  const sourcesNote = pagesRead === 0 && typeof d.search === "string" && Object.hasOwn(note, d.search) ? note[d.search as keyof typeof note] : null;
+  const note = {
+    off: "search_off",
+    unavailable: "search_unavailable",
+    ok: "none_found",
+    budget: "none_found",
+  } as const;
+  const sourcesNote =
+    pagesRead === 0 && typeof d.search === "string" && Object.hasOwn(note, d.search)
+      ? note[d.search as keyof typeof note]
+      : null;
   return { searches: count(d.searches), pagesRead, sourcesNote };
 }
 
@@ -140,7 +150,13 @@ export interface PublicTaskSource {
   fetchedAt: string;
 }
 
-export function toPublicSource(s: { n: number; url: string; title: string; site: string; fetchedAt: Date }): PublicTaskSource {
+export function toPublicSource(s: {
+  n: number;
+  url: string;
+  title: string;
+  site: string;
+  fetchedAt: Date;
+}): PublicTaskSource {
   return { n: s.n, url: s.url, title: s.title, site: s.site, fetchedAt: s.fetchedAt.toISOString() };
 }
 
@@ -158,7 +174,10 @@ export function toPublicTask(t: Task): PublicTask {
     startedAt: t.startedAt?.toISOString() ?? null,
     completedAt: t.completedAt?.toISOString() ?? null,
     progress: t.progressText && t.progressAt ? { text: t.progressText, at: t.progressAt.toISOString() } : null,
-    steps: t.stepsTotal !== null && t.stepsAt ? { done: t.stepsDone, total: t.stepsTotal, at: t.stepsAt.toISOString() } : null,
+    steps:
+      t.stepsTotal !== null && t.stepsAt
+        ? { done: t.stepsDone, total: t.stepsTotal, at: t.stepsAt.toISOString() }
+        : null,
     delivery: {
       mode: t.deliveryMode as PublicTask["delivery"]["mode"],
       dueAt: t.dueAt?.toISOString() ?? null,
@@ -167,9 +186,17 @@ export function toPublicTask(t: Task): PublicTask {
       allowOvertime: t.allowOvertime,
       budget: budgetOf(t.budget),
     },
-    spent: { modelRequests: t.modelRequests, inputTokens: t.inputTokens, outputTokens: t.outputTokens, costUsd: t.costUsd, searches: research.searches, pagesRead: research.pagesRead },
+    spent: {
+      modelRequests: t.modelRequests,
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      costUsd: t.costUsd,
+      searches: research.searches,
+      pagesRead: research.pagesRead,
+    },
     sourcesNote: research.sourcesNote,
-    waitingForProvider: t.providerWaitSince && !isTerminalStatus(t.status) ? { since: t.providerWaitSince.toISOString() } : null,
+    waitingForProvider:
+      t.providerWaitSince && !isTerminalStatus(t.status) ? { since: t.providerWaitSince.toISOString() } : null,
     remote: remoteTimingOf(t),
     cancelRequested: t.cancelRequestedAt !== null,
     cancel: { attempts: t.cancelAttempts, lastError: bound(t.lastCancelError) },

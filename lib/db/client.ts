@@ -53,7 +53,9 @@ const pooledPool = () => (globalForDb.heraldPool ? globalForDb.heraldPooled === 
 async function checkPoolerTimeout(pool: pg.Pool, wantMs: number): Promise<void> {
   if (wantMs === 0) return;
   try {
-    const { rows } = await pool.query<{ ms: string }>("SELECT setting AS ms FROM pg_settings WHERE name = 'statement_timeout'");
+    const { rows } = await pool.query<{ ms: string }>(
+      "SELECT setting AS ms FROM pg_settings WHERE name = 'statement_timeout'",
+    );
     const ms = Number(rows[0]?.ms ?? 0);
     if (ms === 0 || ms > wantMs) {
       log("db").warn(
@@ -85,14 +87,19 @@ const statementNames = new Map<string, string>();
 const statementName = (q: { sql: string }) => {
   if (!q.sql.includes(PREPARED_MARK) || pooledPool()) return "";
   let name = statementNames.get(q.sql);
-  if (name === undefined) statementNames.set(q.sql, (name = `h_${createHash("sha1").update(q.sql).digest("base64url")}`));
+  if (name === undefined)
+    statementNames.set(q.sql, (name = `h_${createHash("sha1").update(q.sql).digest("base64url")}`));
   return name;
 };
 
 // Named by the text it sends, as Prisma's adapter names its own: one name never stands for two texts on a connection
 // (pg refuses that), and a statement both run is prepared once.
 const run = <T>(client: pg.Pool | pg.PoolClient, q: Prisma.Sql) =>
-  client.query<T & pg.QueryResultRow>({ name: statementName({ sql: q.text }) || undefined, text: q.text, values: q.values });
+  client.query<T & pg.QueryResultRow>({
+    name: statementName({ sql: q.text }) || undefined,
+    text: q.text,
+    values: q.values,
+  });
 
 /**
  * Runs one statement on Prisma's own pool without going through Prisma, for the lease loops' claims: a claim there
@@ -118,7 +125,8 @@ const asSql = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) =>
 
 function sqlOn(client: pg.Pool | pg.PoolClient): SqlTx {
   return {
-    $queryRaw: async <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => (await run(client, asSql(query, values))).rows as R,
+    $queryRaw: async <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
+      (await run(client, asSql(query, values))).rows as R,
     $executeRaw: async (query, ...values) => (await run(client, asSql(query, values))).rowCount ?? 0,
   };
 }
@@ -143,7 +151,8 @@ async function sqlTransactionOnce<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> 
   let failed: unknown;
   const noted = <R>(p: Promise<R>) => p.catch((err: unknown) => Promise.reject((failed ??= err)));
   const tx: SqlTx = {
-    $queryRaw: <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => noted(on.$queryRaw<R>(query, ...values)),
+    $queryRaw: <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
+      noted(on.$queryRaw<R>(query, ...values)),
     $executeRaw: (query, ...values) => noted(on.$executeRaw(query, ...values)),
   };
   let broken: Error | undefined;
@@ -154,7 +163,8 @@ async function sqlTransactionOnce<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> 
     const result = await fn(tx);
     // A COMMIT after a failed statement is answered ROLLBACK, not an error: a body that swallowed the failure (a
     // deadlock among them) must not be told its writes are in. Its own error is thrown, so the retry policy sees it.
-    if ((await client.query("COMMIT")).command === "ROLLBACK") throw failed ?? new Error("the transaction was rolled back at COMMIT");
+    if ((await client.query("COMMIT")).command === "ROLLBACK")
+      throw failed ?? new Error("the transaction was rolled back at COMMIT");
     return result;
   } catch (err) {
     await client.query("ROLLBACK").catch((e: Error) => (broken = e));

@@ -31,7 +31,9 @@ export async function secureDataDir(dir: string, log: (s: string) => void = () =
   const st = await fs.stat(dir);
   if ((st.mode & 0o777 & ~allowed) !== 0) {
     await fs.chmod(dir, st.mode & allowed);
-    log(`chmod ${(st.mode & allowed).toString(8)} ${dir} (was ${(st.mode & 0o777).toString(8)}: it holds the auth secret and logs)`);
+    log(
+      `chmod ${(st.mode & allowed).toString(8)} ${dir} (was ${(st.mode & 0o777).toString(8)}: it holds the auth secret and logs)`,
+    );
   }
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
     if (!entry.isFile()) continue;

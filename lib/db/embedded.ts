@@ -75,7 +75,6 @@ const LEGACY_PASSWORD = "password";
 
 const READY_TIMEOUT_MS = 60_000;
 
-
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const log = opts.log ?? (() => {});
   const dataDir = path.resolve(opts.dataDir);
@@ -205,7 +204,9 @@ async function initialiseCluster(dataDir: string, ephemeral: boolean, log: (s: s
   if (leftovers.length > 0) {
     const initdbLike = /^(pg_[\w.]+|base|global|postgresql(\.auto)?\.conf|herald-.*)$/;
     if (!leftovers.every((name) => initdbLike.test(name))) {
-      throw new Error(`${dataDir} is not empty and not a PostgreSQL cluster (no PG_VERSION); refusing to initialise it`);
+      throw new Error(
+        `${dataDir} is not empty and not a PostgreSQL cluster (no PG_VERSION); refusing to initialise it`,
+      );
     }
     log(`${dataDir} has no PG_VERSION: removing leftovers of an interrupted initdb`);
     await fs.rm(dataDir, { recursive: true, force: true });
@@ -252,7 +253,12 @@ function legacyCandidates(dataDir: string): string[] {
  * the new password is written to PENDING_PASSWORD_FILE first, the role is altered,
  * then the file is renamed into place; a start after a crash in between tries both.
  */
-async function replaceLegacyPassword(dataDir: string, port: number, current: string, log: (s: string) => void): Promise<string> {
+async function replaceLegacyPassword(
+  dataDir: string,
+  port: number,
+  current: string,
+  log: (s: string) => void,
+): Promise<string> {
   const pendingFile = path.join(dataDir, PENDING_PASSWORD_FILE);
   let next = readFileIfExists(pendingFile);
   if (!next) {
@@ -260,7 +266,13 @@ async function replaceLegacyPassword(dataDir: string, port: number, current: str
     await fs.writeFile(pendingFile, next + "\n", { mode: 0o600 });
   }
   if (current !== next) {
-    const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password: current, database: "postgres" });
+    const client = new pg.Client({
+      host: "127.0.0.1",
+      port,
+      user: "postgres",
+      password: current,
+      database: "postgres",
+    });
     client.on("error", () => {});
     await client.connect();
     try {
@@ -273,7 +285,6 @@ async function replaceLegacyPassword(dataDir: string, port: number, current: str
   log(`${dataDir} used initdb's well-known password; replaced it with a generated one (${PASSWORD_FILE})`);
   return next;
 }
-
 
 // ---- postmaster ----------------------------------------------------------------
 
@@ -291,12 +302,17 @@ interface SpawnArgs {
 
 async function spawnPostmaster({ dataDir, port, passwords, bins, opts, log }: SpawnArgs) {
   const args = [
-    "-D", dataDir,
-    "-p", String(port),
-    "-c", "listen_addresses=127.0.0.1",
+    "-D",
+    dataDir,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
     // No unix socket: it would land in /tmp or the project, and TCP is all we use.
-    "-c", "unix_socket_directories=",
-    "-c", "max_connections=200",
+    "-c",
+    "unix_socket_directories=",
+    "-c",
+    "max_connections=200",
   ];
   if (opts.ephemeral) {
     args.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");

@@ -75,7 +75,9 @@ async function ensureExternalDatabase(url: string, log?: (s: string) => void): P
     return;
   } catch (err) {
     if ((err as { code?: string }).code !== "3D000") {
-      throw new DatabaseSetupError(`cannot connect to the database at ${where} (${(err as Error).message}); check DATABASE_URL and that PostgreSQL is running`);
+      throw new DatabaseSetupError(
+        `cannot connect to the database at ${where} (${(err as Error).message}); check DATABASE_URL and that PostgreSQL is running`,
+      );
     }
   } finally {
     await probe.end().catch(() => {});

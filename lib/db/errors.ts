@@ -6,10 +6,13 @@ export function isUniqueViolation(err: unknown): boolean {
   if (err instanceof pg.DatabaseError) return err.code === "23505";
   if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return false;
   if (err.code === "P2002") return true;
-  const meta = err.meta as { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } | undefined;
+  const meta = err.meta as
+    { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } | undefined;
   return (
     err.code === "P2010" &&
-    (meta?.code === "23505" || meta?.driverAdapterError?.cause?.originalCode === "23505" || meta?.driverAdapterError?.cause?.kind === "UniqueConstraintViolation")
+    (meta?.code === "23505" ||
+      meta?.driverAdapterError?.cause?.originalCode === "23505" ||
+      meta?.driverAdapterError?.cause?.kind === "UniqueConstraintViolation")
   );
 }
 
@@ -22,9 +25,11 @@ const TRANSIENT_SQLSTATES = new Set(["40P01", "40001"]);
  * driver's code in `meta` (raw queries, P2010) or maps both to P2034 (model calls, the code then read from the cause).
  */
 export function transientTransactionCode(err: unknown): string | null {
-  if (err instanceof pg.DatabaseError) return err.code !== undefined && TRANSIENT_SQLSTATES.has(err.code) ? err.code : null;
+  if (err instanceof pg.DatabaseError)
+    return err.code !== undefined && TRANSIENT_SQLSTATES.has(err.code) ? err.code : null;
   if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return null;
-  const meta = err.meta as { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } | undefined;
+  const meta = err.meta as
+    { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } | undefined;
   const cause = meta?.driverAdapterError?.cause;
   const code = cause?.originalCode ?? meta?.code;
   if (code !== undefined && TRANSIENT_SQLSTATES.has(code)) return code;

@@ -35,19 +35,28 @@ describe("hot queries are served by indexes", () => {
     ["notification claim", claimNotificationSql("w", 4, 10_000, null)],
     ["run claim", claimRunsSql("w", 4)],
     ["next execution wake-up", nextExecutionDueSql],
-    ["message idempotency", Prisma.sql`SELECT id FROM "message" WHERE "ownerId" = ${OWNER} AND "clientMessageId" = 'x'`],
+    [
+      "message idempotency",
+      Prisma.sql`SELECT id FROM "message" WHERE "ownerId" = ${OWNER} AND "clientMessageId" = 'x'`,
+    ],
     ["task idempotency", Prisma.sql`SELECT id FROM "task" WHERE "ownerId" = ${OWNER} AND "clientRequestId" = 'x'`],
     ["run idempotency", Prisma.sql`SELECT id FROM "run" WHERE "idempotencyKey" = 'x'`],
     [
       "active-task quota",
       Prisma.sql`SELECT count(*) FROM "task" WHERE "ownerId" = ${OWNER} AND status IN ('submitted','queued','running','updating','input_required')`,
     ],
-    ["task-start rate", Prisma.sql`SELECT count(*) FROM "task" WHERE "ownerId" = ${OWNER} AND "createdAt" > now() - interval '60 seconds'`],
+    [
+      "task-start rate",
+      Prisma.sql`SELECT count(*) FROM "task" WHERE "ownerId" = ${OWNER} AND "createdAt" > now() - interval '60 seconds'`,
+    ],
     [
       "message rate",
       Prisma.sql`SELECT count(*) FROM "message" WHERE "ownerId" = ${OWNER} AND kind = 'user' AND NOT hidden AND "createdAt" > now() - interval '60 seconds'`,
     ],
-    ["queued turns", Prisma.sql`SELECT count(*) FROM "run" WHERE "ownerId" = ${OWNER} AND kind = 'chat' AND status IN ('queued','running')`],
+    [
+      "queued turns",
+      Prisma.sql`SELECT count(*) FROM "run" WHERE "ownerId" = ${OWNER} AND kind = 'chat' AND status IN ('queued','running')`,
+    ],
     ["feed replay", Prisma.sql`SELECT * FROM "event" WHERE "ownerId" = ${OWNER} AND seq > 10 ORDER BY seq LIMIT 100`],
     [
       "conversation page before a seq",

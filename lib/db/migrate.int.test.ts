@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startTestDatabase, type TestDatabase } from "../../tests/db";
 import { applyMigrations, createMigration, DEFAULT_PRISMA_DIR, schemaDrift } from "./migrate";
 
-const PARTIAL_INDEXES = ["run_due_idx", "task_exec_due_idx", "task_cancel_due_idx", "task_notify_due_idx", "task_due_idx"];
+const PARTIAL_INDEXES = [
+  "run_due_idx",
+  "task_exec_due_idx",
+  "task_cancel_due_idx",
+  "task_notify_due_idx",
+  "task_due_idx",
+];
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -67,7 +73,10 @@ describe("migrations", () => {
     expect(results.filter((r) => r.length > 0)).toHaveLength(1);
     expect(await applyMigrations(url)).toEqual([]);
 
-    const rows = await withClient(url, async (c) => (await c.query("SELECT * FROM _prisma_migrations ORDER BY migration_name")).rows);
+    const rows = await withClient(
+      url,
+      async (c) => (await c.query("SELECT * FROM _prisma_migrations ORDER BY migration_name")).rows,
+    );
     expect(rows.map((r) => r.migration_name)).toEqual(names);
     for (const row of rows) {
       const sql = await fs.readFile(path.join(DEFAULT_PRISMA_DIR, "migrations", row.migration_name, "migration.sql"));
@@ -82,8 +91,10 @@ describe("migrations", () => {
     }
 
     // The hand-written partial indexes ran along with the generated SQL.
-    const indexes = await withClient(url, async (c) =>
-      (await c.query("SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY($1)", [PARTIAL_INDEXES])).rows,
+    const indexes = await withClient(
+      url,
+      async (c) =>
+        (await c.query("SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY($1)", [PARTIAL_INDEXES])).rows,
     );
     expect(indexes.map((i) => i.indexname).sort()).toEqual([...PARTIAL_INDEXES].sort());
     for (const i of indexes) expect(i.indexdef).toContain(" WHERE ");
@@ -124,8 +135,14 @@ describe("migrations", () => {
     );
     const url = await freshDatabase();
     expect(await applyMigrations(url, { prismaDir })).toEqual(all);
-    const defs = await withClient(url, async (c) =>
-      (await c.query("SELECT indexname FROM pg_indexes WHERE indexname = ANY($1)", [[...PARTIAL_INDEXES, "worker_heartbeat_probe_idx"]])).rows,
+    const defs = await withClient(
+      url,
+      async (c) =>
+        (
+          await c.query("SELECT indexname FROM pg_indexes WHERE indexname = ANY($1)", [
+            [...PARTIAL_INDEXES, "worker_heartbeat_probe_idx"],
+          ])
+        ).rows,
     );
     expect(defs).toHaveLength(PARTIAL_INDEXES.length + 1);
   });
@@ -137,7 +154,9 @@ describe("migrations", () => {
     expect(await schemaDrift(serverUrl, { prismaDir })).toContain('CREATE TABLE "task"');
     const dir = await createMigration("init", serverUrl, { prismaDir });
     expect(path.basename(dir!)).toMatch(/^\d{14}_init$/);
-    expect(await fs.readFile(path.join(prismaDir, "migrations", "migration_lock.toml"), "utf8")).toContain('provider = "postgresql"');
+    expect(await fs.readFile(path.join(prismaDir, "migrations", "migration_lock.toml"), "utf8")).toContain(
+      'provider = "postgresql"',
+    );
     expect(await schemaDrift(serverUrl, { prismaDir })).toBe("");
   });
 });

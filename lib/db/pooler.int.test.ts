@@ -45,7 +45,9 @@ function dropTo(): { uid: number; gid: number } | undefined {
 
 async function startPgBouncer(direct: string): Promise<Bouncer> {
   if (!existsSync(PGBOUNCER)) {
-    throw new Error(`${PGBOUNCER} is missing: this test runs Herald behind Debian's PgBouncer (apt-get install pgbouncer; .ci/run installs it)`);
+    throw new Error(
+      `${PGBOUNCER} is missing: this test runs Herald behind Debian's PgBouncer (apt-get install pgbouncer; .ci/run installs it)`,
+    );
   }
   const target = new URL(direct);
   const port = await pickFreePort();
@@ -110,7 +112,6 @@ async function startPgBouncer(direct: string): Promise<Bouncer> {
   };
 }
 
-
 /** What a pooler-broken Herald logs: prepared statements on the wrong server connection, or any failed statement. */
 const DATABASE_TROUBLE = /42P05|26000|prepared statement|\b(ERROR|FATAL):|"level":50|\[feed\] .*failed/;
 
@@ -138,7 +139,13 @@ describe("behind PgBouncer in transaction mode", () => {
     // opens its first server connection, which takes it at its start.
     await onDirect((c) => c.query(`ALTER DATABASE ${c.escapeIdentifier(database)} SET statement_timeout = '20s'`));
     bouncer = await startPgBouncer(direct);
-    const env = { DATABASE_URL: bouncer.url, DATABASE_DIRECT_URL: direct, HERALD_RESEARCH_STEPS: "2", HERALD_RESEARCH_STEP_MS: "0", HERALD_SEARCH_PROVIDER: "none" };
+    const env = {
+      DATABASE_URL: bouncer.url,
+      DATABASE_DIRECT_URL: direct,
+      HERALD_RESEARCH_STEPS: "2",
+      HERALD_RESEARCH_STEP_MS: "0",
+      HERALD_SEARCH_PROVIDER: "none",
+    };
     web = await startWeb(env);
     worker = startWorkerProcess(env);
   }, 90_000);
@@ -150,81 +157,117 @@ describe("behind PgBouncer in transaction mode", () => {
     await onDirect((c) => c.query(`ALTER DATABASE ${c.escapeIdentifier(database)} RESET statement_timeout`));
   });
 
-  it("a chat message gets its reply, a research task succeeds and the feed delivers both, with no database errors", { timeout: 120_000 }, async () => {
-    const u = await signUp("Pooled");
-    const feed = collectFeed(web, u);
-    const conv = await post(web, u, "/api/conversations", {});
-    expect(conv.status).toBe(201);
-    const conversationId = (conv.json as { id: string }).id;
+  it(
+    "a chat message gets its reply, a research task succeeds and the feed delivers both, with no database errors",
+    { timeout: 120_000 },
+    async () => {
+      const u = await signUp("Pooled");
+      const feed = collectFeed(web, u);
+      const conv = await post(web, u, "/api/conversations", {});
+      expect(conv.status).toBe(201);
+      const conversationId = (conv.json as { id: string }).id;
 
-    const sent = await post(web, u, `/api/conversations/${conversationId}/messages`, { content: "Hello there, how are you?", clientMessageId: randomUUID() });
-    expect(sent.status).toBeLessThan(300);
-    await waitFor(
-      () => getDb().message.findFirst({ where: { conversationId, kind: "assistant", hidden: false } }),
-      60_000,
-      "the assistant's reply",
-    );
+      const sent = await post(web, u, `/api/conversations/${conversationId}/messages`, {
+        content: "Hello there, how are you?",
+        clientMessageId: randomUUID(),
+      });
+      expect(sent.status).toBeLessThan(300);
+      await waitFor(
+        () => getDb().message.findFirst({ where: { conversationId, kind: "assistant", hidden: false } }),
+        60_000,
+        "the assistant's reply",
+      );
 
-    const started = await post(web, u, "/api/tasks", { conversationId, title: "tea history", prompt: "Research the history of tea", clientRequestId: randomUUID() });
-    expect(started.status).toBe(202);
-    const taskId = (started.json.task as { id: string }).id;
-    const task = await waitFor(async () => {
-      const t = await getDb().task.findUniqueOrThrow({ where: { id: taskId } });
-      return t.status === "succeeded" || t.status === "failed" || t.status === "cancelled" ? t : null;
-    }, 90_000, "the research task finished");
-    expect(task.status).toBe("succeeded");
+      const started = await post(web, u, "/api/tasks", {
+        conversationId,
+        title: "tea history",
+        prompt: "Research the history of tea",
+        clientRequestId: randomUUID(),
+      });
+      expect(started.status).toBe(202);
+      const taskId = (started.json.task as { id: string }).id;
+      const task = await waitFor(
+        async () => {
+          const t = await getDb().task.findUniqueOrThrow({ where: { id: taskId } });
+          return t.status === "succeeded" || t.status === "failed" || t.status === "cancelled" ? t : null;
+        },
+        90_000,
+        "the research task finished",
+      );
+      expect(task.status).toBe("succeeded");
 
-    // The feed (LISTEN on the direct connection, log reads through the pooler) delivers the whole log in order
-    // (the task's notice turn may still be adding to it).
-    const last = Number((await getDb().user.findUniqueOrThrow({ where: { id: u.id } })).eventSeq);
-    await waitFor(async () => (feed.events.at(-1)?.id ?? 0) >= last, 20_000, `the feed caught up to ${last} (now ${feed.events.at(-1)?.id})`);
-    await feed.stop();
-    expect(feed.events.map((e) => e.id).slice(0, last)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
-    expect(feed.events.some((e) => e.type === "task.updated")).toBe(true);
-    expect(feed.events.some((e) => e.type === "message.created")).toBe(true);
+      // The feed (LISTEN on the direct connection, log reads through the pooler) delivers the whole log in order
+      // (the task's notice turn may still be adding to it).
+      const last = Number((await getDb().user.findUniqueOrThrow({ where: { id: u.id } })).eventSeq);
+      await waitFor(
+        async () => (feed.events.at(-1)?.id ?? 0) >= last,
+        20_000,
+        `the feed caught up to ${last} (now ${feed.events.at(-1)?.id})`,
+      );
+      await feed.stop();
+      expect(feed.events.map((e) => e.id).slice(0, last)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+      expect(feed.events.some((e) => e.type === "task.updated")).toBe(true);
+      expect(feed.events.some((e) => e.type === "message.created")).toBe(true);
 
-    for (const [name, out] of [["worker", worker.output()], ["web", web.output()]] as const) {
-      expect(DATABASE_TROUBLE.exec(out)?.[0], `${name} log:\n${out}`).toBeUndefined();
-      // The pooled connections have the database's statement_timeout, so there is nothing to warn about.
-      expect(out, `${name} log`).not.toMatch(/statement_timeout/);
-    }
-    // PgBouncer itself saw no protocol errors either.
-    expect(bouncer.output()).not.toMatch(/prepared statement|unsupported startup parameter/);
-  });
+      for (const [name, out] of [
+        ["worker", worker.output()],
+        ["web", web.output()],
+      ] as const) {
+        expect(DATABASE_TROUBLE.exec(out)?.[0], `${name} log:\n${out}`).toBeUndefined();
+        // The pooled connections have the database's statement_timeout, so there is nothing to warn about.
+        expect(out, `${name} log`).not.toMatch(/statement_timeout/);
+      }
+      // PgBouncer itself saw no protocol errors either.
+      expect(bouncer.output()).not.toMatch(/prepared statement|unsupported startup parameter/);
+    },
+  );
 
-  it("with no direct URL (pgbouncer=true only) there is no LISTEN: replies and the feed still arrive by polling, after one warning", { timeout: 90_000 }, async () => {
-    await stopWorkers(worker);
-    web.proc.kill("SIGTERM");
-    const url = new URL(bouncer.url);
-    url.searchParams.set("pgbouncer", "true");
-    const env = { DATABASE_URL: url.toString() };
-    web = await startWeb(env);
-    worker = startWorkerProcess(env);
+  it(
+    "with no direct URL (pgbouncer=true only) there is no LISTEN: replies and the feed still arrive by polling, after one warning",
+    { timeout: 90_000 },
+    async () => {
+      await stopWorkers(worker);
+      web.proc.kill("SIGTERM");
+      const url = new URL(bouncer.url);
+      url.searchParams.set("pgbouncer", "true");
+      const env = { DATABASE_URL: url.toString() };
+      web = await startWeb(env);
+      worker = startWorkerProcess(env);
 
-    const u = await signUp("Polled");
-    const feed = collectFeed(web, u);
-    const conv = await post(web, u, "/api/conversations", {});
-    expect(conv.status).toBe(201);
-    const conversationId = (conv.json as { id: string }).id;
-    const sent = await post(web, u, `/api/conversations/${conversationId}/messages`, { content: "Hello again", clientMessageId: randomUUID() });
-    expect(sent.status).toBeLessThan(300);
-    const reply = await waitFor(
-      () => getDb().message.findFirst({ where: { conversationId, kind: "assistant", hidden: false } }),
-      60_000,
-      "the assistant's reply",
-    );
-    await waitFor(
-      async () => feed.events.some((e) => e.type === "message.created" && (e.data as { message?: { id?: string } })?.message?.id === reply.id),
-      20_000,
-      "the reply on the feed",
-    );
-    await feed.stop();
+      const u = await signUp("Polled");
+      const feed = collectFeed(web, u);
+      const conv = await post(web, u, "/api/conversations", {});
+      expect(conv.status).toBe(201);
+      const conversationId = (conv.json as { id: string }).id;
+      const sent = await post(web, u, `/api/conversations/${conversationId}/messages`, {
+        content: "Hello again",
+        clientMessageId: randomUUID(),
+      });
+      expect(sent.status).toBeLessThan(300);
+      const reply = await waitFor(
+        () => getDb().message.findFirst({ where: { conversationId, kind: "assistant", hidden: false } }),
+        60_000,
+        "the assistant's reply",
+      );
+      await waitFor(
+        async () =>
+          feed.events.some(
+            (e) => e.type === "message.created" && (e.data as { message?: { id?: string } })?.message?.id === reply.id,
+          ),
+        20_000,
+        "the reply on the feed",
+      );
+      await feed.stop();
 
-    for (const [name, out] of [["worker", worker.output()], ["web", web.output()]] as const) {
-      expect(DATABASE_TROUBLE.exec(out)?.[0], `${name} log:\n${out}`).toBeUndefined();
-      expect(out.match(/no LISTEN/g), `${name} log`).toHaveLength(1);
-    }
-  });
+      for (const [name, out] of [
+        ["worker", worker.output()],
+        ["web", web.output()],
+      ] as const) {
+        expect(DATABASE_TROUBLE.exec(out)?.[0], `${name} log:\n${out}`).toBeUndefined();
+        expect(out.match(/no LISTEN/g), `${name} log`).toHaveLength(1);
+      }
+    },
+  );
 });
 
 describe("statement_timeout on the pool", () => {

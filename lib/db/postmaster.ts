@@ -22,7 +22,10 @@ export interface LivePostmaster {
  * SIGKILLed, postgres kept running and would make the next start fail — is shut
  * down; a pid file whose process is gone or is not our postgres is removed.
  */
-export async function checkExistingPostmaster(dataDir: string, log: (s: string) => void): Promise<LivePostmaster | null> {
+export async function checkExistingPostmaster(
+  dataDir: string,
+  log: (s: string) => void,
+): Promise<LivePostmaster | null> {
   const pidFile = path.join(dataDir, "postmaster.pid");
   let lines: string[];
   try {
@@ -71,11 +74,6 @@ async function killPostmaster(pid: number, log: (s: string) => void): Promise<vo
     throw new Error(`could not stop stale postgres pid ${pid}`);
   }
 }
-
-
-
-
-
 
 /** Is `pid` a postgres whose `-D` is our data dir? Decided from its command line. */
 function isPostmasterOf(pid: number, dataDir: string): boolean {

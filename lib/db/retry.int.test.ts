@@ -7,7 +7,8 @@ import { patientClient, signUp, waitFor, type TestUser } from "@/tests/helpers";
 /** Postgres aborts the statement as it would a deadlock's victim or a serialization failure, with the real error. */
 const abortAs = (tx: Pick<SqlTx, "$executeRaw">, code: "40P01" | "40001") =>
   tx.$executeRaw`SELECT set_config('herald.test', ${code}, true)`.then(
-    () => tx.$executeRaw`DO $$ BEGIN RAISE EXCEPTION 'simulated abort' USING ERRCODE = current_setting('herald.test'); END $$`,
+    () =>
+      tx.$executeRaw`DO $$ BEGIN RAISE EXCEPTION 'simulated abort' USING ERRCODE = current_setting('herald.test'); END $$`,
   );
 
 let user: TestUser;
@@ -67,7 +68,9 @@ describe("a transaction Postgres aborts runs again, from the start", () => {
     afterAll(() => other.end());
 
     it("Prisma's $transaction, aborted while a model call waits, runs again and commits", async () => {
-      const [a, b] = await Promise.all([1, 2].map(() => getDb().conversation.create({ data: { ownerId: user.id, title: "lock" } })));
+      const [a, b] = await Promise.all(
+        [1, 2].map(() => getDb().conversation.create({ data: { ownerId: user.id, title: "lock" } })),
+      );
       await other.query("BEGIN");
       await other.query(`UPDATE "conversation" SET title = 'other' WHERE id = $1`, [b.id]);
       let runs = 0;
@@ -92,6 +95,8 @@ describe("a transaction Postgres aborts runs again, from the start", () => {
 
 async function waitingOnLock(client: pg.Client, pid: number): Promise<boolean> {
   if (pid === 0) return false;
-  const { rows } = await client.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid]);
+  const { rows } = await client.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [
+    pid,
+  ]);
   return rows.length > 0;
 }

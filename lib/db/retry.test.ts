@@ -9,7 +9,8 @@ const pgError = (code: string) => Object.assign(new pg.DatabaseError(`error ${co
 const prismaError = (code: string, meta?: Record<string, unknown>) =>
   new Prisma.PrismaClientKnownRequestError(`prisma ${code}`, { code, clientVersion: "test", meta });
 /** The shape adapter-pg gives a raw query's driver error (lib/db/errors.ts). */
-const prismaRaw = (sqlState: string, kind: string) => prismaError("P2010", { driverAdapterError: { cause: { originalCode: sqlState, kind } } });
+const prismaRaw = (sqlState: string, kind: string) =>
+  prismaError("P2010", { driverAdapterError: { cause: { originalCode: sqlState, kind } } });
 
 /** Runs `withTransactionRetry` over a body failing with `errors` in turn, then succeeding; records runs and waits. */
 async function runWith(errors: unknown[]) {
@@ -23,12 +24,25 @@ async function runWith(errors: unknown[]) {
     },
     { sleep: async (ms) => void waits.push(ms) },
   );
-  return { result: await result.then((v) => ({ ok: v }), (err: unknown) => ({ err })), runs: () => runs, waits };
+  return {
+    result: await result.then(
+      (v) => ({ ok: v }),
+      (err: unknown) => ({ err }),
+    ),
+    runs: () => runs,
+    waits,
+  };
 }
 
 describe("the transaction retry policy", () => {
   it("runs a transaction aborted as a deadlock or serialization failure again, by pg or Prisma error", async () => {
-    for (const err of [pgError("40P01"), pgError("40001"), prismaError("P2034"), prismaRaw("40P01", "TransactionWriteConflict"), prismaRaw("40001", "TransactionWriteConflict")]) {
+    for (const err of [
+      pgError("40P01"),
+      pgError("40001"),
+      prismaError("P2034"),
+      prismaRaw("40P01", "TransactionWriteConflict"),
+      prismaRaw("40001", "TransactionWriteConflict"),
+    ]) {
       const r = await runWith([err]);
       expect(r.result).toEqual({ ok: "committed" });
       expect(r.runs()).toBe(2);

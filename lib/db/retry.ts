@@ -20,7 +20,11 @@ export const TRANSACTION_ATTEMPTS = 5;
 const STEP_MS = 20;
 const CAP_MS = 1_000;
 
-const REASONS: Record<string, string> = { "40P01": "deadlock", "40001": "serialization_failure", P2034: "write_conflict" };
+const REASONS: Record<string, string> = {
+  "40P01": "deadlock",
+  "40001": "serialization_failure",
+  P2034: "write_conflict",
+};
 
 /** The wait before retry `n` (1-based): exponential, half of it fixed and half random so the two sides spread out. */
 export function transactionBackoffMs(n: number, random: () => number = Math.random): number {
@@ -35,7 +39,10 @@ export interface TransactionRetryOptions {
 }
 
 /** Runs `attempt` (one whole transaction, begin to commit) until it succeeds, fails for good, or the bound is reached. */
-export async function withTransactionRetry<T>(attempt: (n: number) => Promise<T>, opts: TransactionRetryOptions = {}): Promise<T> {
+export async function withTransactionRetry<T>(
+  attempt: (n: number) => Promise<T>,
+  opts: TransactionRetryOptions = {},
+): Promise<T> {
   const attempts = opts.attempts ?? TRANSACTION_ATTEMPTS;
   for (let n = 1; ; n++) {
     try {
@@ -44,7 +51,10 @@ export async function withTransactionRetry<T>(attempt: (n: number) => Promise<T>
       const code = transientTransactionCode(err);
       if (code === null || n >= attempts) throw err;
       const delayMs = transactionBackoffMs(n, opts.random);
-      log("db").warn({ err, reason: REASONS[code] ?? "transient", attempt: n, attempts, delayMs }, "transaction aborted by Postgres, running it again");
+      log("db").warn(
+        { err, reason: REASONS[code] ?? "transient", attempt: n, attempts, delayMs },
+        "transaction aborted by Postgres, running it again",
+      );
       await (opts.sleep ?? sleep)(delayMs);
     }
   }

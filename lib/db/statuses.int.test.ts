@@ -4,7 +4,13 @@ import { Prisma } from "@/lib/db/generated/client.ts";
 import { getDb } from "@/lib/db/client";
 import { EMAIL_NOTICE_MODES } from "@/lib/contract/settings";
 import { MESSAGE_KINDS, NOTICE_OUTCOMES, RUN_ACTIVE_STATUSES, RUN_KINDS, RUN_STATUSES } from "@/lib/contract/shapes";
-import { ACTIVE_STATUSES, DELIVERY_MODES, DELIVERY_OUTCOMES, TASK_STATUSES, TERMINAL_STATUSES } from "@/lib/contract/task";
+import {
+  ACTIVE_STATUSES,
+  DELIVERY_MODES,
+  DELIVERY_OUTCOMES,
+  TASK_STATUSES,
+  TERMINAL_STATUSES,
+} from "@/lib/contract/task";
 import { EMAIL_CLAIMABLE, EMAIL_STATES } from "@/lib/email/state";
 import { CLAIMABLE as NOTIFY_CLAIMABLE, NOTIFICATION_STATUSES } from "@/lib/notify/state";
 import { postMessage } from "@/lib/chat/post-message";
@@ -88,19 +94,31 @@ describe("the database enforces every status the code defines", () => {
     const { run, message } = await postMessage(u.id, conv, { content: "hi", clientMessageId: randomUUID() });
     const db = getDb();
     const task = await db.task.create({ data: { ownerId: u.id, conversationId: conv, title: "t", prompt: "p" } });
-    const notice = await db.notice.create({ data: { taskId: task.id, conversationId: conv, ownerId: u.id, key: "final", outcome: "done", text: "n" } });
-    const ids: Record<string, string> = { task: task.id, run: run!.id, message: message.id, notice: notice.id, user: u.id };
+    const notice = await db.notice.create({
+      data: { taskId: task.id, conversationId: conv, ownerId: u.id, key: "final", outcome: "done", text: "n" },
+    });
+    const ids: Record<string, string> = {
+      task: task.id,
+      run: run!.id,
+      message: message.id,
+      notice: notice.id,
+      user: u.id,
+    };
 
     for (const { table, column } of CHECKS) {
-      const err = await failure(() =>
-        db.$executeRaw`UPDATE ${Prisma.raw(`"${table}"`)} SET ${Prisma.raw(`"${column}"`)} = 'bogus' WHERE id = ${ids[table]}`,
+      const err = await failure(
+        () =>
+          db.$executeRaw`UPDATE ${Prisma.raw(`"${table}"`)} SET ${Prisma.raw(`"${column}"`)} = 'bogus' WHERE id = ${ids[table]}`,
       );
       expect(err, `${table}.${column}`).toContain(`${table}_${column}_check`);
     }
-    expect(await failure(() => db.task.update({ where: { id: task.id }, data: { status: "done" } }))).toContain("task_status_check");
+    expect(await failure(() => db.task.update({ where: { id: task.id }, data: { status: "done" } }))).toContain(
+      "task_status_check",
+    );
     // The rows are as they were: every value the code writes still goes in.
     for (const status of TASK_STATUSES) await db.task.update({ where: { id: task.id }, data: { status } });
-    for (const notificationStatus of NOTIFICATION_STATUSES) await db.task.update({ where: { id: task.id }, data: { notificationStatus } });
+    for (const notificationStatus of NOTIFICATION_STATUSES)
+      await db.task.update({ where: { id: task.id }, data: { notificationStatus } });
     for (const emailState of EMAIL_STATES) await db.notice.update({ where: { id: notice.id }, data: { emailState } });
     await db.task.update({ where: { id: task.id }, data: { deliveryOutcome: null } });
   });

@@ -3,7 +3,10 @@ import { behindPooler, directDatabaseUrl } from "./urls";
 
 const saved = { url: process.env.DATABASE_URL, direct: process.env.DATABASE_DIRECT_URL };
 afterEach(() => {
-  for (const [k, v] of [["DATABASE_URL", saved.url], ["DATABASE_DIRECT_URL", saved.direct]] as const) {
+  for (const [k, v] of [
+    ["DATABASE_URL", saved.url],
+    ["DATABASE_DIRECT_URL", saved.direct],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }

@@ -7,7 +7,17 @@ import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { evaluateDueTask } from "@/lib/runtime/due-loop";
 import { findDue } from "./sql";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  call,
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  waitForBeat,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 // A timed task cancelled before its due time was judged again at that time (a second narration,
 // `missed` in the sheet). Its promise ends with the cancel; the due moment must change nothing.
@@ -26,12 +36,23 @@ const task = (id: string) => db().task.findUniqueOrThrow({ where: { id } });
 /** What the conversation shows from the cancel on (a step that committed before the fence came earlier). */
 const saidSinceCancel = async (conversationId: string, taskId: string) => {
   const { cancelRequestedAt } = await task(taskId);
-  return db().message.findMany({ where: { conversationId, hidden: false, createdAt: { gte: cancelRequestedAt! } }, orderBy: { seq: "asc" } });
+  return db().message.findMany({
+    where: { conversationId, hidden: false, createdAt: { gte: cancelRequestedAt! } },
+    orderBy: { seq: "asc" },
+  });
 };
 
 async function launch(title: string, simulate: { steps: number; stepMs: number }, delivery: DeliveryContract) {
   const conv = await createConversationFor(u);
-  const { task: t } = await startTask({ ownerId: u.id, conversationId: conv, title, prompt: "p", clientRequestId: randomUUID(), options: { simulate }, delivery });
+  const { task: t } = await startTask({
+    ownerId: u.id,
+    conversationId: conv,
+    title,
+    prompt: "p",
+    clientRequestId: randomUUID(),
+    options: { simulate },
+    delivery,
+  });
   return { id: t.id, conv };
 }
 
@@ -39,7 +60,11 @@ describe("a timed task cancelled before its due time", () => {
   it("at and by: one message for the cancel; at and after the due time nothing happens and nothing says missed", async () => {
     const tasks = [
       await launch("cancelled at-task", { steps: 20, stepMs: 1000 }, { mode: "at", dueInSeconds: 6 }),
-      await launch("cancelled by-task", { steps: 20, stepMs: 1000 }, { mode: "by", dueInSeconds: 6, reportIfUnfinished: true }),
+      await launch(
+        "cancelled by-task",
+        { steps: 20, stepMs: 1000 },
+        { mode: "by", dueInSeconds: 6, reportIfUnfinished: true },
+      ),
     ];
     // Due a moment after both: once the due loop has evaluated it, it has passed their due times too.
     const witness = await launch("witness", { steps: 1, stepMs: 0 }, { mode: "at", dueInSeconds: 8 });
@@ -50,22 +75,32 @@ describe("a timed task cancelled before its due time", () => {
       expect(res.status).toBe(200);
     }
     for (const t of tasks) {
-      const ended = await waitFor(async () => {
-        const r = await task(t.id);
-        return isTerminalStatus(r.status) && ["none", "delivered"].includes(r.notificationStatus) ? r : null;
-      }, 20_000, "cancel landed");
+      const ended = await waitFor(
+        async () => {
+          const r = await task(t.id);
+          return isTerminalStatus(r.status) && ["none", "delivered"].includes(r.notificationStatus) ? r : null;
+        },
+        20_000,
+        "cancel landed",
+      );
       expect(ended.status).toBe("cancelled");
       // The promise was closed by the cancel itself, well before the due time.
       expect(ended.dueEvaluatedAt).not.toBeNull();
       expect(ended.dueEvaluatedAt!.getTime()).toBeLessThan(ended.dueAt!.getTime());
       const said = await saidSinceCancel(t.conv, t.id);
-      expect(said.map((m) => [m.kind, (m.meta as { status?: string } | null)?.status])).toEqual([["terminal", "cancelled"]]);
+      expect(said.map((m) => [m.kind, (m.meta as { status?: string } | null)?.status])).toEqual([
+        ["terminal", "cancelled"],
+      ]);
     }
 
-    const w8 = await waitFor(async () => {
-      const r = await task(witness.id);
-      return r.dueEvaluatedAt ? r : null;
-    }, 30_000, "the witness's due moment evaluated");
+    const w8 = await waitFor(
+      async () => {
+        const r = await task(witness.id);
+        return r.dueEvaluatedAt ? r : null;
+      },
+      30_000,
+      "the witness's due moment evaluated",
+    );
     expect(w8.dueEvaluatedAt!.getTime()).toBeGreaterThanOrEqual(w8.dueAt!.getTime());
     for (const t of tasks) expect((await task(t.id)).dueAt!.getTime()).toBeLessThanOrEqual(w8.dueAt!.getTime());
 
@@ -101,12 +136,18 @@ describe("a timed task cancelled before its due time", () => {
     expect(await db().notice.count({ where: { taskId: id } })).toBe(0);
     // Released back to the cancel loop, which ends it; the promise closes with the cancel.
     await db().task.update({ where: { id }, data: { cancelLeaseExpiresAt: new Date(0), nextCancelAt: new Date(0) } });
-    const done = await waitFor(async () => {
-      const r = await task(id);
-      return r.status === "cancelled" ? r : null;
-    }, 20_000, "the cancel loop ends it");
+    const done = await waitFor(
+      async () => {
+        const r = await task(id);
+        return r.status === "cancelled" ? r : null;
+      },
+      20_000,
+      "the cancel loop ends it",
+    );
     expect(done.deliveryOutcome).toBeNull();
     expect(done.dueEvaluatedAt).not.toBeNull();
-    expect(await db().notice.findMany({ where: { taskId: id }, select: { key: true } })).toEqual([{ key: "cancelled" }]);
+    expect(await db().notice.findMany({ where: { taskId: id }, select: { key: true } })).toEqual([
+      { key: "cancelled" },
+    ]);
   });
 });

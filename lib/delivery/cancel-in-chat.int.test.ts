@@ -6,7 +6,17 @@ import { postMessage } from "@/lib/chat/post-message";
 import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
 import * as historyRoute from "@/app/api/tasks/[id]/history/route";
 import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  call,
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  waitForBeat,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 // A cancel asked for in the chat posted two messages for one moment (the agent's reply and the
 // task's terminal line). The reply is the one visible message; the terminal line is kept hidden for the timeline.
@@ -26,7 +36,12 @@ const task = (id: string) => db().task.findUniqueOrThrow({ where: { id } });
 async function launch(title: string) {
   const conv = await createConversationFor(u);
   const { task: t } = await startTask({
-    ownerId: u.id, conversationId: conv, title, prompt: "p", clientRequestId: randomUUID(), options: { simulate: { steps: 30, stepMs: 1000 } },
+    ownerId: u.id,
+    conversationId: conv,
+    title,
+    prompt: "p",
+    clientRequestId: randomUUID(),
+    options: { simulate: { steps: 30, stepMs: 1000 } },
   });
   await waitFor(async () => (await task(t.id)).status === "running", 20_000, "running");
   return { id: t.id, conv };
@@ -48,15 +63,24 @@ async function timelineTypes(id: string) {
 describe("one moment, one message for a cancel", () => {
   it("asked in the chat: the reply is the one visible message; the timeline still shows the cancel", async () => {
     const t = await launch("cobalt research");
-    const { message } = await postMessage(u.id, t.conv, { content: "cancel the cobalt research", clientMessageId: randomUUID() });
+    const { message } = await postMessage(u.id, t.conv, {
+      content: "cancel the cobalt research",
+      clientMessageId: randomUUID(),
+    });
     await waitFor(async () => (await task(t.id)).status === "cancelled", 30_000, "cancel landed");
-    const reply = await waitFor(async () => (await shown(t.conv, message.seq)).find((m) => m.kind === "assistant"), 30_000, "the reply");
+    const reply = await waitFor(
+      async () => (await shown(t.conv, message.seq)).find((m) => m.kind === "assistant"),
+      30_000,
+      "the reply",
+    );
     expect(reply.content).toMatch(/cobalt research.*is cancelled/);
     const terminal = await db().message.findFirstOrThrow({ where: { taskId: t.id, kind: "terminal" } });
     expect(terminal.hidden).toBe(true);
     // Nothing but the reply (a step that committed before the fence may add a progress line, which is not
     // counted as unread either), and the hidden line does not count as unread.
-    expect((await shown(t.conv, message.seq)).filter((m) => m.kind !== "progress").map((m) => m.kind)).toEqual(["assistant"]);
+    expect((await shown(t.conv, message.seq)).filter((m) => m.kind !== "progress").map((m) => m.kind)).toEqual([
+      "assistant",
+    ]);
     const conv = await db().conversation.findUniqueOrThrow({ where: { id: t.conv } });
     expect(conv.unreadCount).toBe(1);
     const types = await timelineTypes(t.id);

@@ -32,7 +32,17 @@ describe("due evaluation: mode × finished-before/after × partial × report-any
   for (const mode of ["at", "by"] as const) {
     for (const report of [false, true]) {
       it(`${mode}, report=${report}: final before dueAt → on_time, notice only for at`, () => {
-        const ev = evaluateDue(facts({ mode, reportIfUnfinished: report, status: "succeeded", completedAt: before, finalPublicationId: "F", latestPublicationId: "F" }), overtime);
+        const ev = evaluateDue(
+          facts({
+            mode,
+            reportIfUnfinished: report,
+            status: "succeeded",
+            completedAt: before,
+            finalPublicationId: "F",
+            latestPublicationId: "F",
+          }),
+          overtime,
+        );
         expect(ev.outcome).toBe("on_time");
         expect(ev.stop).toBe(false);
         expect(ev.notice).toEqual(mode === "at" ? { key: "due", outcome: "on_time", publicationId: "F" } : null);
@@ -46,7 +56,10 @@ describe("due evaluation: mode × finished-before/after × partial × report-any
           const silent = mode === "by" && !report;
           expect(ev.notice).toEqual(silent ? null : { key: "due", outcome: "missed", publicationId: latest });
         });
-        for (const [label, ot] of [["no overtime", noOvertime], ["budget spent", spent]] as const) {
+        for (const [label, ot] of [
+          ["no overtime", noOvertime],
+          ["budget spent", spent],
+        ] as const) {
           it(`${mode}, report=${report}, partial=${partial}, ${label}: stops with a stopped notice pointing at the partial`, () => {
             const ev = evaluateDue(facts({ mode, reportIfUnfinished: report, latestPublicationId: latest }), ot);
             expect(ev.outcome).toBe("missed");
@@ -62,7 +75,14 @@ describe("due evaluation: mode × finished-before/after × partial × report-any
     // Report-anyway too: the user hears once, with the whole result, not "not yet" and the result together.
     for (const mode of ["at", "by"] as const) {
       for (const reportIfUnfinished of [false, true]) {
-        const f = facts({ mode, reportIfUnfinished, status: "succeeded", completedAt: after, finalPublicationId: "F", latestPublicationId: "F" });
+        const f = facts({
+          mode,
+          reportIfUnfinished,
+          status: "succeeded",
+          completedAt: after,
+          finalPublicationId: "F",
+          latestPublicationId: "F",
+        });
         expect(evaluateDue(f, overtime)).toEqual({ outcome: "missed", notice: null, stop: false });
         expect(keys({ ...f, dueEvaluatedAt: after })).toEqual(["final/late"]);
       }
@@ -79,7 +99,9 @@ describe("due evaluation: mode × finished-before/after × partial × report-any
 
 describe("planned notices", () => {
   it("no contract: terminal facts notify at once", () => {
-    expect(keys(facts({ mode: "none", dueAt: null, status: "succeeded", completedAt: before, finalPublicationId: "F" }))).toEqual(["final/done"]);
+    expect(
+      keys(facts({ mode: "none", dueAt: null, status: "succeeded", completedAt: before, finalPublicationId: "F" })),
+    ).toEqual(["final/done"]);
     expect(keys(facts({ mode: "none", dueAt: null, status: "failed" }))).toEqual(["failed/failed"]);
     expect(keys(facts({ mode: "none", dueAt: null, status: "cancelled" }))).toEqual(["cancelled/cancelled"]);
     expect(keys(facts({ mode: "none", dueAt: null, status: "running" }))).toEqual([]);
@@ -87,24 +109,47 @@ describe("planned notices", () => {
 
   it("at: a body finished early waits for dueAt (the due notice carries it)", () => {
     expect(keys(facts({ status: "succeeded", completedAt: before, finalPublicationId: "F" }))).toEqual([]);
-    expect(keys(facts({ status: "succeeded", completedAt: before, finalPublicationId: "F", dueEvaluatedAt: due }))).toEqual([]);
+    expect(
+      keys(facts({ status: "succeeded", completedAt: before, finalPublicationId: "F", dueEvaluatedAt: due })),
+    ).toEqual([]);
   });
 
   it("at: finishing after a missed dueAt adds a separate late final notice", () => {
-    expect(keys(facts({ status: "succeeded", completedAt: after, dueEvaluatedAt: due, finalPublicationId: "F" }))).toEqual(["final/late"]);
+    expect(
+      keys(facts({ status: "succeeded", completedAt: after, dueEvaluatedAt: due, finalPublicationId: "F" })),
+    ).toEqual(["final/late"]);
   });
 
   it("by: final as soon as it exists — early, on time in the last window, late after dueAt", () => {
-    expect(keys(facts({ mode: "by", status: "succeeded", completedAt: before, finalPublicationId: "F" }))).toEqual(["final/early"]);
-    expect(keys(facts({ mode: "by", status: "succeeded", completedAt: new Date(due.getTime() - 5_000), finalPublicationId: "F" }))).toEqual(["final/on_time"]);
-    expect(keys(facts({ mode: "by", status: "succeeded", completedAt: after, dueEvaluatedAt: due, finalPublicationId: "F" }))).toEqual(["final/late"]);
+    expect(keys(facts({ mode: "by", status: "succeeded", completedAt: before, finalPublicationId: "F" }))).toEqual([
+      "final/early",
+    ]);
+    expect(
+      keys(
+        facts({
+          mode: "by",
+          status: "succeeded",
+          completedAt: new Date(due.getTime() - 5_000),
+          finalPublicationId: "F",
+        }),
+      ),
+    ).toEqual(["final/on_time"]);
+    expect(
+      keys(
+        facts({ mode: "by", status: "succeeded", completedAt: after, dueEvaluatedAt: due, finalPublicationId: "F" }),
+      ),
+    ).toEqual(["final/late"]);
   });
 
   it("failure and cancel never wait for dueAt; a deadline stop is told by its due notice only", () => {
     expect(keys(facts({ status: "failed" }))).toEqual(["failed/failed"]);
     expect(keys(facts({ mode: "by", status: "cancelled" }))).toEqual(["cancelled/cancelled"]);
     expect(keys(facts({ status: "deadline_exceeded", stoppedAtDeadline: true, dueEvaluatedAt: due }))).toEqual([]);
-    expect(keys(facts({ status: "deadline_exceeded", stoppedInOvertime: true, dueEvaluatedAt: due, latestPublicationId: "P" }))).toEqual(["stopped/stopped"]);
+    expect(
+      keys(
+        facts({ status: "deadline_exceeded", stoppedInOvertime: true, dueEvaluatedAt: due, latestPublicationId: "P" }),
+      ),
+    ).toEqual(["stopped/stopped"]);
     // A user's cancel is a cancel even when the task had a deadline.
     expect(keys(facts({ mode: "at", status: "cancelled", dueEvaluatedAt: due }))).toEqual(["cancelled/cancelled"]);
   });

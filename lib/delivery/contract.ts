@@ -78,20 +78,34 @@ export interface DueEvaluation {
 }
 
 /** What the due moment means for a task, decided once when the due loop evaluates it. */
-export function evaluateDue(f: ContractFacts, overtime: { allowOvertime: boolean; budgetExceeded: boolean }): DueEvaluation {
+export function evaluateDue(
+  f: ContractFacts,
+  overtime: { allowOvertime: boolean; budgetExceeded: boolean },
+): DueEvaluation {
   if (f.finalPublicationId !== null) {
     // Finished after dueAt but before this evaluation ran: the promise was missed;
     // plannedNotices says so with final/late. by-contracts finished in time told the user already.
-    if (f.completedAt && f.dueAt && f.completedAt.getTime() > f.dueAt.getTime()) return { outcome: "missed", notice: null, stop: false };
-    const notice: NoticeSpec | null = f.mode === "at" ? { key: "due", outcome: "on_time", publicationId: f.finalPublicationId } : null;
+    if (f.completedAt && f.dueAt && f.completedAt.getTime() > f.dueAt.getTime())
+      return { outcome: "missed", notice: null, stop: false };
+    const notice: NoticeSpec | null =
+      f.mode === "at" ? { key: "due", outcome: "on_time", publicationId: f.finalPublicationId } : null;
     return { outcome: "on_time", notice, stop: false };
   }
   const terminal = isTerminalStatus(f.status);
   if (terminal && f.status !== "succeeded") return { outcome: null, notice: null, stop: false };
   const stop = !terminal && (!overtime.allowOvertime || overtime.budgetExceeded);
-  if (stop) return { outcome: "missed", notice: { key: "due", outcome: "stopped", publicationId: f.latestPublicationId }, stop };
+  if (stop)
+    return {
+      outcome: "missed",
+      notice: { key: "due", outcome: "stopped", publicationId: f.latestPublicationId },
+      stop,
+    };
   const silent = terminal || (f.mode === "by" && !f.reportIfUnfinished);
-  return { outcome: "missed", notice: silent ? null : { key: "due", outcome: "missed", publicationId: f.latestPublicationId }, stop };
+  return {
+    outcome: "missed",
+    notice: silent ? null : { key: "due", outcome: "missed", publicationId: f.latestPublicationId },
+    stop,
+  };
 }
 
 /** Notices that the committed facts call for right now (some may already exist). */
@@ -99,8 +113,10 @@ export function plannedNotices(f: ContractFacts): NoticeSpec[] {
   const out: NoticeSpec[] = [];
   if (f.status === "failed") out.push({ key: "failed", outcome: "failed", publicationId: f.latestPublicationId });
   // A deadline stop at the due moment told the user with its due notice; one later in overtime gets its own.
-  if (f.status === "deadline_exceeded" && f.stoppedInOvertime) out.push({ key: "stopped", outcome: "stopped", publicationId: f.latestPublicationId });
-  if (f.status === "cancelled") out.push({ key: "cancelled", outcome: "cancelled", publicationId: f.latestPublicationId });
+  if (f.status === "deadline_exceeded" && f.stoppedInOvertime)
+    out.push({ key: "stopped", outcome: "stopped", publicationId: f.latestPublicationId });
+  if (f.status === "cancelled")
+    out.push({ key: "cancelled", outcome: "cancelled", publicationId: f.latestPublicationId });
   if (f.status !== "succeeded") return out;
   const pub = f.finalPublicationId ?? f.latestPublicationId;
   if (f.mode === "none" || !f.dueAt) {

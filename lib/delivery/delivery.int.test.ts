@@ -10,7 +10,17 @@ import * as eventsRoute from "@/app/api/events/route";
 import { claimNotifications, notifyOne } from "@/lib/notify/deliver";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { requestCancel } from "@/lib/tasks/request-cancel";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, waitForBeat, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  call,
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  waitForBeat,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 let w: WorkerProc;
 let u: TestUser;
@@ -28,15 +38,29 @@ const notices = (id: string) => db().notice.findMany({ where: { taskId: id }, or
 
 async function launch(simulate: { steps: number; stepMs: number }, delivery: DeliveryContract) {
   const conv = await createConversationFor(u);
-  const { task: t } = await startTask({ ownerId: u.id, conversationId: conv, title: `timed ${delivery.mode}`, prompt: "p", clientRequestId: randomUUID(), options: { simulate }, delivery });
+  const { task: t } = await startTask({
+    ownerId: u.id,
+    conversationId: conv,
+    title: `timed ${delivery.mode}`,
+    prompt: "p",
+    clientRequestId: randomUUID(),
+    options: { simulate },
+    delivery,
+  });
   return { id: t.id, conv };
 }
 
 const settled = (id: string) =>
-  waitFor(async () => {
-    const t = await task(id);
-    return isTerminalStatus(t.status) && ["delivered", "none"].includes(t.notificationStatus) && t.dueEvaluatedAt ? t : null;
-  }, 40_000, "task settled and due evaluated");
+  waitFor(
+    async () => {
+      const t = await task(id);
+      return isTerminalStatus(t.status) && ["delivered", "none"].includes(t.notificationStatus) && t.dueEvaluatedAt
+        ? t
+        : null;
+    },
+    40_000,
+    "task settled and due evaluated",
+  );
 
 describe("timed delivery with real workers", () => {
   it("at: a body finished early is readable at once; the notice waits for dueAt and says on time", async () => {
@@ -67,7 +91,9 @@ describe("timed delivery with real workers", () => {
     expect(ns[0].publicationId).toBe(partial.id);
     expect(ns[1].publicationId).toBe(t.latestPublicationId);
     expect(t.deliveryOutcome).toBe("missed");
-    const kinds = (await call(messagesRoute.GET, { user: u, params: { id: conv } })).json.messages.filter((m: { kind: string }) => m.kind === "notice");
+    const kinds = (await call(messagesRoute.GET, { user: u, params: { id: conv } })).json.messages.filter(
+      (m: { kind: string }) => m.kind === "notice",
+    );
     expect(kinds.map((m: { meta: { outcome: string } }) => m.meta.outcome)).toEqual(["missed", "late"]);
   });
 
@@ -111,11 +137,18 @@ describe("timed delivery with real workers", () => {
   });
 
   it("overtime within budget: after a missed dueAt it goes on until the budget is spent, then stops with a notice", async () => {
-    const { id } = await launch({ steps: 4, stepMs: 1200 }, { mode: "at", dueInSeconds: 2, budget: { maxWallSeconds: 3.5 } });
-    const t = await waitFor(async () => {
-      const r = await task(id);
-      return r.status === "deadline_exceeded" ? r : null;
-    }, 30_000, "stopped in overtime");
+    const { id } = await launch(
+      { steps: 4, stepMs: 1200 },
+      { mode: "at", dueInSeconds: 2, budget: { maxWallSeconds: 3.5 } },
+    );
+    const t = await waitFor(
+      async () => {
+        const r = await task(id);
+        return r.status === "deadline_exceeded" ? r : null;
+      },
+      30_000,
+      "stopped in overtime",
+    );
     expect(t.deliveryOutcome).toBe("missed");
     expect((await notices(id)).map((n) => [n.key, n.outcome])).toEqual([
       ["due", "missed"],
@@ -140,12 +173,19 @@ describe("timed delivery with real workers", () => {
 
   it("the contract is anchored on the accepted message: dueAt = its createdAt + duration", async () => {
     const conv = await createConversationFor(u);
-    const { message } = await postMessage(u.id, conv, { content: "research heat pumps and tell me in 5 minutes", clientMessageId: randomUUID() });
+    const { message } = await postMessage(u.id, conv, {
+      content: "research heat pumps and tell me in 5 minutes",
+      clientMessageId: randomUUID(),
+    });
     const stored = await db().message.findUniqueOrThrow({ where: { id: message.id } });
     const meta = stored.meta as { delivery: { mode: string; dueAt: string } };
     expect(meta.delivery.mode).toBe("at");
     expect(new Date(meta.delivery.dueAt).getTime()).toBe(stored.createdAt.getTime() + 300_000);
-    const t = await waitFor(() => db().task.findFirst({ where: { conversationId: conv } }), 20_000, "task from the chat turn");
+    const t = await waitFor(
+      () => db().task.findFirst({ where: { conversationId: conv } }),
+      20_000,
+      "task from the chat turn",
+    );
     expect(t.deliveryMode).toBe("at");
     expect(t.dueAt!.getTime()).toBe(stored.createdAt.getTime() + 300_000);
   });
@@ -156,7 +196,11 @@ describe("timed delivery with real workers", () => {
     const count = async () => {
       const runs = await db().run.aggregate({ where: { conversationId: conv }, _sum: { modelRequests: true } });
       const steps = await db().taskStep.aggregate({ where: { taskId: id }, _sum: { modelRequests: true } });
-      return { runs: runs._sum.modelRequests ?? 0, steps: steps._sum.modelRequests ?? 0, task: (await task(id)).modelRequests };
+      return {
+        runs: runs._sum.modelRequests ?? 0,
+        steps: steps._sum.modelRequests ?? 0,
+        task: (await task(id)).modelRequests,
+      };
     };
     const before = await count();
     expect(before.steps).toBe(3);

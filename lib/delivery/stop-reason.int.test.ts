@@ -12,7 +12,8 @@ import { createConversationFor, signUp } from "@/tests/helpers";
 
 const db = () => getDb();
 const task = (id: string) => db().task.findUniqueOrThrow({ where: { id } });
-const notices = async (id: string) => (await db().notice.findMany({ where: { taskId: id }, orderBy: { createdAt: "asc" } })).map((n) => [n.key, n.outcome]);
+const notices = async (id: string) =>
+  (await db().notice.findMany({ where: { taskId: id }, orderBy: { createdAt: "asc" } })).map((n) => [n.key, n.outcome]);
 
 /** A running research task past its due time, no worker anywhere: each loop's step is called by the test. */
 async function runningPastDue(error: string | null, allowOvertime: boolean): Promise<string> {
@@ -38,7 +39,11 @@ describe("a deadline stop", () => {
     expect(await evaluateDueTask(id)).toBe("evaluated");
     await cancelLoopStep(id);
     const t = await task(id);
-    expect([t.status, t.stopReason, t.error]).toEqual(["deadline_exceeded", "at_deadline", "The search service did not answer; trying again."]);
+    expect([t.status, t.stopReason, t.error]).toEqual([
+      "deadline_exceeded",
+      "at_deadline",
+      "The search service did not answer; trying again.",
+    ]);
     expect(await notices(id)).toEqual([["due", "stopped"]]);
   });
 
@@ -50,8 +55,15 @@ describe("a deadline stop", () => {
     await transactionWithEvents(async (tx) => stopAtDeadline(tx, await task(id)));
     await cancelLoopStep(id);
     const t = await task(id);
-    expect([t.status, t.stopReason, t.error]).toEqual(["deadline_exceeded", "overtime_spent", "stopped after the deadline: overtime budget spent"]);
-    expect(await notices(id)).toEqual([["due", "missed"], ["stopped", "stopped"]]);
+    expect([t.status, t.stopReason, t.error]).toEqual([
+      "deadline_exceeded",
+      "overtime_spent",
+      "stopped after the deadline: overtime budget spent",
+    ]);
+    expect(await notices(id)).toEqual([
+      ["due", "missed"],
+      ["stopped", "stopped"],
+    ]);
   });
 
   it("a user's cancel leaves no reason and ends cancelled", async () => {

@@ -10,14 +10,15 @@ import { byOutcome, noticeInConversation, plannedNotices, type ContractFacts, ty
 import { closeAtEnd, insertNotice, setDeliveryOutcomeOnce } from "./sql";
 import type { StopReason } from "@/lib/tasks/columns";
 
-
 /** Host wording: built from committed facts only, never from model text. */
 export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec): string {
   const t = `"${task.title}"`;
   const body = spec.publicationId ? "the report it points to is linked here" : "nothing has been published yet";
   switch (spec.outcome) {
     case "on_time":
-      return spec.key === "due" ? `${t} is due now and the final report is ready.` : `${t} finished on time; the final report is ready.`;
+      return spec.key === "due"
+        ? `${t} is due now and the final report is ready.`
+        : `${t} finished on time; the final report is ready.`;
     case "early":
       return `${t} finished before the promised time; the final report is ready.`;
     case "late":
@@ -69,31 +70,42 @@ export function stoppedByDeadline(task: Pick<Task, "stopReason">): boolean {
  * Writes one notice (idempotent by its unique key per task) with its `notice`
  * message and feed event. Returns null when the key already existed.
  */
-export async function writeNotice(tx: SqlTx, task: Task, spec: NoticeSpec, text = noticeText(task, spec)): Promise<Notice | null> {
+export async function writeNotice(
+  tx: SqlTx,
+  task: Task,
+  spec: NoticeSpec,
+  text = noticeText(task, spec),
+): Promise<Notice | null> {
   const notice = await insertNotice(tx, task, spec, text);
   if (!notice) return null;
   await queueNoticeEmail(tx, notice, task);
-  if (noticeInConversation(spec.key)) await appendMessage(tx, {
-    skipIfGone: true,
-    conversationId: task.conversationId,
-    ownerId: task.ownerId,
-    taskId: task.id,
-    publicationId: spec.publicationId,
-    kind: "notice",
-    content: text,
-    meta: {
-      noticeId: notice.id,
-      noticeKey: spec.key,
-      outcome: spec.outcome,
-      taskStatus: task.status as TaskStatus,
-      title: task.title,
-      dueAt: task.dueAt?.toISOString() ?? null,
-    } satisfies NoticeMessageMeta,
-  });
-  await emitEvent(tx, task.ownerId, { type: "notice.created", data: { notice: { ...toPublicNotice(notice) } } }, {
-    conversationId: task.conversationId,
-    taskId: task.id,
-  });
+  if (noticeInConversation(spec.key))
+    await appendMessage(tx, {
+      skipIfGone: true,
+      conversationId: task.conversationId,
+      ownerId: task.ownerId,
+      taskId: task.id,
+      publicationId: spec.publicationId,
+      kind: "notice",
+      content: text,
+      meta: {
+        noticeId: notice.id,
+        noticeKey: spec.key,
+        outcome: spec.outcome,
+        taskStatus: task.status as TaskStatus,
+        title: task.title,
+        dueAt: task.dueAt?.toISOString() ?? null,
+      } satisfies NoticeMessageMeta,
+    });
+  await emitEvent(
+    tx,
+    task.ownerId,
+    { type: "notice.created", data: { notice: { ...toPublicNotice(notice) } } },
+    {
+      conversationId: task.conversationId,
+      taskId: task.id,
+    },
+  );
   return notice;
 }
 
@@ -108,7 +120,13 @@ export async function syncNotices(tx: SqlTx, taskId: string): Promise<Notice[]> 
     if (n) written.push(n);
   }
   // A by-contract met before its dueAt is settled at completion; written once.
-  if (task.deliveryMode === "by" && task.status === "succeeded" && !task.deliveryOutcome && task.dueAt && task.completedAt) {
+  if (
+    task.deliveryMode === "by" &&
+    task.status === "succeeded" &&
+    !task.deliveryOutcome &&
+    task.dueAt &&
+    task.completedAt
+  ) {
     const outcome = byOutcome(task.completedAt, task.createdAt, task.dueAt);
     if (outcome !== "late") {
       await setDeliveryOutcomeOnce(tx, task.id, outcome);

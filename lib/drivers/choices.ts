@@ -5,7 +5,8 @@ import { mcpChoices, mcpLabels } from "./mcp-config";
 /** Native research: the default, and what the chat model picks when no description fits better. */
 export const RESEARCH_CHOICE: AgentChoice = {
   driver: "research",
-  description: "Herald's own research: plans sections and writes a report with partial results along the way (default).",
+  description:
+    "Herald's own research: plans sections and writes a report with partial results along the way (default).",
 };
 
 /**
@@ -32,7 +33,9 @@ const NATIVE_CHOICE_ID = "research";
 
 /** Stable across processes and restarts (web and worker agree), and says nothing readable about the driver. */
 function workChoiceId(driver: string): string {
-  return driver === "research" ? NATIVE_CHOICE_ID : `w_${createHash("sha256").update(`herald-work-choice\0${driver}`).digest("hex").slice(0, 20)}`;
+  return driver === "research"
+    ? NATIVE_CHOICE_ID
+    : `w_${createHash("sha256").update(`herald-work-choice\0${driver}`).digest("hex").slice(0, 20)}`;
 }
 
 function labelled(): { driver: string; label: string }[] {
@@ -41,7 +44,10 @@ function labelled(): { driver: string; label: string }[] {
 }
 
 export function workChoices(): WorkChoice[] {
-  return [{ id: NATIVE_CHOICE_ID, label: null }, ...labelled().map((c) => ({ id: workChoiceId(c.driver), label: c.label }))];
+  return [
+    { id: NATIVE_CHOICE_ID, label: null },
+    ...labelled().map((c) => ({ id: workChoiceId(c.driver), label: c.label })),
+  ];
 }
 
 /** The driver behind a picker id, or null for an id this server does not offer. */

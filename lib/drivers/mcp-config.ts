@@ -68,7 +68,9 @@ let configured: {
 function configuration(raw: string | undefined) {
   if (configured && configured.raw === raw) return configured;
   const servers = parseMcpServers(raw);
-  const choices = servers.flatMap((s) => (s.description ? [{ driver: `mcp:${s.name}`, description: s.description }] : []));
+  const choices = servers.flatMap((s) =>
+    s.description ? [{ driver: `mcp:${s.name}`, description: s.description }] : [],
+  );
   const labels = servers.flatMap((s) => (s.label ? [{ driver: `mcp:${s.name}`, label: s.label }] : []));
   configured = { raw, servers, drivers: null, choices, labels };
   return configured;

@@ -127,7 +127,12 @@ class HeldQuestions {
    * (or returns the one this process already holds); `fetch` opens the
    * request on whose stream it arrives.
    */
-  async await(remoteId: string, ms: number, signal: AbortSignal, fetch: (stop: AbortSignal) => Promise<unknown>): Promise<Question | null> {
+  async await(
+    remoteId: string,
+    ms: number,
+    signal: AbortSignal,
+    fetch: (stop: AbortSignal) => Promise<unknown>,
+  ): Promise<Question | null> {
     const have = this.get(remoteId);
     if (have) return have;
     const stop = new AbortController();
@@ -140,7 +145,13 @@ class HeldQuestions {
     this.waiters.set(remoteId, waiters);
     const timer = setTimeout(wake, ms);
     try {
-      await Promise.race([arrived, fetch(stop.signal).then(() => {}, () => {})]);
+      await Promise.race([
+        arrived,
+        fetch(stop.signal).then(
+          () => {},
+          () => {},
+        ),
+      ]);
       signal.throwIfAborted();
       return this.get(remoteId);
     } finally {
@@ -187,7 +198,9 @@ class Connections {
   /** The session a new task was just created over, to store with it. */
   freshRef(): SessionRef | null {
     const t = this.fresh?.transport;
-    return t?.sessionId ? { session: t.sessionId, ...(t.protocolVersion ? { protocol: t.protocolVersion } : {}) } : null;
+    return t?.sessionId
+      ? { session: t.sessionId, ...(t.protocolVersion ? { protocol: t.protocolVersion } : {}) }
+      : null;
   }
 
   drop(conn: Conn) {
@@ -210,7 +223,9 @@ class Connections {
     });
     if (ref?.protocol) transport.setProtocolVersion(ref.protocol);
     const conn = { client, transport } as Conn;
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.questions.receive(conn, req, extra.requestId, extra.signal));
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) =>
+      this.questions.receive(conn, req, extra.requestId, extra.signal),
+    );
     client.onerror = () => {
       // Failed calls surface through their own promise; stray stream errors are only noise here.
     };
@@ -240,7 +255,10 @@ export function createSessions(config: { url: string; headers?: Record<string, s
       return await fn(conn.client, { timeout: CALL_TIMEOUT_MS, signal });
     } catch (err) {
       if (signal.aborted) throw err;
-      if (isSchemaViolation(err)) throw new DriverProtocolError(`${label} sent a malformed ${what} reply: ${(err as Error).message.slice(0, 500)}`);
+      if (isSchemaViolation(err))
+        throw new DriverProtocolError(
+          `${label} sent a malformed ${what} reply: ${(err as Error).message.slice(0, 500)}`,
+        );
       if (!isServerError(err)) conns.drop(conn);
       throw err;
     }
@@ -262,7 +280,12 @@ export function createSessions(config: { url: string; headers?: Record<string, s
     rpc,
     send,
     freshRef: () => conns.freshRef(),
-    awaitQuestion: (remoteId: string, ms: number, signal: AbortSignal, fetch: (stop: AbortSignal) => Promise<unknown>) => questions.await(remoteId, ms, signal, fetch),
+    awaitQuestion: (
+      remoteId: string,
+      ms: number,
+      signal: AbortSignal,
+      fetch: (stop: AbortSignal) => Promise<unknown>,
+    ) => questions.await(remoteId, ms, signal, fetch),
     question: (remoteId: string) => questions.get(remoteId),
     takeQuestion: (remoteId: string) => questions.take(remoteId),
     async close() {

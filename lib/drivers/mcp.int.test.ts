@@ -54,7 +54,14 @@ beforeEach(async () => {
 
 async function newTask(title = "Battery supply chain") {
   const conv = await createConversationFor(u);
-  const { task } = await startTask({ ownerId: u.id, conversationId: conv, title, prompt: `research ${title}`, driver: "mcp:peer", clientRequestId: randomUUID() });
+  const { task } = await startTask({
+    ownerId: u.id,
+    conversationId: conv,
+    title,
+    prompt: `research ${title}`,
+    driver: "mcp:peer",
+    clientRequestId: randomUUID(),
+  });
   return { id: task.id, conv };
 }
 
@@ -79,7 +86,8 @@ async function submitted(id: string) {
 const remoteStatus = (remoteId: string, status: string) =>
   waitFor(async () => (await peer.taskState(remoteId))?.status === status, 10_000, `remote task ${status}`);
 
-const callsOf = (method: string, remoteId?: string) => peer.calls.filter((c) => c.method === method && (remoteId === undefined || c.taskId === remoteId));
+const callsOf = (method: string, remoteId?: string) =>
+  peer.calls.filter((c) => c.method === method && (remoteId === undefined || c.taskId === remoteId));
 
 /** Cancel as the API does (fence), then one cancel-loop claim of exactly this row. */
 async function cancelNow(id: string) {
@@ -116,9 +124,18 @@ describe("mcp driver against a real MCP Tasks server", () => {
     const remoteId = await submitted(id);
     expect(callsOf("tools/call")).toHaveLength(1);
     expect(callsOf("tools/call")[0].headers["x-herald-test"]).toBe("1");
-    expect(peer.tasks.get(remoteId)?.args).toEqual({ prompt: "research Battery supply chain", title: "Battery supply chain" });
+    expect(peer.tasks.get(remoteId)?.args).toEqual({
+      prompt: "research Battery supply chain",
+      title: "Battery supply chain",
+    });
     const stored = await row(id);
-    expect(stored.driverData).toEqual({ server: "peer", session: expect.any(String), protocol: "2025-11-25", remoteTtlMs: 3_600_000, pollMs: 700 });
+    expect(stored.driverData).toEqual({
+      server: "peer",
+      session: expect.any(String),
+      protocol: "2025-11-25",
+      remoteTtlMs: 3_600_000,
+      pollMs: 700,
+    });
     expect(stored.status).toBe("queued");
 
     expect(await tick(id)).toBe("stepped");
@@ -134,10 +151,15 @@ describe("mcp driver against a real MCP Tasks server", () => {
     expect(done.status).toBe("succeeded");
     const pubs = await getDb().publication.findMany({ where: { taskId: id } });
     expect(pubs).toHaveLength(1);
-    expect(pubs[0]).toMatchObject({ partial: false, content: "# Battery supply chain\n\nFindings for: research Battery supply chain" });
+    expect(pubs[0]).toMatchObject({
+      partial: false,
+      content: "# Battery supply chain\n\nFindings for: research Battery supply chain",
+    });
     expect(callsOf("tasks/result", remoteId)).toHaveLength(1);
     expect(callsOf("tools/call")).toHaveLength(1);
-    const kinds = (await getDb().message.findMany({ where: { taskId: id }, orderBy: { seq: "asc" } })).map((m) => m.kind);
+    const kinds = (await getDb().message.findMany({ where: { taskId: id }, orderBy: { seq: "asc" } })).map(
+      (m) => m.kind,
+    );
     expect(kinds).toEqual(expect.arrayContaining(["progress", "body", "terminal"]));
     await expectNoLeak(remoteId, id, conv);
   });
@@ -262,7 +284,11 @@ describe("mcp driver against a real MCP Tasks server", () => {
 
     expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Europe" } })).status).toBe(200);
     expect(await tick(id)).toBe("stepped");
-    await waitFor(async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0, 5_000, "the answer to reach the remote");
+    await waitFor(
+      async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0,
+      5_000,
+      "the answer to reach the remote",
+    );
     expect(peer.tasks.get(remoteId)?.answers).toEqual([{ action: "accept", content: { answer: "Europe" } }]);
     expect((await row(id)).status).toBe("running");
 
@@ -280,14 +306,23 @@ describe("mcp driver against a real MCP Tasks server", () => {
     expect(await tick(id)).toBe("stepped");
     const asked = await row(id);
     // What any worker needs to answer: the creating session, its protocol version and the question's JSON-RPC id.
-    expect(asked.driverData).toMatchObject({ server: "peer", session: expect.any(String), protocol: "2025-11-25", question: { requestId: expect.anything() } });
+    expect(asked.driverData).toMatchObject({
+      server: "peer",
+      session: expect.any(String),
+      protocol: "2025-11-25",
+      question: { requestId: expect.anything() },
+    });
     expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Asia" } })).status).toBe(200);
     // Another worker (or this one after a restart): its connections never saw the question.
     const other = createMcpDriver({ name: "peer", url: peer.url, tool: "research" });
     registerDriver("mcp:peer", other);
     try {
       expect(await tick(id)).toBe("stepped");
-      await waitFor(async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0, 5_000, "the answer to reach the remote");
+      await waitFor(
+        async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0,
+        5_000,
+        "the answer to reach the remote",
+      );
       expect(peer.tasks.get(remoteId)?.answers).toEqual([{ action: "accept", content: { answer: "Asia" } }]);
       // Every call about the task went over the session that created it.
       const session = (asked.driverData as { session: string }).session;
@@ -308,7 +343,8 @@ describe("mcp driver against a real MCP Tasks server", () => {
     const remoteId = await submitted(id);
     await remoteStatus(remoteId, "input_required");
     expect(await tick(id)).toBe("stepped");
-    await getDb().$executeRaw`UPDATE "task" SET "driverData" = "driverData" || '{"session":"forgotten-session"}'::jsonb WHERE id = ${id}`;
+    await getDb()
+      .$executeRaw`UPDATE "task" SET "driverData" = "driverData" || '{"session":"forgotten-session"}'::jsonb WHERE id = ${id}`;
     expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Asia" } })).status).toBe(200);
     const other = createMcpDriver({ name: "peer", url: peer.url, tool: "research" });
     registerDriver("mcp:peer", other);
@@ -334,14 +370,28 @@ describe("mcp driver against a real MCP Tasks server", () => {
       // Without the stored session another connection cannot see the task at all.
       const { session: _s, ...withoutSession } = (await row(id)).driverData as Record<string, string>;
       const bare = { ...(await row(id)), driverData: withoutSession };
-      expect(await other.step({ task: bare, pendingUpdates: [], steps: [], model: undefined as never, signal: new AbortController().signal })).toMatchObject({ status: "failed", error: expect.stringMatching(/no longer knows this task/) });
+      expect(
+        await other.step({
+          task: bare,
+          pendingUpdates: [],
+          steps: [],
+          model: undefined as never,
+          signal: new AbortController().signal,
+        }),
+      ).toMatchObject({ status: "failed", error: expect.stringMatching(/no longer knows this task/) });
 
       await remoteStatus(remoteId, "input_required");
       expect(await tick(id)).toBe("stepped");
       expect((await row(id)).status).toBe("input_required");
-      expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Oceania" } })).status).toBe(200);
+      expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Oceania" } })).status).toBe(
+        200,
+      );
       expect(await tick(id)).toBe("stepped");
-      await waitFor(async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0, 5_000, "the answer to reach the remote");
+      await waitFor(
+        async () => (peer.tasks.get(remoteId)?.answers.length ?? 0) > 0,
+        5_000,
+        "the answer to reach the remote",
+      );
       expect(peer.tasks.get(remoteId)?.answers).toEqual([{ action: "accept", content: { answer: "Oceania" } }]);
       await remoteStatus(remoteId, "completed");
       expect(await tick(id)).toBe("finished");
@@ -354,13 +404,15 @@ describe("mcp driver against a real MCP Tasks server", () => {
 
   it("a malformed tasks/get reply (unknown status, another task's id) fails the task as a protocol error", async () => {
     peer.options.durationMs = 60_000;
-    const reply = (status: string, other = false) => (p: { taskId?: string } | undefined) => ({
-      taskId: other ? "someone-else" : p?.taskId,
-      status,
-      ttl: null,
-      createdAt: new Date().toISOString(),
-      lastUpdatedAt: new Date().toISOString(),
-    });
+    const reply =
+      (status: string, other = false) =>
+      (p: { taskId?: string } | undefined) => ({
+        taskId: other ? "someone-else" : p?.taskId,
+        status,
+        ttl: null,
+        createdAt: new Date().toISOString(),
+        lastUpdatedAt: new Date().toISOString(),
+      });
     const a = await newTask();
     const aRemote = await submitted(a.id);
     peer.failNext(1, { methods: ["tasks/get"], kind: "reply", reply: reply("paused") });
@@ -416,7 +468,9 @@ describe("orphan reaper (tasks/list) against the real MCP server", () => {
     // First sighting only: inside the grace period nothing is cancelled.
     await reapOrphansOnce(signal, 60_000);
     expect((await peer.taskState(orphan))?.status).toBe("working");
-    expect(await getDb().remoteOrphan.findUnique({ where: { driver_remoteRef: { driver: "mcp:peer", remoteRef: orphan } } })).toMatchObject({ cancelledAt: null });
+    expect(
+      await getDb().remoteOrphan.findUnique({ where: { driver_remoteRef: { driver: "mcp:peer", remoteRef: orphan } } }),
+    ).toMatchObject({ cancelledAt: null });
 
     await reapOrphansOnce(signal, 0);
     expect((await peer.taskState(orphan))?.status).toBe("cancelled");
@@ -446,7 +500,12 @@ describe("mcp driver configuration", () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       const raw = JSON.stringify([
-        { name: "alpha", url: "http://127.0.0.1:1/mcp", tool: "research", headers: { authorization: "Bearer SECRET-TOKEN" } },
+        {
+          name: "alpha",
+          url: "http://127.0.0.1:1/mcp",
+          tool: "research",
+          headers: { authorization: "Bearer SECRET-TOKEN" },
+        },
         { name: "bad name!", url: "http://127.0.0.1:1/mcp", tool: "research" },
         { name: "beta", url: "ftp://example.test/mcp", tool: "research" },
         { name: "gamma", url: "https://example.test/mcp" },
@@ -472,7 +531,9 @@ describe("mcp driver configuration", () => {
     expect(elicitContent(one, "Europe")).toEqual({ answer: "Europe" });
     expect(elicitContent({ properties: { n: { type: "integer" } } }, " 3 ")).toEqual({ n: 3 });
     expect(elicitContent({ properties: { ok: { type: "boolean" } } }, "yes")).toEqual({ ok: true });
-    expect(elicitContent({ properties: { a: { type: "string" }, b: { type: "string" } } }, '{"a":"x","b":"y"}')).toEqual({ a: "x", b: "y" });
+    expect(
+      elicitContent({ properties: { a: { type: "string" }, b: { type: "string" } } }, '{"a":"x","b":"y"}'),
+    ).toEqual({ a: "x", b: "y" });
     expect(elicitContent({ properties: {} }, "anything")).toEqual({});
   });
 });

@@ -9,7 +9,15 @@ import type { Task } from "@/lib/db/generated/client.ts";
 import { DriverProtocolError } from "@/lib/errors/protocol";
 import type { Driver, RemoteListing, StepOutcome, SubmitResult, TerminalSnapshot } from "./types";
 import { boundBody, elicitContent, hide, isServerError, pollAfter, resultText } from "./mcp-content";
-import { createSessions, label, sessionGone, type McpSessions, type Question, type RpcFn, type SessionRef } from "./mcp-session";
+import {
+  createSessions,
+  label,
+  sessionGone,
+  type McpSessions,
+  type Question,
+  type RpcFn,
+  type SessionRef,
+} from "./mcp-session";
 import { withPollMs } from "./poll-ms";
 import { testHooks } from "@/lib/util/test-hooks";
 import { readJsonColumn } from "@/lib/util/json-column";
@@ -78,13 +86,17 @@ const mcpDataSchema = z.object({
   protocol: z.string().optional(),
   remoteTtlMs: z.number().optional(),
   /** The JSON-RPC id of the question a worker received (null once answered or moved on): any worker answers it. */
-  question: z.object({ requestId: z.union([z.string(), z.number()]) }).nullable().optional(),
+  question: z
+    .object({ requestId: z.union([z.string(), z.number()]) })
+    .nullable()
+    .optional(),
   /** Polls that found input_required without a delivered question. */
   questionWaits: z.number().int().min(0).optional(),
 });
 type McpData = z.infer<typeof mcpDataSchema>;
 
-const dataOf = (task: Task): McpData => readJsonColumn("task.driverData (mcp)", mcpDataSchema, task.driverData, {}, task.id);
+const dataOf = (task: Task): McpData =>
+  readJsonColumn("task.driverData (mcp)", mcpDataSchema, task.driverData, {}, task.id);
 
 /**
  * task.inputRequest as askUser writes it: the question and, for a form, the fields the server asked for. Loose: the
@@ -92,10 +104,13 @@ const dataOf = (task: Task): McpData => readJsonColumn("task.driverData (mcp)", 
  */
 const mcpInputRequestSchema = z.looseObject({
   question: z.string(),
-  fields: z.looseObject({ properties: z.record(z.string(), z.unknown()).optional(), required: z.array(z.string()).optional() }).optional(),
+  fields: z
+    .looseObject({ properties: z.record(z.string(), z.unknown()).optional(), required: z.array(z.string()).optional() })
+    .optional(),
 });
 
-const inputRequestOf = (task: Task) => readJsonColumn("task.inputRequest (mcp)", mcpInputRequestSchema.nullable(), task.inputRequest, null, task.id);
+const inputRequestOf = (task: Task) =>
+  readJsonColumn("task.inputRequest (mcp)", mcpInputRequestSchema.nullable(), task.inputRequest, null, task.id);
 
 function sessionOf(task: Task): SessionRef | null {
   const d = dataOf(task);
@@ -126,7 +141,13 @@ export function createMcpDriver(config: McpDriverConfig): McpDriver {
       const remoteId = remoteIdOf(srv, task);
       try {
         const o = withPollMs(task, await poll(srv, refOf(srv, task), remoteId, task, signal));
-        return { ...o, progress: hide(o.progress, remoteId), error: hide(o.error, remoteId), inputRequest: hide(o.inputRequest, remoteId), publish: hide(o.publish, remoteId) };
+        return {
+          ...o,
+          progress: hide(o.progress, remoteId),
+          error: hide(o.error, remoteId),
+          inputRequest: hide(o.inputRequest, remoteId),
+          publish: hide(o.publish, remoteId),
+        };
       } catch (err) {
         throw hide(err, remoteId);
       }
@@ -184,7 +205,13 @@ function refOf(srv: McpServer, task: Task): SessionRef | null {
  * session (restart) may still know the task by id: one retry over this
  * process's own session before the caller decides the task is gone.
  */
-async function call<T>(srv: McpServer, ref: SessionRef | null, signal: AbortSignal, what: string, fn: RpcFn<T>): Promise<T> {
+async function call<T>(
+  srv: McpServer,
+  ref: SessionRef | null,
+  signal: AbortSignal,
+  what: string,
+  fn: RpcFn<T>,
+): Promise<T> {
   try {
     return await srv.sessions.rpc(ref, signal, what, fn);
   } catch (err) {
@@ -205,7 +232,8 @@ async function submitRemote(srv: McpServer, task: Task, signal: AbortSignal): Pr
     )
     .catch((err) => {
       // The server refused the call itself (unknown tool, bad arguments, no task support): retrying cannot help.
-      if (isServerError(err) && err.code !== ErrorCode.InternalError) throw new DriverProtocolError(`${label} refused the ${config.tool} call: ${err.message}`);
+      if (isServerError(err) && err.code !== ErrorCode.InternalError)
+        throw new DriverProtocolError(`${label} refused the ${config.tool} call: ${err.message}`);
       throw err;
     });
   const id = created.task.taskId;
@@ -213,34 +241,63 @@ async function submitRemote(srv: McpServer, task: Task, signal: AbortSignal): Pr
   const ref = sessions.freshRef();
   remember(srv, task.id, id, ref);
   await testHooks().afterRemoteCreate?.(task.id);
-  const timing = { ...(typeof created.task.ttl === "number" ? { remoteTtlMs: created.task.ttl } : {}), pollMs: pollAfter(created.task.pollInterval) };
+  const timing = {
+    ...(typeof created.task.ttl === "number" ? { remoteTtlMs: created.task.ttl } : {}),
+    pollMs: pollAfter(created.task.pollInterval),
+  };
   return { remoteRef: id, driverData: { server: config.name, ...(ref ?? {}), ...timing } };
 }
 
-async function getTask(srv: McpServer, ref: SessionRef | null, remoteId: string, signal: AbortSignal): Promise<GetTaskResult> {
+async function getTask(
+  srv: McpServer,
+  ref: SessionRef | null,
+  remoteId: string,
+  signal: AbortSignal,
+): Promise<GetTaskResult> {
   const t = await call(srv, ref, signal, "tasks/get", (c, o) => c.experimental.tasks.getTask(remoteId, o));
   if (t.taskId !== remoteId) throw new DriverProtocolError(`${label} answered tasks/get for another task`);
   return t;
 }
 
 /** One fetch of the outcome. */
-function fetchResult(srv: McpServer, ref: SessionRef | null, remoteId: string, signal: AbortSignal): Promise<CallToolResult> {
-  return call(srv, ref, signal, "tasks/result", (c, o) => c.experimental.tasks.getTaskResult(remoteId, CallToolResultSchema, o));
+function fetchResult(
+  srv: McpServer,
+  ref: SessionRef | null,
+  remoteId: string,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  return call(srv, ref, signal, "tasks/result", (c, o) =>
+    c.experimental.tasks.getTaskResult(remoteId, CallToolResultSchema, o),
+  );
 }
 
 /** A failed task's own words beat its last status line. */
-async function failure(srv: McpServer, ref: SessionRef | null, remote: GetTaskResult, signal: AbortSignal): Promise<string> {
+async function failure(
+  srv: McpServer,
+  ref: SessionRef | null,
+  remote: GetTaskResult,
+  signal: AbortSignal,
+): Promise<string> {
   let text = "";
   try {
     const result = await fetchResult(srv, ref, remote.taskId, signal);
-    text = result.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n").trim();
+    text = result.content
+      .flatMap((c) => (c.type === "text" ? [c.text] : []))
+      .join("\n")
+      .trim();
   } catch (err) {
     if (!isServerError(err)) throw err;
   }
   return (text || remote.statusMessage || "The remote task failed.").slice(0, MAX_ERROR_CHARS);
 }
 
-async function poll(srv: McpServer, ref: SessionRef | null, remoteId: string, task: Task, signal: AbortSignal): Promise<StepOutcome> {
+async function poll(
+  srv: McpServer,
+  ref: SessionRef | null,
+  remoteId: string,
+  task: Task,
+  signal: AbortSignal,
+): Promise<StepOutcome> {
   let remote: GetTaskResult;
   try {
     remote = await getTask(srv, ref, remoteId, signal);
@@ -257,7 +314,12 @@ async function poll(srv: McpServer, ref: SessionRef | null, remoteId: string, ta
   switch (remote.status) {
     case "working": {
       const message = remote.statusMessage?.trim().slice(0, MAX_PROGRESS_CHARS);
-      return { status: "running", pollAfterMs, ...moved, ...(message && message !== task.progressText ? { progress: message } : {}) };
+      return {
+        status: "running",
+        pollAfterMs,
+        ...moved,
+        ...(message && message !== task.progressText ? { progress: message } : {}),
+      };
     }
     case "input_required":
       return askUser(srv, remote, task, signal);
@@ -271,7 +333,9 @@ async function poll(srv: McpServer, ref: SessionRef | null, remoteId: string, ta
     case "cancelled":
       return { status: "cancelled" };
     default:
-      throw new DriverProtocolError(`${label} reported an unknown task status "${String((remote as { status: unknown }).status)}"`);
+      throw new DriverProtocolError(
+        `${label} reported an unknown task status "${String((remote as { status: unknown }).status)}"`,
+      );
   }
 }
 
@@ -301,22 +365,39 @@ async function askUser(srv: McpServer, remote: GetTaskResult, task: Task, signal
     };
   }
   // Already shown to the user: keep it, so the event does not change under them.
-  const inputRequest = inputRequestOf(task) ?? { question: (remote.statusMessage || "The remote task is waiting for input.").slice(0, 4_000) };
+  const inputRequest = inputRequestOf(task) ?? {
+    question: (remote.statusMessage || "The remote task is waiting for input.").slice(0, 4_000),
+  };
   // Not delivered yet (a slow server): look again soon a few times, so the answer can be routed; then rarely.
   const waits = dataOf(task).questionWaits ?? 0;
-  if (storedQuestionId(task) !== null || waits >= QUESTION_FAST_LOOKS) return { status: "input_required", inputRequest, pollAfterMs };
-  return { status: "input_required", inputRequest, pollAfterMs: QUESTION_LOOK_MS, driverState: { questionWaits: waits + 1 } };
+  if (storedQuestionId(task) !== null || waits >= QUESTION_FAST_LOOKS)
+    return { status: "input_required", inputRequest, pollAfterMs };
+  return {
+    status: "input_required",
+    inputRequest,
+    pollAfterMs: QUESTION_LOOK_MS,
+    driverState: { questionWaits: waits + 1 },
+  };
 }
 
 function terminalOf(status: GetTaskResult["status"], remote: GetTaskResult, error?: string): TerminalSnapshot {
   if (status === "completed") return { status: "succeeded" };
-  if (status === "failed") return { status: "failed", error: (error ?? remote.statusMessage ?? "The remote task failed.").slice(0, MAX_ERROR_CHARS) };
+  if (status === "failed")
+    return {
+      status: "failed",
+      error: (error ?? remote.statusMessage ?? "The remote task failed.").slice(0, MAX_ERROR_CHARS),
+    };
   if (status === "cancelled") return { status: "cancelled" };
   // Accepted but still winding down: ask again later (the cancel loop retries with backoff).
   throw new Error(`${label} still reports the task as ${status} after tasks/cancel`);
 }
 
-async function cancelRemote(srv: McpServer, ref: SessionRef | null, remoteId: string, signal: AbortSignal): Promise<TerminalSnapshot> {
+async function cancelRemote(
+  srv: McpServer,
+  ref: SessionRef | null,
+  remoteId: string,
+  signal: AbortSignal,
+): Promise<TerminalSnapshot> {
   try {
     const r = await call(srv, ref, signal, "tasks/cancel", (c, o) => c.experimental.tasks.cancelTask(remoteId, o));
     if (r.taskId !== remoteId) throw new DriverProtocolError(`${label} answered tasks/cancel for another task`);
@@ -333,7 +414,11 @@ async function cancelRemote(srv: McpServer, ref: SessionRef | null, remoteId: st
       if (isServerError(again) && again.code === ErrorCode.InvalidParams) return { status: "cancelled" };
       throw again;
     }
-    return terminalOf(remote.status, remote, remote.status === "failed" ? await failure(srv, ref, remote, signal) : undefined);
+    return terminalOf(
+      remote.status,
+      remote,
+      remote.status === "failed" ? await failure(srv, ref, remote, signal) : undefined,
+    );
   }
 }
 
@@ -341,7 +426,13 @@ type ElicitFields = Parameters<typeof elicitContent>[0];
 
 const fieldsOf = (q: Question) => (q.params.mode === "url" ? undefined : q.params.requestedSchema) as ElicitFields;
 
-async function answerRemote(srv: McpServer, task: Task, remoteId: string, response: string, signal: AbortSignal): Promise<void> {
+async function answerRemote(
+  srv: McpServer,
+  task: Task,
+  remoteId: string,
+  response: string,
+  signal: AbortSignal,
+): Promise<void> {
   const { sessions } = srv;
   const ref = refOf(srv, task);
   // Fast path: this process still holds the question open; the SDK replies on its session.
@@ -365,12 +456,26 @@ async function answerRemote(srv: McpServer, task: Task, remoteId: string, respon
 }
 
 /** The question was asked of another worker: the answer is a JSON-RPC response to its stored id, over its session. */
-async function answerStoredQuestion(srv: McpServer, task: Task, ref: SessionRef, requestId: string | number, response: string, signal: AbortSignal): Promise<void> {
+async function answerStoredQuestion(
+  srv: McpServer,
+  task: Task,
+  ref: SessionRef,
+  requestId: string | number,
+  response: string,
+  signal: AbortSignal,
+): Promise<void> {
   const fields = inputRequestOf(task)?.fields;
   try {
-    await srv.sessions.send(ref, { jsonrpc: "2.0", id: requestId, result: { action: "accept", content: elicitContent(fields, response) } }, signal);
+    await srv.sessions.send(
+      ref,
+      { jsonrpc: "2.0", id: requestId, result: { action: "accept", content: elicitContent(fields, response) } },
+      signal,
+    );
   } catch (err) {
-    if (sessionGone(err)) throw new DriverProtocolError(`${label} no longer has the session its question was asked on (restarted?); MCP 2025-11-25 tasks cannot ask again, so the answer cannot be delivered`);
+    if (sessionGone(err))
+      throw new DriverProtocolError(
+        `${label} no longer has the session its question was asked on (restarted?); MCP 2025-11-25 tasks cannot ask again, so the answer cannot be delivered`,
+      );
     throw err;
   }
 }
@@ -388,7 +493,8 @@ async function listRemote(srv: McpServer, signal: AbortSignal): Promise<RemoteLi
       if (isServerError(err) && err.code === ErrorCode.MethodNotFound) return null;
       throw err;
     }
-    for (const t of listed.tasks) out.push({ remoteRef: t.taskId, active: t.status === "working" || t.status === "input_required" });
+    for (const t of listed.tasks)
+      out.push({ remoteRef: t.taskId, active: t.status === "working" || t.status === "input_required" });
     cursor = listed.nextCursor;
     if (!cursor) break;
   }

@@ -17,7 +17,9 @@ describe("the driver registry", () => {
   });
 
   it("setUpDrivers registers research and every configured remote driver, as the configuration reads at that call", () => {
-    process.env.HERALD_REMOTE_AGENTS = JSON.stringify([{ name: "peer", description: "d", url: "http://127.0.0.1:1", assistantId: "g" }]);
+    process.env.HERALD_REMOTE_AGENTS = JSON.stringify([
+      { name: "peer", description: "d", url: "http://127.0.0.1:1", assistantId: "g" },
+    ]);
     expect(setUpDrivers()).toEqual(["research", "agent:peer"]);
     expect(driverFor("research")).not.toBeNull();
     expect(driverFor("agent:peer")?.acceptsUpdates).toBe(true);
@@ -26,7 +28,9 @@ describe("the driver registry", () => {
 
   it("a task may name a configured driver even in a process that has not set up (the check reads the configuration)", () => {
     delete g.heraldDrivers;
-    process.env.HERALD_REMOTE_AGENTS = JSON.stringify([{ name: "later", description: "d", url: "http://127.0.0.1:1", assistantId: "g" }]);
+    process.env.HERALD_REMOTE_AGENTS = JSON.stringify([
+      { name: "later", description: "d", url: "http://127.0.0.1:1", assistantId: "g" },
+    ]);
     expect(isKnownDriver("agent:later")).toBe(true);
     expect(isKnownDriver("research")).toBe(true);
     expect(isKnownDriver("agent:nobody")).toBe(false);

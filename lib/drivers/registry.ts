@@ -13,7 +13,9 @@ const g = globalThis as unknown as { heraldDrivers?: Map<string, Driver> };
 
 export class DriversNotSetUpError extends Error {
   constructor() {
-    super("drivers are not set up in this process: its entry point must call setUpDrivers() (lib/drivers/setup.ts) at start");
+    super(
+      "drivers are not set up in this process: its entry point must call setUpDrivers() (lib/drivers/setup.ts) at start",
+    );
   }
 }
 

@@ -20,10 +20,20 @@ const entry = z.strictObject({
   /** The assistant id or graph id the runs are created for. */
   assistantId: z.string().min(1).max(200),
   /** The remote's own run time limit as the operator knows it (shown in the sheet beside the deadline and the poll interval). */
-  runTimeoutSeconds: z.number().int().positive().max(30 * 24 * 3600).optional(),
+  runTimeoutSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(30 * 24 * 3600)
+    .optional(),
   /** Shown to users in the composer's "Work with" picker; without it the agent is not offered there. */
   label: z.string().trim().min(1).max(80).optional(),
-  headersFromEnv: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "a header name"), z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable name")).optional(),
+  headersFromEnv: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "a header name"),
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable name"),
+    )
+    .optional(),
 });
 
 export interface RemoteAgentEntry {
@@ -54,7 +64,10 @@ function source(raw: string): string | null {
  * Parses the variable. `secrets` looks up the variables `headersFromEnv`
  * names; they are operator-chosen names, so they cannot be ENV_SCHEMA keys.
  */
-export function parseRemoteAgents(raw: string | undefined, secrets: (name: string) => string | undefined = (n) => process.env[n]): RemoteAgentEntry[] {
+export function parseRemoteAgents(
+  raw: string | undefined,
+  secrets: (name: string) => string | undefined = (n) => process.env[n],
+): RemoteAgentEntry[] {
   if (!raw?.trim()) return [];
   const text = source(raw);
   if (text === null) return [];
@@ -94,7 +107,15 @@ export function parseRemoteAgents(raw: string | undefined, secrets: (name: strin
     }
     seen.add(r.data.name);
     const { runTimeoutSeconds, label } = r.data;
-    out.push({ name: r.data.name, description: r.data.description, url: r.data.url, assistantId: r.data.assistantId, headers, ...(runTimeoutSeconds ? { runTimeoutSeconds } : {}), ...(label ? { label } : {}) });
+    out.push({
+      name: r.data.name,
+      description: r.data.description,
+      url: r.data.url,
+      assistantId: r.data.assistantId,
+      headers,
+      ...(runTimeoutSeconds ? { runTimeoutSeconds } : {}),
+      ...(label ? { label } : {}),
+    });
   });
   return out;
 }
@@ -107,13 +128,22 @@ export interface AgentChoice {
   label?: string;
 }
 
-let configured: { raw: string | undefined; agents: RemoteAgentEntry[]; choices: AgentChoice[]; drivers: [string, Driver][] | null } | null = null;
+let configured: {
+  raw: string | undefined;
+  agents: RemoteAgentEntry[];
+  choices: AgentChoice[];
+  drivers: [string, Driver][] | null;
+} | null = null;
 
 /** The configuration as read now, parsed once per value of the variable. */
 function configuration(raw: string | undefined) {
   if (configured && configured.raw === raw) return configured;
   const agents = parseRemoteAgents(raw);
-  const choices = agents.map((a) => ({ driver: `agent:${a.name}`, description: a.description, ...(a.label ? { label: a.label } : {}) }));
+  const choices = agents.map((a) => ({
+    driver: `agent:${a.name}`,
+    description: a.description,
+    ...(a.label ? { label: a.label } : {}),
+  }));
   configured = { raw, agents, choices, drivers: null };
   return configured;
 }

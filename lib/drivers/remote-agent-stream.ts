@@ -23,7 +23,10 @@ export type Relay = { line: string | null; ended: boolean } | "unsupported";
 /** The text a custom stream event carries, if any. */
 export function relayLine(data: unknown): string | null {
   const d = data as Record<string, unknown> | null;
-  const raw = typeof data === "string" ? data : ["progress", "message", "status", "text"].map((k) => d?.[k]).find((v) => typeof v === "string");
+  const raw =
+    typeof data === "string"
+      ? data
+      : ["progress", "message", "status", "text"].map((k) => d?.[k]).find((v) => typeof v === "string");
   if (typeof raw !== "string") return null;
   const text = neutralizeUntrusted(raw.replace(/\s+/g, " ").trim()).slice(0, MAX_LINE_CHARS);
   return text || null;
@@ -39,7 +42,13 @@ function httpStatus(err: unknown): number | null {
  * has no stream route (the driver polls from now on). A broken stream is not
  * an error of the task: the poll that follows says where the run is.
  */
-export async function relayRun(client: Client, threadId: string, runId: string, signal: AbortSignal, windowMs = RELAY_WINDOW_MS): Promise<Relay> {
+export async function relayRun(
+  client: Client,
+  threadId: string,
+  runId: string,
+  signal: AbortSignal,
+  windowMs = RELAY_WINDOW_MS,
+): Promise<Relay> {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });

@@ -11,8 +11,26 @@ afterEach(() => vi.restoreAllMocks());
 
 describe("finalReply: the thread's last message, or a bounded reason why not", () => {
   it.each([
-    [{ messages: [{ type: "human", content: "q" }, { type: "ai", content: "  the report  " }] }, { ok: true, text: "the report" }],
-    [{ messages: [{ role: "assistant", content: [{ type: "text", text: "a" }, { type: "image_url" }, { type: "text", text: "b" }] }] }, { ok: true, text: "a\n\nb" }],
+    [
+      {
+        messages: [
+          { type: "human", content: "q" },
+          { type: "ai", content: "  the report  " },
+        ],
+      },
+      { ok: true, text: "the report" },
+    ],
+    [
+      {
+        messages: [
+          {
+            role: "assistant",
+            content: [{ type: "text", text: "a" }, { type: "image_url" }, { type: "text", text: "b" }],
+          },
+        ],
+      },
+      { ok: true, text: "a\n\nb" },
+    ],
   ])("%j", (values, expected) => {
     expect(finalReply(values)).toEqual(expected);
   });
@@ -46,11 +64,20 @@ describe("finalReply: the thread's last message, or a bounded reason why not", (
   it("running runs are polled every second at first, then less often, at most every 10 s", () => {
     const now = Date.parse("2026-01-01T01:00:00Z");
     const at = (msAgo: number) => ({ created_at: new Date(now - msAgo).toISOString() });
-    expect([at(0), at(30_000), at(120_000), at(3_600_000), { created_at: "garbage" }].map((r) => runningPollMs(r, now))).toEqual([1_000, 1_500, 6_000, 10_000, 1_000]);
+    expect(
+      [at(0), at(30_000), at(120_000), at(3_600_000), { created_at: "garbage" }].map((r) => runningPollMs(r, now)),
+    ).toEqual([1_000, 1_500, 6_000, 10_000, 1_000]);
   });
 
   it("runOutcome maps every run status explicitly; an unknown one is a protocol error", () => {
-    expect(["pending", "running", "success", "error", "timeout", "interrupted"].map(runOutcome)).toEqual(["active", "active", "done", "failed", "timeout", "interrupted"]);
+    expect(["pending", "running", "success", "error", "timeout", "interrupted"].map(runOutcome)).toEqual([
+      "active",
+      "active",
+      "done",
+      "failed",
+      "timeout",
+      "interrupted",
+    ]);
     expect(() => runOutcome("exploded")).toThrow(DriverProtocolError);
   });
 });
@@ -81,9 +108,17 @@ describe("remote answers Herald cannot use", () => {
     seen.length = 0;
   });
 
-  const driver = () => createAgentDriver({ name: "stub", url, assistantId: "g", headers: { "x-api-key": "stub-secret" } });
+  const driver = () =>
+    createAgentDriver({ name: "stub", url, assistantId: "g", headers: { "x-api-key": "stub-secret" } });
   const task = { id: "task-1", remoteRef: "thread-1", pendingUpdates: [], driverData: {} } as unknown as Task;
-  const step = () => driver().step({ task, pendingUpdates: [], steps: [], model: undefined as never, signal: new AbortController().signal });
+  const step = () =>
+    driver().step({
+      task,
+      pendingUpdates: [],
+      steps: [],
+      model: undefined as never,
+      signal: new AbortController().signal,
+    });
 
   it("a run list that is not a list, or a run without an id, fails the task as a protocol error", async () => {
     reply = () => ({ status: 200, body: { runs: "not a list" } });
@@ -97,7 +132,10 @@ describe("remote answers Herald cannot use", () => {
   it("5xx and auth failures are transient (kept polling with backoff); a 404 thread fails with its own words", async () => {
     for (const status of [500, 502, 503, 401]) {
       reply = () => ({ status, body: { detail: "nope" } });
-      const err = await step().then(() => null, (e: unknown) => e);
+      const err = await step().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(Error);
       expect(err).not.toBeInstanceOf(DriverProtocolError);
     }
@@ -120,26 +158,46 @@ describe("remote answers Herald cannot use", () => {
     // The newest-run lookup carries a query; the update's run is created on the bare path.
     reply = (path) => ({ status: 200, body: path.includes("?") ? [] : { run_id: "r2", status: "pending" } });
     const odd = { ...task, driverData: { agent: "stub", updatesSent: "two" } } as unknown as Task;
-    const o = await driver().step({ task: odd, pendingUpdates: ["more on costs"], steps: [], model: undefined as never, signal: new AbortController().signal });
+    const o = await driver().step({
+      task: odd,
+      pendingUpdates: ["more on costs"],
+      steps: [],
+      model: undefined as never,
+      signal: new AbortController().signal,
+    });
     expect(o).toMatchObject({ consumedUpdates: 1, driverState: { updatesSent: 1 } });
     expect(warn).toHaveBeenCalledWith({ taskId: "task-1" }, expect.stringContaining("task.driverData (agent)"));
   });
 
   it("nobody listening: a transient error users see as 'unreachable'", async () => {
     const gone = createAgentDriver({ name: "gone", url: "http://127.0.0.1:9", assistantId: "g", headers: {} });
-    const err = await gone.step({ task, pendingUpdates: [], steps: [], model: undefined as never, signal: new AbortController().signal }).then(() => null, (e: unknown) => e);
+    const err = await gone
+      .step({ task, pendingUpdates: [], steps: [], model: undefined as never, signal: new AbortController().signal })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).not.toBeInstanceOf(DriverProtocolError);
     expect(classifyError(err)).toBe("unreachable");
   });
 
   it("a 400 on submit is a refusal (protocol error), and the remote's id never appears in errors", async () => {
-    reply = (path) => (path.startsWith("/threads/search") ? { status: 200, body: [] } : { status: 400, body: { detail: "bad thread-1" } });
+    reply = (path) =>
+      path.startsWith("/threads/search")
+        ? { status: 200, body: [] }
+        : { status: 400, body: { detail: "bad thread-1" } };
     const err = await driver()
       .submit(task, new AbortController().signal)
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(DriverProtocolError);
     reply = () => ({ status: 200, body: [{ run_id: "r", status: "exploded", created_at: "2026-01-01T00:00:00Z" }] });
-    const unknown = await step().then(() => null, (e: unknown) => e);
+    const unknown = await step().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(unknown).toBeInstanceOf(DriverProtocolError);
     expect(String((unknown as Error).message)).not.toContain("thread-1");
   });

@@ -78,18 +78,27 @@ type Message = { type?: unknown; role?: unknown; content?: unknown };
  */
 export function finalReply(values: unknown): { ok: true; text: string } | { ok: false; error: string } {
   const messages = (values as { messages?: unknown } | null)?.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return { ok: false, error: `${label} finished without any message` };
+  if (!Array.isArray(messages) || messages.length === 0)
+    return { ok: false, error: `${label} finished without any message` };
   const last = messages[messages.length - 1] as Message | null;
   const kind = last?.type ?? last?.role;
-  if (kind !== "ai" && kind !== "assistant") return { ok: false, error: `${label} finished without a reply (its last message is not the agent's)` };
+  if (kind !== "ai" && kind !== "assistant")
+    return { ok: false, error: `${label} finished without a reply (its last message is not the agent's)` };
   const content = last?.content;
   let text = "";
   if (typeof content === "string") text = content;
   else if (Array.isArray(content)) {
     text = content
-      .flatMap((p: unknown) => (typeof p === "string" ? [p] : (p as { type?: unknown })?.type === "text" && typeof (p as { text?: unknown }).text === "string" ? [(p as { text: string }).text] : []))
+      .flatMap((p: unknown) =>
+        typeof p === "string"
+          ? [p]
+          : (p as { type?: unknown })?.type === "text" && typeof (p as { text?: unknown }).text === "string"
+            ? [(p as { text: string }).text]
+            : [],
+      )
       .join("\n\n");
-    if (!text.trim()) return { ok: false, error: `${label} replied without text (only ${content.length} non-text part(s))` };
+    if (!text.trim())
+      return { ok: false, error: `${label} replied without text (only ${content.length} non-text part(s))` };
   } else return { ok: false, error: `${label} replied with content Herald cannot read` };
   if (!text.trim()) return { ok: false, error: `${label} replied with an empty message` };
   return { ok: true, text: boundBody(text.trim()) };
@@ -97,9 +106,17 @@ export function finalReply(values: unknown): { ok: true; text: string } | { ok: 
 
 /** The question of an interrupted thread: the first interrupt's value, as text. */
 export function questionOf(interrupts: unknown): { question: string } {
-  const all = interrupts && typeof interrupts === "object" ? Object.values(interrupts as Record<string, unknown>).flat() : [];
+  const all =
+    interrupts && typeof interrupts === "object" ? Object.values(interrupts as Record<string, unknown>).flat() : [];
   const value = (all[0] as { value?: unknown } | undefined)?.value;
-  const q = typeof value === "string" ? value : typeof (value as { question?: unknown })?.question === "string" ? (value as { question: string }).question : value === undefined ? "" : JSON.stringify(value);
+  const q =
+    typeof value === "string"
+      ? value
+      : typeof (value as { question?: unknown })?.question === "string"
+        ? (value as { question: string }).question
+        : value === undefined
+          ? ""
+          : JSON.stringify(value);
   return { question: (q.trim() || "The remote agent is waiting for input.").slice(0, MAX_QUESTION_CHARS) };
 }
 
@@ -141,7 +158,8 @@ const agentDataSchema = z.object({
 });
 type AgentData = z.infer<typeof agentDataSchema>;
 
-const agentDataOf = (task: Task): AgentData => readJsonColumn("task.driverData (agent)", agentDataSchema, task.driverData, {}, task.id);
+const agentDataOf = (task: Task): AgentData =>
+  readJsonColumn("task.driverData (agent)", agentDataSchema, task.driverData, {}, task.id);
 
 const updatesSent = (task: Task) => agentDataOf(task).updatesSent ?? 0;
 
@@ -174,7 +192,12 @@ export function createAgentDriver(config: AgentDriverConfig): Driver {
       const threadId = threadOf(task);
       try {
         const o = withPollMs(task, await poll(agent, task, pendingUpdates, threadId, signal));
-        return { ...o, error: hide(o.error, threadId), inputRequest: hide(o.inputRequest, threadId), publish: hide(o.publish, threadId) };
+        return {
+          ...o,
+          error: hide(o.error, threadId),
+          inputRequest: hide(o.inputRequest, threadId),
+          publish: hide(o.publish, threadId),
+        };
       } catch (err) {
         throw hide(err, threadId);
       }
@@ -208,7 +231,10 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (!refused(err)) throw err;
     // Keeps the status: a 404 means "gone" to the callers that expect one (poll, cancel).
-    throw Object.assign(new DriverProtocolError(`${label} refused ${what}: ${String((err as Error).message).slice(0, 500)}`), { status: httpStatus(err) });
+    throw Object.assign(
+      new DriverProtocolError(`${label} refused ${what}: ${String((err as Error).message).slice(0, 500)}`),
+      { status: httpStatus(err) },
+    );
   }
 }
 
@@ -227,7 +253,8 @@ async function newestRun({ client }: RemoteAgent, threadId: string, signal: Abor
   const runs = await call("runs.list", () => client.runs.list(threadId, { limit: RUN_PAGE, signal }));
   if (!Array.isArray(runs)) throw new DriverProtocolError(`${label} sent a malformed run list`);
   for (const run of runs) {
-    if (typeof run?.run_id !== "string" || typeof run.status !== "string") throw new DriverProtocolError(`${label} sent a malformed run`);
+    if (typeof run?.run_id !== "string" || typeof run.status !== "string")
+      throw new DriverProtocolError(`${label} sent a malformed run`);
   }
   const at = (r: Run) => Date.parse(String(r.created_at)) || 0;
   // Same instant: run ids the server issues are time-ordered (UUIDv7 on both servers).
@@ -236,9 +263,12 @@ async function newestRun({ client }: RemoteAgent, threadId: string, signal: Abor
 }
 
 async function findThread({ client }: RemoteAgent, taskId: string, signal: AbortSignal): Promise<Thread | null> {
-  const found = await call("threads.search", () => client.threads.search({ metadata: { [KEY]: taskId }, limit: 2, signal }));
+  const found = await call("threads.search", () =>
+    client.threads.search({ metadata: { [KEY]: taskId }, limit: 2, signal }),
+  );
   if (!Array.isArray(found)) throw new DriverProtocolError(`${label} sent a malformed thread list`);
-  if (found.length > 1) log("agents").error(`${found.length} remote threads carry one Herald task id; adopting the oldest`);
+  if (found.length > 1)
+    log("agents").error(`${found.length} remote threads carry one Herald task id; adopting the oldest`);
   return found.sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)))[0] ?? null;
 }
 
@@ -250,7 +280,8 @@ async function submitRemote(agent: RemoteAgent, task: Task, signal: AbortSignal)
     thread = await call("threads.create", () => client.threads.create({ metadata: { [KEY]: task.id }, signal }));
   }
   const threadId = thread?.thread_id;
-  if (typeof threadId !== "string" || !threadId || threadId.length > MAX_REMOTE_ID_CHARS) throw new DriverProtocolError(`${label} returned an unusable thread id`);
+  if (typeof threadId !== "string" || !threadId || threadId.length > MAX_REMOTE_ID_CHARS)
+    throw new DriverProtocolError(`${label} returned an unusable thread id`);
   if (!(await newestRun(agent, threadId, signal))) {
     try {
       await call("runs.create", () =>
@@ -268,10 +299,22 @@ async function submitRemote(agent: RemoteAgent, task: Task, signal: AbortSignal)
     }
     await testHooks().afterRemoteCreate?.(task.id);
   }
-  return { remoteRef: threadId, driverData: { agent: config.name, ...(config.runTimeoutSeconds ? { remoteTtlMs: config.runTimeoutSeconds * 1000 } : {}) } };
+  return {
+    remoteRef: threadId,
+    driverData: {
+      agent: config.name,
+      ...(config.runTimeoutSeconds ? { remoteTtlMs: config.runTimeoutSeconds * 1000 } : {}),
+    },
+  };
 }
 
-async function poll(agent: RemoteAgent, task: Task, pending: string[], threadId: string, signal: AbortSignal): Promise<StepOutcome> {
+async function poll(
+  agent: RemoteAgent,
+  task: Task,
+  pending: string[],
+  threadId: string,
+  signal: AbortSignal,
+): Promise<StepOutcome> {
   if (pending.length > 0) return sendUpdates(agent, task, threadId, pending, signal);
   let run: Run | null;
   try {
@@ -284,9 +327,14 @@ async function poll(agent: RemoteAgent, task: Task, pending: string[], threadId:
   if (!run) return { status: "failed", error: `${label} has no run for this task` };
   switch (runOutcome(run.status)) {
     case "active":
-      return run.status === "running" ? relay(agent, task, threadId, run, signal) : { status: "queued", pollAfterMs: runningPollMs(run) };
+      return run.status === "running"
+        ? relay(agent, task, threadId, run, signal)
+        : { status: "queued", pollAfterMs: runningPollMs(run) };
     case "failed":
-      return { status: "failed", error: `${label} reported that its run failed${await failureDetail(agent, threadId, signal)}` };
+      return {
+        status: "failed",
+        error: `${label} reported that its run failed${await failureDetail(agent, threadId, signal)}`,
+      };
     case "timeout":
       return { status: "failed", error: `${label} stopped its run at the remote's own time limit (timeout)` };
     case "interrupted":
@@ -302,7 +350,13 @@ async function poll(agent: RemoteAgent, task: Task, pending: string[], threadId:
  * when the remote serves one, and the newest line becomes a progress
  * message at most every RELAY_MIN_INTERVAL_MS; plain polling otherwise.
  */
-async function relay({ client }: RemoteAgent, task: Task, threadId: string, run: Run, signal: AbortSignal): Promise<StepOutcome> {
+async function relay(
+  { client }: RemoteAgent,
+  task: Task,
+  threadId: string,
+  run: Run,
+  signal: AbortSignal,
+): Promise<StepOutcome> {
   const base: StepOutcome = { status: "running", pollAfterMs: runningPollMs(run) };
   const data = agentDataOf(task);
   if (data.stream === false) return base;
@@ -332,14 +386,21 @@ async function failureDetail({ client }: RemoteAgent, threadId: string, signal: 
 async function finished({ client }: RemoteAgent, threadId: string, signal: AbortSignal): Promise<StepOutcome> {
   const thread = await call("threads.get", () => client.threads.get(threadId, { signal }));
   // A graph that called interrupt() ends its run "success" and leaves the thread waiting.
-  if (thread.status === "interrupted") return { status: "input_required", inputRequest: questionOf(thread.interrupts), pollAfterMs: INPUT_POLL_MS };
+  if (thread.status === "interrupted")
+    return { status: "input_required", inputRequest: questionOf(thread.interrupts), pollAfterMs: INPUT_POLL_MS };
   const state = await call("threads.getState", () => client.threads.getState(threadId, undefined, { signal }));
   const reply = finalReply(state?.values);
   if (!reply.ok) throw new DriverProtocolError(reply.error);
   return { publish: { partial: false, content: reply.text }, finished: true };
 }
 
-async function sendUpdates(agent: RemoteAgent, task: Task, threadId: string, pending: string[], signal: AbortSignal): Promise<StepOutcome> {
+async function sendUpdates(
+  agent: RemoteAgent,
+  task: Task,
+  threadId: string,
+  pending: string[],
+  signal: AbortSignal,
+): Promise<StepOutcome> {
   const { client, config } = agent;
   const seq = updatesSent(task) + 1;
   const newest = await newestRun(agent, threadId, signal);
@@ -356,7 +417,12 @@ async function sendUpdates(agent: RemoteAgent, task: Task, threadId: string, pen
     );
     if (typeof run?.run_id !== "string") throw new DriverProtocolError(`${label} sent a malformed run`);
   }
-  return { status: "running", consumedUpdates: pending.length, driverState: { updatesSent: seq }, pollAfterMs: RUNNING_POLL_MS };
+  return {
+    status: "running",
+    consumedUpdates: pending.length,
+    driverState: { updatesSent: seq },
+    pollAfterMs: RUNNING_POLL_MS,
+  };
 }
 
 async function cancelRemote(agent: RemoteAgent, threadId: string, signal: AbortSignal): Promise<TerminalSnapshot> {
@@ -394,11 +460,23 @@ async function cancelRemote(agent: RemoteAgent, threadId: string, signal: AbortS
 }
 
 /** The answer resumes the thread's interrupt as a new run. */
-async function answerRemote({ client, config }: RemoteAgent, task: Task, threadId: string, response: string, signal: AbortSignal): Promise<void> {
+async function answerRemote(
+  { client, config }: RemoteAgent,
+  task: Task,
+  threadId: string,
+  response: string,
+  signal: AbortSignal,
+): Promise<void> {
   const thread = await call("threads.get", () => client.threads.get(threadId, { signal }));
   // The remote moved on (an earlier attempt of this answer already resumed it): the next poll reports where it is.
   if (thread.status !== "interrupted") return;
   await call("runs.create", () =>
-    client.runs.create(threadId, config.assistantId, { command: { resume: response }, metadata: { [KEY]: task.id }, multitaskStrategy: "reject", streamMode: STREAM_MODES, signal }),
+    client.runs.create(threadId, config.assistantId, {
+      command: { resume: response },
+      metadata: { [KEY]: task.id },
+      multitaskStrategy: "reject",
+      streamMode: STREAM_MODES,
+      signal,
+    }),
   );
 }

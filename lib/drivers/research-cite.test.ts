@@ -4,7 +4,10 @@ import { checkCitations, citedNumbers, firstSentence } from "./research-cite";
 describe("citations the host checks", () => {
   it("removes numbers that name no source read for the task, keeps the rest as written", () => {
     const known = new Set([1, 2, 3]);
-    const { text, removed } = checkCitations("Otters hold hands [2]. Seals sing [7]. Both swim [1, 9]. Whales [4，5] dive [3].", known);
+    const { text, removed } = checkCitations(
+      "Otters hold hands [2]. Seals sing [7]. Both swim [1, 9]. Whales [4，5] dive [3].",
+      known,
+    );
     expect(text).toBe("Otters hold hands [2]. Seals sing. Both swim [1]. Whales dive [3].");
     expect(removed).toBe(4);
     expect(citedNumbers(text)).toEqual([2, 1, 3]);
@@ -18,7 +21,10 @@ describe("citations the host checks", () => {
 
   it("keeps a bracketed year or other number no source can carry as plain text, still removing unknown sources", () => {
     const known = new Set([1, 2]);
-    const { text, removed } = checkCitations("Founded [1911] and renamed [2023] [2]. A census [1000, 1001] counts. Seals sing [7]. Otters [999].", known);
+    const { text, removed } = checkCitations(
+      "Founded [1911] and renamed [2023] [2]. A census [1000, 1001] counts. Seals sing [7]. Otters [999].",
+      known,
+    );
     expect(text).toBe("Founded [1911] and renamed [2023] [2]. A census [1000, 1001] counts. Seals sing. Otters.");
     expect(removed).toBe(2);
     expect(citedNumbers(text)).toEqual([2]);

@@ -66,9 +66,14 @@ export function sourcesHeading(lang: Lang): string {
 }
 
 /** Brackets and line breaks in a title would end the link text early. */
-const linkText = (title: string) => title.replace(/[\r\n]+/g, " ").replace(/([[\]\\])/g, "\\$1").trim() || "(untitled)";
+const linkText = (title: string) =>
+  title
+    .replace(/[\r\n]+/g, " ")
+    .replace(/([[\]\\])/g, "\\$1")
+    .trim() || "(untitled)";
 /** A URL in `(…)` must not close the parenthesis or hold a space. */
-const linkUrl = (url: string) => url.replace(/[ ()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+const linkUrl = (url: string) =>
+  url.replace(/[ ()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
 
 /** `n. [title](url)`, one per line, in number order; empty when there is nothing to list. */
 export function sourcesSection(sources: readonly CitedSource[], lang: Lang): string {

@@ -54,7 +54,13 @@ describe("native research writes in the conversation's language", () => {
       },
     });
     const prompts: string[] = [];
-    const ctx = { task, pendingUpdates: [], steps: [] as TaskStep[], model: recordingModel(prompts), signal: new AbortController().signal };
+    const ctx = {
+      task,
+      pendingUpdates: [],
+      steps: [] as TaskStep[],
+      model: recordingModel(prompts),
+      signal: new AbortController().signal,
+    };
 
     const plan = await researchDriver.step(ctx);
     expect(plan.step?.output).toEqual({ sections: ["背景与范围", "关键事实与数据"], lang: "zh" });
@@ -76,7 +82,9 @@ describe("native research writes in the conversation's language", () => {
     const body = last.publish!.content;
     // No network here: the report opens with its summary, says it read nothing, and lists no sources.
     // The summary says so once (the sections' shared "read nothing" line is not a finding); no section repeats the request.
-    expect(body).toMatch(/^# EV market in Europe\n\n## 摘要\n\n_本报告没有参考任何资料：[^\n]+_\n\n## 背景与范围\n\n本节没有读到任何资料，因此不作任何论断。/);
+    expect(body).toMatch(
+      /^# EV market in Europe\n\n## 摘要\n\n_本报告没有参考任何资料：[^\n]+_\n\n## 背景与范围\n\n本节没有读到任何资料，因此不作任何论断。/,
+    );
     expect(body).not.toContain("the EV market in Europe");
     expect(body).not.toContain("参考来源");
     expect(body).toContain("## 关键事实与数据");
@@ -88,9 +96,21 @@ describe("native research writes in the conversation's language", () => {
     const user = await signUp("LangEn");
     const conversationId = await createConversationFor(user);
     const task = await getDb().task.create({
-      data: { ownerId: user.id, conversationId, title: "Heat pumps", prompt: "heat pumps in Norway", options: { simulate: { steps: 1, stepMs: 0 } } },
+      data: {
+        ownerId: user.id,
+        conversationId,
+        title: "Heat pumps",
+        prompt: "heat pumps in Norway",
+        options: { simulate: { steps: 1, stepMs: 0 } },
+      },
     });
-    const plan = await researchDriver.step({ task, pendingUpdates: [], steps: [], model: createOfflineModel(), signal: new AbortController().signal });
+    const plan = await researchDriver.step({
+      task,
+      pendingUpdates: [],
+      steps: [],
+      model: createOfflineModel(),
+      signal: new AbortController().signal,
+    });
     expect(plan.step?.output).toEqual({ sections: ["Background and scope"], lang: "en" });
     expect(plan.progress).toBe("Planned 1 section: Background and scope");
   });

@@ -13,7 +13,11 @@ describe("readPlan (endpoints without JSON mode)", () => {
   });
 
   it("drops sections named like the headings the host writes itself (Summary, Sources)", () => {
-    expect(readPlan('{"sections": ["Summary", "Origins", "Key periods", "Sources"]}', 3).sections).toEqual(["Origins", "Key periods", "Part 3"]);
+    expect(readPlan('{"sections": ["Summary", "Origins", "Key periods", "Sources"]}', 3).sections).toEqual([
+      "Origins",
+      "Key periods",
+      "Part 3",
+    ]);
     expect(parsePlan("1. 摘要\n2. 起源\n3. 参考来源", 1, "zh")).toEqual(["起源"]);
   });
 
@@ -24,9 +28,16 @@ describe("readPlan (endpoints without JSON mode)", () => {
   });
 
   it("reads bullets, headings and glosses; plain lines only without any list", () => {
-    expect(readPlan("Plan:\n- Background: the setting\n- *Costs* and prices\n- Outlook", 3).sections).toEqual(["Background", "Costs", "Outlook"]);
+    expect(readPlan("Plan:\n- Background: the setting\n- *Costs* and prices\n- Outlook", 3).sections).toEqual([
+      "Background",
+      "Costs",
+      "Outlook",
+    ]);
     expect(readPlan("## Part one\n## Part two", 2).sections).toEqual(["Part one", "Part two"]);
-    expect(readPlan("Background\nCosts\nOutlook", 3)).toEqual({ sections: ["Background", "Costs", "Outlook"], source: "lines" });
+    expect(readPlan("Background\nCosts\nOutlook", 3)).toEqual({
+      sections: ["Background", "Costs", "Outlook"],
+      source: "lines",
+    });
     expect(parsePlan("1. **背景** — 范围", 3, "zh")).toEqual(["背景", "第 2 节", "第 3 节"]);
     expect(cleanTitle("3) __Risks__ - what could go wrong.")).toBe("Risks");
   });
@@ -41,7 +52,12 @@ describe("requestPlan against the OpenAI-compatible peer", () => {
     await peer?.stop();
   });
   const model = (structured = false) =>
-    createOpenAICompatible({ name: "peer", baseURL: peer.baseURL, apiKey: "k", supportsStructuredOutputs: structured }).chatModel("peer-model");
+    createOpenAICompatible({
+      name: "peer",
+      baseURL: peer.baseURL,
+      apiKey: "k",
+      supportsStructuredOutputs: structured,
+    }).chatModel("peer-model");
   const PROMPT = "[herald:research-plan] sections=4 lang=en\nPlan a report as JSON.\nTopic: steel";
 
   it("asks for structured output (json_schema where supported) and reads the object", async () => {
@@ -61,7 +77,10 @@ describe("requestPlan against the OpenAI-compatible peer", () => {
     try {
       const before = peer.requests.length;
       expect(await requestPlan(model(), PROMPT, 4)).toEqual({ sections: PLAN_TITLES, requests: 2, source: "list" });
-      expect(peer.requests.slice(before).map((r) => [r.outcome, r.responseFormat === null])).toEqual([["400", false], ["ok", true]]);
+      expect(peer.requests.slice(before).map((r) => [r.outcome, r.responseFormat === null])).toEqual([
+        ["400", false],
+        ["ok", true],
+      ]);
     } finally {
       peer.behaviours.refuseResponseFormat = false;
     }

@@ -12,8 +12,16 @@ import { z } from "zod";
  * otherwise only the items of a Markdown list, never lead-in or closing lines.
  */
 const PLAN_SCHEMA = z.object({
-  sections: z.array(z.string().min(1).max(200)).min(1).max(50).describe("Section titles, in order, without numbering or formatting"),
-  queries: z.array(z.string().max(200)).max(50).optional().describe("One web search query per section, in the same order"),
+  sections: z
+    .array(z.string().min(1).max(200))
+    .min(1)
+    .max(50)
+    .describe("Section titles, in order, without numbering or formatting"),
+  queries: z
+    .array(z.string().max(200))
+    .max(50)
+    .optional()
+    .describe("One web search query per section, in the same order"),
 });
 
 export interface PlanResult {
@@ -30,7 +38,12 @@ export interface PlanResult {
 export type Pad = (index: number) => string;
 const PART: Pad = (i) => `Part ${i}`;
 
-export async function requestPlan(model: LanguageModelV3, prompt: string, n: number, opts: { signal?: AbortSignal; pad?: Pad } = {}): Promise<PlanResult> {
+export async function requestPlan(
+  model: LanguageModelV3,
+  prompt: string,
+  n: number,
+  opts: { signal?: AbortSignal; pad?: Pad } = {},
+): Promise<PlanResult> {
   const { signal, pad = PART } = opts;
   try {
     const { output } = await generateText({
@@ -44,7 +57,10 @@ export async function requestPlan(model: LanguageModelV3, prompt: string, n: num
     const sections = fit(titles.filter(Boolean), n, pad);
     // Queries only count when they line up with the sections one to one (a dropped frame heading takes its query along).
     const kept = titles.flatMap((t, i) => (t && !FRAME_HEADINGS.has(t.toLowerCase()) ? [i] : [])).slice(0, n);
-    const queries = output.queries?.length === titles.length ? kept.map((i) => output.queries![i].replace(/\s+/g, " ").trim()) : undefined;
+    const queries =
+      output.queries?.length === titles.length
+        ? kept.map((i) => output.queries![i].replace(/\s+/g, " ").trim())
+        : undefined;
     const aligned = queries && queries.length === n && queries.every(Boolean) ? { queries } : {};
     return { sections, requests: 1, source: "structured", ...aligned };
   } catch (err) {
@@ -67,7 +83,11 @@ export function readPlan(text: string, n: number, pad: Pad = PART): { sections: 
   const json = jsonSections(text);
   if (json) return { sections: fit(json, n, pad), source: "json" };
   const lines = text.split("\n");
-  const items = lines.map(listItem).filter((t): t is string => t !== null).map(cleanTitle).filter(Boolean);
+  const items = lines
+    .map(listItem)
+    .filter((t): t is string => t !== null)
+    .map(cleanTitle)
+    .filter(Boolean);
   if (items.length > 0) return { sections: fit(items, n, pad), source: "list" };
   // No list at all: one title per line, minus lead-ins ("…:") and anything too long to be a title.
   const plain = lines.map(cleanTitle).filter((l) => l.length > 0 && l.length < 120 && !l.endsWith(":"));
@@ -89,7 +109,10 @@ function fit(titles: string[], n: number, pad: Pad): string[] {
 
 /** `{"sections": [...]}` (or a bare array of strings) anywhere in the text, e.g. inside a ```json fence. */
 function jsonSections(text: string): string[] | null {
-  for (const [open, close] of [["{", "}"], ["[", "]"]] as const) {
+  for (const [open, close] of [
+    ["{", "}"],
+    ["[", "]"],
+  ] as const) {
     const start = text.indexOf(open);
     const end = text.lastIndexOf(close);
     if (start < 0 || end <= start) continue;
@@ -145,5 +168,8 @@ export function cleanTitle(raw: string): string {
   s = s.replace(/[*_`]+/g, "").replace(/^\s*(?:\d{1,3}[.)]|[-•])\s+/, "");
   // The lookbehind lets a run start only at its first character: without it a long run that does not end the text
   // (model output) is retried from each of its characters.
-  return s.replace(/(?<![\s:;,.—–-])[\s:;,.—–-]+$/, "").trim().slice(0, 200);
+  return s
+    .replace(/(?<![\s:;,.—–-])[\s:;,.—–-]+$/, "")
+    .trim()
+    .slice(0, 200);
 }

@@ -19,14 +19,32 @@ function countingProvider(): SearchProvider & { searches: number } {
 describe("gatherSources and the account's page allowance", () => {
   it("an account that read its pages for the hour searches and reads nothing more", async () => {
     const provider = countingProvider();
-    const r = await gatherSources({ queries: ["otters"], terms: ["otters"], known: [], searchesSoFar: 0, sectionsLeft: 1, accountPagesLeft: 0, signal: new AbortController().signal, provider });
+    const r = await gatherSources({
+      queries: ["otters"],
+      terms: ["otters"],
+      known: [],
+      searchesSoFar: 0,
+      sectionsLeft: 1,
+      accountPagesLeft: 0,
+      signal: new AbortController().signal,
+      provider,
+    });
     expect(r).toEqual({ pages: [], searches: 0, status: "budget" });
     expect(provider.searches).toBe(0);
   });
 
   it("with allowance left it searches as before", async () => {
     const provider = countingProvider();
-    const r = await gatherSources({ queries: ["otters"], terms: ["otters"], known: [], searchesSoFar: 0, sectionsLeft: 1, accountPagesLeft: 2, signal: new AbortController().signal, provider });
+    const r = await gatherSources({
+      queries: ["otters"],
+      terms: ["otters"],
+      known: [],
+      searchesSoFar: 0,
+      sectionsLeft: 1,
+      accountPagesLeft: 2,
+      signal: new AbortController().signal,
+      provider,
+    });
     expect(provider.searches).toBe(1);
     expect(r.searches).toBe(1);
   });
@@ -43,10 +61,16 @@ describe("robots.txt across a task's steps", () => {
     vi.stubEnv("HERALD_FETCH_ALLOW_PRIVATE", "1");
     const stub = await startWebStub((req, res) => {
       res.writeHead(200, { "content-type": "text/plain" });
-      res.end(req.path === "/robots.txt" ? "User-agent: *\nDisallow: /private\n" : `Otters page ${req.path}: otters float on their backs.`);
+      res.end(
+        req.path === "/robots.txt"
+          ? "User-agent: *\nDisallow: /private\n"
+          : `Otters page ${req.path}: otters float on their backs.`,
+      );
     });
     stubs.push(stub);
-    const resultsFor = (query: string): SearchResult[] => [{ url: `${stub.origin}/${query}`, title: `Otters ${query}`, snippet: "otters" }];
+    const resultsFor = (query: string): SearchResult[] => [
+      { url: `${stub.origin}/${query}`, title: `Otters ${query}`, snippet: "otters" },
+    ];
     const provider: SearchProvider = { name: "loopback", search: async (query) => resultsFor(query) };
     const step = (query: string, known: { n: number; url: string }[]) =>
       gatherSources({

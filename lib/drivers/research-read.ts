@@ -96,7 +96,27 @@ export function termsOf(text: string): string[] {
   return [...out];
 }
 
-const STOP = new Set(["the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "into", "about", "what", "which", "how", "its", "their", "research", "report"]);
+const STOP = new Set([
+  "the",
+  "and",
+  "for",
+  "with",
+  "that",
+  "this",
+  "from",
+  "are",
+  "was",
+  "were",
+  "into",
+  "about",
+  "what",
+  "which",
+  "how",
+  "its",
+  "their",
+  "research",
+  "report",
+]);
 
 const hits = (text: string, terms: readonly string[]) => {
   const hay = text.toLowerCase();
@@ -109,7 +129,11 @@ const score = (r: SearchResult, terms: readonly string[]) => hits(`${r.title} ${
  * search found fewer than two new ones: those whose text carries most of the
  * section's words, at most `room` of them.
  */
-export function rereadable(known: readonly KnownSource[], terms: readonly string[], room: number): (KnownSource & { text: string })[] {
+export function rereadable(
+  known: readonly KnownSource[],
+  terms: readonly string[],
+  room: number,
+): (KnownSource & { text: string })[] {
   return known
     .filter((s): s is KnownSource & { text: string } => typeof s.text === "string" && s.text.length > 0)
     .map((s) => ({ s, score: hits(`${s.title} ${s.text}`, terms) }))
@@ -124,7 +148,12 @@ export async function gatherSources(input: GatherInput): Promise<GatherResult> {
   const maxSources = env("HERALD_RESEARCH_MAX_SOURCES");
   const maxSearches = env("HERALD_RESEARCH_MAX_SEARCHES");
   const left = Math.max(0, maxSources - input.known.length);
-  const want = Math.min(SECTION_MAX_SOURCES, left, Math.ceil(left / Math.max(1, input.sectionsLeft)), input.accountPagesLeft ?? Infinity);
+  const want = Math.min(
+    SECTION_MAX_SOURCES,
+    left,
+    Math.ceil(left / Math.max(1, input.sectionsLeft)),
+    input.accountPagesLeft ?? Infinity,
+  );
   const provider = input.provider ?? providerFromEnv();
   if (want === 0) return { pages: [], searches: 0, status: "budget" };
   if (provider.name === "none") return { pages: [], searches: 0, status: "off" };

@@ -28,7 +28,8 @@ vi.mock("@/lib/agent/model", async (importOriginal) => {
         ...model,
         doGenerate: (options) => {
           // After the step searched and read: the section's text request is where it dies.
-          if (failing.sections && JSON.stringify(options.prompt).includes(RESEARCH_STEP_MARK)) throw new Error("the worker died here");
+          if (failing.sections && JSON.stringify(options.prompt).includes(RESEARCH_STEP_MARK))
+            throw new Error("the worker died here");
           return model.doGenerate(options);
         },
         doStream: (options) => model.doStream(options),
@@ -40,7 +41,12 @@ vi.mock("@/lib/agent/model", async (importOriginal) => {
 let peer: ResearchPeer;
 beforeAll(async () => {
   peer = await startResearchPeer();
-  for (const [k, v] of Object.entries({ ...peerEnv(peer), HERALD_RESEARCH_MAX_SEARCHES: "1", HERALD_RESEARCH_MAX_SOURCES: "4" })) vi.stubEnv(k, v);
+  for (const [k, v] of Object.entries({
+    ...peerEnv(peer),
+    HERALD_RESEARCH_MAX_SEARCHES: "1",
+    HERALD_RESEARCH_MAX_SOURCES: "4",
+  }))
+    vi.stubEnv(k, v);
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
@@ -52,10 +58,14 @@ const row = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
 /** Claims the task (made due at once: a failed step waits out a backoff) and runs one unit of work. */
 async function runOnce(id: string): Promise<string> {
   await getDb().$executeRaw`UPDATE "task" SET "nextRunAt" = now() WHERE id = ${id}`;
-  const [claimed] = await waitFor(async () => {
-    const got = await claimExecution("budget-test", 1, [id]);
-    return got.length ? got : null;
-  }, 10_000, "the task claimed");
+  const [claimed] = await waitFor(
+    async () => {
+      const got = await claimExecution("budget-test", 1, [id]);
+      return got.length ? got : null;
+    },
+    10_000,
+    "the task claimed",
+  );
   return executeTask(claimed!, new AbortController().signal);
 }
 

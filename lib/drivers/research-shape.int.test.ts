@@ -102,7 +102,15 @@ async function research(prompt: string, steer?: string) {
   const conversationId = await createConversationFor(user);
   // The title a model may pass on: the request as it came.
   const task = await getDb().task.create({
-    data: { ownerId: user.id, conversationId, title: prompt, prompt, options: { simulate: { steps: 2, stepMs: 0 } }, status: "running", nextRunAt: new Date(Date.now() + 86_400_000) },
+    data: {
+      ownerId: user.id,
+      conversationId,
+      title: prompt,
+      prompt,
+      options: { simulate: { steps: 2, stepMs: 0 } },
+      status: "running",
+      nextRunAt: new Date(Date.now() + 86_400_000),
+    },
   });
   const prompts: string[] = [];
   const steps: TaskStep[] = [];
@@ -110,10 +118,18 @@ async function research(prompt: string, steer?: string) {
   const outcomes: StepOutcome[] = [];
   for (let i = 0; i < 3; i++) {
     const pendingUpdates = i === 2 && steer ? [steer] : [];
-    const o = await researchDriver.step({ task, pendingUpdates, steps, sources, model: recordingModel(prompts), signal: new AbortController().signal });
+    const o = await researchDriver.step({
+      task,
+      pendingUpdates,
+      steps,
+      sources,
+      model: recordingModel(prompts),
+      signal: new AbortController().signal,
+    });
     outcomes.push(o);
     steps.push(asStep(task.id, o));
-    for (const p of o.sources ?? []) sources.push({ n: p.n, url: p.url, finalUrl: p.finalUrl, title: p.title, site: p.site, text: p.text });
+    for (const p of o.sources ?? [])
+      sources.push({ n: p.n, url: p.url, finalUrl: p.finalUrl, title: p.title, site: p.site, text: p.text });
   }
   const last = outcomes.at(-1)!;
   expect(last.finished).toBe(true);
@@ -132,17 +148,27 @@ describe("a report with a shape", () => {
 
     for (const { body } of [plain, steered]) {
       expect(body).toMatch(/^# The history of printing in Europe\n\n## Summary\n\n- /);
-      expect(body.match(/^## .+$/gm)).toEqual(["## Summary", "## Origins and background", "## Key periods and events", "## Sources"]);
+      expect(body.match(/^## .+$/gm)).toEqual([
+        "## Summary",
+        "## Origins and background",
+        "## Key periods and events",
+        "## Sources",
+      ]);
       expect(body).not.toMatch(/Risks|Options|Recommendations/);
       expect(body).not.toMatch(/tell me|2 minutes/i);
       expect(belowTitle(body)).not.toContain(request);
       // Citations still name listed sources.
-      const listed = new Set([...body.slice(body.indexOf("## Sources")).matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1])));
-      for (const m of body.slice(0, body.indexOf("## Sources")).matchAll(/\[(\d+)\]/g)) expect(listed.has(Number(m[1]))).toBe(true);
+      const listed = new Set(
+        [...body.slice(body.indexOf("## Sources")).matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1])),
+      );
+      for (const m of body.slice(0, body.indexOf("## Sources")).matchAll(/\[(\d+)\]/g))
+        expect(listed.has(Number(m[1]))).toBe(true);
     }
     // The section written after the instruction leans towards it; the instruction itself appears nowhere.
     expect(plain.sections[1].text).not.toMatch(/before Gutenberg/);
-    expect(steered.sections[1].text).toMatch(/Block books were printed from carved wooden blocks in the Low Countries before Gutenberg \[\d\]\./);
+    expect(steered.sections[1].text).toMatch(
+      /Block books were printed from carved wooden blocks in the Low Countries before Gutenberg \[\d\]\./,
+    );
     expect(steered.body).not.toMatch(/Focus on|the period before|As requested|\.\./);
     expect(steered.sections[0].text).toBe(plain.sections[0].text);
 
@@ -150,12 +176,16 @@ describe("a report with a shape", () => {
     const [planPrompt, , secondPrompt] = steered.prompts;
     expect(planPrompt).toContain("Do not fall back on a fixed template");
     for (const p of steered.prompts) {
-      expect(readFrames(p).find((f) => f.label === "research request")?.body).toBe("Research the history of printing in Europe");
+      expect(readFrames(p).find((f) => f.label === "research request")?.body).toBe(
+        "Research the history of printing in Europe",
+      );
       expect(p).not.toMatch(/tell me in 2 minutes/);
     }
     expect(secondPrompt).toContain("Never restate or quote the request");
     expect(secondPrompt).toContain("Apply each one where it concerns this section's subject");
-    expect(readFrames(secondPrompt).find((f) => f.label === "user update")?.body).toBe("Focus on the period before Gutenberg..");
+    expect(readFrames(secondPrompt).find((f) => f.label === "user update")?.body).toBe(
+      "Focus on the period before Gutenberg..",
+    );
   });
 
   it("Chinese: 摘要 first, history sections, no 10分钟后告诉我, the instruction worked in without being pasted", async () => {

@@ -21,7 +21,8 @@ let peer: ResearchPeer;
 beforeAll(() => {
   peer = peerOf();
 });
-const finalBody = async (id: string) => (await getDb().publication.findFirstOrThrow({ where: { taskId: id, partial: false } })).content;
+const finalBody = async (id: string) =>
+  (await getDb().publication.findFirstOrThrow({ where: { taskId: id, partial: false } })).content;
 
 /** `n → url` from the report's Sources list. */
 function sourcesList(body: string, heading: string): Map<number, string> {
@@ -46,7 +47,14 @@ describe("research reads and cites its sources", () => {
     const conv = await createConversationFor(u);
     // A task the injected page asks to cancel: nothing may touch it.
     const bystander = await getDb().task.create({
-      data: { ownerId: u.id, conversationId: conv, title: "Bystander", prompt: "x", status: "running", nextRunAt: new Date(Date.now() + 86_400_000) },
+      data: {
+        ownerId: u.id,
+        conversationId: conv,
+        title: "Bystander",
+        prompt: "x",
+        status: "running",
+        nextRunAt: new Date(Date.now() + 86_400_000),
+      },
     });
     const before = new Map(peer.hits);
     const w = worker();
@@ -59,7 +67,9 @@ describe("research reads and cites its sources", () => {
     expect(body).not.toContain("Written without sources");
     const list = sourcesList(body, "Sources");
     expect([...list.keys()]).toEqual([1, 2, 3, 4]);
-    expect(new Set(list.values())).toEqual(new Set(["/zorb/history", "/zorb/diet", "/zorb/sleep", "/zorb/notes"].map(peer.urlOf)));
+    expect(new Set(list.values())).toEqual(
+      new Set(["/zorb/history", "/zorb/diet", "/zorb/sleep", "/zorb/notes"].map(peer.urlOf)),
+    );
     expect(list.get(citationOf(body, "Ada Quillfeather"))).toBe(peer.urlOf("/zorb/history"));
     expect(list.get(citationOf(body, "violet crayfish"))).toBe(peer.urlOf("/zorb/diet"));
     expect(list.get(citationOf(body, "rafts of exactly seven animals"))).toBe(peer.urlOf("/zorb/sleep"));
@@ -75,7 +85,9 @@ describe("research reads and cites its sources", () => {
     expect(detail.json.task.sources.map((s: { n: number; url: string }) => [s.n, s.url])).toEqual([...list.entries()]);
     expect(detail.json.task.spent).toMatchObject({ pagesRead: 4, searches: 3 });
     expect(detail.json.task.sourcesNote).toBeNull();
-    const progress = (await getDb().message.findMany({ where: { taskId: id, kind: "progress" }, orderBy: { seq: "asc" } })).map((m) => m.content);
+    const progress = (
+      await getDb().message.findMany({ where: { taskId: id, kind: "progress" }, orderBy: { seq: "asc" } })
+    ).map((m) => m.content);
     expect(progress).toContain("Searching the web for “the otters of Lake Zorb”");
     expect(progress.some((p) => p.startsWith("Reading 127.0.0.1"))).toBe(true);
     expect(progress).toContain("Researched 2/2: Key facts and figures (4 sources read so far)");
@@ -108,7 +120,15 @@ describe("a research step as the model sees it", () => {
   it("pages arrive framed as untrusted data, the only tool is the progress line, and citations naming no source are removed", async () => {
     const u = await signUp("SourcesPrompt");
     const conv = await createConversationFor(u);
-    const task = await getDb().task.create({ data: { ownerId: u.id, conversationId: conv, title: "Zorb", prompt: "the otters of Lake Zorb", options: { simulate: { steps: 1, stepMs: 0 } } } });
+    const task = await getDb().task.create({
+      data: {
+        ownerId: u.id,
+        conversationId: conv,
+        title: "Zorb",
+        prompt: "the otters of Lake Zorb",
+        options: { simulate: { steps: 1, stepMs: 0 } },
+      },
+    });
     const seen: LanguageModelV3CallOptions[] = [];
     const model: LanguageModelV3 = {
       specificationVersion: "v3",
@@ -118,9 +138,14 @@ describe("a research step as the model sees it", () => {
       async doGenerate(options) {
         seen.push(options);
         return {
-          content: [{ type: "text", text: "Zorb otters sleep in rafts of seven [1]. An invented claim [9]. Another [2, 17]." }],
+          content: [
+            { type: "text", text: "Zorb otters sleep in rafts of seven [1]. An invented claim [9]. Another [2, 17]." },
+          ],
           finishReason: { unified: "stop", raw: undefined },
-          usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+          usage: {
+            inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 1, text: 1, reasoning: 0 },
+          },
           warnings: [],
         };
       },
@@ -128,7 +153,18 @@ describe("a research step as the model sees it", () => {
         throw new Error("not used");
       },
     };
-    const plan = { id: "p", taskId: task.id, index: 0, kind: "plan", input: {}, output: { sections: ["Habits"], lang: "en" }, modelRequests: 1, inputTokens: 0, outputTokens: 0, createdAt: new Date() } as unknown as TaskStep;
+    const plan = {
+      id: "p",
+      taskId: task.id,
+      index: 0,
+      kind: "plan",
+      input: {},
+      output: { sections: ["Habits"], lang: "en" },
+      modelRequests: 1,
+      inputTokens: 0,
+      outputTokens: 0,
+      createdAt: new Date(),
+    } as unknown as TaskStep;
     const saved = { ...process.env };
     Object.assign(process.env, peerEnv(peer), { HERALD_RESEARCH_MAX_SOURCES: "4" });
     try {
@@ -145,13 +181,20 @@ describe("a research step as the model sees it", () => {
       const prompt = JSON.stringify(seen[0].prompt);
       const text = JSON.parse(prompt)[0].content[0].text as string;
       const frames = readFrames(text);
-      expect(frames.filter((f) => f.label.startsWith("source ")).map((f) => f.label)).toEqual(["source 1", "source 2", "source 3", "source 4"]);
+      expect(frames.filter((f) => f.label.startsWith("source ")).map((f) => f.label)).toEqual([
+        "source 1",
+        "source 2",
+        "source 3",
+        "source 4",
+      ]);
       // The page's instructions are inside its frame, nowhere else.
       const outside = frames.reduceRight((s, f) => s.slice(0, f.start) + s.slice(f.end), text);
       expect(outside).not.toMatch(/Ignore previous instructions|admin mode/);
       expect(frames.some((f) => f.body.includes("Ignore previous instructions"))).toBe(true);
       expect(outcome.sources?.map((s) => s.n)).toEqual([1, 2, 3, 4]);
-      expect((outcome.step?.output as { text: string }).text).toBe("Zorb otters sleep in rafts of seven [1]. An invented claim. Another [2].");
+      expect((outcome.step?.output as { text: string }).text).toBe(
+        "Zorb otters sleep in rafts of seven [1]. An invented claim. Another [2].",
+      );
       // No citation names 9 or 17 any more (the Sources list's URLs carry a random port, which may hold "17").
       expect(outcome.publish?.content).not.toMatch(/\[9\]|\[[^\]]*\b17\b[^\]]*\]/);
     } finally {

@@ -1,23 +1,39 @@
 import { describe, expect, it } from "vitest";
 import { superlinearInputs, TYPICAL_MESSAGE } from "@/tests/adversarial-text";
-import { bareTopic, focusOf, reportTitle, requestForWriting, steeringTerms, topicKind, topicOf } from "./research-topic";
+import {
+  bareTopic,
+  focusOf,
+  reportTitle,
+  requestForWriting,
+  steeringTerms,
+  topicKind,
+  topicOf,
+} from "./research-topic";
 
 describe("a research request's topic, apart from how it was asked", () => {
   it("drops the delivery phrase for the writer, and the politeness and verb for searches", () => {
-    expect(requestForWriting("Research the history of printing in Europe and tell me in 2 minutes")).toBe("Research the history of printing in Europe");
+    expect(requestForWriting("Research the history of printing in Europe and tell me in 2 minutes")).toBe(
+      "Research the history of printing in Europe",
+    );
     expect(requestForWriting("研究一下欧洲印刷术的历史，10分钟后告诉我")).toBe("研究一下欧洲印刷术的历史");
-    expect(topicOf("Could you please research the history of printing in Europe, and tell me in 2 minutes.")).toBe("the history of printing in Europe");
+    expect(topicOf("Could you please research the history of printing in Europe, and tell me in 2 minutes.")).toBe(
+      "the history of printing in Europe",
+    );
     expect(topicOf("请帮我研究一下欧洲印刷术的历史，10分钟后告诉我")).toBe("欧洲印刷术的历史");
     expect(topicOf("the otters of Lake Zorb")).toBe("the otters of Lake Zorb");
   });
 
   it("titles the report by the task's title, or by the cleaned topic when that title is the raw request", () => {
     expect(reportTitle("Lake Zorb otters", "the otters of Lake Zorb")).toBe("Lake Zorb otters");
-    expect(reportTitle("Research methods in biology", "research methods in biology for a class")).toBe("Research methods in biology");
+    expect(reportTitle("Research methods in biology", "research methods in biology for a class")).toBe(
+      "Research methods in biology",
+    );
     const raw = "research the history of printing in Europe, focusing on monks, and tell me in 2 minutes";
     expect(reportTitle(raw, raw)).toBe("The history of printing in Europe");
     expect(reportTitle("History of printing, tell me in 2 minutes", raw)).toBe("History of printing");
-    expect(reportTitle("研究欧洲印刷术的历史，10分钟后告诉我", "研究欧洲印刷术的历史，10分钟后告诉我")).toBe("欧洲印刷术的历史");
+    expect(reportTitle("研究欧洲印刷术的历史，10分钟后告诉我", "研究欧洲印刷术的历史，10分钟后告诉我")).toBe(
+      "欧洲印刷术的历史",
+    );
   });
 
   it("names the kind of topic, whatever the language", () => {

@@ -33,7 +33,13 @@ export function topicOf(prompt: string): string {
 /** `topicOf` for a text whose delivery phrases are gone already (`prompt`: what to fall back on if nothing is left). */
 export function bareTopic(stripped: string, prompt = stripped): string {
   const s = stripped.replace(/\s+/g, " ").trim();
-  const t = s.replace(EN_LEAD, "").replace(EN_VERB, "").replace(ZH_LEAD, "").replace(ZH_VERB, "").replace(TRAILING, "").trim();
+  const t = s
+    .replace(EN_LEAD, "")
+    .replace(EN_VERB, "")
+    .replace(ZH_LEAD, "")
+    .replace(ZH_VERB, "")
+    .replace(TRAILING, "")
+    .trim();
   return (t || s || prompt.trim()).slice(0, 160);
 }
 
@@ -68,23 +74,100 @@ export type TopicKind = "history" | "decision" | "comparison" | "market" | "tech
 const KIND_WORDS: [Exclude<TopicKind, "general">, Set<string>, string[]][] = [
   [
     "history",
-    new Set(["history", "histories", "historical", "historically", "origin", "origins", "evolution", "ancient", "medieval", "century", "centuries", "dynasty", "empire", "renaissance", "prehistoric", "revolution", "war", "wars", "era"]),
+    new Set([
+      "history",
+      "histories",
+      "historical",
+      "historically",
+      "origin",
+      "origins",
+      "evolution",
+      "ancient",
+      "medieval",
+      "century",
+      "centuries",
+      "dynasty",
+      "empire",
+      "renaissance",
+      "prehistoric",
+      "revolution",
+      "war",
+      "wars",
+      "era",
+    ]),
     ["历史", "起源", "演变", "沿革", "古代", "朝代", "王朝", "战争", "革命", "世纪", "发展史", "简史"],
   ],
   [
     "decision",
-    new Set(["should", "whether", "choose", "choosing", "decide", "deciding", "decision", "strategy", "strategies", "recommend", "recommendation", "recommendations", "options", "worth", "pros", "cons"]),
+    new Set([
+      "should",
+      "whether",
+      "choose",
+      "choosing",
+      "decide",
+      "deciding",
+      "decision",
+      "strategy",
+      "strategies",
+      "recommend",
+      "recommendation",
+      "recommendations",
+      "options",
+      "worth",
+      "pros",
+      "cons",
+    ]),
     ["是否", "要不要", "该不该", "应不应该", "应该", "选择", "策略", "建议", "值得", "利弊", "方案"],
   ],
-  ["comparison", new Set(["vs", "versus", "compare", "compared", "comparing", "comparison", "difference", "differences"]), ["对比", "比较", "区别", "差异", "还是"]],
+  [
+    "comparison",
+    new Set(["vs", "versus", "compare", "compared", "comparing", "comparison", "difference", "differences"]),
+    ["对比", "比较", "区别", "差异", "还是"],
+  ],
   [
     "market",
-    new Set(["market", "markets", "industry", "industries", "company", "companies", "price", "prices", "pricing", "sales", "demand", "economy", "economic", "business", "startup", "startups", "revenue", "investment", "investors", "stocks"]),
+    new Set([
+      "market",
+      "markets",
+      "industry",
+      "industries",
+      "company",
+      "companies",
+      "price",
+      "prices",
+      "pricing",
+      "sales",
+      "demand",
+      "economy",
+      "economic",
+      "business",
+      "startup",
+      "startups",
+      "revenue",
+      "investment",
+      "investors",
+      "stocks",
+    ]),
     ["市场", "行业", "产业", "公司", "企业", "价格", "销量", "经济", "商业", "投资"],
   ],
   [
     "technology",
-    new Set(["technology", "technologies", "technique", "techniques", "mechanism", "algorithm", "algorithms", "protocol", "protocols", "physics", "chemistry", "engineering", "works", "science"]),
+    new Set([
+      "technology",
+      "technologies",
+      "technique",
+      "techniques",
+      "mechanism",
+      "algorithm",
+      "algorithms",
+      "protocol",
+      "protocols",
+      "physics",
+      "chemistry",
+      "engineering",
+      "works",
+      "science",
+    ]),
     ["原理", "技术", "机制", "算法", "工作原理", "如何工作", "科学"],
   ],
 ];
@@ -101,15 +184,32 @@ export function topicKind(text: string): TopicKind {
 // An instruction's own verbs ("focus on", "also cover", 重点): they say how to weigh, not what to find.
 const STEER_LEAD =
   /^(?:(?:please|pls|also|and|but|then|now|ok(?:ay)?|make\s+sure\s+(?:to|you)|don'?t\s+forget\s+(?:to|about)|(?:can|could|would)\s+you|i\s+(?:want|need)\s+(?:you\s+to|to\s+know|more\s+(?:on|about))|focus(?:ing)?(?:\s+more)?\s+on|concentrate\s+on|look\s+(?:at|into)|include|cover|mention|add|emphasi[sz]e|talk\s+about|more\s+(?:on|about)|especially|in\s+particular)\b[\s,:]*)*/i;
-const ZH_STEER_LEAD = /^(?:(?:另外|此外|还有|也|还|请|要|再|把|重点|着重|侧重|关注|聚焦|多写|多讲|加上|包括|涵盖|补充(?:一下|一点)?|写一下|讲一下|讲讲|说说)+(?:写|讲|说|谈)?)?/;
+const ZH_STEER_LEAD =
+  /^(?:(?:另外|此外|还有|也|还|请|要|再|把|重点|着重|侧重|关注|聚焦|多写|多讲|加上|包括|涵盖|补充(?:一下|一点)?|写一下|讲一下|讲讲|说说)+(?:写|讲|说|谈)?)?/;
 
 /** What an instruction sent while the task ran asks for, without its verbs: "focus on the period before Gutenberg." → "the period before Gutenberg". */
 export function focusOf(instruction: string): string {
   const t = instruction.replace(/\s+/g, " ").trim();
-  return (t.replace(STEER_LEAD, "").replace(ZH_STEER_LEAD, "").replace(TRAILING, "").trim() || t.replace(TRAILING, "")).slice(0, 160);
+  return (
+    t.replace(STEER_LEAD, "").replace(ZH_STEER_LEAD, "").replace(TRAILING, "").trim() || t.replace(TRAILING, "")
+  ).slice(0, 160);
 }
 
-const STEERING_WORDS = new Set(["focus", "focusing", "include", "cover", "also", "more", "please", "make", "sure", "mention", "especially", "only", "section"]);
+const STEERING_WORDS = new Set([
+  "focus",
+  "focusing",
+  "include",
+  "cover",
+  "also",
+  "more",
+  "please",
+  "make",
+  "sure",
+  "mention",
+  "especially",
+  "only",
+  "section",
+]);
 
 /** The words an instruction asks a section to lean towards (what sentences and pages are scored by). */
 export function steeringTerms(instructions: readonly string[]): string[] {

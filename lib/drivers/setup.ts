@@ -14,7 +14,12 @@ import { driverFor, driversSetUp, openRegistry, registerDriver } from "./registr
  */
 export function setUpDrivers(extra: Record<string, Driver> = {}): string[] {
   openRegistry();
-  const all: [string, Driver][] = [["research", researchDriver], ...configuredMcpDrivers(), ...configuredAgentDrivers(), ...Object.entries(extra)];
+  const all: [string, Driver][] = [
+    ["research", researchDriver],
+    ...configuredMcpDrivers(),
+    ...configuredAgentDrivers(),
+    ...Object.entries(extra),
+  ];
   for (const [name, driver] of all) registerDriver(name, driver);
   return all.map(([name]) => name);
 }
@@ -25,6 +30,7 @@ export function setUpDrivers(extra: Record<string, Driver> = {}): string[] {
  * on the same configuration), or one this process set up (a test's double).
  */
 export function isKnownDriver(name: string): boolean {
-  if (name === "research" || configuredAgents().some((a) => a.driver === name) || configuredMcpNames().includes(name)) return true;
+  if (name === "research" || configuredAgents().some((a) => a.driver === name) || configuredMcpNames().includes(name))
+    return true;
   return driversSetUp() && driverFor(name) !== null;
 }

@@ -143,4 +143,3 @@ export interface Driver {
 
 /** Consecutive poll errors after which the user is told tracking is degraded. */
 export const TRACKING_DEGRADED_AFTER = 3;
-

@@ -83,21 +83,31 @@ async function launch(u: TestUser, delivery?: DeliveryContract, title = "Holding
 
 const noticesOf = (taskId: string) => db().notice.findMany({ where: { taskId }, orderBy: { createdAt: "asc" } });
 const settledNotice = (taskId: string, states = ["sent", "skipped", "dead_letter"]) =>
-  waitFor(async () => {
-    const ns = await noticesOf(taskId);
-    return ns.length > 0 && ns.every((n) => states.includes(n.emailState)) ? ns : null;
-  }, 40_000, `notices of ${taskId} settled (${states.join("/")})`);
+  waitFor(
+    async () => {
+      const ns = await noticesOf(taskId);
+      return ns.length > 0 && ns.every((n) => states.includes(n.emailState)) ? ns : null;
+    },
+    40_000,
+    `notices of ${taskId} settled (${states.join("/")})`,
+  );
 
 /** An open feed is an open tab (lib/events/presence.ts). */
 async function openTab(u: TestUser): Promise<() => Promise<void>> {
   const ac = new AbortController();
-  const res = await eventsRoute.GET(new Request(`${ORIGIN}/api/events`, { headers: { cookie: u.cookie }, signal: ac.signal }));
+  const res = await eventsRoute.GET(
+    new Request(`${ORIGIN}/api/events`, { headers: { cookie: u.cookie }, signal: ac.signal }),
+  );
   expect(res.status).toBe(200);
   const reader = res.body!.getReader();
   void (async () => {
     for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) return;
   })();
-  await waitFor(async () => (await db().user.findUniqueOrThrow({ where: { id: u.id } })).presenceAt, 5_000, "presence touched");
+  await waitFor(
+    async () => (await db().user.findUniqueOrThrow({ where: { id: u.id } })).presenceAt,
+    5_000,
+    "presence touched",
+  );
   return async () => {
     ac.abort();
     await reader.cancel().catch(() => {});
@@ -109,10 +119,14 @@ describe("notice email", () => {
     const u = await userWith("Away", "timed");
     const { taskId, conv } = await launch(u, { mode: "at", dueInSeconds: 2 });
     // Finished early or late, an at-task has one or two notices (due, then a late final): wait for the task to settle.
-    await waitFor(async () => {
-      const t = await db().task.findUniqueOrThrow({ where: { id: taskId } });
-      return t.status === "succeeded" && t.dueEvaluatedAt !== null;
-    }, 40_000, "task finished and due evaluated");
+    await waitFor(
+      async () => {
+        const t = await db().task.findUniqueOrThrow({ where: { id: taskId } });
+        return t.status === "succeeded" && t.dueEvaluatedAt !== null;
+      },
+      40_000,
+      "task finished and due evaluated",
+    );
     const ns = await settledNotice(taskId);
     expect(ns.map((n) => [n.emailState, n.emailAttempts])).toEqual(ns.map(() => ["sent", 1]));
     const mails = received(u.email);
@@ -122,7 +136,9 @@ describe("notice email", () => {
     expect(mail.headers!.subject).toBe("Herald: Holdings overlap");
     expect(mail.headers!.from).toContain("herald@example.test");
     expect(mail.headers!["list-unsubscribe-post"]).toBe("List-Unsubscribe=One-Click");
-    expect(mail.headers!["list-unsubscribe"]).toMatch(/^<http:\/\/localhost:\d+\/api\/email\/unsubscribe\?token=[\w.%-]+>$/);
+    expect(mail.headers!["list-unsubscribe"]).toMatch(
+      /^<http:\/\/localhost:\d+\/api\/email\/unsubscribe\?token=[\w.%-]+>$/,
+    );
     expect(mail.text).toContain(n.text);
     expect(mail.text).toContain(`/c/${conv}#notice-${n.id}`);
     expect(mail.text).toMatch(/\/unsubscribe\?token=/);
@@ -136,16 +152,27 @@ describe("notice email", () => {
     const u = await signUp("Unverified");
     await db().user.update({ where: { id: u.id }, data: { emailNotices: "all" } });
     const { taskId } = await launch(u, { mode: "by", dueInSeconds: 60 }, "Mail a stranger");
-    const [n] = await waitFor(async () => {
-      const ns = await noticesOf(taskId);
-      return ns.length > 0 ? ns : null;
-    }, 30_000, "notice written");
+    const [n] = await waitFor(
+      async () => {
+        const ns = await noticesOf(taskId);
+        return ns.length > 0 ? ns : null;
+      },
+      30_000,
+      "notice written",
+    );
     // E1 does not queue it…
     expect(n.emailState).toBe("none");
     // …and a notice queued anyway (before the check existed) is skipped at its claim.
-    await db().notice.update({ where: { id: n.id }, data: { emailState: "pending", emailNextAt: new Date(Date.now() - 1000) } });
+    await db().notice.update({
+      where: { id: n.id },
+      data: { emailState: "pending", emailNextAt: new Date(Date.now() - 1000) },
+    });
     const [skipped] = await settledNotice(taskId);
-    expect([skipped.emailState, skipped.emailError, skipped.emailAttempts]).toEqual(["skipped", "email address not verified", 0]);
+    expect([skipped.emailState, skipped.emailError, skipped.emailAttempts]).toEqual([
+      "skipped",
+      "email address not verified",
+      0,
+    ]);
     expect(attempts(u.email)).toHaveLength(0);
   });
 
@@ -175,11 +202,15 @@ describe("notice email", () => {
     const u = await userWith("Left", "timed");
     const close = await openTab(u);
     await close();
-    const closedAt = await waitFor(async () => {
-      const p = (await db().user.findUniqueOrThrow({ where: { id: u.id } })).presenceAt;
-      // The close touch lands after the open one.
-      return p;
-    }, 5_000, "presence");
+    const closedAt = await waitFor(
+      async () => {
+        const p = (await db().user.findUniqueOrThrow({ where: { id: u.id } })).presenceAt;
+        // The close touch lands after the open one.
+        return p;
+      },
+      5_000,
+      "presence",
+    );
     const { taskId } = await launch(u, { mode: "by", dueInSeconds: 30 });
     const [n] = await settledNotice(taskId);
     expect(n.emailState).toBe("sent");
@@ -236,13 +267,22 @@ describe("notice email", () => {
 
     // A forged or foreign token does nothing.
     const forged = `${token.split(".")[0]}.${"A".repeat(43)}`;
-    const bad = await unsubscribeRoute.POST(new Request(`${ORIGIN}/api/email/unsubscribe?token=${forged}`, { method: "POST", body: "List-Unsubscribe=One-Click" }));
+    const bad = await unsubscribeRoute.POST(
+      new Request(`${ORIGIN}/api/email/unsubscribe?token=${forged}`, {
+        method: "POST",
+        body: "List-Unsubscribe=One-Click",
+      }),
+    );
     expect(bad.status).toBe(404);
     expect((await db().user.findUniqueOrThrow({ where: { id: u.id } })).emailNotices).toBe("timed");
 
     // RFC 8058 one-click: no cookie, no Origin.
     const post = await unsubscribeRoute.POST(
-      new Request(`${ORIGIN}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" }),
+      new Request(`${ORIGIN}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "List-Unsubscribe=One-Click",
+      }),
     );
     expect(post.status).toBe(200);
     expect((await db().user.findUniqueOrThrow({ where: { id: u.id } })).emailNotices).toBe("off");
@@ -259,28 +299,36 @@ describe("notice email", () => {
     expect((await noticesOf(later.taskId)).map((x) => x.emailState)).toEqual(["none"]);
   });
 
-  it("SIGKILL between the server's 250 and the commit: resent once with the same Message-ID, recorded as sent", { timeout: 90_000 }, async () => {
-    await stopWorkers(...workers.splice(0));
-    const crashing = startWorkerProcess({ ...workerEnv(), HERALD_TEST_EMAIL_PAUSE_AFTER_SEND_MS: "60000" });
-    workers.push(crashing);
-    const u = await userWith("Crash", "timed");
-    const { taskId } = await launch(u, { mode: "by", dueInSeconds: 60 });
-    const n = await waitFor(async () => (await noticesOf(taskId))[0], 30_000, "notice written");
-    await waitFor(async () => crashing.output().includes(`test pause after send ${n.id}`), 30_000, "sent, not yet recorded");
-    expect(received(u.email)).toHaveLength(1);
-    const mid = await db().notice.findUniqueOrThrow({ where: { id: n.id } });
-    expect([mid.emailState, mid.emailAttempts]).toEqual(["sending", 1]);
-    crashing.child.kill("SIGKILL");
-    await crashing.exited;
+  it(
+    "SIGKILL between the server's 250 and the commit: resent once with the same Message-ID, recorded as sent",
+    { timeout: 90_000 },
+    async () => {
+      await stopWorkers(...workers.splice(0));
+      const crashing = startWorkerProcess({ ...workerEnv(), HERALD_TEST_EMAIL_PAUSE_AFTER_SEND_MS: "60000" });
+      workers.push(crashing);
+      const u = await userWith("Crash", "timed");
+      const { taskId } = await launch(u, { mode: "by", dueInSeconds: 60 });
+      const n = await waitFor(async () => (await noticesOf(taskId))[0], 30_000, "notice written");
+      await waitFor(
+        async () => crashing.output().includes(`test pause after send ${n.id}`),
+        30_000,
+        "sent, not yet recorded",
+      );
+      expect(received(u.email)).toHaveLength(1);
+      const mid = await db().notice.findUniqueOrThrow({ where: { id: n.id } });
+      expect([mid.emailState, mid.emailAttempts]).toEqual(["sending", 1]);
+      crashing.child.kill("SIGKILL");
+      await crashing.exited;
 
-    workers.push(startWorkerProcess(workerEnv()));
-    const [done] = await settledNotice(taskId);
-    expect([done.emailState, done.emailAttempts]).toEqual(["sent", 2]);
-    const mails = received(u.email);
-    // The one duplicate this design allows, and it carries the same Message-ID.
-    expect(mails).toHaveLength(2);
-    expect(new Set(mails.map((m) => m.messageId))).toEqual(new Set([`<notice.${n.id}@localhost>`]));
-  });
+      workers.push(startWorkerProcess(workerEnv()));
+      const [done] = await settledNotice(taskId);
+      expect([done.emailState, done.emailAttempts]).toEqual(["sent", 2]);
+      const mails = received(u.email);
+      // The one duplicate this design allows, and it carries the same Message-ID.
+      expect(mails).toHaveLength(2);
+      expect(new Set(mails.map((m) => m.messageId))).toEqual(new Set([`<notice.${n.id}@localhost>`]));
+    },
+  );
 
   it("the resend window (server's 250 → our commit) is short: measured over every email of this file", async () => {
     const accepted = lines.filter((l) => l.accepted && l.messageId);

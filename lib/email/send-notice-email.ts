@@ -13,7 +13,11 @@ type Log = (msg: string, err?: unknown) => void;
  * then record what the server said (E7–E9) under the same lease. The attempt
  * is counted before the send, so a worker that dies mid-send still spends budget.
  */
-export async function sendNoticeEmail(fence: EmailFence, stopping: AbortSignal, log: Log): Promise<EmailDecision["t"] | "lost"> {
+export async function sendNoticeEmail(
+  fence: EmailFence,
+  stopping: AbortSignal,
+  log: Log,
+): Promise<EmailDecision["t"] | "lost"> {
   const db = getDb();
   const first = await db.$transaction(async (tx) => {
     const row = await lockClaimedEmail(tx, fence);

@@ -24,7 +24,12 @@ export interface EmailFence {
 }
 
 /** E1: queue a freshly written notice if its account wants it and its address is verified (same transaction as the notice). */
-export async function queueNoticeEmailSql(tx: SqlTx, noticeId: string, ownerId: string, modes: EmailNoticeMode[]): Promise<boolean> {
+export async function queueNoticeEmailSql(
+  tx: SqlTx,
+  noticeId: string,
+  ownerId: string,
+  modes: EmailNoticeMode[],
+): Promise<boolean> {
   if (modes.length === 0) return false;
   const n = await tx.$executeRaw`
     UPDATE "notice" SET "emailState" = 'pending', "emailNextAt" = now()
@@ -138,7 +143,8 @@ export async function applyEmailPatch(tx: Tx, fence: EmailFence, patch: EmailPat
   else if (patch.nextInMs !== undefined) {
     set.push(Prisma.sql`"emailNextAt" = clock_timestamp() + make_interval(secs => ${patch.nextInMs / 1000})`);
   }
-  if (patch.releaseLease) set.push(Prisma.sql`"emailLeaseOwner" = NULL, "emailLeaseToken" = NULL, "emailLeaseUntil" = NULL`);
+  if (patch.releaseLease)
+    set.push(Prisma.sql`"emailLeaseOwner" = NULL, "emailLeaseToken" = NULL, "emailLeaseUntil" = NULL`);
   if (set.length === 0) return true;
   const n = await tx.$executeRaw`
     UPDATE "notice" SET ${Prisma.join(set, ", ")}
@@ -148,6 +154,7 @@ export async function applyEmailPatch(tx: Tx, fence: EmailFence, patch: EmailPat
 
 /** The unsubscribe link: the account stops all notice email, and its queued ones stop too. */
 export async function setEmailOff(userId: string): Promise<boolean> {
-  const n = await getDb().$executeRaw`UPDATE "user" SET "emailNotices" = 'off', "updatedAt" = now() WHERE id = ${userId}`;
+  const n = await getDb()
+    .$executeRaw`UPDATE "user" SET "emailNotices" = 'off', "updatedAt" = now() WHERE id = ${userId}`;
   return n === 1;
 }

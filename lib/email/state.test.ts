@@ -35,7 +35,8 @@ describe("E1: which notices an account wants", () => {
     expect(wantsEmail("timed", { timed: false, key: "final" })).toBe(false);
   });
   it("all: timed ones plus terminal notices of any task, never an untimed input request", () => {
-    for (const key of ["final", "failed", "cancelled", "stopped"]) expect(wantsEmail("all", { timed: false, key })).toBe(true);
+    for (const key of ["final", "failed", "cancelled", "stopped"])
+      expect(wantsEmail("all", { timed: false, key })).toBe(true);
     expect(wantsEmail("all", { timed: false, key: "input:1" })).toBe(false);
     expect(wantsEmail("all", { timed: true, key: "due" })).toBe(true);
   });
@@ -66,24 +67,38 @@ describe("E2–E6: a claimed notice", () => {
     expect(decideOnClaim(view({ presenceAt: at(-10), dbNow: at(290) })).t).toBe("E6");
   });
   it("E3: setting changed, unsubscribed, conversation or account gone, or stale → skipped", () => {
-    expect(decideOnClaim(view({ mode: "off" })).patch).toMatchObject({ emailState: "skipped", emailError: "email setting is now off" });
+    expect(decideOnClaim(view({ mode: "off" })).patch).toMatchObject({
+      emailState: "skipped",
+      emailError: "email setting is now off",
+    });
     expect(decideOnClaim(view({ mode: "timed", timed: false, key: "final" })).t).toBe("E3");
     expect(decideOnClaim(view({ mode: null })).patch.emailError).toBe("account deleted");
     expect(decideOnClaim(view({ conversationLive: false })).patch.emailError).toBe("conversation deleted");
     // An address nobody proved is never mailed, whatever the setting says (one set before verification was asked for).
-    expect(decideOnClaim(view({ verified: false })).patch).toMatchObject({ emailState: "skipped", emailError: "email address not verified" });
-    expect(decideOnClaim(view({ dbNow: new Date(t0.getTime() + STALE_AFTER_MS + 1) })).patch.emailError).toBe("too old to send");
+    expect(decideOnClaim(view({ verified: false })).patch).toMatchObject({
+      emailState: "skipped",
+      emailError: "email address not verified",
+    });
+    expect(decideOnClaim(view({ dbNow: new Date(t0.getTime() + STALE_AFTER_MS + 1) })).patch.emailError).toBe(
+      "too old to send",
+    );
   });
   it("E2: budget spent (e.g. crashes mid-send) → dead letter before anything else", () => {
     const d = decideOnClaim(view({ attempts: MAX_EMAIL_ATTEMPTS, lastError: "SMTP 451", presenceAt: at(0) }));
     expect(d.t).toBe("E2");
-    expect(d.patch).toMatchObject({ emailState: "dead_letter", emailError: `gave up after ${MAX_EMAIL_ATTEMPTS} attempts: SMTP 451` });
+    expect(d.patch).toMatchObject({
+      emailState: "dead_letter",
+      emailError: `gave up after ${MAX_EMAIL_ATTEMPTS} attempts: SMTP 451`,
+    });
   });
 });
 
 describe("E7–E9: what the SMTP server said", () => {
   it("E7: 250 → sent", () => {
-    expect(decideAfterSend(1, { ok: true })).toMatchObject({ t: "E7", patch: { emailState: "sent", sent: true, emailError: null } });
+    expect(decideAfterSend(1, { ok: true })).toMatchObject({
+      t: "E7",
+      patch: { emailState: "sent", sent: true, emailError: null },
+    });
   });
   it("E8: transient → retry with doubling backoff from one interval", () => {
     const d = decideAfterSend(1, { ok: false, permanent: false, error: "SMTP 451" });
@@ -93,7 +108,10 @@ describe("E7–E9: what the SMTP server said", () => {
     expect(emailBackoffMs(20, 1000, 10_000)).toBe(10_000);
   });
   it("E9: permanent, or transient with the budget spent → dead letter", () => {
-    expect(decideAfterSend(1, { ok: false, permanent: true, error: "SMTP 550" }).patch).toMatchObject({ emailState: "dead_letter", emailError: "SMTP 550" });
+    expect(decideAfterSend(1, { ok: false, permanent: true, error: "SMTP 550" }).patch).toMatchObject({
+      emailState: "dead_letter",
+      emailError: "SMTP 550",
+    });
     const last = decideAfterSend(MAX_EMAIL_ATTEMPTS, { ok: false, permanent: false, error: "SMTP 451" });
     expect(last.t).toBe("E9");
     expect(last.patch.emailError).toMatch(/gave up after 5 attempts/);

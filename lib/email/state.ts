@@ -123,7 +123,15 @@ export interface ClaimView {
 export function decideOnClaim(v: ClaimView): EmailDecision {
   if (v.attempts >= MAX_EMAIL_ATTEMPTS) {
     const previous = v.lastError ? `: ${v.lastError}` : "";
-    return { t: "E2", patch: { emailState: "dead_letter", emailError: bound(`gave up after ${v.attempts} attempts${previous}`), nextInMs: null, releaseLease: true } };
+    return {
+      t: "E2",
+      patch: {
+        emailState: "dead_letter",
+        emailError: bound(`gave up after ${v.attempts} attempts${previous}`),
+        nextInMs: null,
+        releaseLease: true,
+      },
+    };
   }
   const skip = (t: "E3" | "E4", why: string): EmailDecision => ({
     t,
@@ -134,7 +142,8 @@ export function decideOnClaim(v: ClaimView): EmailDecision {
   if (!v.conversationLive) return skip("E3", "conversation deleted");
   if (!wantsEmail(v.mode, { timed: v.timed, key: v.key })) return skip("E3", `email setting is now ${v.mode}`);
   if (v.dbNow.getTime() - v.noticeCreatedAt.getTime() > STALE_AFTER_MS) return skip("E3", "too old to send");
-  if (v.presenceAt !== null && v.presenceAt.getTime() >= v.noticeCreatedAt.getTime()) return skip("E4", "seen in a tab");
+  if (v.presenceAt !== null && v.presenceAt.getTime() >= v.noticeCreatedAt.getTime())
+    return skip("E4", "seen in a tab");
   if (v.presenceAt !== null) {
     const awayAt = v.presenceAt.getTime() + v.awayMs;
     if (awayAt > v.dbNow.getTime()) return { t: "E5", patch: { nextAt: new Date(awayAt), releaseLease: true } };
@@ -146,12 +155,24 @@ export type SendOutcome = { ok: true } | { ok: false; permanent: boolean; error:
 
 /** E7–E9: record what the SMTP server said. `attempts` already counts this attempt (E6). */
 export function decideAfterSend(attempts: number, outcome: SendOutcome): EmailDecision {
-  if (outcome.ok) return { t: "E7", patch: { emailState: "sent", emailError: null, sent: true, nextInMs: null, releaseLease: true } };
+  if (outcome.ok)
+    return { t: "E7", patch: { emailState: "sent", emailError: null, sent: true, nextInMs: null, releaseLease: true } };
   if (outcome.permanent || attempts >= MAX_EMAIL_ATTEMPTS) {
     const why = outcome.permanent ? outcome.error : `gave up after ${attempts} attempts: ${outcome.error}`;
-    return { t: "E9", patch: { emailState: "dead_letter", emailError: bound(why), nextInMs: null, releaseLease: true } };
+    return {
+      t: "E9",
+      patch: { emailState: "dead_letter", emailError: bound(why), nextInMs: null, releaseLease: true },
+    };
   }
-  return { t: "E8", patch: { emailState: "retry", emailError: bound(outcome.error), nextInMs: emailBackoffMs(attempts), releaseLease: true } };
+  return {
+    t: "E8",
+    patch: {
+      emailState: "retry",
+      emailError: bound(outcome.error),
+      nextInMs: emailBackoffMs(attempts),
+      releaseLease: true,
+    },
+  };
 }
 
 /** E10. */

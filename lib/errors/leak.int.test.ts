@@ -15,7 +15,7 @@ import { call, createConversationFor, signUp } from "@/tests/helpers";
 import { ERROR_CATEGORIES } from "./categories";
 
 // What a driver, an SDK or the database might say: none of it may reach a user.
-const SECRET = "connect ECONNREFUSED 10.1.2.3:5432 postgres://herald:hunter2@db.internal/herald SELECT * FROM \"task\"";
+const SECRET = 'connect ECONNREFUSED 10.1.2.3:5432 postgres://herald:hunter2@db.internal/herald SELECT * FROM "task"';
 
 let failure: () => Error | string = () => Object.assign(new Error(SECRET), { code: "ECONNREFUSED" });
 let remoteSays: string | null = null;
@@ -37,7 +37,14 @@ registerDriver("leaky", leaky);
 async function runToEnd() {
   const u = await signUp("Leak");
   const conv = await createConversationFor(u);
-  const { task } = await startTask({ ownerId: u.id, conversationId: conv, title: "t", prompt: "p", driver: "leaky", clientRequestId: randomUUID() });
+  const { task } = await startTask({
+    ownerId: u.id,
+    conversationId: conv,
+    title: "t",
+    prompt: "p",
+    driver: "leaky",
+    clientRequestId: randomUUID(),
+  });
   for (let i = 0; i < 3; i++) {
     const [row] = await claimExecution("leak-test", 1, [task.id]);
     if (!row) break;
@@ -62,7 +69,8 @@ describe("errors leak nothing", () => {
       expect(task.status).toBe("failed");
       expect(task.error).toBe(ERROR_CATEGORIES.unreachable);
       const visible = await everythingVisible(u, conv, id);
-      for (const s of ["10.1.2.3", "5432", "hunter2", "db.internal", "SELECT", "ECONNREFUSED"]) expect(visible).not.toContain(s);
+      for (const s of ["10.1.2.3", "5432", "hunter2", "db.internal", "SELECT", "ECONNREFUSED"])
+        expect(visible).not.toContain(s);
       const detail = await call(taskRoute.GET, { user: u, params: { id } });
       expect(detail.json.task.errorCode).toBe("unreachable");
       // The operator still has the whole story.
@@ -77,7 +85,9 @@ describe("errors leak nothing", () => {
     try {
       remoteSays = "Traceback: /srv/agent/secret_config.py line 12, token=sk-live-123";
       const remote = await runToEnd();
-      expect((await getDb().task.findUniqueOrThrow({ where: { id: remote.id } })).error).toBe(ERROR_CATEGORIES.remote_failed);
+      expect((await getDb().task.findUniqueOrThrow({ where: { id: remote.id } })).error).toBe(
+        ERROR_CATEGORIES.remote_failed,
+      );
       expect(await everythingVisible(remote.u, remote.conv, remote.id)).not.toContain("sk-live-123");
 
       remoteSays = null;
@@ -109,11 +119,29 @@ describe("the composer's Work with picker leaks nothing", () => {
     const mcpSecret = `mcp-token-${randomUUID()}`;
     process.env.HERALD_LEAK_AGENT_KEY = agentSecret;
     process.env.HERALD_REMOTE_AGENTS = JSON.stringify([
-      { name: "patents-internal", label: "Patent search", description: "Patent landscape agent: prior art", url: "http://agents.internal.example:8123", assistantId: "graph-7f3a", headersFromEnv: { "x-api-key": "HERALD_LEAK_AGENT_KEY" } },
-      { name: "unlabelled", description: "Not offered in the picker", url: "http://hidden.internal.example:1", assistantId: "g" },
+      {
+        name: "patents-internal",
+        label: "Patent search",
+        description: "Patent landscape agent: prior art",
+        url: "http://agents.internal.example:8123",
+        assistantId: "graph-7f3a",
+        headersFromEnv: { "x-api-key": "HERALD_LEAK_AGENT_KEY" },
+      },
+      {
+        name: "unlabelled",
+        description: "Not offered in the picker",
+        url: "http://hidden.internal.example:1",
+        assistantId: "g",
+      },
     ]);
     process.env.HERALD_MCP_SERVERS = JSON.stringify([
-      { name: "mcp-internal", label: "Market data", url: "http://mcp.internal.example:9000/mcp", tool: "research_tool_x", headers: { authorization: `Bearer ${mcpSecret}` } },
+      {
+        name: "mcp-internal",
+        label: "Market data",
+        url: "http://mcp.internal.example:9000/mcp",
+        tool: "research_tool_x",
+        headers: { authorization: `Bearer ${mcpSecret}` },
+      },
     ]);
     try {
       const u = await signUp("Picker");
@@ -123,21 +151,46 @@ describe("the composer's Work with picker leaks nothing", () => {
       expect(choices.map((c) => c.label)).toEqual([null, "Patent search", "Market data"]);
       expect(choices[0].id).toBe("research");
       const text = JSON.stringify(r.json);
-      for (const s of ["patents-internal", "unlabelled", "mcp-internal", "agents.internal", "hidden.internal", "mcp.internal", "graph-7f3a", "research_tool_x", "prior art", "agent:", "mcp:", agentSecret, mcpSecret]) {
+      for (const s of [
+        "patents-internal",
+        "unlabelled",
+        "mcp-internal",
+        "agents.internal",
+        "hidden.internal",
+        "mcp.internal",
+        "graph-7f3a",
+        "research_tool_x",
+        "prior art",
+        "agent:",
+        "mcp:",
+        agentSecret,
+        mcpSecret,
+      ]) {
         expect(text.includes(s), `work choices leak ${s}`).toBe(false);
       }
       expect(driverForWorkChoice(choices[1].id)).toBe("agent:patents-internal");
       expect(driverForWorkChoice(choices[2].id)).toBe("mcp:mcp-internal");
 
       const conv = await createConversationFor(u);
-      const bad = await call(messagesRoute.POST, { user: u, params: { id: conv }, body: { content: "hello", clientMessageId: randomUUID(), workWith: "agent:patents-internal" } });
+      const bad = await call(messagesRoute.POST, {
+        user: u,
+        params: { id: conv },
+        body: { content: "hello", clientMessageId: randomUUID(), workWith: "agent:patents-internal" },
+      });
       expect(bad.status).toBe(400);
       expect(bad.json.error.field).toBe("workWith");
-      const ok = await call(messagesRoute.POST, { user: u, params: { id: conv }, body: { content: "research patents", clientMessageId: randomUUID(), workWith: choices[1].id } });
+      const ok = await call(messagesRoute.POST, {
+        user: u,
+        params: { id: conv },
+        body: { content: "research patents", clientMessageId: randomUUID(), workWith: choices[1].id },
+      });
       expect(ok.status).toBe(202);
       const stored = await getDb().message.findUniqueOrThrow({ where: { id: ok.json.message.id } });
       expect(stored.meta).toMatchObject({ workWith: choices[1].id });
-      const visible = JSON.stringify([ok.json, (await call(messagesRoute.GET, { user: u, params: { id: conv } })).json]);
+      const visible = JSON.stringify([
+        ok.json,
+        (await call(messagesRoute.GET, { user: u, params: { id: conv } })).json,
+      ]);
       expect(visible).not.toContain("patents-internal");
     } finally {
       delete process.env.HERALD_REMOTE_AGENTS;

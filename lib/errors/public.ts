@@ -3,7 +3,16 @@ import { log } from "@/lib/util/log";
 import { DriverProtocolError } from "./protocol";
 import { ERROR_CATEGORIES, type ErrorCategory } from "./categories";
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+]);
 
 export function classifyError(err: unknown): ErrorCategory {
   if (err instanceof DriverProtocolError) return "protocol";

@@ -17,7 +17,9 @@ describe("transactionWithEvents aborted by a real deadlock", () => {
 
   it("runs again and commits once: the aborted run's buffered events are never written", async () => {
     const db = getDb();
-    const [a, b] = await Promise.all([1, 2].map(() => db.conversation.create({ data: { ownerId: user.id, title: "lock" } })));
+    const [a, b] = await Promise.all(
+      [1, 2].map(() => db.conversation.create({ data: { ownerId: user.id, title: "lock" } })),
+    );
     const seqBefore = (await db.user.findUniqueOrThrow({ where: { id: user.id } })).eventSeq;
     const tag = randomUUID();
     await other.query("BEGIN");
@@ -35,7 +37,10 @@ describe("transactionWithEvents aborted by a real deadlock", () => {
       return runs;
     });
     await waitFor(
-      async () => pid !== 0 && (await other.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid])).rowCount === 1,
+      async () =>
+        pid !== 0 &&
+        (await other.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid]))
+          .rowCount === 1,
       10_000,
       "the transaction to wait on the other's row",
     );
@@ -44,7 +49,9 @@ describe("transactionWithEvents aborted by a real deadlock", () => {
     await other.query("COMMIT");
 
     expect(await committed).toBe(2);
-    const events = await db.event.findMany({ where: { ownerId: user.id, payload: { path: ["task", "tag"], equals: tag } } });
+    const events = await db.event.findMany({
+      where: { ownerId: user.id, payload: { path: ["task", "tag"], equals: tag } },
+    });
     expect(events.map((e) => (e.payload as { task: { run: number } }).task.run)).toEqual([2]);
     const seqAfter = (await db.user.findUniqueOrThrow({ where: { id: user.id } })).eventSeq;
     expect(Number(seqAfter - seqBefore)).toBe(1);

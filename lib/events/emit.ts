@@ -53,7 +53,12 @@ export async function transactionWithEvents<T>(fn: (tx: SqlTx) => Promise<T>): P
     try {
       const result = await fn(tx);
       const owners = [...new Set(batch.map((e) => e.ownerId))];
-      for (const owner of owners) await writeEvents(tx, owner, batch.filter((e) => e.ownerId === owner));
+      for (const owner of owners)
+        await writeEvents(
+          tx,
+          owner,
+          batch.filter((e) => e.ownerId === owner),
+        );
       return result;
     } finally {
       batches.delete(tx);

@@ -81,7 +81,9 @@ async function openFeed(user: TestUser) {
 
 async function emit(user: TestUser, tag: string, n = 1) {
   for (let i = 0; i < n; i++) {
-    await getDb().$transaction((tx) => emitEvent(tx, user.id, { type: "task.updated", data: { task: { tag, i } as never } }));
+    await getDb().$transaction((tx) =>
+      emitEvent(tx, user.id, { type: "task.updated", data: { task: { tag, i } as never } }),
+    );
   }
 }
 

@@ -14,7 +14,10 @@ export const REPLAY_PAGE = 500;
 export const feedReads = { shared: 0, own: 0 };
 
 /** Decides where a resuming client starts; `reset` when its cursor predates retention or our log. */
-export async function resolveCursor(ownerId: string, after: bigint | null): Promise<{ cursor: bigint; reset: boolean }> {
+export async function resolveCursor(
+  ownerId: string,
+  after: bigint | null,
+): Promise<{ cursor: bigint; reset: boolean }> {
   const db = getDb();
   const user = await db.user.findUnique({ where: { id: ownerId }, select: { eventSeq: true } });
   const head = user?.eventSeq ?? 0n;

@@ -110,7 +110,10 @@ describe("event feed", () => {
     );
     await firstHasSeq;
     // The second writer finishes its own work now but must queue behind the first.
-    const t2 = getDb().$transaction((tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { n: "second" } as never } }), { timeout: 20_000 });
+    const t2 = getDb().$transaction(
+      (tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { n: "second" } as never } }),
+      { timeout: 20_000 },
+    );
     expect(await sse.drain(500)).toEqual([]);
     releaseFirst();
     await Promise.all([t1, t2]);
@@ -155,7 +158,9 @@ describe("event feed", () => {
     const r = await openFeed(u, "0").res;
     const big = "x".repeat(60_000);
     for (let i = 0; i < 25; i++) {
-      await getDb().$transaction((tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, big } as never } }));
+      await getDb().$transaction((tx) =>
+        emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, big } as never } }),
+      );
     }
     // Nothing was read so far; now drain what was buffered: the stream must end, not hang.
     const reader = r.res.body!.getReader();
@@ -181,13 +186,18 @@ describe("event feed", () => {
     // 300 KB: the stream's high-water mark and the response's own buffer come on top of the bound.
     const body = "y".repeat(10_000);
     for (let i = 0; i < 30; i++) {
-      await getDb().$transaction((tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, body } as never } }));
+      await getDb().$transaction((tx) =>
+        emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, body } as never } }),
+      );
     }
     const reader = r.res.body!.getReader();
     // Under the default bound (1 MB) this stream stays open: a read past its queue never settles.
     const ended = await (async () => {
       for (;;) {
-        const next = await Promise.race([reader.read(), new Promise<null>((res) => setTimeout(() => res(null), 3_000))]);
+        const next = await Promise.race([
+          reader.read(),
+          new Promise<null>((res) => setTimeout(() => res(null), 3_000)),
+        ]);
         if (!next) return false;
         if (next.done) return true;
       }
@@ -232,7 +242,8 @@ describe("event feed", () => {
     // More than a page (500) behind, in one transaction to keep the test quick.
     await getDb().$transaction(
       async (tx) => {
-        for (let i = 0; i < 620; i++) await emitEvent(tx, u.id, { type: "task.updated", data: { task: { tag: "old", i } as never } });
+        for (let i = 0; i < 620; i++)
+          await emitEvent(tx, u.id, { type: "task.updated", data: { task: { tag: "old", i } as never } });
       },
       { timeout: 60_000 },
     );

@@ -253,7 +253,9 @@ class FeedHub {
   }
 
   private evict(stream: FeedStream): void {
-    stream.send(enc.encode(frame({ retry: FEED_EVICTED_RETRY_MS, comment: "replaced by a newer feed of this account" })));
+    stream.send(
+      enc.encode(frame({ retry: FEED_EVICTED_RETRY_MS, comment: "replaced by a newer feed of this account" })),
+    );
     stream.close();
   }
 
@@ -275,7 +277,15 @@ class FeedHub {
         const live = new Set(rows[0]?.live ?? []);
         const frames = rows.filter((r) => r.seq !== null).map((r) => ({ seq: r.seq!, bytes: eventFrame(r) }));
         if (frames.length > 0) acc.head = frames[frames.length - 1].seq;
-        const page: SharedPage = { frames, joined: frames.length === 1 ? frames[0].bytes : frames.length > 1 ? Buffer.concat(frames.map((f) => f.bytes)) : null };
+        const page: SharedPage = {
+          frames,
+          joined:
+            frames.length === 1
+              ? frames[0].bytes
+              : frames.length > 1
+                ? Buffer.concat(frames.map((f) => f.bytes))
+                : null,
+        };
         for (const s of targets) {
           if (s.closed) continue;
           if (s.sessionId && !live.has(s.sessionId)) s.close();

@@ -2,7 +2,13 @@
 
 export const enc = new TextEncoder();
 
-export function frame(fields: { id?: string; event?: string; data?: string; retry?: number; comment?: string }): string {
+export function frame(fields: {
+  id?: string;
+  event?: string;
+  data?: string;
+  retry?: number;
+  comment?: string;
+}): string {
   let out = "";
   if (fields.comment !== undefined) out += `: ${fields.comment}\n`;
   if (fields.retry !== undefined) out += `retry: ${fields.retry}\n`;

@@ -10,7 +10,11 @@ import { call, signUp } from "@/tests/helpers";
 async function counts(...ownerIds: string[]) {
   const db = getDb();
   const where = { ownerId: { in: ownerIds } };
-  return { messages: await db.message.count({ where }), runs: await db.run.count({ where }), conversations: await db.conversation.count({ where }) };
+  return {
+    messages: await db.message.count({ where }),
+    runs: await db.run.count({ where }),
+    conversations: await db.conversation.count({ where }),
+  };
 }
 
 describe("conversation and message routes", () => {
@@ -20,11 +24,19 @@ describe("conversation and message routes", () => {
     expect(created.status).toBe(201);
     const id = created.json.id as string;
     const clientMessageId = randomUUID();
-    const first = await call(messages.POST, { user: a, params: { id }, body: { content: "hi there", clientMessageId } });
+    const first = await call(messages.POST, {
+      user: a,
+      params: { id },
+      body: { content: "hi there", clientMessageId },
+    });
     expect(first.status).toBe(202);
     expect(first.json.message.kind).toBe("user");
     expect(first.json.run.status).toBe("queued");
-    const again = await call(messages.POST, { user: a, params: { id }, body: { content: "hi there", clientMessageId } });
+    const again = await call(messages.POST, {
+      user: a,
+      params: { id },
+      body: { content: "hi there", clientMessageId },
+    });
     expect(again.status).toBe(202);
     expect(again.json.message.id).toBe(first.json.message.id);
     expect(again.json.run.id).toBe(first.json.run.id);
@@ -40,7 +52,9 @@ describe("conversation and message routes", () => {
     const id = (await call(conversations.POST, { user: a, body: {} })).json.id;
     const clientMessageId = randomUUID();
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => call(messages.POST, { user: a, params: { id }, body: { content: "once", clientMessageId } })),
+      Array.from({ length: 5 }, () =>
+        call(messages.POST, { user: a, params: { id }, body: { content: "once", clientMessageId } }),
+      ),
     );
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([202]));
     expect(new Set(results.map((r) => r.json.message.id)).size).toBe(1);
@@ -95,15 +109,28 @@ describe("conversation and message routes", () => {
       expect(r.json.error.code).toBe("bad_request");
       expect(r.json.error.field).toBe(field);
     }
-    const malformed = await call(messages.POST, { user: a, params: { id }, rawBody: "{not json", headers: { "content-type": "application/json" } });
+    const malformed = await call(messages.POST, {
+      user: a,
+      params: { id },
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.json.error.field).toBe("body");
     const title = await call(conversations.POST, { user: a, body: { title: "t".repeat(201) } });
     expect(title.status).toBe(400);
     expect(title.json.error.field).toBe("title");
-    const huge = await call(messages.POST, { user: a, params: { id }, rawBody: JSON.stringify({ content: "x".repeat(300_000), clientMessageId: "y" }) });
+    const huge = await call(messages.POST, {
+      user: a,
+      params: { id },
+      rawBody: JSON.stringify({ content: "x".repeat(300_000), clientMessageId: "y" }),
+    });
     expect(huge.status).toBe(413);
-    const badAfter = await call(messages.GET, { user: a, params: { id }, path: `/api/conversations/${id}/messages?after=abc` });
+    const badAfter = await call(messages.GET, {
+      user: a,
+      params: { id },
+      path: `/api/conversations/${id}/messages?after=abc`,
+    });
     expect(badAfter.status).toBe(400);
     expect(badAfter.json.error.field).toBe("after");
     expect(await counts(a.id)).toEqual(before);
@@ -112,7 +139,11 @@ describe("conversation and message routes", () => {
   it("deleting a conversation hides it everywhere and cancels its queued turns", async () => {
     const a = await signUp("Deleter");
     const id = (await call(conversations.POST, { user: a, body: {} })).json.id;
-    const posted = await call(messages.POST, { user: a, params: { id }, body: { content: "soon gone", clientMessageId: randomUUID() } });
+    const posted = await call(messages.POST, {
+      user: a,
+      params: { id },
+      body: { content: "soon gone", clientMessageId: randomUUID() },
+    });
     expect((await call(conversation.DELETE, { user: a, method: "DELETE", params: { id } })).status).toBe(204);
     expect((await call(conversation.GET, { user: a, params: { id } })).status).toBe(404);
     expect((await call(messages.GET, { user: a, params: { id } })).status).toBe(404);

@@ -37,7 +37,11 @@ async function setup(name: string): Promise<{ user: TestUser; conversationId: st
   return { user, conversationId, taskId: started.json.task.id as string };
 }
 
-function expectBadField(r: { status: number; json: { error?: { code: string; field?: string } } }, field: string, what: string) {
+function expectBadField(
+  r: { status: number; json: { error?: { code: string; field?: string } } },
+  field: string,
+  what: string,
+) {
   expect(r.status, what).toBe(400);
   expect(r.json.error?.code, what).toBe("bad_request");
   expect(r.json.error?.field, what).toBe(field);
@@ -60,35 +64,63 @@ describe("input the database cannot hold", () => {
       const post = (body: unknown) => call(messages.POST, { user, params: { id: conversationId }, body });
       expectBadField(await post({ ...msg, content: bad }), "content", "content");
       expectBadField(await post({ ...msg, clientMessageId: bad }), "clientMessageId", "clientMessageId");
-      expectBadField(await post({ ...msg, delivery: { mode: bad, dueInSeconds: 60 } }), "delivery.mode", "delivery.mode");
+      expectBadField(
+        await post({ ...msg, delivery: { mode: bad, dueInSeconds: 60 } }),
+        "delivery.mode",
+        "delivery.mode",
+      );
       expectBadField(await post({ ...msg, delivery: { mode: "at", dueAt: bad } }), "delivery.dueAt", "delivery.dueAt");
       for (const field of ["conversationId", "title", "prompt", "clientRequestId", "driver"]) {
         expectBadField(await call(tasks.POST, { user, body: { ...start, [field]: bad } }), field, field);
       }
-      expectBadField(await call(update.POST, { user, params: { id: taskId }, body: { message: bad } }), "message", "update");
-      expectBadField(await call(input.POST, { user, params: { id: taskId }, body: { response: bad } }), "response", "input");
+      expectBadField(
+        await call(update.POST, { user, params: { id: taskId }, body: { message: bad } }),
+        "message",
+        "update",
+      );
+      expectBadField(
+        await call(input.POST, { user, params: { id: taskId }, body: { response: bad } }),
+        "response",
+        "input",
+      );
     }
     // A key no route knows, and a bad key (named by its parent: echoing it would carry the NUL).
     expectBadField(await call(tasks.POST, { user, body: { ...start, extra: NUL } }), "extra", "unknown key's value");
     expectBadField(await call(tasks.POST, { user, body: { ...start, [NUL]: 1 } }), "body", "bad key");
-    expectBadField(await call(tasks.POST, { user, body: { ...start, options: { [LONE_HIGH]: 1 } } }), "options", "nested bad key");
+    expectBadField(
+      await call(tasks.POST, { user, body: { ...start, options: { [LONE_HIGH]: 1 } } }),
+      "options",
+      "nested bad key",
+    );
     // An unknown key that is no plausible field name is not echoed back.
     const junk = await call(tasks.POST, { user, body: { ...start, ["<script>".repeat(1000)]: 1 } });
     expectBadField(junk, "body", "junk key");
     expect(JSON.stringify(junk.json)).not.toContain("<script>");
     expect(await counts(user.id)).toEqual(before);
     // Paired surrogates (emoji) and RTL text are fine.
-    const ok = await call(messages.POST, { user, params: { id: conversationId }, body: { content: "hi 👋 \u202eolleh", clientMessageId: randomUUID() } });
+    const ok = await call(messages.POST, {
+      user,
+      params: { id: conversationId },
+      body: { content: "hi 👋 \u202eolleh", clientMessageId: randomUUID() },
+    });
     expect(ok.status).toBe(202);
     expect(ok.json.message.content).toBe("hi 👋 \u202eolleh");
   });
 
   it("NUL in a query parameter → 400 naming it", async () => {
     const { user, conversationId } = await setup("Query");
-    expectBadField(await call(tasks.GET, { user, path: "/api/tasks?conversationId=%00" }), "conversationId", "conversationId");
+    expectBadField(
+      await call(tasks.GET, { user, path: "/api/tasks?conversationId=%00" }),
+      "conversationId",
+      "conversationId",
+    );
     expectBadField(await call(tasks.GET, { user, path: "/api/tasks?scope=a%00" }), "scope", "scope");
     expectBadField(
-      await call(messages.GET, { user, params: { id: conversationId }, path: `/api/conversations/${conversationId}/messages?after=1%00` }),
+      await call(messages.GET, {
+        user,
+        params: { id: conversationId },
+        path: `/api/conversations/${conversationId}/messages?after=1%00`,
+      }),
       "after",
       "after",
     );
@@ -96,12 +128,31 @@ describe("input the database cannot hold", () => {
 
   it("numeric query parameters are decimal integers within the column's range", async () => {
     const { user, conversationId } = await setup("Numbers");
-    const list = (q: string) => call(messages.GET, { user, params: { id: conversationId }, path: `/api/conversations/${conversationId}/messages?${q}` });
-    for (const v of ["1e30", "9".repeat(40), "-1", "1.5", "0x10", "%201", "2147483648", "abc", "Infinity", "NaN", "1,2"]) {
+    const list = (q: string) =>
+      call(messages.GET, {
+        user,
+        params: { id: conversationId },
+        path: `/api/conversations/${conversationId}/messages?${q}`,
+      });
+    for (const v of [
+      "1e30",
+      "9".repeat(40),
+      "-1",
+      "1.5",
+      "0x10",
+      "%201",
+      "2147483648",
+      "abc",
+      "Infinity",
+      "NaN",
+      "1,2",
+    ]) {
       expectBadField(await list(`after=${v}`), "after", `after=${v}`);
     }
-    for (const v of ["0", "501", "-1", "1e2", "9".repeat(40)]) expectBadField(await list(`limit=${v}`), "limit", `limit=${v}`);
-    for (const v of ["0", "101", "1.0", "0x1"]) expectBadField(await call(tasks.GET, { user, path: `/api/tasks?limit=${v}` }), "limit", `tasks limit=${v}`);
+    for (const v of ["0", "501", "-1", "1e2", "9".repeat(40)])
+      expectBadField(await list(`limit=${v}`), "limit", `limit=${v}`);
+    for (const v of ["0", "101", "1.0", "0x1"])
+      expectBadField(await call(tasks.GET, { user, path: `/api/tasks?limit=${v}` }), "limit", `tasks limit=${v}`);
     for (const q of ["after=2147483647", "after=0", "after=", "limit=500", "limit=1", "after=007"]) {
       expect((await list(q)).status, q).toBe(200);
     }
@@ -112,7 +163,18 @@ describe("input the database cannot hold", () => {
   it("a path segment that cannot be an id → 404 not_found", async () => {
     const { user, conversationId, taskId } = await setup("Ids");
     const before = await counts(user.id);
-    const bad = ["\u0000", "%00", "x", "nope", conversationId.toUpperCase(), `${taskId} `, "a".repeat(10_000), LONE_HIGH, "../" + taskId, "1"];
+    const bad = [
+      "\u0000",
+      "%00",
+      "x",
+      "nope",
+      conversationId.toUpperCase(),
+      `${taskId} `,
+      "a".repeat(10_000),
+      LONE_HIGH,
+      "../" + taskId,
+      "1",
+    ];
     for (const id of bad) {
       const attempts = [
         await call(conversation.GET, { user, params: { id } }),
@@ -137,15 +199,33 @@ describe("input the database cannot hold", () => {
     const { user, conversationId } = await setup("Due");
     const before = await counts(user.id);
     const post = (delivery: unknown) =>
-      call(messages.POST, { user, params: { id: conversationId }, body: { content: "hi", clientMessageId: randomUUID(), delivery } });
+      call(messages.POST, {
+        user,
+        params: { id: conversationId },
+        body: { content: "hi", clientMessageId: randomUUID(), delivery },
+      });
     const start = (delivery: unknown) =>
-      call(tasks.POST, { user, body: { conversationId, title: "x", prompt: "y", clientRequestId: randomUUID(), delivery } });
+      call(tasks.POST, {
+        user,
+        body: { conversationId, title: "x", prompt: "y", clientRequestId: randomUUID(), delivery },
+      });
     const far = new Date(Date.now() + 30 * 24 * 3600_000).toISOString();
-    for (const dueAt of ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z", far, "2026-02-30T00:00:00Z", "tomorrow"]) {
+    for (const dueAt of [
+      "9999-12-31T23:59:59Z",
+      "0001-01-01T00:00:00Z",
+      "1970-01-01T00:00:00Z",
+      far,
+      "2026-02-30T00:00:00Z",
+      "tomorrow",
+    ]) {
       expectBadField(await post({ mode: "at", dueAt }), "delivery.dueAt", dueAt);
       expectBadField(await start({ mode: "by", dueAt }), "delivery.dueAt", dueAt);
     }
-    expectBadField(await post({ mode: "at", dueInSeconds: 7 * 24 * 3600 + 1 }), "delivery.dueInSeconds", "dueInSeconds");
+    expectBadField(
+      await post({ mode: "at", dueInSeconds: 7 * 24 * 3600 + 1 }),
+      "delivery.dueInSeconds",
+      "dueInSeconds",
+    );
     expect(await counts(user.id)).toEqual(before);
     const soon = new Date(Date.now() + 3600_000).toISOString();
     expect((await post({ mode: "at", dueAt: soon })).status).toBe(202);
@@ -184,7 +264,14 @@ describe("input the database cannot hold", () => {
         rawBody,
         headers: contentType ? { "content-type": contentType } : {},
       });
-    for (const type of ["text/plain", "text/plain;charset=UTF-8", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "application/jsonx", "json"]) {
+    for (const type of [
+      "text/plain",
+      "text/plain;charset=UTF-8",
+      "multipart/form-data; boundary=x",
+      "application/x-www-form-urlencoded",
+      "application/jsonx",
+      "json",
+    ]) {
       expectBadField(await raw(json, type), "body", type);
     }
     expectBadField(await raw(json), "body", "no content-type");
@@ -204,7 +291,10 @@ describe("input the database cannot hold", () => {
     expect(await counts(user.id)).toEqual(before);
     // JSON with a charset or a +json type is JSON; an empty body is an empty object.
     expect((await raw(json, "application/json; charset=utf-8")).status).toBe(202);
-    expect((await raw(JSON.stringify({ content: "x", clientMessageId: randomUUID() }), "application/vnd.herald+json")).status).toBe(202);
+    expect(
+      (await raw(JSON.stringify({ content: "x", clientMessageId: randomUUID() }), "application/vnd.herald+json"))
+        .status,
+    ).toBe(202);
     expect((await call(conversations.POST, { user, method: "POST" })).status).toBe(201);
   });
 

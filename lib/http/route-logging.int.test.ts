@@ -19,7 +19,11 @@ let sink: SmtpSink;
 function captureConsole() {
   lines = [];
   const keep = (...args: unknown[]) => {
-    lines.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+    lines.push(
+      args
+        .map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === "string" ? a : JSON.stringify(a)))
+        .join(" "),
+    );
   };
   for (const m of ["error", "warn", "log", "info"] as const) vi.spyOn(console, m).mockImplementation(keep);
 }
@@ -45,13 +49,17 @@ describe("handler errors", () => {
       throw new Error(`lookup failed for ${u.email}`);
     });
     captureConsole();
-    const res = await call(failing, { user: u, path: `/api/share/${share}?token=${encodeURIComponent(unsubscribe)}&reset=${reset}` });
+    const res = await call(failing, {
+      user: u,
+      path: `/api/share/${share}?token=${encodeURIComponent(unsubscribe)}&reset=${reset}`,
+    });
     expect(res.status).toBe(500);
     const ref = res.json.error.ref as string;
     const text = lines.join("\n");
     expect(text).toContain(ref);
     expect(text).toContain("/api/share/:redacted");
-    for (const secret of [share, unsubscribe, encodeURIComponent(unsubscribe), reset, u.email]) expect(text).not.toContain(secret);
+    for (const secret of [share, unsubscribe, encodeURIComponent(unsubscribe), reset, u.email])
+      expect(text).not.toContain(secret);
   });
 });
 
@@ -75,7 +83,15 @@ describe("mail failures", () => {
     process.env.SMTP_URL = sink.url;
     const to = `permfail-${randomBytes(4).toString("hex")}@example.test`;
     captureConsole();
-    const outcome = await sendEmail({ from: "Herald <herald@example.test>", to, subject: "s", text: "t", html: "<p>t</p>", messageId: "<m@example.test>", headers: {} });
+    const outcome = await sendEmail({
+      from: "Herald <herald@example.test>",
+      to,
+      subject: "s",
+      text: "t",
+      html: "<p>t</p>",
+      messageId: "<m@example.test>",
+      headers: {},
+    });
     expect(outcome).toMatchObject({ ok: false, permanent: true });
     emailLoop("w-test").log?.("send failed", new Error(`Can't send mail - all recipients were rejected: 550 <${to}>`));
     const text = lines.join("\n");
@@ -88,10 +104,16 @@ describe("mail failures", () => {
 describe("redactPath", () => {
   it.each([
     ["/share/AbC_d-9xYz0123456789abcdefghijklmnopqrstuvw", "/share/:redacted"],
-    ["/api/auth/reset-password/abcdefghijklmnopqrstuvwx?callbackURL=%2Freset-password", "/api/auth/reset-password/:redacted"],
+    [
+      "/api/auth/reset-password/abcdefghijklmnopqrstuvwx?callbackURL=%2Freset-password",
+      "/api/auth/reset-password/:redacted",
+    ],
     ["/unsubscribe?token=abc.def", "/unsubscribe"],
     ["http://localhost:3000/api/email/unsubscribe?token=abc.def#x", "/api/email/unsubscribe"],
-    ["/api/conversations/4b1e6c3e-9d7a-4a55-8f0c-2f7d1f6b9a10/messages", "/api/conversations/4b1e6c3e-9d7a-4a55-8f0c-2f7d1f6b9a10/messages"],
+    [
+      "/api/conversations/4b1e6c3e-9d7a-4a55-8f0c-2f7d1f6b9a10/messages",
+      "/api/conversations/4b1e6c3e-9d7a-4a55-8f0c-2f7d1f6b9a10/messages",
+    ],
     ["/_next/static/chunks/main-app.js", "/_next/static/chunks/main-app.js"],
     ["/api/unknown/SomeToken123", "/api/unknown/:redacted"],
   ])("%s → %s", (input, expected) => {

@@ -38,7 +38,8 @@ export function errorResponse(err: ApiError, ref?: string): Response {
   const error: ApiErrorBody["error"] = { code: err.code, message: err.message };
   if (err.field) error.field = err.field;
   if (ref) error.ref = ref;
-  const headers = err.retryAfter !== undefined ? { "retry-after": String(Math.max(1, Math.ceil(err.retryAfter))) } : undefined;
+  const headers =
+    err.retryAfter !== undefined ? { "retry-after": String(Math.max(1, Math.ceil(err.retryAfter))) } : undefined;
   return json({ error }, err.status, headers);
 }
 
@@ -120,7 +121,8 @@ function assertStorable(value: unknown, where: string): void {
 function checkOrigin(req: Request): void {
   const origin = req.headers.get("origin");
   if (origin === null) {
-    if (req.headers.get("sec-fetch-site") === "cross-site") throw new ApiError("forbidden", "Cross-site request refused");
+    if (req.headers.get("sec-fetch-site") === "cross-site")
+      throw new ApiError("forbidden", "Cross-site request refused");
     return;
   }
   const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
@@ -178,7 +180,10 @@ function mapError(err: unknown, req: Request): { error: ApiError; ref?: string }
   // The path without its query and tokens (share, reset and unsubscribe links carry them): lib/util/log.ts.
   log("api").error({ ref, method: req.method, path: req.url, err }, "unhandled error");
   // Never the error's own text: database and SDK messages name tables, values and hosts.
-  return { error: new ApiError("internal", `Something went wrong on our side; try again in a moment (ref ${ref})`), ref };
+  return {
+    error: new ApiError("internal", `Something went wrong on our side; try again in a moment (ref ${ref})`),
+    ref,
+  };
 }
 
 /**
@@ -216,7 +221,11 @@ async function sessionUser(req: Request): Promise<SessionUser> {
 
 async function keyUser(req: Request): Promise<KeyUser> {
   const user = await userFromApiKey(req.headers);
-  if (!user) throw new ApiError("unauthorized", "Send a valid API key in x-api-key or Authorization: Bearer (create one in Settings)");
+  if (!user)
+    throw new ApiError(
+      "unauthorized",
+      "Send a valid API key in x-api-key or Authorization: Bearer (create one in Settings)",
+    );
   return user;
 }
 

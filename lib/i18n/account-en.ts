@@ -6,14 +6,17 @@ export const accountEn = {
   // auth forms
   showPassword: "Show password",
   passwordPolicyHint: "At least 8 characters, and not one of the common passwords.",
-  errPasswordCommon: "This password is one of the most common passwords, so it would be guessed quickly. Choose another one.",
+  errPasswordCommon:
+    "This password is one of the most common passwords, so it would be guessed quickly. Choose another one.",
   forgotPassword: "Forgot password?",
   forgotTitle: "Reset your password",
   forgotLead: "Enter your account's email address and we'll send you a link to choose a new password.",
   sendResetLink: "Send reset link",
   sendingResetLink: "Sending…",
-  resetLinkSent: "If an account uses that address, a link to choose a new password is on its way. It works once, within one hour.",
-  resetEmailOff: "Email is off on this server, so no reset link can be sent. Ask the person who runs this Herald to reset your password.",
+  resetLinkSent:
+    "If an account uses that address, a link to choose a new password is on its way. It works once, within one hour.",
+  resetEmailOff:
+    "Email is off on this server, so no reset link can be sent. Ask the person who runs this Herald to reset your password.",
   resetTitle: "Choose a new password",
   newPassword: "New password",
   setNewPassword: "Set new password",
@@ -33,7 +36,8 @@ export const accountEn = {
   exportData: "Download my data",
   exportLead: "A JSON file with your conversations, messages, reports and tasks.",
   deleteSection: "Delete account",
-  deleteLead: "Stops your running tasks and removes your conversations, reports, tasks and API keys. This cannot be undone.",
+  deleteLead:
+    "Stops your running tasks and removes your conversations, reports, tasks and API keys. This cannot be undone.",
   deleteAccount: "Delete account…",
   confirmWithPassword: "Your password",
   deleteForever: "Delete my account forever",
@@ -52,7 +56,8 @@ export const accountEn = {
 
   // settings: Agent Protocol webhook deliveries
   webhooksTitle: "Webhook deliveries",
-  webhooksIntro: "Runs started with one of your keys and a webhook tell their URL when they end. Herald retries until the receiver answers 2xx.",
+  webhooksIntro:
+    "Runs started with one of your keys and a webhook tell their URL when they end. Herald retries until the receiver answers 2xx.",
   webhooksEmpty: "No webhooks yet.",
   webhookDelivered: "delivered",
   webhookPending: "retrying",
@@ -77,11 +82,14 @@ export const accountEn = {
   // delivery picker
   deliveryTimeOfDay: "At time",
   explainAt: "Herald will tell you at {time} (in {left}) with whatever is ready then, finished or not.",
-  explainBy: "Herald will tell you as soon as it's done. If it isn't done by {time} (in {left}), you'll hear when it finishes.",
-  explainByAnyway: "Herald will tell you as soon as it's done, and at {time} (in {left}) at the latest, finished or not.",
+  explainBy:
+    "Herald will tell you as soon as it's done. If it isn't done by {time} (in {left}), you'll hear when it finishes.",
+  explainByAnyway:
+    "Herald will tell you as soon as it's done, and at {time} (in {left}) at the latest, finished or not.",
   explainStop: "The work stops at that time.",
   explainNoTask: "A deadline only applies if the message starts background research.",
-  explainTooShort: "Research takes at least a minute or two: with less than a minute, Herald will most likely only tell you it did not finish in time.",
+  explainTooShort:
+    "Research takes at least a minute or two: with less than a minute, Herald will most likely only tell you it did not finish in time.",
   durationSeconds: "{s} s",
   durationMinutes: "{m} min {s} s",
   durationHours: "{h} h {m} min",

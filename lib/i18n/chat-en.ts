@@ -22,7 +22,8 @@ export const enChat = {
   unpinChat: "Unpin",
   deleteChat: "Delete",
   deleteChatTitle: "Delete “{title}”?",
-  deleteChatBody: "Its messages and reports are removed from your list. Background tasks still running in it are cancelled.",
+  deleteChatBody:
+    "Its messages and reports are removed from your list. Background tasks still running in it are cancelled.",
   deleteChatConfirm: "Delete chat",
   renameFailed: "Couldn't rename the chat: {reason}",
   pinFailed: "Couldn't pin the chat: {reason}",

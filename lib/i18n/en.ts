@@ -65,7 +65,8 @@ export const en = {
   notifyOffer: "Want a notification in this browser when it's time?",
   notifyOfferEnable: "Turn on notifications",
   notifyOfferDismiss: "Not now",
-  notifyOfferDeclined: "Without it, the notice still waits in this chat (and comes by email if email notices are on in Settings).",
+  notifyOfferDeclined:
+    "Without it, the notice still waits in this chat (and comes by email if email notices are on in Settings).",
   notifyOfferOn: "Notifications are on: this browser will tell you, even with Herald in the background.",
   emailNotices: "Email me when a promised result is due",
   emailNoticesHint: "Sent to your account's address when no Herald tab has been open for a while.",
@@ -76,12 +77,15 @@ export const en = {
   settingsSaved: "Saved",
   settingsSaveFailed: "Could not save the setting. Try again.",
   unsubscribeTitle: "Stop notice emails",
-  unsubscribeLead: "Herald will stop emailing you about promised results. You can turn the emails on again in Settings.",
+  unsubscribeLead:
+    "Herald will stop emailing you about promised results. You can turn the emails on again in Settings.",
   unsubscribeConfirm: "Stop the emails",
-  unsubscribeDone: "Done: Herald will not email you about notices any more. You can turn the emails on again in Settings.",
+  unsubscribeDone:
+    "Done: Herald will not email you about notices any more. You can turn the emails on again in Settings.",
   unsubscribeInvalid: "This link is not valid. Sign in and change the email setting in Settings.",
   sessionsTitle: "Sessions",
-  sessionsLead: "Signs out every browser and device where this account is signed in, this one included. Open feeds close at once.",
+  sessionsLead:
+    "Signs out every browser and device where this account is signed in, this one included. Open feeds close at once.",
   signOutAllFailed: "Couldn't sign out your other devices. Check your connection and try again.",
   language: "Language",
   closePanel: "Close",
@@ -153,10 +157,13 @@ export const en = {
   terminal_deadline_exceeded: "“{title}” stopped at its deadline; anything it already published stays",
   // notice text rebuilt from the notice's structured meta (the stored text is English)
   notice_due_on_time: "“{title}” is due now and the final report is ready.",
-  notice_due_missed_partial: "“{title}” is due now but not finished; a partial report is available. It keeps working and will report again when done.",
-  notice_due_missed_none: "“{title}” is due now but not finished; nothing has been published yet. It keeps working and will report again when done.",
+  notice_due_missed_partial:
+    "“{title}” is due now but not finished; a partial report is available. It keeps working and will report again when done.",
+  notice_due_missed_none:
+    "“{title}” is due now but not finished; nothing has been published yet. It keeps working and will report again when done.",
   notice_due_stopped: "“{title}” reached its deadline and was stopped; what was published is kept.",
-  notice_stopped_stopped: "“{title}” ran past the deadline as far as you allowed and was stopped; what was published is kept.",
+  notice_stopped_stopped:
+    "“{title}” ran past the deadline as far as you allowed and was stopped; what was published is kept.",
   notice_final_done: "“{title}” finished; the report is ready.",
   notice_final_early: "“{title}” finished before the promised time; the final report is ready.",
   notice_final_on_time: "“{title}” finished on time; the final report is ready.",
@@ -191,7 +198,8 @@ export const en = {
   reportIfUnfinished: "Report even if unfinished",
   stopAtDeadline: "Stop at the deadline",
   apiKeysTitle: "API keys",
-  apiKeysLead: "Let another agent (a LangGraph or deepagents supervisor) hand research to Herald through the Agent Protocol at /api/ap. A key acts as your account.",
+  apiKeysLead:
+    "Let another agent (a LangGraph or deepagents supervisor) hand research to Herald through the Agent Protocol at /api/ap. A key acts as your account.",
   apiKeyName: "Key name",
   apiKeyNameHint: "e.g. my supervisor",
   apiKeyCreate: "Create key",
@@ -244,7 +252,8 @@ export const en = {
   staleStatus: "{status} (last known; reconnecting)",
   // the cancel confirmation (contract: cancelConfirm, cancelKeep)
   cancelConfirmTitle: "Cancel “{title}”?",
-  cancelConfirmBody: "The research stops now and can't be resumed. Anything it has already published stays in the conversation.",
+  cancelConfirmBody:
+    "The research stops now and can't be resumed. Anything it has already published stays in the conversation.",
   cancelConfirm: "Yes, cancel it",
   cancelKeep: "Keep it running",
   cancelFailed: "Couldn't cancel “{title}”: {reason}",

@@ -14,7 +14,9 @@ describe("offline model strings", () => {
   });
 
   it("fills placeholders once, leaving values and unknown names as they are", () => {
-    expect(offlineText("en", "cancelOk", { title: '"{title}" $& $1' })).toBe(`OK, "{title}" $& $1 is cancelled. Anything it already published stays in the conversation.`);
+    expect(offlineText("en", "cancelOk", { title: '"{title}" $& $1' })).toBe(
+      `OK, "{title}" $& $1 is cancelled. Anything it already published stays in the conversation.`,
+    );
     expect(offlineText("zh", "listHead", { count: 3 })).toBe("这个对话的后台任务（3 个）：");
     expect(offlineText("en", "listHead")).toBe("Background tasks in this conversation ({count}):");
     expect(offlineText("en", "listHead", { other: 1 })).toBe("Background tasks in this conversation ({count}):");
@@ -29,6 +31,8 @@ describe("offline model strings", () => {
   it("is usable by server code: no React, no client modules", () => {
     const source = readFileSync(new URL("./offline.ts", import.meta.url), "utf8");
     expect(source).not.toMatch(/["']use client["']/);
-    expect([...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[0])).toEqual(['import type { Lang } from "./dictionaries";']);
+    expect([...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[0])).toEqual([
+      'import type { Lang } from "./dictionaries";',
+    ]);
   });
 });

@@ -124,7 +124,10 @@ const MESSAGES = {
     zh: "我没有找到与{task}匹配的进行中的后台任务。",
   },
   noMatchNamed: { en: "I couldn't find a background task matching {task}.", zh: "我没有找到与{task}匹配的后台任务。" },
-  noMatchActive: { en: "There is no active background task in this conversation.", zh: "这个对话里没有进行中的后台任务。" },
+  noMatchActive: {
+    en: "There is no active background task in this conversation.",
+    zh: "这个对话里没有进行中的后台任务。",
+  },
   noMatch: { en: "There is no background task in this conversation.", zh: "这个对话里没有后台任务。" },
 
   startError: { en: "I couldn't start the background task: {error}", zh: "没能启动后台任务：{error}" },
@@ -171,7 +174,10 @@ const MESSAGES = {
   checkStatus: { en: "{title} is {status}.", zh: "{title}：{status}。" },
   checkReason: { en: "Reason: {error}.", zh: "原因：{error}。" },
   checkProgress: { en: "Latest progress: {text}", zh: "最新进展：{text}" },
-  checkPartial: { en: "A partial report (version {version}) is available.", zh: "已有一份阶段性报告（第 {version} 版）可以阅读。" },
+  checkPartial: {
+    en: "A partial report (version {version}) is available.",
+    zh: "已有一份阶段性报告（第 {version} 版）可以阅读。",
+  },
   checkFinal: { en: "The final report is available.", zh: "最终报告已经可以阅读。" },
   checkUnpublished: { en: "Nothing has been published yet.", zh: "还没有发布任何报告。" },
   checkDueAt: { en: "I'll tell you at {due}.", zh: "我会在{due}告诉你。" },
@@ -226,7 +232,10 @@ const MESSAGES = {
     zh: "你的后台任务{title}已完成（晚于约定时间），最终报告见上方。",
   },
   narrationFailed: { en: "Your background task {title} failed.", zh: "你的后台任务{title}失败了。" },
-  narrationFailedReason: { en: "Your background task {title} failed: {reason}", zh: "你的后台任务{title}失败了：{reason}" },
+  narrationFailedReason: {
+    en: "Your background task {title} failed: {reason}",
+    zh: "你的后台任务{title}失败了：{reason}",
+  },
   narrationFailedKept: {
     en: "The partial results already published are still available.",
     zh: "已发布的部分结果仍然保留。",

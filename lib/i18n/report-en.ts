@@ -24,7 +24,8 @@ export const enReport = {
   reportDiffAdded: "added",
   reportShare: "Share",
   reportShareTitle: "Share this report",
-  reportShareLead: "Anyone with the link can read this version of the report without signing in. They see the report only: not your account, not this conversation. Off until you create a link.",
+  reportShareLead:
+    "Anyone with the link can read this version of the report without signing in. They see the report only: not your account, not this conversation. Off until you create a link.",
   reportShareCreate: "Create link",
   reportShareCreating: "Creating…",
   reportShareLink: "Share link",

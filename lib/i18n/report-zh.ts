@@ -21,7 +21,8 @@ export const zhReport: { [K in keyof typeof enReport]: string } = {
   reportDiffAdded: "新增",
   reportShare: "分享",
   reportShareTitle: "分享这份报告",
-  reportShareLead: "任何拿到链接的人都可以阅读这一版报告，无需登录。他们只能看到报告本身，看不到你的账号，也看不到这个对话。在你创建链接之前，报告不会被分享。",
+  reportShareLead:
+    "任何拿到链接的人都可以阅读这一版报告，无需登录。他们只能看到报告本身，看不到你的账号，也看不到这个对话。在你创建链接之前，报告不会被分享。",
   reportShareCreate: "创建链接",
   reportShareCreating: "正在创建…",
   reportShareLink: "分享链接",

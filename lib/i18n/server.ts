@@ -9,7 +9,11 @@ import { LANG_COOKIE, isLang, langFromTag, type Lang } from "./dictionaries";
  * cookie, Accept-Language stands in for navigator.language (browsers derive
  * both from the same setting).
  */
-export function pickLang(from: { account?: string | null; cookie?: string | null; acceptLanguage?: string | null }): Lang {
+export function pickLang(from: {
+  account?: string | null;
+  cookie?: string | null;
+  acceptLanguage?: string | null;
+}): Lang {
   if (isLang(from.account)) return from.account;
   if (isLang(from.cookie)) return from.cookie;
   for (const part of (from.acceptLanguage ?? "").split(",")) {
@@ -30,5 +34,9 @@ export function langCookieOf(cookieHeader: string | null): string | null {
 
 export async function getServerLang(accountLang?: string | null): Promise<Lang> {
   const cookieLang = (await cookies()).get(LANG_COOKIE)?.value;
-  return pickLang({ account: accountLang, cookie: cookieLang, acceptLanguage: (await headers()).get("accept-language") });
+  return pickLang({
+    account: accountLang,
+    cookie: cookieLang,
+    acceptLanguage: (await headers()).get("accept-language"),
+  });
 }

@@ -4,7 +4,8 @@
 export const enUsage = {
   providerWaitTitle: "Model provider",
   waitingForProvider: "Waiting for the model provider",
-  waitingForProviderHint: "The provider is failing or limiting requests right now; the task goes on by itself once it answers.",
+  waitingForProviderHint:
+    "The provider is failing or limiting requests right now; the task goes on by itself once it answers.",
   usageTitle: "Model usage",
   usageTokens: "{total} tokens ({input} read, {output} written)",
   usageRequests: "asked the model {n} times",

@@ -182,7 +182,8 @@ export const zh: { [K in keyof typeof en]: string } = {
   reportIfUnfinished: "做不完也告诉我",
   stopAtDeadline: "到点就停",
   apiKeysTitle: "API 密钥",
-  apiKeysLead: "让其他智能体（LangGraph 或 deepagents 的主控智能体）通过 /api/ap 的 Agent Protocol 把研究交给 Herald。密钥代表你的账号。",
+  apiKeysLead:
+    "让其他智能体（LangGraph 或 deepagents 的主控智能体）通过 /api/ap 的 Agent Protocol 把研究交给 Herald。密钥代表你的账号。",
   apiKeyName: "密钥名称",
   apiKeyNameHint: "例如：我的主控智能体",
   apiKeyCreate: "创建密钥",

@@ -31,7 +31,9 @@ export async function userFromApiKey(headers: Headers): Promise<KeyUser | null> 
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
     await db.$executeRaw`
       UPDATE "api_key" SET "lastUsedAt" = now()
-      WHERE id = ${row.keyId} AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - ${LAST_USED_GRANULARITY_MS} * interval '1 millisecond')`.catch(() => {});
+      WHERE id = ${row.keyId} AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - ${LAST_USED_GRANULARITY_MS} * interval '1 millisecond')`.catch(
+      () => {},
+    );
   }
   return { id: row.id, name: row.name, email: row.email, keyId: row.keyId };
 }

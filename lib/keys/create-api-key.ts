@@ -41,7 +41,12 @@ export async function createApiKey(
       FROM "user" WHERE id = ${ownerId} FOR UPDATE`;
     const count = await tx.apiKey.count({ where: { ownerId } });
     if (count >= MAX_KEYS_PER_ACCOUNT) {
-      throw new ApiError("quota_exceeded", `At most ${MAX_KEYS_PER_ACCOUNT} API keys per account; revoke one you no longer use`, undefined, 60);
+      throw new ApiError(
+        "quota_exceeded",
+        `At most ${MAX_KEYS_PER_ACCOUNT} API keys per account; revoke one you no longer use`,
+        undefined,
+        60,
+      );
     }
     const { key, prefix, hash } = newKey();
     const row = await tx.apiKey.create({ data: { ownerId, name: body.name, prefix, hash, expiresAt } });

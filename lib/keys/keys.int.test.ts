@@ -20,19 +20,25 @@ async function createKey(user: TestUser, body: Record<string, unknown>) {
   return call(keysRoute.POST, { user, body: { name: "supervisor", ...body } });
 }
 
-async function mint(user: TestUser, extra: Record<string, unknown> = {}): Promise<{ id: string; key: string; expiresAt: string | null }> {
+async function mint(
+  user: TestUser,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; key: string; expiresAt: string | null }> {
   const r = await createKey(user, { password: PASSWORD, ...extra });
   expect(r.status).toBe(201);
   return r.json;
 }
 
 /** A program on /api/ap with the key and no cookie. */
-const apStatus = async (key: string) => (await call(searchRoute.POST, { body: {}, headers: { "x-api-key": key } })).status;
+const apStatus = async (key: string) =>
+  (await call(searchRoute.POST, { body: {}, headers: { "x-api-key": key } })).status;
 
 function auth(path: string, body: unknown, cookie?: string): Promise<Response> {
   const headers: Record<string, string> = { origin: ORIGIN, "content-type": "application/json" };
   if (cookie) headers.cookie = cookie;
-  return handleAuthRequest(new Request(`${ORIGIN}/api/auth${path}`, { method: "POST", headers, body: JSON.stringify(body) }));
+  return handleAuthRequest(
+    new Request(`${ORIGIN}/api/auth${path}`, { method: "POST", headers, body: JSON.stringify(body) }),
+  );
 }
 
 describe("POST /api/keys asks for the account's password", () => {
@@ -48,7 +54,15 @@ describe("POST /api/keys asks for the account's password", () => {
 
     const ok = await createKey(u, { password: PASSWORD });
     expect(ok.status).toBe(201);
-    expect(Object.keys(ok.json).sort()).toEqual(["createdAt", "expiresAt", "id", "key", "lastUsedAt", "name", "prefix"]);
+    expect(Object.keys(ok.json).sort()).toEqual([
+      "createdAt",
+      "expiresAt",
+      "id",
+      "key",
+      "lastUsedAt",
+      "name",
+      "prefix",
+    ]);
     expect(ok.json.expiresAt).toBeNull();
     expect(await apStatus(ok.json.key)).toBe(200);
   });
@@ -73,7 +87,9 @@ describe("key expiry", () => {
     expect(days).toBeGreaterThan(29.99);
     expect(days).toBeLessThan(30.01);
     const list = await call(keysRoute.GET, { user: u });
-    const byId = new Map((list.json.keys as { id: string; expiresAt: string | null }[]).map((x) => [x.id, x.expiresAt]));
+    const byId = new Map(
+      (list.json.keys as { id: string; expiresAt: string | null }[]).map((x) => [x.id, x.expiresAt]),
+    );
     expect(byId.get(k.id)).toBe(k.expiresAt);
     expect(byId.get(forever.id)).toBeNull();
     expect(await apStatus(k.key)).toBe(200);
@@ -94,11 +110,19 @@ describe("a new password ends every key", () => {
     const theirs = await mint(other);
 
     // A wrong current password changes nothing, keys included.
-    const refused = await auth("/change-password", { currentPassword: "wrong password here", newPassword: "a brand new lantern 42" }, u.cookie);
+    const refused = await auth(
+      "/change-password",
+      { currentPassword: "wrong password here", newPassword: "a brand new lantern 42" },
+      u.cookie,
+    );
     expect(refused.status).toBe(400);
     expect(await apStatus(a.key)).toBe(200);
 
-    const res = await auth("/change-password", { currentPassword: PASSWORD, newPassword: "a brand new lantern 42" }, u.cookie);
+    const res = await auth(
+      "/change-password",
+      { currentPassword: PASSWORD, newPassword: "a brand new lantern 42" },
+      u.cookie,
+    );
     expect(res.status).toBe(200);
     expect(await apStatus(a.key)).toBe(401);
     expect(await apStatus(b.key)).toBe(401);

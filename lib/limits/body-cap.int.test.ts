@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as authRoute from "@/app/api/auth/[...all]/route";
 import * as unsubscribeRoute from "@/app/api/email/unsubscribe/route";
 import { ORIGIN } from "@/tests/helpers";
-import { bodyCapFor, capNodeRequestBody, MAX_AUTH_BODY_BYTES, MAX_BODY_BYTES, MAX_UNSUBSCRIBE_BODY_BYTES } from "./body-cap";
+import {
+  bodyCapFor,
+  capNodeRequestBody,
+  MAX_AUTH_BODY_BYTES,
+  MAX_BODY_BYTES,
+  MAX_UNSUBSCRIBE_BODY_BYTES,
+} from "./body-cap";
 
 // A real socket with the same capNodeRequestBody() scripts/server.ts runs before Next,
 // then into route handlers that are outside route() (better-auth, unsubscribe). The
@@ -31,8 +37,11 @@ beforeAll(async () => {
       }),
     );
     const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
-    void handler(new Request(`${ORIGIN}${req.url}`, { method: req.method, headers, body: counted, duplex: "half" } as RequestInit))
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+    void handler(
+      new Request(`${ORIGIN}${req.url}`, { method: req.method, headers, body: counted, duplex: "half" } as RequestInit),
+    )
       .then(async (out) => {
         if (res.headersSent) return;
         res.writeHead(out.status, Object.fromEntries(out.headers));
@@ -60,7 +69,11 @@ interface Sent {
  * Streams `total` bytes of `fill` to the server, with or without Content-Length,
  * and stops writing as soon as an answer arrives (as a client would).
  */
-function send(path: string, total: number, opts: { declareLength: boolean; contentType: string; fill?: string }): Promise<Sent> {
+function send(
+  path: string,
+  total: number,
+  opts: { declareLength: boolean; contentType: string; fill?: string },
+): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(64 * 1024, opts.fill ?? "a");
     let written = 0;
@@ -118,7 +131,10 @@ describe("request bodies are capped before they are read", () => {
 
   it("unsubscribe with a declared 30 MiB body: 413 before a byte reaches the handler", async () => {
     delivered.clear();
-    const r = await send("/api/email/unsubscribe", 30 * MIB, { declareLength: true, contentType: "application/x-www-form-urlencoded" });
+    const r = await send("/api/email/unsubscribe", 30 * MIB, {
+      declareLength: true,
+      contentType: "application/x-www-form-urlencoded",
+    });
     expect(r.status).toBe(413);
     expect(r.json.error).toMatchObject({ code: "payload_too_large", field: "body" });
     expect(delivered.get("/api/email/unsubscribe") ?? 0).toBe(0);
@@ -127,7 +143,10 @@ describe("request bodies are capped before they are read", () => {
 
   it("unsubscribe with a streamed 30 MiB body (no Content-Length): 413 once the cap is passed, the rest never read", async () => {
     delivered.clear();
-    const r = await send("/api/email/unsubscribe", 30 * MIB, { declareLength: false, contentType: "application/x-www-form-urlencoded" });
+    const r = await send("/api/email/unsubscribe", 30 * MIB, {
+      declareLength: false,
+      contentType: "application/x-www-form-urlencoded",
+    });
     expect(r.status).toBe(413);
     expect(r.json.error).toMatchObject({ code: "payload_too_large", field: "body" });
     expect(delivered.get("/api/email/unsubscribe") ?? 0).toBeLessThanOrEqual(MAX_UNSUBSCRIBE_BODY_BYTES);
@@ -149,7 +168,13 @@ describe("request bodies are capped before they are read", () => {
     const form = "token=not-a-real-token&List-Unsubscribe=One-Click";
     const r = await new Promise<number>((resolve, reject) => {
       const req = http.request(
-        { host: "127.0.0.1", port, path: "/api/email/unsubscribe", method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" } },
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/api/email/unsubscribe",
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
@@ -175,7 +200,10 @@ describe("request bodies are capped before they are read", () => {
       new Request(`${ORIGIN}/api/email/unsubscribe`, { method: "POST", body, duplex: "half" } as RequestInit),
     );
     expect(res.status).toBe(413);
-    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: "payload_too_large", field: "body" });
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({
+      code: "payload_too_large",
+      field: "body",
+    });
     // A stream is pulled a little ahead of the reader; nowhere near the 30 MiB.
     expect(pulled).toBeLessThan(1 * MIB);
   });

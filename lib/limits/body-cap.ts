@@ -74,7 +74,11 @@ function refuse(res: ServerResponse, maxBytes: number): void {
  * whoever reads it and however it is framed (chunked, no length): past the cap the
  * rest never reaches the stream, the client gets 413 and the connection closes.
  */
-export function capNodeRequestBody(req: IncomingMessage, res: ServerResponse, maxBytes = bodyCapFor(pathOf(req))): boolean {
+export function capNodeRequestBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes = bodyCapFor(pathOf(req)),
+): boolean {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (!Number.isFinite(declared) || declared > maxBytes) {
     refuse(res, maxBytes);

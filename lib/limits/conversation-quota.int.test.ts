@@ -33,7 +33,10 @@ async function untilRefused(n: number, make: () => Promise<{ status: number }>):
   return statuses;
 }
 
-function expectRefused(r: { status: number; json: { error: { code: string; message: string } }; res: Response }, code: string) {
+function expectRefused(
+  r: { status: number; json: { error: { code: string; message: string } }; res: Response },
+  code: string,
+) {
   expect(r.status).toBe(429);
   expect(r.json.error.code).toBe(code);
   expect(typeof r.json.error.message).toBe("string");
@@ -87,7 +90,9 @@ describe("conversations and Agent Protocol threads are bounded per account", () 
     expectRefused(await createChat(a), "quota_exceeded");
     // "New chat" with no empty draft to reuse creates one: refused the same way.
     expectRefused(await call(conversationsRoute.POST, { user: a, body: { draft: true } }), "quota_exceeded");
-    expect((await call(conversationRoute.DELETE, { user: a, method: "DELETE", params: { id: ids[0] } })).status).toBeLessThan(300);
+    expect(
+      (await call(conversationRoute.DELETE, { user: a, method: "DELETE", params: { id: ids[0] } })).status,
+    ).toBeLessThan(300);
     expect((await createChat(a)).status).toBe(201);
   });
 
@@ -97,7 +102,8 @@ describe("conversations and Agent Protocol threads are bounded per account", () 
     process.env.HERALD_LIMITS = "off";
     const a = await signUp("ConvOff");
     for (let i = 0; i < 3; i++) expect((await createChat(a)).status).toBe(201);
-    for (let i = 0; i < 3; i++) expect((await call(searchRoute.GET, { user: a, path: "/api/conversations/search?q=x" })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await call(searchRoute.GET, { user: a, path: "/api/conversations/search?q=x" })).status).toBe(200);
   });
 
   it("thread metadata is small: past the cap a 400 naming metadata, from the route and from createThread itself", async () => {
@@ -118,7 +124,9 @@ describe("conversations and Agent Protocol threads are bounded per account", () 
 describe("conversation search is throttled per account", () => {
   it("the 61st search of the minute is a 429 rate_limited with Retry-After; another account still searches", async () => {
     const a = await signUp("SearchBurst");
-    const statuses = await untilRefused(150, () => call(searchRoute.GET, { user: a, path: "/api/conversations/search?q=nothing-here" }));
+    const statuses = await untilRefused(150, () =>
+      call(searchRoute.GET, { user: a, path: "/api/conversations/search?q=nothing-here" }),
+    );
     expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
     expect(statuses).toHaveLength(61);
     const refused = await call(searchRoute.GET, { user: a, path: "/api/conversations/search?q=again" });

@@ -31,7 +31,12 @@ export async function admitConversation(tx: Tx, ownerId: string): Promise<void> 
       greatest(1, ceil(60 - extract(epoch FROM now() - min("createdAt") FILTER (WHERE "createdAt" > now() - interval '60 seconds'))))::int AS retry
     FROM "conversation" WHERE "ownerId" = ${ownerId}`;
   if (a.recent >= l.conversationsPerMinute) {
-    throw new ApiError("rate_limited", `Too many conversations created in the last minute. Try again in ${a.retry} s.`, undefined, a.retry);
+    throw new ApiError(
+      "rate_limited",
+      `Too many conversations created in the last minute. Try again in ${a.retry} s.`,
+      undefined,
+      a.retry,
+    );
   }
   if (a.live >= l.conversations) {
     throw new ApiError(

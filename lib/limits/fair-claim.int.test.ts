@@ -6,7 +6,16 @@ import { claimRuns } from "@/lib/runs/sql";
 import { claimNotificationLeases } from "@/lib/notify/sql";
 import * as tasksRoute from "@/app/api/tasks/route";
 import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  call,
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 // Rows left by earlier files (no worker ran them) would compete for the claims
 // measured here: finish them first so each test sees only its own accounts.
@@ -64,14 +73,21 @@ describe("fair claims across accounts", () => {
     // Older than the window ranks (fair-claim.ts ranks a window of due rows, not all of them).
     await getDb().task.createMany({
       data: Array.from({ length: 300 }, (_, i) => ({
-        ownerId: a.id, conversationId: conv, title: `deep${i}`, prompt: "p", status: "queued",
-        remoteRef: `research:${randomUUID()}`, createdAt: new Date(Date.now() - (1000 - i) * 1000), nextRunAt: new Date(Date.now() - 1000),
+        ownerId: a.id,
+        conversationId: conv,
+        title: `deep${i}`,
+        prompt: "p",
+        status: "queued",
+        remoteRef: `research:${randomUUID()}`,
+        createdAt: new Date(Date.now() - (1000 - i) * 1000),
+        nextRunAt: new Date(Date.now() - 1000),
       })),
     });
     const [bTask] = await tasksFor(b, 1, 1);
     const claimed: string[] = [];
     // One row per claim, the way a loop with one free slot claims: A may take its 3 slots, then B must come.
-    for (let i = 0; i < 4 && !claimed.includes(bTask); i++) claimed.push(...(await claimExecution(`w${i}`, 1)).map((t) => t.id));
+    for (let i = 0; i < 4 && !claimed.includes(bTask); i++)
+      claimed.push(...(await claimExecution(`w${i}`, 1)).map((t) => t.id));
     expect(claimed).toContain(bTask);
     expect((await owners(claimed)).filter((o) => o === a.id).length).toBeLessThanOrEqual(3);
   });
@@ -99,7 +115,14 @@ describe("fair claims across accounts", () => {
     const db = getDb();
     for (let i = 0; i < 6; i++) {
       const conv = await createConversationFor(a);
-      await db.run.create({ data: { ownerId: a.id, conversationId: conv, idempotencyKey: randomUUID(), createdAt: new Date(Date.now() - 60_000 + i) } });
+      await db.run.create({
+        data: {
+          ownerId: a.id,
+          conversationId: conv,
+          idempotencyKey: randomUUID(),
+          createdAt: new Date(Date.now() - 60_000 + i),
+        },
+      });
     }
     const convB = await createConversationFor(b);
     const bRun = await db.run.create({ data: { ownerId: b.id, conversationId: convB, idempotencyKey: randomUUID() } });
@@ -118,7 +141,12 @@ describe("fair claims across accounts", () => {
     const db = getDb();
     await db.task.updateMany({
       where: { id: { in: [...aIds, bId] } },
-      data: { cancelRequestedAt: new Date(), nextCancelAt: new Date(Date.now() - 1000), notificationStatus: "pending", eventVersion: 1 },
+      data: {
+        cancelRequestedAt: new Date(),
+        nextCancelAt: new Date(Date.now() - 1000),
+        notificationStatus: "pending",
+        eventVersion: 1,
+      },
     });
     const cancels = await claimCancels("w1", 2);
     expect(cancels.map((t) => t.id)).toContain(bId);
@@ -139,7 +167,13 @@ describe("no starvation with a real worker", () => {
     for (const conv of hogConvs) {
       const r = await call(tasksRoute.POST, {
         user: hog,
-        body: { conversationId: conv, title: "slow", prompt: "p", clientRequestId: randomUUID(), options: { simulate: { steps: 50, stepMs: 3_600_000 } } },
+        body: {
+          conversationId: conv,
+          title: "slow",
+          prompt: "p",
+          clientRequestId: randomUUID(),
+          options: { simulate: { steps: 50, stepMs: 3_600_000 } },
+        },
       });
       expect(r.status).toBe(202);
     }
@@ -149,14 +183,24 @@ describe("no starvation with a real worker", () => {
     });
     expect(refused.status).toBe(429);
     for (const conv of hogConvs) {
-      const r = await call(messagesRoute.POST, { user: hog, params: { id: conv }, body: { content: "keep talking", clientMessageId: randomUUID() } });
+      const r = await call(messagesRoute.POST, {
+        user: hog,
+        params: { id: conv },
+        body: { content: "keep talking", clientMessageId: randomUUID() },
+      });
       expect(r.status).toBe(202);
     }
     const w = startWorkerProcess({ HERALD_WORKER_CONCURRENCY: "4" });
     started.push(w);
     // Let the hog's tasks be claimed first: each plans, then waits without a slot.
-    const hogTasks = (await getDb().task.findMany({ where: { ownerId: hog.id }, select: { id: true } })).map((t) => t.id);
-    await waitFor(async () => (await getDb().taskStep.count({ where: { taskId: { in: hogTasks } } })) >= 4, 60_000, "hog tasks planned").catch((err) => {
+    const hogTasks = (await getDb().task.findMany({ where: { ownerId: hog.id }, select: { id: true } })).map(
+      (t) => t.id,
+    );
+    await waitFor(
+      async () => (await getDb().taskStep.count({ where: { taskId: { in: hogTasks } } })) >= 4,
+      60_000,
+      "hog tasks planned",
+    ).catch((err) => {
       throw new Error(`${err}\nworker output:\n${w.output()}`);
     });
 
@@ -164,21 +208,43 @@ describe("no starvation with a real worker", () => {
     const t0 = Date.now();
     const task = await call(tasksRoute.POST, {
       user: other,
-      body: { conversationId: conv, title: "quick", prompt: "p", clientRequestId: randomUUID(), options: { simulate: { steps: 1, stepMs: 0 } } },
+      body: {
+        conversationId: conv,
+        title: "quick",
+        prompt: "p",
+        clientRequestId: randomUUID(),
+        options: { simulate: { steps: 1, stepMs: 0 } },
+      },
     });
     expect(task.status).toBe(202);
-    const msg = await call(messagesRoute.POST, { user: other, params: { id: conv }, body: { content: "hello?", clientMessageId: randomUUID() } });
+    const msg = await call(messagesRoute.POST, {
+      user: other,
+      params: { id: conv },
+      body: { content: "hello?", clientMessageId: randomUUID() },
+    });
     expect(msg.status).toBe(202);
-    await waitFor(async () => (await getDb().task.findUniqueOrThrow({ where: { id: task.json.task.id } })).status === "succeeded", 15_000, "other account's task");
-    await waitFor(async () => (await getDb().run.findUniqueOrThrow({ where: { id: msg.json.run.id } })).status === "succeeded", 15_000, "other account's turn").catch(async (err) => {
+    await waitFor(
+      async () => (await getDb().task.findUniqueOrThrow({ where: { id: task.json.task.id } })).status === "succeeded",
+      15_000,
+      "other account's task",
+    );
+    await waitFor(
+      async () => (await getDb().run.findUniqueOrThrow({ where: { id: msg.json.run.id } })).status === "succeeded",
+      15_000,
+      "other account's turn",
+    ).catch(async (err) => {
       const runs = await getDb().run.findMany({ where: { ownerId: { in: [hog.id, other.id] } } });
-      throw new Error(`${err}\n${JSON.stringify(runs.map((r) => [r.ownerId === hog.id ? "hog" : "other", r.kind, r.status, r.attempts, r.error, r.leaseExpiresAt]))}\nworker output:\n${w.output()}`);
+      throw new Error(
+        `${err}\n${JSON.stringify(runs.map((r) => [r.ownerId === hog.id ? "hog" : "other", r.kind, r.status, r.attempts, r.error, r.leaseExpiresAt]))}\nworker output:\n${w.output()}`,
+      );
     });
     const waited = Date.now() - t0;
     console.log(`[starvation] other account served after ${waited} ms`);
     expect(waited).toBeLessThan(15_000);
     // The hog's paced tasks hold no slot while they wait.
-    const held = await getDb().task.count({ where: { ownerId: hog.id, leaseToken: { not: null }, leaseExpiresAt: { gt: new Date() } } });
+    const held = await getDb().task.count({
+      where: { ownerId: hog.id, leaseToken: { not: null }, leaseExpiresAt: { gt: new Date() } },
+    });
     expect(held).toBeLessThanOrEqual(3);
     const hogActive = await getDb().task.count({ where: { ownerId: hog.id, status: { in: ["queued", "running"] } } });
     expect(hogActive).toBe(10);

@@ -32,7 +32,8 @@ describe("per-account quotas", () => {
     const b = await signUp("QuotaB");
     const convA = await createConversationFor(a);
     const convB = await createConversationFor(b);
-    for (let i = 0; i < 10; i++) expect((await call(tasksRoute.POST, { user: a, body: startBody(convA) })).status).toBe(202);
+    for (let i = 0; i < 10; i++)
+      expect((await call(tasksRoute.POST, { user: a, body: startBody(convA) })).status).toBe(202);
     const over = await call(tasksRoute.POST, { user: a, body: startBody(convA) });
     expect(over.status).toBe(429);
     expect(Number(over.res.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -50,7 +51,9 @@ describe("per-account quotas", () => {
     process.env.HERALD_LIMIT_ACTIVE_TASKS = "3";
     const a = await signUp("QuotaRace");
     const conv = await createConversationFor(a);
-    const results = await Promise.all(Array.from({ length: 8 }, () => call(tasksRoute.POST, { user: a, body: startBody(conv) })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => call(tasksRoute.POST, { user: a, body: startBody(conv) })),
+    );
     expect(results.filter((r) => r.status === 202)).toHaveLength(3);
     expect(results.filter((r) => r.status === 429)).toHaveLength(5);
     expect(await getDb().task.count({ where: { ownerId: a.id } })).toBe(3);

@@ -67,7 +67,12 @@ export function taskRefusal(a: TaskAdmission): ApiError {
     );
   }
   const retry = windowRetry(a.oldest_age ?? 0);
-  return new ApiError("rate_limited", `Too many tasks started in the last minute. Try again in ${retry} s.`, undefined, retry);
+  return new ApiError(
+    "rate_limited",
+    `Too many tasks started in the last minute. Try again in ${retry} s.`,
+    undefined,
+    retry,
+  );
 }
 
 /** The account's message figures, one row of `messageAdmission`. */
@@ -104,7 +109,12 @@ export function assertMessageAdmitted(a: MessageAdmission): void {
   const l = limits();
   if (a.recent > l.messagesPerMinute) {
     const retry = windowRetry(a.oldest_age ?? 0);
-    throw new ApiError("rate_limited", `Too many messages in the last minute. Try again in ${retry} s.`, undefined, retry);
+    throw new ApiError(
+      "rate_limited",
+      `Too many messages in the last minute. Try again in ${retry} s.`,
+      undefined,
+      retry,
+    );
   }
   throw new ApiError(
     "quota_exceeded",

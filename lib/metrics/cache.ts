@@ -7,7 +7,11 @@
  * reads; no other process needs to see it, and a stale answer of a few seconds
  * is what a scraper or a load balancer expects anyway.
  */
-export function singleFlight<T>(produce: () => Promise<T>, ttlMs: number, clock: () => number = () => Date.now()): () => Promise<T> {
+export function singleFlight<T>(
+  produce: () => Promise<T>,
+  ttlMs: number,
+  clock: () => number = () => Date.now(),
+): () => Promise<T> {
   let inflight: Promise<T> | null = null;
   let fresh: { value: T; until: number } | null = null;
   return () => {

@@ -7,13 +7,22 @@ import { postMessage } from "@/lib/chat/post-message";
 import { startTask } from "@/lib/tasks/start-task";
 import { collectMetrics } from "@/lib/metrics/collect";
 import { LOOPS } from "@/lib/metrics/queues";
-import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
+import {
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 const TOKEN = "fleet-metrics-token-0123456789";
 
 /** Value of the first sample whose line starts with `prefix` and contains every fragment. */
 function sample(text: string, name: string, ...fragments: string[]): number | null {
-  const line = text.split("\n").find((l) => (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) && fragments.every((f) => l.includes(f)));
+  const line = text
+    .split("\n")
+    .find((l) => (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) && fragments.every((f) => l.includes(f)));
   return line === undefined ? null : Number(line.split(" ").pop());
 }
 
@@ -68,7 +77,11 @@ describe("/api/metrics after real work", () => {
 
     worker = startWorkerProcess();
     const pid = worker.child.pid!;
-    await waitFor(async () => (await db.task.findUniqueOrThrow({ where: { id: due.task.id } })).status === "succeeded", 60_000, "task");
+    await waitFor(
+      async () => (await db.task.findUniqueOrThrow({ where: { id: due.task.id } })).status === "succeeded",
+      60_000,
+      "task",
+    );
     // Only now may the crashed turn be recovered. A heartbeat snapshot is taken on its own
     // clock, so "the latest beat" may predate the task's claims (other accounts' older work
     // left in the shared database is claimed first, and the task can start and finish
@@ -78,17 +91,29 @@ describe("/api/metrics after real work", () => {
       UPDATE "run" SET status = 'succeeded', "finishedAt" = now(), "updatedAt" = now(),
         "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
       WHERE id = ${holding.run.id}`;
-    await waitFor(async () => (await db.run.findUniqueOrThrow({ where: { id: crashed.run.id } })).status === "succeeded", 60_000, "recovered run");
+    await waitFor(
+      async () => (await db.run.findUniqueOrThrow({ where: { id: crashed.run.id } })).status === "succeeded",
+      60_000,
+      "recovered run",
+    );
     // The counters travel with the next heartbeat (HERALD_HEARTBEAT_MS=1000 in test workers).
     // Our worker's row by its pid: a worker an earlier file SIGKILLed still looks live for
     // HERALD_HEARTBEAT_STALE_MS and may carry recoveries of its own.
     type Snapshot = { name: string; values: { value: number; labels: Record<string, string> }[] }[];
-    const beat = await waitFor(async () => {
-      const row = await db.workerHeartbeat.findFirst({ where: { pid, host: os.hostname(), stoppedAt: null } });
-      const snapshot = (row?.metrics ?? []) as Snapshot;
-      const recovered = snapshot.some((m) => m.name === "herald_lease_recoveries_total" && m.values.some((v) => v.labels.loop === "runs" && v.value >= 1));
-      return recovered ? row : null;
-    }, 30_000, "a heartbeat carrying the recovery");
+    const beat = await waitFor(
+      async () => {
+        const row = await db.workerHeartbeat.findFirst({ where: { pid, host: os.hostname(), stoppedAt: null } });
+        const snapshot = (row?.metrics ?? []) as Snapshot;
+        const recovered = snapshot.some(
+          (m) =>
+            m.name === "herald_lease_recoveries_total" &&
+            m.values.some((v) => v.labels.loop === "runs" && v.value >= 1),
+        );
+        return recovered ? row : null;
+      },
+      30_000,
+      "a heartbeat carrying the recovery",
+    );
 
     // The worker's own recoveries, as its heartbeat row says at a moment. The shared database
     // may hold other files' runs whose leases ran out (a worker killed mid-turn), and this
@@ -100,7 +125,9 @@ describe("/api/metrics after real work", () => {
     };
     const low = await recoveriesNow();
     // The first scrape in this file: nothing cached yet.
-    const res = await metrics.GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }));
+    const res = await metrics.GET(
+      new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
+    );
     expect(res.status).toBe(200);
     const text = await res.text();
     const high = await recoveriesNow();
@@ -122,6 +149,8 @@ describe("/api/metrics after real work", () => {
     expect(text).toContain("# TYPE herald_queue_wait_seconds histogram");
     expect(text).toContain("# TYPE herald_emails_sent_total counter");
     // The recovered run is no longer waiting behind an expired lease.
-    expect(sample(await collectMetrics(), "herald_leases_expired", 'loop="runs"')).toBeLessThan(sample(before, "herald_leases_expired", 'loop="runs"')!);
+    expect(sample(await collectMetrics(), "herald_leases_expired", 'loop="runs"')).toBeLessThan(
+      sample(before, "herald_leases_expired", 'loop="runs"')!,
+    );
   });
 });

@@ -11,7 +11,12 @@ import type { ProcessSnapshot } from "./process";
 export async function renderFleet(snapshots: ProcessSnapshot[] | null): Promise<string> {
   const valid = (snapshots ?? []).filter((s): s is ProcessSnapshot => Array.isArray(s));
   if (valid.length === 0) return "";
-  const text = await AggregatorRegistry.aggregate(valid as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics();
+  const text = await AggregatorRegistry.aggregate(
+    valid as Parameters<typeof AggregatorRegistry.aggregate>[0],
+  ).metrics();
   // prom-client separates metrics with blank lines; the rest of the page has none.
-  return `${text.split("\n").filter((l) => l !== "").join("\n")}\n`;
+  return `${text
+    .split("\n")
+    .filter((l) => l !== "")
+    .join("\n")}\n`;
 }

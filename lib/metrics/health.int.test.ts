@@ -26,10 +26,13 @@ function expectNothingUseful(text: string) {
   expect(Object.keys(body.workers).sort()).toEqual(["alive", "lastBeatAt"]);
   expect(["ok", "down"]).toContain(body.db);
   expect(typeof body.workers.alive).toBe("number");
-  if (body.workers.lastBeatAt !== null) expect(body.workers.lastBeatAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  if (body.workers.lastBeatAt !== null)
+    expect(body.workers.lastBeatAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   expect(text).not.toMatch(/\d+\.\d+\.\d+/); // versions, IPv4 addresses
   expect(text).not.toMatch(/:\d{3,5}\b/); // ports (a timestamp's ":ss" has two digits)
-  expect(text).not.toMatch(/postgres|prisma|pg_|sql|version|host|port|pid|error|exception|stack|econn|refused|timeout|localhost|::1/i);
+  expect(text).not.toMatch(
+    /postgres|prisma|pg_|sql|version|host|port|pid|error|exception|stack|econn|refused|timeout|localhost|::1/i,
+  );
   expect(text).not.toContain(JSON.stringify(os.hostname()));
 }
 

@@ -23,7 +23,14 @@ const NAMES = [
 const scrape = (authorization?: string) =>
   metrics.GET(new Request("http://localhost/api/metrics", { headers: authorization ? { authorization } : {} }));
 
-const value = (text: string, line: RegExp) => Number(text.split("\n").find((l) => line.test(l))?.split(" ").pop());
+const value = (text: string, line: RegExp) =>
+  Number(
+    text
+      .split("\n")
+      .find((l) => line.test(l))
+      ?.split(" ")
+      .pop(),
+  );
 
 let saved: string | undefined;
 beforeEach(() => {
@@ -81,7 +88,14 @@ describe("metrics collection", () => {
     const { run } = await postMessage(u.id, conv, { content: "hi", clientMessageId: randomUUID() });
     const db = getDb();
     const task = await db.task.create({
-      data: { ownerId: u.id, conversationId: conv, title: "t", prompt: "p", status: "succeeded", notificationStatus: "dead_letter" },
+      data: {
+        ownerId: u.id,
+        conversationId: conv,
+        title: "t",
+        prompt: "p",
+        status: "succeeded",
+        notificationStatus: "dead_letter",
+      },
     });
     await db.$executeRaw`UPDATE "task" SET "startedAt" = "createdAt" + interval '2 seconds' WHERE id = ${task.id}`;
 
@@ -97,7 +111,9 @@ describe("metrics collection", () => {
     expect(value(text, /^herald_workers_alive /)).toBeGreaterThanOrEqual(0);
     for (const line of text.trim().split("\n")) {
       // Label values: words, or a worker's process id (host:pid:random) and a histogram's le="+Inf".
-      expect(line).toMatch(/^(# (HELP|TYPE) herald_\w+ .+|herald_\w+(\{[a-z]+="[\w.:+-]+"(,[a-z]+="[\w.:+-]+")*\})? -?[\d.e+-]+)$/);
+      expect(line).toMatch(
+        /^(# (HELP|TYPE) herald_\w+ .+|herald_\w+(\{[a-z]+="[\w.:+-]+"(,[a-z]+="[\w.:+-]+")*\})? -?[\d.e+-]+)$/,
+      );
     }
     for (const id of [u.id, conv, run.id, task.id]) expect(text).not.toContain(id);
   });
@@ -108,7 +124,14 @@ describe("metrics collection", () => {
     const db = getDb();
     // Fenced and scheduled as the deadline stop left it; the cancel claim never takes a terminal row, so neither may its gauge.
     const stopped = await db.task.create({
-      data: { ownerId: u.id, conversationId: conv, title: "t", prompt: "p", status: "deadline_exceeded", deliveryMode: "at" },
+      data: {
+        ownerId: u.id,
+        conversationId: conv,
+        title: "t",
+        prompt: "p",
+        status: "deadline_exceeded",
+        deliveryMode: "at",
+      },
     });
     await db.$executeRaw`UPDATE "task" SET "cancelRequestedAt" = now() - interval '1 minute', "nextCancelAt" = now() - interval '1 minute',
       "completedAt" = now() WHERE id = ${stopped.id}`;

@@ -64,7 +64,8 @@ export type NotifyResult = Transition | "lost" | "skipped";
 type Log = (msg: string, err?: unknown) => void;
 const defaultLog: Log = (m, err) => (err ? log("notify").error({ err }, m) : log("notify").warn(m));
 
-export const narrationKey = (taskId: string, version: number, attempt: number) => `task:${taskId}:${version}:${attempt}`;
+export const narrationKey = (taskId: string, version: number, attempt: number) =>
+  `task:${taskId}:${version}:${attempt}`;
 
 // ---- claim ---------------------------------------------------------------------
 
@@ -112,7 +113,11 @@ export async function claimNotifications(
  * result is dropped. Never throws: failures become T16 (or a log line if even
  * that cannot be written, leaving recovery to lease expiry).
  */
-export async function notifyOne(row: ClaimedNotification, stopping?: AbortSignal, log: Log = defaultLog): Promise<NotifyResult> {
+export async function notifyOne(
+  row: ClaimedNotification,
+  stopping?: AbortSignal,
+  log: Log = defaultLog,
+): Promise<NotifyResult> {
   const fence = fenceOf(row);
   try {
     if (stopping?.aborted) return await transition(fence, IN_FLIGHT, () => onShutdown(), log);
@@ -215,7 +220,12 @@ async function writeNotices(tx: SqlTx, task: Task, event: EventSnapshot, version
   if (isTerminalStatus(event.status)) return;
   const plan = planNotice(event, version);
   if (!plan) return;
-  await writeNotice(tx, task, { key: plan.key, outcome: "input", publicationId: event.latestPublicationId }, inputNoticeText(event));
+  await writeNotice(
+    tx,
+    task,
+    { key: plan.key, outcome: "input", publicationId: event.latestPublicationId },
+    inputNoticeText(event),
+  );
 }
 
 const clip = (s: string, n = NOTICE_DETAIL_CHARS) => {
@@ -282,7 +292,13 @@ async function createNarrationRun(tx: SqlTx, task: Task, event: EventSnapshot, k
     runId: run.id,
   });
   const withTrigger = await setRunTrigger(tx, run.id, prompt.id);
-  await emitEvent(tx, task.ownerId, { type: "run.updated", data: { run: toPublicRun(withTrigger) } }, { conversationId: task.conversationId }, ["runs"]);
+  await emitEvent(
+    tx,
+    task.ownerId,
+    { type: "run.updated", data: { run: toPublicRun(withTrigger) } },
+    { conversationId: task.conversationId },
+    ["runs"],
+  );
   return run.id;
 }
 

@@ -9,7 +9,6 @@ import { isTerminalStatus } from "@/lib/contract/task";
 
 export const EVENT_ERROR_CHARS = 500;
 
-
 /**
  * The whitelisted facts a notification may tell, or null when the task needs
  * no attention. Only these fields feed the fingerprint, so nothing else (progress,
@@ -24,7 +23,12 @@ export function buildEventSnapshot(task: Task, latestPublicationPartial?: boolea
   // and the cancelled (or actual terminal) event follows.
   if (!terminal && task.cancelRequestedAt !== null) return null;
   // "Tell me at T": a result that is ready early waits for the due moment (docs/state-machines.md#delivery-contracts).
-  if (task.status === "succeeded" && task.deliveryMode === "at" && task.dueAt !== null && task.dueEvaluatedAt === null) {
+  if (
+    task.status === "succeeded" &&
+    task.deliveryMode === "at" &&
+    task.dueAt !== null &&
+    task.dueEvaluatedAt === null
+  ) {
     return null;
   }
   const degraded = !terminal && task.consecutiveErrors >= TRACKING_DEGRADED_AFTER;
@@ -35,7 +39,8 @@ export function buildEventSnapshot(task: Task, latestPublicationPartial?: boolea
     title: task.title,
     status: task.status as EventSnapshot["status"],
     error,
-    inputRequest: task.status === "input_required" ? ((task.inputRequest ?? null) as EventSnapshot["inputRequest"]) : null,
+    inputRequest:
+      task.status === "input_required" ? ((task.inputRequest ?? null) as EventSnapshot["inputRequest"]) : null,
     latestPublicationId: task.latestPublicationId,
     latestPublicationPartial: task.latestPublicationId === null ? null : (latestPublicationPartial ?? null),
     deliveryMode: task.deliveryMode as EventSnapshot["deliveryMode"],

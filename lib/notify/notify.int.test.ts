@@ -53,10 +53,14 @@ const record = (taskId: string) =>
 const taskOf = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
 
 async function claim(taskId: string, worker = "worker-a", leaseMs?: number): Promise<ClaimedNotification> {
-  const rows = await waitFor(async () => {
-    const r = await claimNotifications(worker, 4, { onlyTaskIds: [taskId], leaseMs });
-    return r.length ? r : null;
-  }, 10_000, `claim of ${taskId} by ${worker}`);
+  const rows = await waitFor(
+    async () => {
+      const r = await claimNotifications(worker, 4, { onlyTaskIds: [taskId], leaseMs });
+      return r.length ? r : null;
+    },
+    10_000,
+    `claim of ${taskId} by ${worker}`,
+  );
   expect(rows).toHaveLength(1);
   return rows[0];
 }
@@ -98,7 +102,9 @@ describe("recordEventAndAnnounce", () => {
     expect((await taskOf(task.id)).eventVersion).toBe(1);
     // Each call announces the row (the caller's change); the event itself was recorded once.
     const events = await getDb().event.findMany({ where: { ownerId: user.id, type: "task.updated", taskId: task.id } });
-    expect(events.map((e) => (e.payload as { task: { notification: { status: string } } }).task.notification.status)).toEqual(["pending", "pending"]);
+    expect(
+      events.map((e) => (e.payload as { task: { notification: { status: string } } }).task.notification.status),
+    ).toEqual(["pending", "pending"]);
   });
 
   it("a running task has no event", async () => {
@@ -124,7 +130,13 @@ describe("delivery", () => {
     const t = await taskOf(task.id);
     expect(t).toMatchObject({ notificationStatus: "dispatched", notifyLeaseToken: null });
     const run = await getDb().run.findUniqueOrThrow({ where: { id: t.notificationRunId! } });
-    expect(run).toMatchObject({ kind: "notification", status: "queued", ownerId: user.id, conversationId, taskId: task.id });
+    expect(run).toMatchObject({
+      kind: "notification",
+      status: "queued",
+      ownerId: user.id,
+      conversationId,
+      taskId: task.id,
+    });
     expect(run.idempotencyKey).toBe(narrationKey(task.id, 1, 0));
 
     // The hidden prompt belongs to the run and is its trigger; the notice is host text.
@@ -147,13 +159,27 @@ describe("delivery", () => {
     // Hidden prompts are never announced.
     expect(types.filter((x) => x === "message.created")).toHaveLength(1);
     const created = feed.find((e) => e.type === "notice.created")!.payload as { notice: Record<string, unknown> };
-    expect(Object.keys(created.notice).sort()).toEqual(["conversationId", "createdAt", "id", "key", "outcome", "publicationId", "taskId", "text"]);
+    expect(Object.keys(created.notice).sort()).toEqual([
+      "conversationId",
+      "createdAt",
+      "id",
+      "key",
+      "outcome",
+      "publicationId",
+      "taskId",
+      "text",
+    ]);
 
     // T12 → T13: the run decides delivered.
     expect(await notifyOne(await claim(task.id))).toBe("T12");
     await finishRun(run.id, "succeeded");
     expect(await notifyOne(await claim(task.id))).toBe("T13");
-    expect(await taskOf(task.id)).toMatchObject({ notificationStatus: "delivered", notifiedVersion: 1, notificationAttempts: 0, notificationRunId: run.id });
+    expect(await taskOf(task.id)).toMatchObject({
+      notificationStatus: "delivered",
+      notifiedVersion: 1,
+      notificationAttempts: 0,
+      notificationRunId: run.id,
+    });
     expect(await counts(task.id)).toEqual({ notices: 1, noticeMessages: 1, runs: 1, prompts: 1 });
     expect(await claimNow(task.id)).toEqual([]);
   });
@@ -208,7 +234,13 @@ describe("delivery", () => {
     const key = narrationKey(task.id, 1, 0);
     const make = () =>
       getDb().$transaction((tx) =>
-        insertNotificationRun(tx, { id: randomUUID(), ownerId: user.id, conversationId, taskId: task.id, idempotencyKey: key }),
+        insertNotificationRun(tx, {
+          id: randomUUID(),
+          ownerId: user.id,
+          conversationId,
+          taskId: task.id,
+          idempotencyKey: key,
+        }),
       );
     const [p, q] = await Promise.all([make(), make()]);
     expect(p.run.id).toBe(q.run.id);
@@ -229,19 +261,37 @@ describe("delivery", () => {
       inputRequest: { question: "Which index?" },
     });
     const chat = await getDb().run.create({
-      data: { ownerId: user.id, conversationId, kind: "chat", status: "running", idempotencyKey: `chat:${randomUUID()}` },
+      data: {
+        ownerId: user.id,
+        conversationId,
+        kind: "chat",
+        status: "running",
+        idempotencyKey: `chat:${randomUUID()}`,
+      },
     });
     await record(task.id);
     expect(await notifyOne(await claim(task.id))).toBe("T8");
     let t = await taskOf(task.id);
-    expect(t).toMatchObject({ notificationStatus: "pending", notificationAttempts: 0, dispatchVersion: 1, dispatchAttempt: 0 });
+    expect(t).toMatchObject({
+      notificationStatus: "pending",
+      notificationAttempts: 0,
+      dispatchVersion: 1,
+      dispatchAttempt: 0,
+    });
     expect(t.dispatchEvent).toBeNull();
     // The host notice does not wait for the conversation.
-    expect(await getDb().notice.findMany({ where: { taskId: task.id }, select: { key: true } })).toEqual([{ key: "input:1" }]);
+    expect(await getDb().notice.findMany({ where: { taskId: task.id }, select: { key: true } })).toEqual([
+      { key: "input:1" },
+    ]);
     const inputNotice = await getDb().notice.findFirstOrThrow({ where: { taskId: task.id } });
     expect(inputNotice).toMatchObject({ outcome: "input", text: '"Portfolio risk" needs your input: Which index?' });
     const inputMsg = await getDb().message.findFirstOrThrow({ where: { taskId: task.id, kind: "notice" } });
-    expect(inputMsg.meta).toMatchObject({ noticeId: inputNotice.id, noticeKey: "input:1", outcome: "input", taskStatus: "input_required" });
+    expect(inputMsg.meta).toMatchObject({
+      noticeId: inputNotice.id,
+      noticeKey: "input:1",
+      outcome: "input",
+      taskStatus: "input_required",
+    });
     expect(await counts(task.id)).toMatchObject({ runs: 0 });
 
     // Still busy: again uncounted.
@@ -249,7 +299,10 @@ describe("delivery", () => {
     expect((await taskOf(task.id)).notificationAttempts).toBe(0);
 
     // The task moves on while waiting; the next claim rebuilds from the latest event.
-    await getDb().task.update({ where: { id: task.id }, data: { status: "succeeded", inputRequest: undefined, completedAt: new Date() } });
+    await getDb().task.update({
+      where: { id: task.id },
+      data: { status: "succeeded", inputRequest: undefined, completedAt: new Date() },
+    });
     expect(await record(task.id)).toBe(true);
     await finishRun(chat.id, "succeeded");
     const row = await claim(task.id);
@@ -264,10 +317,9 @@ describe("delivery", () => {
     expect(framed).toContain('"status":"succeeded"');
     expect(framed).not.toContain("input_required");
     expect(framed).not.toContain("Which index?");
-    expect((await getDb().notice.findMany({ where: { taskId: task.id }, orderBy: { createdAt: "asc" } })).map((n) => n.key)).toEqual([
-      "input:1",
-      "final",
-    ]);
+    expect(
+      (await getDb().notice.findMany({ where: { taskId: task.id }, orderBy: { createdAt: "asc" } })).map((n) => n.key),
+    ).toEqual(["input:1", "final"]);
   });
 
   it("a deleted conversation dead-letters at once, counted, with no notice of its own and no run", async () => {
@@ -280,7 +332,12 @@ describe("delivery", () => {
     await getDb().conversation.update({ where: { id: conversationId }, data: { deletedAt: new Date() } });
     expect(await notifyOne(row)).toBe("T10");
     const t = await taskOf(task.id);
-    expect(t).toMatchObject({ notificationStatus: "dead_letter", notificationAttempts: 1, notifyLeaseToken: null, nextNotificationAt: null });
+    expect(t).toMatchObject({
+      notificationStatus: "dead_letter",
+      notificationAttempts: 1,
+      notifyLeaseToken: null,
+      nextNotificationAt: null,
+    });
     expect(t.notificationError).toMatch(/conversation was deleted/i);
     expect(await counts(task.id)).toEqual(written);
     expect(await claimNow(task.id)).toEqual([]);
@@ -292,7 +349,9 @@ describe("delivery", () => {
     for (let i = 0; i < MAX_NOTIFICATION_ATTEMPTS; i++) await failOneAttempt(task.id);
     let t = await taskOf(task.id);
     expect(t).toMatchObject({ notificationStatus: "retry", notificationAttempts: 5, dispatchAttempt: 5 });
-    const keys = (await getDb().run.findMany({ where: { taskId: task.id }, orderBy: { createdAt: "asc" } })).map((r) => r.idempotencyKey);
+    const keys = (await getDb().run.findMany({ where: { taskId: task.id }, orderBy: { createdAt: "asc" } })).map(
+      (r) => r.idempotencyKey,
+    );
     expect(keys).toEqual([0, 1, 2, 3, 4].map((a) => narrationKey(task.id, 1, a)));
 
     expect(await notifyOne(await claim(task.id))).toBe("T10");
@@ -304,13 +363,20 @@ describe("delivery", () => {
   });
 
   it("a newer event during a failed dispatch survives: the retry rebuilds it with a fresh budget (T4)", async () => {
-    const { task } = await setup({ status: "input_required", completedAt: null, inputRequest: { question: "Which index?" } });
+    const { task } = await setup({
+      status: "input_required",
+      completedAt: null,
+      inputRequest: { question: "Which index?" },
+    });
     await record(task.id);
     for (let i = 0; i < 4; i++) await failOneAttempt(task.id);
     expect(await notifyOne(await claim(task.id))).toBe("T7");
     // While the 5th run is in flight the task moves on: only the version moves.
     const frozen = (await taskOf(task.id)).dispatchEvent;
-    await getDb().task.update({ where: { id: task.id }, data: { status: "failed", error: "gave up", completedAt: new Date() } });
+    await getDb().task.update({
+      where: { id: task.id },
+      data: { status: "failed", error: "gave up", completedAt: new Date() },
+    });
     expect(await record(task.id)).toBe(true);
     let t = await taskOf(task.id);
     expect(t).toMatchObject({ notificationStatus: "dispatched", eventVersion: 2, dispatchVersion: 1 });
@@ -320,24 +386,44 @@ describe("delivery", () => {
     expect(await taskOf(task.id)).toMatchObject({ notificationStatus: "retry", notificationAttempts: 5 });
 
     const row = await claim(task.id);
-    expect(row).toMatchObject({ notificationStatus: "claimed", dispatchVersion: 2, notificationAttempts: 0, dispatchAttempt: 0 });
+    expect(row).toMatchObject({
+      notificationStatus: "claimed",
+      dispatchVersion: 2,
+      notificationAttempts: 0,
+      dispatchAttempt: 0,
+    });
     expect(await notifyOne(row)).toBe("T7");
     t = await taskOf(task.id);
     const run = await getDb().run.findUniqueOrThrow({ where: { id: t.notificationRunId! } });
     expect(run.idempotencyKey).toBe(narrationKey(task.id, 2, 0));
-    expect((await getDb().notice.findMany({ where: { taskId: task.id } })).map((n) => n.key).sort()).toEqual(["failed", "input:1"]);
+    expect((await getDb().notice.findMany({ where: { taskId: task.id } })).map((n) => n.key).sort()).toEqual([
+      "failed",
+      "input:1",
+    ]);
   });
 
   it("T11 dead-lettering a dispatched version keeps the newer event", async () => {
-    const { task } = await setup({ status: "input_required", completedAt: null, inputRequest: { question: "Which index?" } });
+    const { task } = await setup({
+      status: "input_required",
+      completedAt: null,
+      inputRequest: { question: "Which index?" },
+    });
     await record(task.id);
     expect(await notifyOne(await claim(task.id))).toBe("T7");
     await getDb().task.update({ where: { id: task.id }, data: { inputRequest: { question: "Which currency?" } } });
     expect(await record(task.id)).toBe(true);
     // Stand-in for five T16 failures while checking the run (the phase stays dispatched).
-    await getDb().task.update({ where: { id: task.id }, data: { notificationAttempts: MAX_NOTIFICATION_ATTEMPTS, nextNotificationAt: new Date() } });
+    await getDb().task.update({
+      where: { id: task.id },
+      data: { notificationAttempts: MAX_NOTIFICATION_ATTEMPTS, nextNotificationAt: new Date() },
+    });
     expect(await notifyOne(await claim(task.id))).toBe("T11");
-    expect(await taskOf(task.id)).toMatchObject({ notificationStatus: "pending", notificationAttempts: 0, dispatchVersion: null, notificationError: null });
+    expect(await taskOf(task.id)).toMatchObject({
+      notificationStatus: "pending",
+      notificationAttempts: 0,
+      dispatchVersion: null,
+      notificationError: null,
+    });
     const row = await claim(task.id);
     expect(row.dispatchVersion).toBe(2);
     expect(row.dispatchEvent).toMatchObject({ inputRequest: { question: "Which currency?" } });
@@ -347,11 +433,18 @@ describe("delivery", () => {
     await finishRun(first.id, "failed");
     expect(await notifyOne(await claim(task.id))).toBe("T7");
     expect((await taskOf(task.id)).dispatchVersion).toBe(2);
-    expect((await getDb().notice.findMany({ where: { taskId: task.id } })).map((n) => n.key).sort()).toEqual(["input:1", "input:2"]);
+    expect((await getDb().notice.findMany({ where: { taskId: task.id } })).map((n) => n.key).sort()).toEqual([
+      "input:1",
+      "input:2",
+    ]);
   });
 
   it("a dead letter is revived by a new distinct event, and only by one", async () => {
-    const { task } = await setup({ status: "input_required", completedAt: null, inputRequest: { question: "Which index?" } });
+    const { task } = await setup({
+      status: "input_required",
+      completedAt: null,
+      inputRequest: { question: "Which index?" },
+    });
     await record(task.id);
     for (let i = 0; i < MAX_NOTIFICATION_ATTEMPTS; i++) await failOneAttempt(task.id);
     expect(await notifyOne(await claim(task.id))).toBe("T10");
@@ -364,7 +457,12 @@ describe("delivery", () => {
 
     await getDb().task.update({ where: { id: task.id }, data: { status: "succeeded", completedAt: new Date() } });
     expect(await record(task.id)).toBe(true);
-    expect(await taskOf(task.id)).toMatchObject({ notificationStatus: "pending", eventVersion: 2, notificationAttempts: 0, notificationError: null });
+    expect(await taskOf(task.id)).toMatchObject({
+      notificationStatus: "pending",
+      eventVersion: 2,
+      notificationAttempts: 0,
+      notificationError: null,
+    });
     expect(await notifyOne(await claim(task.id))).toBe("T7");
     const t = await taskOf(task.id);
     const run = await getDb().run.findUniqueOrThrow({ where: { id: t.notificationRunId! } });
@@ -383,13 +481,22 @@ describe("delivery", () => {
   });
 
   it("an input request answered before delivery is settled without a notice (T2x)", async () => {
-    const { task } = await setup({ status: "input_required", completedAt: null, inputRequest: { question: "Which index?" } });
+    const { task } = await setup({
+      status: "input_required",
+      completedAt: null,
+      inputRequest: { question: "Which index?" },
+    });
     await record(task.id);
     await getDb().task.update({ where: { id: task.id }, data: { status: "running" } });
     expect(await record(task.id)).toBe(false);
     expect(await claimNow(task.id)).toEqual([]);
     const t: Task = await taskOf(task.id);
-    expect(t).toMatchObject({ notificationStatus: "none", notifiedVersion: 1, eventFingerprint: null, notifyLeaseToken: null });
+    expect(t).toMatchObject({
+      notificationStatus: "none",
+      notifiedVersion: 1,
+      eventFingerprint: null,
+      notifyLeaseToken: null,
+    });
     expect(await counts(task.id)).toEqual({ notices: 0, noticeMessages: 0, runs: 0, prompts: 0 });
   });
 
@@ -399,7 +506,11 @@ describe("delivery", () => {
     const ac = new AbortController();
     ac.abort();
     expect(await notifyOne(await claim(task.id), ac.signal)).toBe("T17");
-    expect(await taskOf(task.id)).toMatchObject({ notificationStatus: "claimed", notificationAttempts: 0, notifyLeaseToken: null });
+    expect(await taskOf(task.id)).toMatchObject({
+      notificationStatus: "claimed",
+      notificationAttempts: 0,
+      notifyLeaseToken: null,
+    });
     expect(await notifyOne(await claim(task.id))).toBe("T7");
   });
 });
@@ -412,10 +523,14 @@ describe("wiring", () => {
     const loop = new Loop({ ...notifyLoop("loop-worker"), pollMs: 50, log: () => {} }, stop.signal);
     const running = loop.start();
     try {
-      const t = await waitFor(async () => {
-        const r = await taskOf(task.id);
-        return r.notificationStatus === "dispatched" ? r : null;
-      }, 10_000, "dispatched");
+      const t = await waitFor(
+        async () => {
+          const r = await taskOf(task.id);
+          return r.notificationStatus === "dispatched" ? r : null;
+        },
+        10_000,
+        "dispatched",
+      );
       await finishRun(t.notificationRunId!, "succeeded");
       await waitFor(async () => (await taskOf(task.id)).notificationStatus === "delivered", 10_000, "delivered");
       expect(await counts(task.id)).toEqual({ notices: 1, noticeMessages: 1, runs: 1, prompts: 1 });

@@ -61,7 +61,12 @@ export async function claimNotificationLeases(
 }
 
 /** The statement itself, for EXPLAIN in the index test. */
-export function claimNotificationSql(workerId: string, limit: number, leaseMs: number, only: string[] | null): Prisma.Sql {
+export function claimNotificationSql(
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+  only: string[] | null,
+): Prisma.Sql {
   const leaseSeconds = leaseMs / 1000;
   // The notificationStatus predicate repeats task_notify_due_idx's WHERE so the planner can use it.
   const due = (alias: string) => {
@@ -147,14 +152,18 @@ export async function applyOutboxPatch(
   if (patch.notifiedVersion !== undefined) to("notifiedVersion", patch.notifiedVersion);
   if (patch.dispatchVersion !== undefined) to("dispatchVersion", patch.dispatchVersion);
   if (patch.dispatchAttempt !== undefined) to("dispatchAttempt", patch.dispatchAttempt);
-  if (patch.dispatchEvent !== undefined) set.push(Prisma.sql`"dispatchEvent" = ${jsonOrNull(patch.dispatchEvent)}::jsonb`);
+  if (patch.dispatchEvent !== undefined)
+    set.push(Prisma.sql`"dispatchEvent" = ${jsonOrNull(patch.dispatchEvent)}::jsonb`);
   if (patch.notificationRunId !== undefined) to("notificationRunId", patch.notificationRunId);
   if (patch.notificationError !== undefined) to("notificationError", patch.notificationError);
   if (patch.notificationAttempts !== undefined) to("notificationAttempts", patch.notificationAttempts);
   if (patch.nextInMs !== undefined) {
-    set.push(Prisma.sql`"nextNotificationAt" = ${patch.nextInMs === null ? null : new Date(dbNow.getTime() + patch.nextInMs)}::timestamptz`);
+    set.push(
+      Prisma.sql`"nextNotificationAt" = ${patch.nextInMs === null ? null : new Date(dbNow.getTime() + patch.nextInMs)}::timestamptz`,
+    );
   }
-  if (patch.releaseLease) set.push(Prisma.sql`"notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL`);
+  if (patch.releaseLease)
+    set.push(Prisma.sql`"notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL`);
   const fence = target.token === undefined ? Prisma.empty : Prisma.sql`AND "notifyLeaseToken" = ${target.token}`;
   const [row] = await tx.$queryRaw<Task[]>`
     UPDATE "task" SET ${set.length ? Prisma.join(set) : Prisma.sql`id = id`} WHERE id = ${target.id} ${fence} RETURNING *`;
@@ -187,6 +196,8 @@ export async function conversationBusy(tx: SqlTx, conversationId: string): Promi
 }
 
 export async function publicationPartial(tx: SqlTx, publicationId: string): Promise<boolean | null> {
-  const rows = await tx.$queryRaw<{ partial: boolean }[]>`SELECT partial FROM "publication" WHERE id = ${publicationId}`;
+  const rows = await tx.$queryRaw<
+    { partial: boolean }[]
+  >`SELECT partial FROM "publication" WHERE id = ${publicationId}`;
   return rows[0]?.partial ?? null;
 }

@@ -60,7 +60,13 @@ afterEach(() => {
 describe("T1 recording events", () => {
   it("T1 new distinct event makes a delivered row pending and resets its budget", () => {
     const d = onEvent(
-      row({ notificationStatus: "delivered", eventFingerprint: "a", eventVersion: 1, notifiedVersion: 1, notificationRunId: "r" }),
+      row({
+        notificationStatus: "delivered",
+        eventFingerprint: "a",
+        eventVersion: 1,
+        notifiedVersion: 1,
+        notificationRunId: "r",
+      }),
       "b",
     )!;
     expect(d.t).toBe("T1");
@@ -87,8 +93,14 @@ describe("T1 recording events", () => {
   });
 
   it("T1 pending stays pending with the newer version", () => {
-    const d = onEvent(row({ notificationStatus: "pending", eventFingerprint: "a", eventVersion: 1, notificationAttempts: 2 }), "b")!;
-    expect(d).toMatchObject({ t: "T1", patch: { notificationStatus: "pending", eventVersion: 2, notificationAttempts: 0 } });
+    const d = onEvent(
+      row({ notificationStatus: "pending", eventFingerprint: "a", eventVersion: 1, notificationAttempts: 2 }),
+      "b",
+    )!;
+    expect(d).toMatchObject({
+      t: "T1",
+      patch: { notificationStatus: "pending", eventVersion: 2, notificationAttempts: 0 },
+    });
   });
 
   it("T1 dead letter is revived by a new distinct event", () => {
@@ -104,12 +116,27 @@ describe("T1 recording events", () => {
     expect(onEvent(dead, "a")).toBeNull();
     const d = onEvent(dead, "b")!;
     expect(d.t).toBe("T1");
-    expect(d.patch).toMatchObject({ notificationStatus: "pending", eventVersion: 4, notificationAttempts: 0, notificationError: null, dispatchVersion: null });
+    expect(d.patch).toMatchObject({
+      notificationStatus: "pending",
+      eventVersion: 4,
+      notificationAttempts: 0,
+      notificationError: null,
+      dispatchVersion: null,
+    });
   });
 
   it("in-flight snapshot is versioned and not overwritten", () => {
     for (const s of ["claimed", "dispatched", "retry"]) {
-      const d = onEvent(row({ notificationStatus: s, eventFingerprint: "a", eventVersion: 1, dispatchVersion: 1, notificationAttempts: 2 }), "b")!;
+      const d = onEvent(
+        row({
+          notificationStatus: s,
+          eventFingerprint: "a",
+          eventVersion: 1,
+          dispatchVersion: 1,
+          notificationAttempts: 2,
+        }),
+        "b",
+      )!;
       expect(d.t).toBe("T1f");
       // Only the version moves: no status, no dispatch fields, no budget reset.
       expect(d.patch).toEqual({ eventFingerprint: "b", eventVersion: 2 });
@@ -127,7 +154,14 @@ describe("T1 recording events", () => {
 
 describe("T2–T6 claims", () => {
   it("T2 pending claim rebuilds the frozen event and resets the budget for a new version", () => {
-    const r = row({ notificationStatus: "pending", eventVersion: 2, notifiedVersion: 1, dispatchVersion: 1, dispatchAttempt: 2, notificationAttempts: 3 });
+    const r = row({
+      notificationStatus: "pending",
+      eventVersion: 2,
+      notifiedVersion: 1,
+      dispatchVersion: 1,
+      dispatchAttempt: 2,
+      notificationAttempts: 3,
+    });
     const step = claimStep(r);
     expect(step).toEqual({ t: "T2", rebuild: true });
     const d = rebuildOnClaim(r, "T2", snap);
@@ -143,7 +177,13 @@ describe("T2–T6 claims", () => {
   });
 
   it("T2 claim of the same version keeps the budget and the attempt", () => {
-    const r = row({ notificationStatus: "pending", eventVersion: 2, dispatchVersion: 2, dispatchAttempt: 1, notificationAttempts: 3 });
+    const r = row({
+      notificationStatus: "pending",
+      eventVersion: 2,
+      dispatchVersion: 2,
+      dispatchAttempt: 1,
+      notificationAttempts: 3,
+    });
     const d = rebuildOnClaim(r, "T2", snap);
     expect(d.patch.notificationAttempts).toBeUndefined();
     expect(d.patch.dispatchAttempt).toBeUndefined();
@@ -153,17 +193,32 @@ describe("T2–T6 claims", () => {
   it("T2x a row whose event vanished before delivery settles as none", () => {
     const d = rebuildOnClaim(row({ notificationStatus: "pending", eventVersion: 2, notifiedVersion: 1 }), "T2", null);
     expect(d.t).toBe("T2x");
-    expect(d.patch).toMatchObject({ notificationStatus: "none", notifiedVersion: 2, nextInMs: null, releaseLease: true });
+    expect(d.patch).toMatchObject({
+      notificationStatus: "none",
+      notifiedVersion: 2,
+      nextInMs: null,
+      releaseLease: true,
+    });
   });
 
   it("T3 re-claim after lease expiry rebuilds like T2", () => {
     const r = row({ notificationStatus: "claimed", eventVersion: 3, dispatchVersion: 2, notificationAttempts: 1 });
     expect(claimStep(r)).toEqual({ t: "T3", rebuild: true });
-    expect(rebuildOnClaim(r, "T3", snap).patch).toMatchObject({ notificationStatus: "claimed", dispatchVersion: 3, notificationAttempts: 0 });
+    expect(rebuildOnClaim(r, "T3", snap).patch).toMatchObject({
+      notificationStatus: "claimed",
+      dispatchVersion: 3,
+      notificationAttempts: 0,
+    });
   });
 
   it("T4 retry with a newer event rebuilds and resets its budget", () => {
-    const r = row({ notificationStatus: "retry", eventVersion: 3, dispatchVersion: 2, dispatchAttempt: 1, notificationAttempts: 1 });
+    const r = row({
+      notificationStatus: "retry",
+      eventVersion: 3,
+      dispatchVersion: 2,
+      dispatchAttempt: 1,
+      notificationAttempts: 1,
+    });
     expect(claimStep(r)).toEqual({ t: "T4", rebuild: true });
     expect(rebuildOnClaim(r, "T4", snap).patch).toMatchObject({
       notificationStatus: "claimed",
@@ -174,7 +229,10 @@ describe("T2–T6 claims", () => {
   });
 
   it("T5 retry of the same version keeps the frozen event", () => {
-    expect(claimStep(row({ notificationStatus: "retry", eventVersion: 2, dispatchVersion: 2 }))).toEqual({ t: "T5", rebuild: false });
+    expect(claimStep(row({ notificationStatus: "retry", eventVersion: 2, dispatchVersion: 2 }))).toEqual({
+      t: "T5",
+      rebuild: false,
+    });
   });
 
   it("T6 dispatched claim checks the run without rebuilding", () => {
@@ -188,13 +246,21 @@ describe("T7–T11 dispatch", () => {
   it("T7 a queued narration run marks the row dispatched and frees the lease", () => {
     expect(onDispatched("run-1")).toMatchObject({
       t: "T7",
-      patch: { notificationStatus: "dispatched", notificationRunId: "run-1", notificationError: null, releaseLease: true },
+      patch: {
+        notificationStatus: "dispatched",
+        notificationRunId: "run-1",
+        notificationError: null,
+        releaseLease: true,
+      },
     });
   });
 
   it("T7n narration off delivers right after the notice", () => {
     const d = onDeliveredWithoutNarration(row({ notificationStatus: "claimed", eventVersion: 2, dispatchVersion: 2 }));
-    expect(d).toMatchObject({ t: "T7n", patch: { notificationStatus: "delivered", notifiedVersion: 2, notificationRunId: null } });
+    expect(d).toMatchObject({
+      t: "T7n",
+      patch: { notificationStatus: "delivered", notifiedVersion: 2, notificationRunId: null },
+    });
   });
 
   it("T8 busy conversation returns to pending without counting", () => {
@@ -225,8 +291,15 @@ describe("T7–T11 dispatch", () => {
     expect(nextAction({ ...r, notificationStatus: "dispatched" })).toBe("exhausted");
     const d = onBudgetExhausted(r);
     expect(d.t).toBe("T10");
-    expect(d.patch).toMatchObject({ notificationStatus: "dead_letter", notificationAttempts: 5, nextInMs: null, releaseLease: true });
-    expect(d.patch.notificationError).toBe("Notification delivery stopped after 5 failed attempts: Notification run failed: boom");
+    expect(d.patch).toMatchObject({
+      notificationStatus: "dead_letter",
+      notificationAttempts: 5,
+      nextInMs: null,
+      releaseLease: true,
+    });
+    expect(d.patch.notificationError).toBe(
+      "Notification delivery stopped after 5 failed attempts: Notification run failed: boom",
+    );
   });
 
   it("T10 a deleted conversation dead-letters at once and counts", () => {
@@ -237,7 +310,13 @@ describe("T7–T11 dispatch", () => {
   });
 
   it("T11 dead-lettering keeps a newer event", () => {
-    const r = row({ notificationStatus: "dispatched", eventVersion: 3, dispatchVersion: 2, notificationAttempts: 5, notificationRunId: "r" });
+    const r = row({
+      notificationStatus: "dispatched",
+      eventVersion: 3,
+      dispatchVersion: 2,
+      notificationAttempts: 5,
+      notificationRunId: "r",
+    });
     const d = onBudgetExhausted(r);
     expect(d.t).toBe("T11");
     expect(d.patch).toMatchObject({
@@ -255,12 +334,22 @@ describe("T7–T11 dispatch", () => {
 });
 
 describe("T12–T17 the narration run and failures", () => {
-  const dispatched = row({ notificationStatus: "dispatched", eventVersion: 2, dispatchVersion: 2, notificationRunId: "r", dispatchAttempt: 1, notificationAttempts: 2 });
+  const dispatched = row({
+    notificationStatus: "dispatched",
+    eventVersion: 2,
+    dispatchVersion: 2,
+    notificationRunId: "r",
+    dispatchAttempt: 1,
+    notificationAttempts: 2,
+  });
 
   it("T12 a queued or running narration run defers without counting", () => {
     process.env.HERALD_NOTIFY_INTERVAL_MS = "700";
     for (const status of ["queued", "running"]) {
-      expect(onRunOutcome(dispatched, { status, error: null })).toEqual({ t: "T12", patch: { nextInMs: 700, releaseLease: true } });
+      expect(onRunOutcome(dispatched, { status, error: null })).toEqual({
+        t: "T12",
+        patch: { nextInMs: 700, releaseLease: true },
+      });
     }
   });
 
@@ -281,7 +370,12 @@ describe("T12–T17 the narration run and failures", () => {
   it("T14 a succeeded run with a newer event returns to pending", () => {
     const d = onRunOutcome({ ...dispatched, eventVersion: 3 }, { status: "succeeded", error: null });
     expect(d.t).toBe("T14");
-    expect(d.patch).toMatchObject({ notificationStatus: "pending", notifiedVersion: 2, nextInMs: 0, notificationRunId: null });
+    expect(d.patch).toMatchObject({
+      notificationStatus: "pending",
+      notifiedVersion: 2,
+      nextInMs: 0,
+      notificationRunId: null,
+    });
   });
 
   it("T15 a failed, cancelled or missing run retries with a new attempt and backoff", () => {
@@ -299,7 +393,9 @@ describe("T12–T17 the narration run and failures", () => {
       });
     }
     expect(onRunOutcome(dispatched, null).patch.notificationError).toBe("Notification run r was not found");
-    expect(onRunOutcome(dispatched, { status: "failed", error: "model down" }).patch.notificationError).toBe("Notification run failed: model down");
+    expect(onRunOutcome(dispatched, { status: "failed", error: "model down" }).patch.notificationError).toBe(
+      "Notification run failed: model down",
+    );
   });
 
   it("T16 an unexpected error counts and keeps the phase", () => {
@@ -417,7 +513,8 @@ describe("event snapshot and fingerprint", () => {
       ].sort(),
     );
     const text = canonicalJson(s);
-    for (const secret of ["remote-123", "secret prompt", "half way", "tok", "server"]) expect(text).not.toContain(secret);
+    for (const secret of ["remote-123", "secret prompt", "half way", "tok", "server"])
+      expect(text).not.toContain(secret);
     expect(s.latestPublicationPartial).toBe(false);
   });
 
@@ -427,7 +524,9 @@ describe("event snapshot and fingerprint", () => {
   });
 
   it("fingerprint is sha256 of canonical JSON, independent of key order", () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
     const reversed = Object.fromEntries(Object.entries(snap).reverse()) as EventSnapshot;
     expect(fingerprint(reversed)).toBe(fingerprint(snap));
     expect(fingerprint(snap)).toBe(createHash("sha256").update(canonicalJson(snap), "utf8").digest("hex"));
@@ -448,17 +547,26 @@ describe("event snapshot and fingerprint", () => {
 
   it("the same facts give the same fingerprint; progress does not make an event", () => {
     const a = buildEventSnapshot(task({ status: "input_required", inputRequest: { question: "Which market?" } }))!;
-    const b = buildEventSnapshot(task({ status: "input_required", inputRequest: { question: "Which market?" }, progressText: "other" }))!;
+    const b = buildEventSnapshot(
+      task({ status: "input_required", inputRequest: { question: "Which market?" }, progressText: "other" }),
+    )!;
     expect(fingerprint(a)).toBe(fingerprint(b));
   });
 
   it("a due moment that was evaluated is an event even while running, with its outcome", () => {
-    const s = buildEventSnapshot(task({ deliveryMode: "at", dueAt: new Date(), dueEvaluatedAt: new Date(), deliveryOutcome: "missed" }))!;
+    const s = buildEventSnapshot(
+      task({ deliveryMode: "at", dueAt: new Date(), dueEvaluatedAt: new Date(), deliveryOutcome: "missed" }),
+    )!;
     expect(s).toMatchObject({ status: "running", deliveryOutcome: "missed", deliveryMode: "at" });
   });
 
   it("a missed by-deadline without report-anyway tells nothing until the task ends", () => {
-    const missed = { deliveryMode: "by", dueAt: new Date(), dueEvaluatedAt: new Date(), deliveryOutcome: "missed" } as const;
+    const missed = {
+      deliveryMode: "by",
+      dueAt: new Date(),
+      dueEvaluatedAt: new Date(),
+      deliveryOutcome: "missed",
+    } as const;
     expect(buildEventSnapshot(task(missed))).toBeNull();
     expect(buildEventSnapshot(task({ ...missed, reportIfUnfinished: true }))).not.toBeNull();
     expect(buildEventSnapshot(task({ ...missed, status: "succeeded" }))).not.toBeNull();
@@ -473,20 +581,28 @@ describe("event snapshot and fingerprint", () => {
 
   it("a pending cancel silences the question; the terminal event follows", () => {
     expect(buildEventSnapshot(task({ status: "input_required", cancelRequestedAt: new Date() }))).toBeNull();
-    expect(buildEventSnapshot(task({ status: "cancelled", cancelRequestedAt: new Date() }))).toMatchObject({ cancelRequested: true });
+    expect(buildEventSnapshot(task({ status: "cancelled", cancelRequestedAt: new Date() }))).toMatchObject({
+      cancelRequested: true,
+    });
   });
 
   it("degraded tracking is an event of an active task after 3 consecutive errors, and only then", () => {
     expect(buildEventSnapshot(task({ status: "running", consecutiveErrors: 2 }))).toBeNull();
-    expect(buildEventSnapshot(task({ status: "running", consecutiveErrors: 3 }))).toMatchObject({ trackingDegraded: true, status: "running" });
-    expect(buildEventSnapshot(task({ status: "succeeded", consecutiveErrors: 3 }))).toMatchObject({ trackingDegraded: false });
+    expect(buildEventSnapshot(task({ status: "running", consecutiveErrors: 3 }))).toMatchObject({
+      trackingDegraded: true,
+      status: "running",
+    });
+    expect(buildEventSnapshot(task({ status: "succeeded", consecutiveErrors: 3 }))).toMatchObject({
+      trackingDegraded: false,
+    });
   });
 });
 
 describe("host notices and the narration prompt", () => {
   it("writes one notice per input request version and leaves terminal and due notices to lib/delivery", () => {
     expect(planNotice({ status: "input_required" }, 4)).toEqual({ key: "input:4", outcome: "input" });
-    for (const status of ["succeeded", "failed", "cancelled", "running"] as const) expect(planNotice({ status }, 1)).toBeNull();
+    for (const status of ["succeeded", "failed", "cancelled", "running"] as const)
+      expect(planNotice({ status }, 1)).toBeNull();
   });
 
   it("input notice text is host wording around the quoted question", () => {

@@ -64,7 +64,15 @@ import { DELIVERY_MODES, DELIVERY_OUTCOMES, TASK_STATUSES, type TaskStatus } fro
  */
 
 /** task.notificationStatus (CHECK task_notificationStatus_check); SQL builds its lists from these. */
-export const NOTIFICATION_STATUSES = ["none", "pending", "claimed", "dispatched", "retry", "delivered", "dead_letter"] as const;
+export const NOTIFICATION_STATUSES = [
+  "none",
+  "pending",
+  "claimed",
+  "dispatched",
+  "retry",
+  "delivered",
+  "dead_letter",
+] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 /**
@@ -189,7 +197,8 @@ export interface Decision {
 }
 
 const inFlight = (s: string) => (IN_FLIGHT as readonly string[]).includes(s);
-const boundError = (s: string) => (s.length > MAX_NOTIFICATION_ERROR_CHARS ? s.slice(0, MAX_NOTIFICATION_ERROR_CHARS) : s);
+const boundError = (s: string) =>
+  s.length > MAX_NOTIFICATION_ERROR_CHARS ? s.slice(0, MAX_NOTIFICATION_ERROR_CHARS) : s;
 
 /** What a fresh version starts from: nothing dispatched, full budget. */
 const FRESH: OutboxPatch = {
@@ -219,7 +228,9 @@ export function onEvent(row: OutboxRow, fingerprint: string | null): Decision | 
 // ---- T2–T6: claims -----------------------------------------------------------
 
 /** Whether a claim refreshes the frozen event from the current row. */
-export function claimStep(row: OutboxRow): { t: "T2" | "T3" | "T4"; rebuild: true } | { t: "T5" | "T6"; rebuild: false } {
+export function claimStep(
+  row: OutboxRow,
+): { t: "T2" | "T3" | "T4"; rebuild: true } | { t: "T5" | "T6"; rebuild: false } {
   switch (row.notificationStatus) {
     case "pending":
       return { t: "T2", rebuild: true };
@@ -236,7 +247,13 @@ export function rebuildOnClaim(row: OutboxRow, t: "T2" | "T3" | "T4", snapshot: 
   if (snapshot === null) {
     return {
       t: "T2x",
-      patch: { ...FRESH, notificationStatus: "none", notifiedVersion: row.eventVersion, nextInMs: null, releaseLease: true },
+      patch: {
+        ...FRESH,
+        notificationStatus: "none",
+        notifiedVersion: row.eventVersion,
+        nextInMs: null,
+        releaseLease: true,
+      },
     };
   }
   const moved = row.dispatchVersion !== row.eventVersion;
@@ -334,7 +351,10 @@ function delivered(row: OutboxRow, t: "T13" | "T7n"): Decision {
     return { t: t === "T13" ? "T14" : "T7n", patch: { ...done, notificationStatus: "pending", nextInMs: 0 } };
   }
   // The run id stays on a delivered row: it is the narration the user read.
-  return { t, patch: { ...done, notificationStatus: "delivered", notificationRunId: row.notificationRunId, nextInMs: null } };
+  return {
+    t,
+    patch: { ...done, notificationStatus: "delivered", notificationRunId: row.notificationRunId, nextInMs: null },
+  };
 }
 
 export function onDeliveredWithoutNarration(row: OutboxRow): Decision {

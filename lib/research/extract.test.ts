@@ -11,7 +11,15 @@ describe("extractText", () => {
     expect(page.text).toContain("crack mussels on stones they carry in a pouch");
     expect(page.text).toContain("1,842 hammering bouts");
     expect(page.text).toContain("stones leave wear marks");
-    for (const chrome of ["NAV-LINK", "SIDEBAR-POPULAR", "TRACKING-SCRIPT", "INLINE-SCRIPT", "FOOTER-COPYRIGHT", "SUBSCRIBE-FORM", "color:red"]) {
+    for (const chrome of [
+      "NAV-LINK",
+      "SIDEBAR-POPULAR",
+      "TRACKING-SCRIPT",
+      "INLINE-SCRIPT",
+      "FOOTER-COPYRIGHT",
+      "SUBSCRIBE-FORM",
+      "color:red",
+    ]) {
       expect(page.text).not.toContain(chrome);
     }
     // Paragraphs stay apart (a section's sentences must not run into each other).
@@ -20,9 +28,19 @@ describe("extractText", () => {
   });
 
   it("reads plain text and Markdown as they are; PDF, JSON and images are not read", () => {
-    const md = extractText("text/markdown", Buffer.from("# Otter notes\n\nThey   float on their backs.\n"), "https://notes.example/o.md")!;
-    expect(md).toMatchObject({ title: "Otter notes", site: "notes.example", text: "# Otter notes\n\nThey float on their backs." });
-    expect(extractText("text/plain", Buffer.from("line one\nline two"), "https://www.a.example/t")!.site).toBe("a.example");
+    const md = extractText(
+      "text/markdown",
+      Buffer.from("# Otter notes\n\nThey   float on their backs.\n"),
+      "https://notes.example/o.md",
+    )!;
+    expect(md).toMatchObject({
+      title: "Otter notes",
+      site: "notes.example",
+      text: "# Otter notes\n\nThey float on their backs.",
+    });
+    expect(extractText("text/plain", Buffer.from("line one\nline two"), "https://www.a.example/t")!.site).toBe(
+      "a.example",
+    );
     expect(extractText("application/pdf", Buffer.from("%PDF-1.7"), "https://a.example/p.pdf")).toBeNull();
     // Binary under a text type (a PDF, a file with NUL bytes) is not decoded into garbage text.
     expect(extractText("text/plain", Buffer.from("%PDF-1.4\n1 0 obj"), "https://a.example/p")).toBeNull();
@@ -33,7 +51,10 @@ describe("extractText", () => {
   });
 
   it("decodes the declared charset (header or meta) and bounds the text", () => {
-    const latin1 = Buffer.from("<html><head><meta charset=\"iso-8859-1\"><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e</p></body></html>", "latin1");
+    const latin1 = Buffer.from(
+      '<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e</p></body></html>',
+      "latin1",
+    );
     const page = extractText("text/html", latin1, "https://cafe.example/")!;
     expect(page.title).toBe("Café");
     expect(page.text).toContain("Crème brûlée");

@@ -67,8 +67,41 @@ export function decodeBody(contentType: string, body: Buffer, reader: Reader): s
 
 const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "SVG", "IFRAME", "OBJECT", "CANVAS"]);
 const BLOCK = new Set([
-  "ADDRESS", "ARTICLE", "ASIDE", "BLOCKQUOTE", "BR", "DD", "DETAILS", "DIV", "DL", "DT", "FIGCAPTION", "FIGURE", "FOOTER", "FORM",
-  "H1", "H2", "H3", "H4", "H5", "H6", "HEADER", "HR", "LI", "MAIN", "NAV", "OL", "P", "PRE", "SECTION", "SUMMARY", "TABLE", "TD", "TH", "TR", "UL",
+  "ADDRESS",
+  "ARTICLE",
+  "ASIDE",
+  "BLOCKQUOTE",
+  "BR",
+  "DD",
+  "DETAILS",
+  "DIV",
+  "DL",
+  "DT",
+  "FIGCAPTION",
+  "FIGURE",
+  "FOOTER",
+  "FORM",
+  "H1",
+  "H2",
+  "H3",
+  "H4",
+  "H5",
+  "H6",
+  "HEADER",
+  "HR",
+  "LI",
+  "MAIN",
+  "NAV",
+  "OL",
+  "P",
+  "PRE",
+  "SECTION",
+  "SUMMARY",
+  "TABLE",
+  "TD",
+  "TH",
+  "TR",
+  "UL",
 ]);
 
 interface DomNode {
@@ -117,7 +150,10 @@ export function tidyText(text: string, max = PAGE_TEXT_MAX_CHARS): string {
     if (line === "" && (kept.length === 0 || kept[kept.length - 1] === "")) continue;
     kept.push(line);
   }
-  let out = kept.join("\n").trim().replace(/\n{2,}/g, "\n\n");
+  let out = kept
+    .join("\n")
+    .trim()
+    .replace(/\n{2,}/g, "\n\n");
   if (out.length > max) {
     const cut = out.lastIndexOf(" ", max);
     out = out.slice(0, cut > max * 0.8 ? cut : max).trimEnd();
@@ -164,7 +200,8 @@ function withinReadabilityBounds(root: ElementLike): boolean {
 function withoutSiteSuffix(title: string, site: string): string {
   if (!site) return title;
   for (const sep of [" | ", " - ", " — ", " – ", " :: "]) {
-    if (title.endsWith(sep + site) && title.length > sep.length + site.length) return title.slice(0, -(sep.length + site.length)).trim();
+    if (title.endsWith(sep + site) && title.length > sep.length + site.length)
+      return title.slice(0, -(sep.length + site.length)).trim();
   }
   return title;
 }
@@ -178,10 +215,16 @@ function fromHtml(html: string, url: string): Omit<ExtractedText, "hash"> {
     ? new Readability(parseHTML(html).document as unknown as Document, { charThreshold: 200 }).parse()
     : null;
   let text = "";
-  if (article?.content) text = tidyText(blockText(parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document as unknown as DomNode));
+  if (article?.content)
+    text = tidyText(
+      blockText(
+        parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document as unknown as DomNode,
+      ),
+    );
   if (!text) {
     // Not an article (a short page, a listing): the body without its chrome.
-    for (const el of document.querySelectorAll("nav, header, footer, aside, form, script, style, noscript")) el.remove();
+    for (const el of document.querySelectorAll("nav, header, footer, aside, form, script, style, noscript"))
+      el.remove();
     text = tidyText(blockText((document.body ?? document) as unknown as DomNode));
   }
   const site = oneLine(article?.siteName) || ogSite || hostOf(url);

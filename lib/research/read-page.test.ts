@@ -21,7 +21,8 @@ async function site() {
     if (req.path === "/private/page") return send("text/plain", "members only");
     if (req.path === "/notes.md") return send("text/markdown; charset=utf-8", "# Notes\n\nOtters sleep holding hands.");
     if (req.path === "/paper.pdf") return send("application/pdf", "%PDF-1.7 ...");
-    if (req.path === "/mislabelled.pdf") return send("text/plain", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj");
+    if (req.path === "/mislabelled.pdf")
+      return send("text/plain", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj");
     if (req.path === "/endless.pdf") {
       // A PDF whose body never ends: only a fetcher that reads the body would wait for it.
       res.writeHead(200, { "content-type": "application/pdf" });
@@ -48,7 +49,12 @@ describe("readPage", () => {
   it("reads an article's main text, following a redirect, and names the final URL", async () => {
     const stub = await site();
     const page = await readPage(`${stub.origin}/old`, opts());
-    expect(page).toMatchObject({ url: `${stub.origin}/old`, finalUrl: `${stub.origin}/article`, title: "Sea otters use tools", site: "Coastal Review" });
+    expect(page).toMatchObject({
+      url: `${stub.origin}/old`,
+      finalUrl: `${stub.origin}/article`,
+      title: "Sea otters use tools",
+      site: "Coastal Review",
+    });
     expect(page.text).toContain("1,842 hammering bouts");
     expect(page.text).not.toContain("NAV-LINK");
     expect(page.hash).toMatch(/^[0-9a-f]{64}$/);
@@ -77,7 +83,9 @@ describe("readPage", () => {
 
   it("skips a PDF cleanly: refused by its type before its body is read, and by its bytes when served as text", async () => {
     const stub = await site();
-    const endless = await readPage(`${stub.origin}/endless.pdf`, { ...opts(), timeoutMs: 10_000 }).catch((e: unknown) => e);
+    const endless = await readPage(`${stub.origin}/endless.pdf`, { ...opts(), timeoutMs: 10_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(endless).toBeInstanceOf(FetchError);
     expect((endless as FetchError).reason).toBe("type");
     const mislabelled = await readPage(`${stub.origin}/mislabelled.pdf`, opts()).catch((e: unknown) => e);

@@ -29,7 +29,8 @@ export async function readPage(url: string, opts: ReadPageOptions): Promise<Page
     ...fetchOptions,
     acceptType: mayRead,
     beforeHop: async (hop) => {
-      if (!(await robots.allowed(hop))) throw new FetchError("robots", `${hop.origin} disallows ${hop.pathname} in robots.txt`);
+      if (!(await robots.allowed(hop)))
+        throw new FetchError("robots", `${hop.origin} disallows ${hop.pathname} in robots.txt`);
     },
   });
   const page = extractText(res.contentType, res.body, res.finalUrl);

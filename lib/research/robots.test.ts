@@ -11,7 +11,16 @@ const allowed = (robots: string, path: string) => isAllowed(parseRobots(robots),
 
 describe("robots.txt", () => {
   it("uses the group naming HeraldResearch, else *; longest match wins, Allow wins a tie", () => {
-    const txt = ["User-agent: *", "Disallow: /", "", "User-agent: HeraldResearch/1.0", "Disallow: /private", "Allow: /private/open", "Disallow: /tie", "Allow: /tie"].join("\n");
+    const txt = [
+      "User-agent: *",
+      "Disallow: /",
+      "",
+      "User-agent: HeraldResearch/1.0",
+      "Disallow: /private",
+      "Allow: /private/open",
+      "Disallow: /tie",
+      "Allow: /tie",
+    ].join("\n");
     expect(allowed(txt, "/article")).toBe(true);
     expect(allowed(txt, "/private/x")).toBe(false);
     expect(allowed(txt, "/private/open/y")).toBe(true);
@@ -71,7 +80,10 @@ describe("robots.txt", () => {
     };
     const stub = await site();
     let now = 0;
-    const cache = new RobotsCache({ allowPrivate: true }, { ttlMs: 1_000, failureTtlMs: 100, maxEntries: 2, now: () => now });
+    const cache = new RobotsCache(
+      { allowPrivate: true },
+      { ttlMs: 1_000, failureTtlMs: 100, maxEntries: 2, now: () => now },
+    );
     const at = (origin: string, path: string) => cache.allowed(new URL(path, origin));
     expect(await Promise.all([at(stub.origin, "/no/x"), at(stub.origin, "/yes")])).toEqual([false, true]);
     now = 999;
@@ -121,4 +133,3 @@ describe("robots.txt", () => {
     expect(small.requests.filter((r) => r.path === "/robots.txt")).toHaveLength(2);
   });
 });
-

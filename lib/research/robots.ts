@@ -84,7 +84,12 @@ export function isAllowed(rules: RobotsRules, url: URL): boolean {
   let best: Rule | null = null;
   for (const rule of rules.rules) {
     if (!matches(rule.pattern, path)) continue;
-    if (!best || rule.pattern.length > best.pattern.length || (rule.pattern.length === best.pattern.length && rule.allow)) best = rule;
+    if (
+      !best ||
+      rule.pattern.length > best.pattern.length ||
+      (rule.pattern.length === best.pattern.length && rule.allow)
+    )
+      best = rule;
   }
   return best ? best.allow : true;
 }
@@ -158,7 +163,11 @@ export class RobotsCache {
         return hit.rules;
       }
     }
-    const entry: Entry = { rules: Promise.resolve(ALLOW_ALL), expires: this.now() + this.ttlMs, chars: ENTRY_OVERHEAD_CHARS };
+    const entry: Entry = {
+      rules: Promise.resolve(ALLOW_ALL),
+      expires: this.now() + this.ttlMs,
+      chars: ENTRY_OVERHEAD_CHARS,
+    };
     entry.rules = this.load(origin).then(({ rules, failed }) => {
       if (failed) entry.expires = Math.min(entry.expires, this.now() + this.failureTtlMs);
       if (this.byOrigin.get(origin) === entry) {
@@ -199,10 +208,21 @@ export class RobotsCache {
 
   private async load(origin: string): Promise<{ rules: RobotsRules; failed: boolean }> {
     try {
-      const res = await safeFetch(new URL("/robots.txt", origin), { ...this.fetchOptions, accept: "text/plain", maxBytes: ROBOTS_MAX_BYTES });
+      const res = await safeFetch(new URL("/robots.txt", origin), {
+        ...this.fetchOptions,
+        accept: "text/plain",
+        maxBytes: ROBOTS_MAX_BYTES,
+      });
       return { rules: parseRobots(res.body.toString("utf8")), failed: false };
     } catch (err) {
-      if (err instanceof FetchError && err.reason === "status" && err.status! >= 400 && err.status! < 500 && err.status !== 429) return { rules: ALLOW_ALL, failed: false };
+      if (
+        err instanceof FetchError &&
+        err.reason === "status" &&
+        err.status! >= 400 &&
+        err.status! < 500 &&
+        err.status !== 429
+      )
+        return { rules: ALLOW_ALL, failed: false };
       return { rules: DISALLOW_ALL, failed: true };
     }
   }

@@ -71,7 +71,9 @@ describe("safeFetch: addresses a remote-chosen URL may not reach", () => {
     const res = await safeFetch(`http://localhost:${stub.port}/x`, { allowPrivate: true });
     expect(res.body.toString()).toBe("inside");
     expect(res.finalUrl).toBe(`http://localhost:${stub.port}/x`);
-    expect(stub.requests[0]!.headers["user-agent"]).toMatch(new RegExp(`^${USER_AGENT_TOKEN}/\\d+\\.\\d+\\.\\d+ \\(\\+`));
+    expect(stub.requests[0]!.headers["user-agent"]).toMatch(
+      new RegExp(`^${USER_AGENT_TOKEN}/\\d+\\.\\d+\\.\\d+ \\(\\+`),
+    );
   });
 
   it("connects to the address it checked, not to a second DNS answer", async () => {

@@ -65,7 +65,8 @@ export interface FetchedBody {
   truncated: boolean;
 }
 
-export type FetchRefusal = "scheme" | "address" | "redirects" | "status" | "timeout" | "network" | "robots" | "type" | "empty";
+export type FetchRefusal =
+  "scheme" | "address" | "redirects" | "status" | "timeout" | "network" | "robots" | "type" | "empty";
 
 /** A fetch that was refused or failed; `reason` is a category safe to record, the message goes to the log. */
 export class FetchError extends Error {
@@ -82,10 +83,16 @@ export class FetchError extends Error {
 }
 
 const defaultResolve: ResolveAll = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+  );
 
 /** The addresses a URL's host stands for, every one checked unless private addresses are allowed or the origin is trusted. */
-async function checkedAddresses(url: URL, opts: SafeFetchOptions, allowPrivate: boolean): Promise<LookupAddress[] | null> {
+async function checkedAddresses(
+  url: URL,
+  opts: SafeFetchOptions,
+  allowPrivate: boolean,
+): Promise<LookupAddress[] | null> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const trusted = opts.trustedOrigins?.includes(url.origin) ?? false;
   const literal = isIP(host);
@@ -125,7 +132,12 @@ interface Hop {
   truncated: boolean;
 }
 
-function requestOnce(url: URL, addresses: LookupAddress[] | null, opts: SafeFetchOptions, signal: AbortSignal): Promise<Hop> {
+function requestOnce(
+  url: URL,
+  addresses: LookupAddress[] | null,
+  opts: SafeFetchOptions,
+  signal: AbortSignal,
+): Promise<Hop> {
   const maxBytes = opts.maxBytes ?? FETCH_MAX_BYTES;
   const client = url.protocol === "https:" ? https : http;
   return new Promise<Hop>((resolve, reject) => {
@@ -196,7 +208,8 @@ export async function safeFetch(url: string | URL, opts: SafeFetchOptions = {}):
     throw new FetchError("scheme", "not a URL");
   }
   for (let hop = 0; ; hop++) {
-    if (current.protocol !== "http:" && current.protocol !== "https:") throw new FetchError("scheme", `${current.protocol} is not http(s)`);
+    if (current.protocol !== "http:" && current.protocol !== "https:")
+      throw new FetchError("scheme", `${current.protocol} is not http(s)`);
     if (current.username || current.password) throw new FetchError("scheme", "credentials in the URL");
     const addresses = await raceAbort(checkedAddresses(current, opts, allowPrivate), signal, timeout, timeoutMs);
     if (opts.beforeHop) await raceAbort(opts.beforeHop(current), signal, timeout, timeoutMs);
@@ -216,7 +229,9 @@ export async function safeFetch(url: string | URL, opts: SafeFetchOptions = {}):
       continue;
     }
     if (res.status < 200 || res.status > 299) {
-      const headers = Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : [])));
+      const headers = Object.fromEntries(
+        Object.entries(res.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : [])),
+      );
       throw new FetchError("status", `answered ${res.status}`, res.status, headers);
     }
     const contentType = String(res.headers["content-type"] ?? "").trim();
@@ -233,7 +248,12 @@ function asFetchError(err: unknown, signal: AbortSignal, timeout: AbortSignal, t
 }
 
 /** DNS and robots.txt waits count against the same deadline as the request. */
-async function raceAbort<T>(work: Promise<T>, signal: AbortSignal, timeout: AbortSignal, timeoutMs: number): Promise<T> {
+async function raceAbort<T>(
+  work: Promise<T>,
+  signal: AbortSignal,
+  timeout: AbortSignal,
+  timeoutMs: number,
+): Promise<T> {
   if (signal.aborted) throw asFetchError(new Error("aborted"), signal, timeout, timeoutMs);
   let onAbort: () => void = () => {};
   const aborted = new Promise<never>((_, reject) => {

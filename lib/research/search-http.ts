@@ -40,7 +40,10 @@ export function apiUrl(base: string, path: string, query: Record<string, string>
   return url;
 }
 
-export async function fetchJson(url: URL, init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: unknown; signal?: AbortSignal }): Promise<unknown> {
+export async function fetchJson(
+  url: URL,
+  init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: unknown; signal?: AbortSignal },
+): Promise<unknown> {
   const timeout = AbortSignal.timeout(SEARCH_TIMEOUT_MS);
   const res = await fetch(url, {
     method: init.method ?? "GET",
@@ -108,7 +111,11 @@ export function tidyResults(raw: { url: unknown; title: unknown; snippet: unknow
     url.hash = "";
     if (seen.has(url.href)) continue;
     seen.add(url.href);
-    out.push({ url: url.href, title: plainText(r.title, TITLE_MAX_CHARS) || url.hostname, snippet: plainText(r.snippet) });
+    out.push({
+      url: url.href,
+      title: plainText(r.title, TITLE_MAX_CHARS) || url.hostname,
+      snippet: plainText(r.snippet),
+    });
   }
   return out;
 }

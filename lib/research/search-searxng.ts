@@ -14,7 +14,11 @@ export function searxngProvider(baseUrl: string): SearchProvider {
       const body = (await fetchJson(url, { signal: opts.signal })) as { results?: unknown };
       if (!Array.isArray(body?.results)) throw new SearchProtocolError("no results in the answer");
       return tidyResults(
-        body.results.map((r: { url?: unknown; title?: unknown; content?: unknown }) => ({ url: r?.url, title: r?.title, snippet: r?.content })),
+        body.results.map((r: { url?: unknown; title?: unknown; content?: unknown }) => ({
+          url: r?.url,
+          title: r?.title,
+          snippet: r?.content,
+        })),
         opts.limit,
       );
     },

@@ -12,12 +12,22 @@ export function tavilyProvider(apiKey: string, baseUrl = "https://api.tavily.com
       const body = (await fetchJson(apiUrl(baseUrl, "/search"), {
         method: "POST",
         headers: { authorization: `Bearer ${apiKey}` },
-        body: { query, max_results: Math.min(Math.max(opts.limit, 1), 20), search_depth: "basic", include_answer: false, include_raw_content: false },
+        body: {
+          query,
+          max_results: Math.min(Math.max(opts.limit, 1), 20),
+          search_depth: "basic",
+          include_answer: false,
+          include_raw_content: false,
+        },
         signal: opts.signal,
       })) as { results?: unknown };
       if (!Array.isArray(body?.results)) throw new SearchProtocolError("no results in the answer");
       return tidyResults(
-        body.results.map((r: { url?: unknown; title?: unknown; content?: unknown }) => ({ url: r?.url, title: r?.title, snippet: r?.content })),
+        body.results.map((r: { url?: unknown; title?: unknown; content?: unknown }) => ({
+          url: r?.url,
+          title: r?.title,
+          snippet: r?.content,
+        })),
         opts.limit,
       );
     },

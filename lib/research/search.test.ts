@@ -32,7 +32,13 @@ describe("search providers against their APIs' shapes", () => {
         query: {
           searchinfo: { totalhits: 2 },
           search: [
-            { ns: 0, title: "Sea otter", pageid: 1, snippet: 'The <span class="searchmatch">sea</span> <span class="searchmatch">otter</span> &quot;Enhydra lutris&quot; &amp; kin' },
+            {
+              ns: 0,
+              title: "Sea otter",
+              pageid: 1,
+              snippet:
+                'The <span class="searchmatch">sea</span> <span class="searchmatch">otter</span> &quot;Enhydra lutris&quot; &amp; kin',
+            },
             { ns: 0, title: "AC/DC: Live", pageid: 2, snippet: "x" },
           ],
         },
@@ -45,7 +51,13 @@ describe("search providers against their APIs' shapes", () => {
     ]);
     const req = api.requests[0]!;
     expect(req.path).toBe("/w/api.php");
-    expect(Object.fromEntries(req.url.searchParams)).toMatchObject({ action: "query", list: "search", srsearch: "sea otter tools", srlimit: "5", format: "json" });
+    expect(Object.fromEntries(req.url.searchParams)).toMatchObject({
+      action: "query",
+      list: "search",
+      srsearch: "sea otter tools",
+      srlimit: "5",
+      format: "json",
+    });
     expect(req.headers["user-agent"]).toMatch(/^HeraldResearch\//);
   });
 
@@ -53,7 +65,9 @@ describe("search providers against their APIs' shapes", () => {
     const seen: string[] = [];
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input) => {
       seen.push(new URL(String(input)).host);
-      return new Response(JSON.stringify({ query: { search: [{ title: "海獭", snippet: "" }] } }), { headers: { "content-type": "application/json" } });
+      return new Response(JSON.stringify({ query: { search: [{ title: "海獭", snippet: "" }] } }), {
+        headers: { "content-type": "application/json" },
+      });
     });
     const zh = await wikipediaProvider().search("海獭 使用 工具", { limit: 3 });
     await wikipediaProvider().search("sea otters", { limit: 3 });
@@ -85,23 +99,50 @@ describe("search providers against their APIs' shapes", () => {
 
   it("tavily: POST /search with the key as a bearer token → results[{url,title,content}]", async () => {
     const api = await stub((_req, res) =>
-      sendJson(res, { query: "otters", answer: null, results: [{ title: "T", url: "https://t.example/", content: "tc", score: 0.9 }], response_time: 0.5 }),
+      sendJson(res, {
+        query: "otters",
+        answer: null,
+        results: [{ title: "T", url: "https://t.example/", content: "tc", score: 0.9 }],
+        response_time: 0.5,
+      }),
     );
     const results = await tavilyProvider("tvly-test-key", api.origin).search("otters", { limit: 4 });
     expect(results).toEqual([{ url: "https://t.example/", title: "T", snippet: "tc" }]);
     const req = api.requests[0]!;
-    expect([req.method, req.path, req.headers.authorization, req.headers["content-type"]]).toEqual(["POST", "/search", "Bearer tvly-test-key", "application/json"]);
+    expect([req.method, req.path, req.headers.authorization, req.headers["content-type"]]).toEqual([
+      "POST",
+      "/search",
+      "Bearer tvly-test-key",
+      "application/json",
+    ]);
     expect(JSON.parse(req.body)).toMatchObject({ query: "otters", max_results: 4, search_depth: "basic" });
   });
 
   it("brave: GET /res/v1/web/search with X-Subscription-Token → web.results[{url,title,description}]", async () => {
     const api = await stub((_req, res) =>
-      sendJson(res, { type: "search", query: { original: "otters" }, web: { type: "search", results: [{ title: "<strong>Otters</strong>", url: "https://br.example/o", description: "Sea <strong>otters</strong>" }] } }),
+      sendJson(res, {
+        type: "search",
+        query: { original: "otters" },
+        web: {
+          type: "search",
+          results: [
+            {
+              title: "<strong>Otters</strong>",
+              url: "https://br.example/o",
+              description: "Sea <strong>otters</strong>",
+            },
+          ],
+        },
+      }),
     );
     const results = await braveProvider("brave-key", api.origin).search("otters", { limit: 7 });
     expect(results).toEqual([{ url: "https://br.example/o", title: "Otters", snippet: "Sea otters" }]);
     const req = api.requests[0]!;
-    expect([req.path, req.headers["x-subscription-token"], req.headers.accept]).toEqual(["/res/v1/web/search", "brave-key", "application/json"]);
+    expect([req.path, req.headers["x-subscription-token"], req.headers.accept]).toEqual([
+      "/res/v1/web/search",
+      "brave-key",
+      "application/json",
+    ]);
     expect(Object.fromEntries(req.url.searchParams)).toEqual({ q: "otters", count: "7" });
   });
 
@@ -127,7 +168,9 @@ describe("searchWeb: the shared retry, Retry-After and breaker policy", () => {
 
   it("retries a 429 after the provider's Retry-After, then answers", async () => {
     let calls = 0;
-    const api = await stub((_req, res) => (++calls === 1 ? sendJson(res, { error: "slow down" }, 429, { "retry-after-ms": "300" }) : sendJson(res, ok)));
+    const api = await stub((_req, res) =>
+      ++calls === 1 ? sendJson(res, { error: "slow down" }, 429, { "retry-after-ms": "300" }) : sendJson(res, ok),
+    );
     const started = performance.now();
     const outcome = await searchWeb(searx(api), "q", { limit: 3 });
     expect(outcome.status).toBe("ok");
@@ -167,7 +210,11 @@ describe("searchWeb: the shared retry, Retry-After and breaker policy", () => {
 
   it("HERALD_SEARCH_PROVIDER=none searches nothing", async () => {
     vi.stubEnv("HERALD_SEARCH_PROVIDER", "none");
-    expect(await searchWeb(searchProviderFromEnv(), "q", { limit: 3 })).toEqual({ results: [], status: "off", retryAfterMs: null });
+    expect(await searchWeb(searchProviderFromEnv(), "q", { limit: 3 })).toEqual({
+      results: [],
+      status: "off",
+      retryAfterMs: null,
+    });
   });
 });
 

@@ -72,7 +72,11 @@ const SEARCH_MAX_ATTEMPTS = 3;
  * A provider that stays down never throws: the outcome is `unavailable` with no
  * results, so a research step goes on without sources instead of failing.
  */
-export async function searchWeb(provider: SearchProvider, query: string, opts: SearchWebOptions): Promise<SearchOutcome> {
+export async function searchWeb(
+  provider: SearchProvider,
+  query: string,
+  opts: SearchWebOptions,
+): Promise<SearchOutcome> {
   if (provider.name === "none") return { results: [], status: "off", retryAfterMs: null };
   const breaker = opts.breaker ?? breakerFor(`search:${provider.name}`);
   const deadline = Date.now() + (opts.budgetMs ?? SEARCH_RETRY_BUDGET_MS);
@@ -114,13 +118,20 @@ interface SearchVerdict {
 
 function verdictOf(err: unknown): SearchVerdict {
   if (err instanceof SearchHttpError) {
-    return { retryable: err.retryable, countsAsOutage: err.retryable, retryAfterMs: err.retryAfterMs, reason: `status ${err.status}` };
+    return {
+      retryable: err.retryable,
+      countsAsOutage: err.retryable,
+      retryAfterMs: err.retryAfterMs,
+      reason: `status ${err.status}`,
+    };
   }
   const e = err as { name?: string; cause?: { code?: string } } | null;
   const code = e?.cause?.code;
   // No such name (or no network at all): another try within seconds finds the same, but the breaker remembers it.
   if (code === "ENOTFOUND") return { retryable: false, countsAsOutage: true, retryAfterMs: null, reason: "ENOTFOUND" };
-  if (e?.name === "TimeoutError") return { retryable: true, countsAsOutage: true, retryAfterMs: null, reason: "timeout" };
-  if (isTransientNetworkError(err)) return { retryable: true, countsAsOutage: true, retryAfterMs: null, reason: code ?? "network" };
+  if (e?.name === "TimeoutError")
+    return { retryable: true, countsAsOutage: true, retryAfterMs: null, reason: "timeout" };
+  if (isTransientNetworkError(err))
+    return { retryable: true, countsAsOutage: true, retryAfterMs: null, reason: code ?? "network" };
   return { retryable: false, countsAsOutage: false, retryAfterMs: null, reason: e?.name ?? "error" };
 }

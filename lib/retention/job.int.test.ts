@@ -4,19 +4,31 @@ import * as events from "@/app/api/events/route";
 import { getDb } from "@/lib/db/client";
 import { emitEvent } from "@/lib/events/emit";
 import { postMessage } from "@/lib/chat/post-message";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  call,
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 import { takeSseFrames, type SseFrame } from "@/tests/sse";
 import { RETENTION_JOB, retentionTick, runRetention } from "./job";
 
 async function emit(user: TestUser, n: number) {
   for (let i = 0; i < n; i++) {
-    await getDb().$transaction((tx) => emitEvent(tx, user.id, { type: "task.updated", data: { task: { i } as never } }));
+    await getDb().$transaction((tx) =>
+      emitEvent(tx, user.id, { type: "task.updated", data: { task: { i } as never } }),
+    );
   }
 }
 
 /** Ages an account's events up to `seq` past the 30-day window. */
 const age = (user: TestUser, upto: number) =>
-  getDb().$executeRaw`UPDATE "event" SET "createdAt" = now() - interval '40 days' WHERE "ownerId" = ${user.id} AND seq <= ${upto}`;
+  getDb()
+    .$executeRaw`UPDATE "event" SET "createdAt" = now() - interval '40 days' WHERE "ownerId" = ${user.id} AND seq <= ${upto}`;
 
 const seqs = async (user: TestUser) =>
   (await getDb().event.findMany({ where: { ownerId: user.id }, orderBy: { seq: "asc" } })).map((e) => Number(e.seq));
@@ -63,7 +75,15 @@ describe("retention", () => {
     const aHead = Math.max(...(await seqs(a)));
     await age(a, aHead - 2); // everything but the last two
     await age(b, 3); // the whole log
-    await db.workerHeartbeat.create({ data: { id: `dead-${randomUUID()}`, host: "h", pid: 1, loops: [], lastBeatAt: new Date(Date.now() - 3 * 86_400_000) } });
+    await db.workerHeartbeat.create({
+      data: {
+        id: `dead-${randomUUID()}`,
+        host: "h",
+        pid: 1,
+        loops: [],
+        lastBeatAt: new Date(Date.now() - 3 * 86_400_000),
+      },
+    });
     const oldSession = await db.session.create({
       data: { id: randomUUID(), token: randomUUID(), userId: b.id, expiresAt: new Date(Date.now() - 2 * 86_400_000) },
     });
@@ -108,7 +128,8 @@ describe("retention", () => {
   });
 
   it("runs once per interval however many callers ask at once", async () => {
-    await getDb().$executeRaw`UPDATE "maintenance_job" SET "nextRunAt" = now() - interval '1 second' WHERE name = ${RETENTION_JOB}`;
+    await getDb()
+      .$executeRaw`UPDATE "maintenance_job" SET "nextRunAt" = now() - interval '1 second' WHERE name = ${RETENTION_JOB}`;
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => retentionTick(`caller-${i}`, 60_000)));
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     expect(await retentionTick("late-caller", 60_000)).toBeNull();
@@ -127,14 +148,25 @@ describe("retention", () => {
       ON CONFLICT (name) DO UPDATE SET "nextRunAt" = now() - interval '1 second', "lastFinishedAt" = NULL`;
     const env = { HERALD_RETENTION_INTERVAL_MS: "600000" };
     workers.push(startWorkerProcess(env), startWorkerProcess(env));
-    const job = await waitFor(async () => {
-      const row = await db.maintenanceJob.findUniqueOrThrow({ where: { name: RETENTION_JOB } });
-      return row.lastFinishedAt ? row : null;
-    }, 30_000, "the retention run");
+    const job = await waitFor(
+      async () => {
+        const row = await db.maintenanceJob.findUniqueOrThrow({ where: { name: RETENTION_JOB } });
+        return row.lastFinishedAt ? row : null;
+      },
+      30_000,
+      "the retention run",
+    );
     expect(await seqs(u)).toEqual([]);
     expect((job.lastResult as { events: number }).events).toBeGreaterThanOrEqual(3);
     // Both workers are up and have checked (their heartbeats are written after the first check is under way).
-    await waitFor(async () => (await db.workerHeartbeat.count({ where: { stoppedAt: null, lastBeatAt: { gt: new Date(Date.now() - 5_000) } } })) >= 2, 30_000, "both workers");
+    await waitFor(
+      async () =>
+        (await db.workerHeartbeat.count({
+          where: { stoppedAt: null, lastBeatAt: { gt: new Date(Date.now() - 5_000) } },
+        })) >= 2,
+      30_000,
+      "both workers",
+    );
     // The log line follows the row's write: wait for it, then count who ran.
     const finished = (w: (typeof workers)[number]) => w.output().includes("retention run finished");
     await waitFor(async () => workers.some(finished), 10_000, "the run's log line");

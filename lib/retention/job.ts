@@ -52,7 +52,10 @@ export async function runRetention(): Promise<RetentionResult> {
  * only the one whose claim moved the schedule forward does the work. Null when
  * another worker has (or had) this interval.
  */
-export async function retentionTick(owner: string, everyMs = env("HERALD_RETENTION_INTERVAL_MS")): Promise<RetentionResult | null> {
+export async function retentionTick(
+  owner: string,
+  everyMs = env("HERALD_RETENTION_INTERVAL_MS"),
+): Promise<RetentionResult | null> {
   if (!(await claimJob(RETENTION_JOB, owner, everyMs))) return null;
   const started = performance.now();
   const result = await runRetention();

@@ -92,7 +92,10 @@ export async function countRunModelRequest(id: string, token: string): Promise<b
 }
 
 /** Adds one answered request's tokens (and estimated cost) to the run; by id, the tokens were spent either way. */
-export async function addRunUsage(id: string, u: { inputTokens: number; outputTokens: number; costUsd: number | null }): Promise<void> {
+export async function addRunUsage(
+  id: string,
+  u: { inputTokens: number; outputTokens: number; costUsd: number | null },
+): Promise<void> {
   await getDb().$executeRaw`
     UPDATE "run" SET "inputTokens" = "inputTokens" + ${u.inputTokens}, "outputTokens" = "outputTokens" + ${u.outputTokens},
       "costUsd" = CASE WHEN ${u.costUsd}::float8 IS NULL THEN "costUsd" ELSE coalesce("costUsd", 0) + ${u.costUsd}::float8 END
@@ -196,7 +199,9 @@ export async function insertNotificationRun(
 
 /** Points the run at its hidden prompt so its history stops there. */
 export async function setRunTrigger(tx: SqlTx, runId: string, messageId: string): Promise<Run> {
-  const [run] = await tx.$queryRaw<Run[]>`UPDATE "run" SET "triggerMessageId" = ${messageId} WHERE id = ${runId} RETURNING *`;
+  const [run] = await tx.$queryRaw<
+    Run[]
+  >`UPDATE "run" SET "triggerMessageId" = ${messageId} WHERE id = ${runId} RETURNING *`;
   if (!run) throw new Error(`setRunTrigger: no run ${runId}`);
   return run;
 }

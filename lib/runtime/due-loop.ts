@@ -33,7 +33,10 @@ export async function evaluateDueTask(id: string): Promise<"evaluated" | "skippe
     const task = await lockDue(tx, id);
     if (!task) return "skipped";
     const facts = await factsOf(tx, task);
-    const ev = evaluateDue(facts, { allowOvertime: task.allowOvertime, budgetExceeded: budgetExceeded(task, task.dbNow) });
+    const ev = evaluateDue(facts, {
+      allowOvertime: task.allowOvertime,
+      budgetExceeded: budgetExceeded(task, task.dbNow),
+    });
     const evaluated = await markDueEvaluated(tx, id, ev.outcome);
     if (ev.notice) await writeNotice(tx, evaluated, ev.notice);
     if (ev.stop) await stopAtDeadline(tx, evaluated);

@@ -11,13 +11,19 @@ import { transactionWithEvents } from "@/lib/events/emit";
  * driver reports (it may have finished first), guarded by the cancel lease.
  * Failures retry forever with capped backoff; the UI shows attempts and error.
  */
-export async function executeCancel(task: CancelLeasedTask, stopping: AbortSignal): Promise<"cancelled" | "retry" | "lost"> {
+export async function executeCancel(
+  task: CancelLeasedTask,
+  stopping: AbortSignal,
+): Promise<"cancelled" | "retry" | "lost"> {
   const token = task.cancelLeaseToken;
   try {
     const driver = driverFor(task.driver);
     if (!driver) throw new Error(`no driver registered as "${task.driver}"`);
     // Nothing was ever submitted: there is no remote work to stop (unless the driver can look for it).
-    const snapshot = task.remoteRef || driver.findsUnstoredWork ? await driver.cancel(task, stopping) : { status: "cancelled" as const };
+    const snapshot =
+      task.remoteRef || driver.findsUnstoredWork
+        ? await driver.cancel(task, stopping)
+        : { status: "cancelled" as const };
     const error = snapshot.error ? publicError(snapshot.error, `cancel ${task.id}`, "remote_failed") : null;
     const ok = await transactionWithEvents(async (tx) => {
       if (!(await lockCancelGuarded(tx, task.id, token))) return false;

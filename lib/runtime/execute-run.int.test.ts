@@ -2,7 +2,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
-import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
+import {
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 const started: WorkerProc[] = [];
 const worker = (env: Record<string, string> = {}) => {
@@ -25,13 +32,18 @@ describe("run loop with real worker processes", () => {
     for (let c = 0; c < 6; c++) {
       const conversationId = await createConversationFor(user);
       for (let i = 0; i < 3; i++) {
-        const { run } = await postMessage(user.id, conversationId, { content: `hello ${c}.${i}`, clientMessageId: randomUUID() });
+        const { run } = await postMessage(user.id, conversationId, {
+          content: `hello ${c}.${i}`,
+          clientMessageId: randomUUID(),
+        });
         runs.push({ conversationId, runId: run.id });
       }
     }
     const ws = [worker(), worker(), worker()];
     await waitFor(
-      async () => (await getDb().run.count({ where: { id: { in: runs.map((r) => r.runId) }, status: "succeeded" } })) === runs.length,
+      async () =>
+        (await getDb().run.count({ where: { id: { in: runs.map((r) => r.runId) }, status: "succeeded" } })) ===
+        runs.length,
       60_000,
       "all runs to succeed",
     );
@@ -51,7 +63,9 @@ describe("run loop with real worker processes", () => {
         expect(finished[i].startedAt!.getTime()).toBeGreaterThanOrEqual(finished[i - 1].finishedAt!.getTime());
       }
     }
-    const owners = new Set((await getDb().run.findMany({ where: { id: { in: runs.map((r) => r.runId) } } })).map((r) => r.leaseOwner));
+    const owners = new Set(
+      (await getDb().run.findMany({ where: { id: { in: runs.map((r) => r.runId) } } })).map((r) => r.leaseOwner),
+    );
     expect(owners).toEqual(new Set([null]));
     await stopWorkers(...ws);
     delete process.env.HERALD_LIMIT_QUEUED_TURNS;
@@ -61,12 +75,19 @@ describe("run loop with real worker processes", () => {
     const user = await signUp("Crash");
     const conversationId = await createConversationFor(user);
     const slow = worker({ HERALD_OFFLINE_CHUNK_MS: "150", HERALD_RUN_LEASE_MS: "1500" });
-    const { run } = await postMessage(user.id, conversationId, { content: "tell me something long", clientMessageId: randomUUID() });
+    const { run } = await postMessage(user.id, conversationId, {
+      content: "tell me something long",
+      clientMessageId: randomUUID(),
+    });
     // Mid-run: claimed and its model request counted, reply not yet stored.
-    await waitFor(async () => {
-      const r = await runOf(run.id);
-      return r.status === "running" && r.modelRequests === 1;
-    }, 20_000, "slow worker to be mid-run");
+    await waitFor(
+      async () => {
+        const r = await runOf(run.id);
+        return r.status === "running" && r.modelRequests === 1;
+      },
+      20_000,
+      "slow worker to be mid-run",
+    );
     slow.child.kill("SIGKILL");
     await slow.exited;
     expect(await getDb().message.count({ where: { runId: run.id, kind: "assistant" } })).toBe(0);
@@ -74,10 +95,14 @@ describe("run loop with real worker processes", () => {
     // The killed worker's short lease is what the rescuer waits out; its own is long, so a loaded machine renewing it
     // late cannot make a third attempt of a run that is not in trouble.
     const rescuer = worker({ HERALD_RUN_LEASE_MS: "15000" });
-    const done = await waitFor(async () => {
-      const r = await runOf(run.id);
-      return r.status === "succeeded" ? r : null;
-    }, 30_000, "rescuer to finish the run");
+    const done = await waitFor(
+      async () => {
+        const r = await runOf(run.id);
+        return r.status === "succeeded" ? r : null;
+      },
+      30_000,
+      "rescuer to finish the run",
+    );
     expect(done.attempts).toBe(2);
     // One request per attempt: the killed attempt committed nothing, so nothing was repeated.
     expect(done.modelRequests).toBe(2);
@@ -89,7 +114,10 @@ describe("run loop with real worker processes", () => {
     const user = await signUp("Graceful");
     const conversationId = await createConversationFor(user);
     const slow = worker({ HERALD_OFFLINE_CHUNK_MS: "150" });
-    const { run } = await postMessage(user.id, conversationId, { content: "take your time", clientMessageId: randomUUID() });
+    const { run } = await postMessage(user.id, conversationId, {
+      content: "take your time",
+      clientMessageId: randomUUID(),
+    });
     await waitFor(async () => (await runOf(run.id)).status === "running", 20_000, "run to start");
     slow.child.kill("SIGTERM");
     expect(await slow.exited).toBe(0);

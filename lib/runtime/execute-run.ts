@@ -68,7 +68,10 @@ async function loadHistory(run: ClaimedRun, trigger: { seq: number } | null, fra
 
 /** The frozen event of a hidden narration prompt; null keeps the stored (self-framed) content. */
 function narrationEventOf(meta: unknown): EventSnapshot | null {
-  const event = meta && typeof meta === "object" && !Array.isArray(meta) ? (meta as Record<string, unknown>)[NARRATION_EVENT] : null;
+  const event =
+    meta && typeof meta === "object" && !Array.isArray(meta)
+      ? (meta as Record<string, unknown>)[NARRATION_EVENT]
+      : null;
   return parseEventSnapshot(event);
 }
 
@@ -84,7 +87,11 @@ export type RunOutcome = "succeeded" | "failed" | "released" | "lost";
  * feed), then store the reply and finish the run in one guarded transaction.
  * `stopping` aborts the work and gives the run back without counting a failure.
  */
-export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: ExecuteOptions = {}): Promise<RunOutcome> {
+export async function executeRun(
+  run: ClaimedRun,
+  stopping: AbortSignal,
+  opts: ExecuteOptions = {},
+): Promise<RunOutcome> {
   const token = run.leaseToken;
   const abort = new AbortController();
   const onStop = () => abort.abort(new Error("worker stopping"));
@@ -108,7 +115,9 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
     const delta = streamed.slice(sent);
     const offset = sent;
     sent = streamed.length;
-    await publishDelta(run.ownerId, { runId: run.id, conversationId: run.conversationId, delta, offset }).catch(() => {});
+    await publishDelta(run.ownerId, { runId: run.id, conversationId: run.conversationId, delta, offset }).catch(
+      () => {},
+    );
   };
 
   try {
@@ -122,19 +131,29 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
     const access = toolAccessFor(run, trigger);
     const messages = await loadHistory(run, trigger, frame);
     // Interactive policy: short in-place retries (Retry-After, backoff), a silence timeout, tokens per answered request.
-    const model = resilientModel(countedModel(opts.model ?? getModel(), () => countRunModelRequest(run.id, token)), {
-      mode: "interactive",
-      onUsage: (u) => addRunUsage(run.id, u),
-    });
+    const model = resilientModel(
+      countedModel(opts.model ?? getModel(), () => countRunModelRequest(run.id, token)),
+      {
+        mode: "interactive",
+        onUsage: (u) => addRunUsage(run.id, u),
+      },
+    );
     // A server without a tool-call parser refuses every request that carries tools, "Hello" included.
     const withTools = modelToolsEnabled();
     const tasks = await taskProjection(run.ownerId, run.conversationId, frame);
     const reader = await getDb().user.findUnique({ where: { id: run.ownerId }, select: { timeZone: true } });
     const result = streamText({
       model,
-      system: systemPrompt(new Date(), frame, { readOnly: access === "read-only", tasks, noTools: !withTools, timeZone: reader?.timeZone }),
+      system: systemPrompt(new Date(), frame, {
+        readOnly: access === "read-only",
+        tasks,
+        noTools: !withTools,
+        timeZone: reader?.timeZone,
+      }),
       messages,
-      tools: withTools ? agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access) : undefined,
+      tools: withTools
+        ? agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access)
+        : undefined,
       stopWhen: stepCountIs(5),
       abortSignal: abort.signal,
       // Retries are the resilient model's (one policy for every call); the SDK's own would ignore Retry-After.
@@ -179,7 +198,13 @@ export async function executeRun(run: ClaimedRun, stopping: AbortSignal, opts: E
         runId: run.id,
       });
       if (run.kind === "chat") await titleAfterExchange(tx, run.ownerId, run.conversationId, run.id);
-      await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId }, wakeOnEnd(run));
+      await emitEvent(
+        tx,
+        run.ownerId,
+        { type: "run.updated", data: { run: toPublicRun(done) } },
+        { conversationId: run.conversationId },
+        wakeOnEnd(run),
+      );
       return true;
     });
     return stored ? "succeeded" : "lost";
@@ -199,7 +224,12 @@ const wakeOnEnd = (run: ClaimedRun) => (run.kind === "notification" ? ["notify"]
 
 /** One statement, atomic on its own: no transaction around it (two round trips fewer a turn). */
 async function emitRunUpdated(run: ClaimedRun): Promise<void> {
-  await emitEvent(getDb(), run.ownerId, { type: "run.updated", data: { run: toPublicRun(run) } }, { conversationId: run.conversationId });
+  await emitEvent(
+    getDb(),
+    run.ownerId,
+    { type: "run.updated", data: { run: toPublicRun(run) } },
+    { conversationId: run.conversationId },
+  );
 }
 
 async function fail(run: ClaimedRun, message: string): Promise<RunOutcome> {
@@ -207,7 +237,13 @@ async function fail(run: ClaimedRun, message: string): Promise<RunOutcome> {
   const ok = await transactionWithEvents(async (tx) => {
     const done = await finishRunGuarded(tx, run.id, run.leaseToken, "failed", error);
     if (!done) return false;
-    await emitEvent(tx, run.ownerId, { type: "run.updated", data: { run: toPublicRun(done) } }, { conversationId: run.conversationId }, wakeOnEnd(run));
+    await emitEvent(
+      tx,
+      run.ownerId,
+      { type: "run.updated", data: { run: toPublicRun(done) } },
+      { conversationId: run.conversationId },
+      wakeOnEnd(run),
+    );
     return true;
   });
   return ok ? "failed" : "lost";

@@ -8,7 +8,14 @@ import { terminal } from "@/lib/runtime/execute-task";
 /** A running task no worker will pick up (nextRunAt a day away): terminal() is called by hand. */
 async function runningTask(user: TestUser, conversationId: string, title: string) {
   return getDb().task.create({
-    data: { ownerId: user.id, conversationId, title, prompt: `research ${title}`, status: "running", nextRunAt: new Date(Date.now() + 86_400_000) },
+    data: {
+      ownerId: user.id,
+      conversationId,
+      title,
+      prompt: `research ${title}`,
+      status: "running",
+      nextRunAt: new Date(Date.now() + 86_400_000),
+    },
   });
 }
 
@@ -18,8 +25,12 @@ async function end(user: TestUser, title: string, status: "succeeded" | "failed"
   const done = await getDb().$transaction((tx) => terminal(tx, task.id, status, error));
   const messages = (await listMessages(user.id, conv))!.filter((m) => m.kind === "terminal");
   expect(messages).toHaveLength(1);
-  const events = await getDb().event.findMany({ where: { ownerId: user.id, taskId: task.id, type: "message.created" } });
-  const sent = events.map((e) => (e.payload as { message: { kind: string; meta: unknown } }).message).filter((m) => m.kind === "terminal");
+  const events = await getDb().event.findMany({
+    where: { ownerId: user.id, taskId: task.id, type: "message.created" },
+  });
+  const sent = events
+    .map((e) => (e.payload as { message: { kind: string; meta: unknown } }).message)
+    .filter((m) => m.kind === "terminal");
   return { done: done!, message: messages[0], sent };
 }
 
@@ -30,7 +41,13 @@ describe("terminal(): the TerminalFact message", () => {
     const { done, message, sent } = await end(u, "Heat pumps", "failed", sentence);
     const completedAt = done.completedAt!.toISOString();
     expect(message.content).toBe(`"Heat pumps" failed: ${sentence}`);
-    expect(message.meta).toEqual({ status: "failed", completedAt, title: "Heat pumps", errorCode: "remote_failed", error: sentence });
+    expect(message.meta).toEqual({
+      status: "failed",
+      completedAt,
+      title: "Heat pumps",
+      errorCode: "remote_failed",
+      error: sentence,
+    });
     // The feed carries the same projection.
     expect(sent).toEqual([expect.objectContaining({ meta: message.meta })]);
   });
@@ -44,7 +61,11 @@ describe("terminal(): the TerminalFact message", () => {
   it("success and cancellation carry no error fields", async () => {
     const u = await signUp("TerminalOk");
     const ok = await end(u, "Cobalt", "succeeded", null);
-    expect(ok.message.meta).toEqual({ status: "succeeded", completedAt: ok.done.completedAt!.toISOString(), title: "Cobalt" });
+    expect(ok.message.meta).toEqual({
+      status: "succeeded",
+      completedAt: ok.done.completedAt!.toISOString(),
+      title: "Cobalt",
+    });
     const cancelled = await end(u, "Nickel", "cancelled", null);
     expect(cancelled.message.meta).not.toHaveProperty("error");
     expect(cancelled.message.content).toBe(`"Nickel" was cancelled; anything it already published stays.`);

@@ -98,7 +98,11 @@ function holdClaim(task: LeasedTask, stopping: AbortSignal): { signal: AbortSign
   inFlight.set(task.id, abort);
   const onStop = () => abort.abort(new Error("worker stopping"));
   stopping.addEventListener("abort", onStop, { once: true });
-  const stopRenewing = keepLease(taskLeaseMs(), () => renewExecutionLease(task.id, task.leaseToken), () => abort.abort(new LeaseLostError()));
+  const stopRenewing = keepLease(
+    taskLeaseMs(),
+    () => renewExecutionLease(task.id, task.leaseToken),
+    () => abort.abort(new LeaseLostError()),
+  );
   return {
     signal: abort.signal,
     release() {
@@ -130,10 +134,21 @@ async function runStep(task: LeasedTask, driver: Driver, signal: AbortSignal): P
     stepUsage.outputTokens += u.outputTokens;
     await addTaskUsage(task.id, u);
   };
-  const model = resilientModel(countedModel(getModel(), () => countTaskModelRequest(task.id, token)), { mode: "background", onUsage });
+  const model = resilientModel(
+    countedModel(getModel(), () => countTaskModelRequest(task.id, token)),
+    { mode: "background", onUsage },
+  );
   const reportProgress = modelProgressWriter(task, token, steps);
   const research = driver.readsSources ? await researchInputs(task, token, steps) : {};
-  const outcome = await driver.step({ task, pendingUpdates: pendingUpdatesOf(task), steps, model, signal, reportProgress, ...research });
+  const outcome = await driver.step({
+    task,
+    pendingUpdates: pendingUpdatesOf(task),
+    steps,
+    model,
+    signal,
+    reportProgress,
+    ...research,
+  });
   if (outcome.defer) {
     const { ms, driverState } = outcome.defer;
     return (await deferExecution(task.id, token, ms, driverState)) ? "deferred" : "lost";
@@ -146,7 +161,13 @@ async function runStep(task: LeasedTask, driver: Driver, signal: AbortSignal): P
  * dropped (the lease is gone), deferred (the model provider is down), failed
  * (a protocol error, or the driver's error budget spent) or retried with backoff.
  */
-async function settleFailure(task: LeasedTask, driver: Driver | null, err: unknown, stopping: AbortSignal, signal: AbortSignal): Promise<ExecOutcome> {
+async function settleFailure(
+  task: LeasedTask,
+  driver: Driver | null,
+  err: unknown,
+  stopping: AbortSignal,
+  signal: AbortSignal,
+): Promise<ExecOutcome> {
   const token = task.leaseToken;
   if (stopping.aborted && !(err instanceof LeaseLostError && !signal.aborted)) {
     return (await releaseExecution(task.id, token, null, 0, false)) ? "released" : "lost";
@@ -222,7 +243,8 @@ async function markRunning(task: LeasedTask, token: string): Promise<void> {
 function countOf(c: StepOutcome["count"]): StepOutcome["count"] {
   if (!c) return undefined;
   const { done, total } = c;
-  if (!Number.isInteger(done) || !Number.isInteger(total) || done < 0 || total < 1 || done > total || total > 10_000) return undefined;
+  if (!Number.isInteger(done) || !Number.isInteger(total) || done < 0 || total < 1 || done > total || total > 10_000)
+    return undefined;
   return { done, total };
 }
 
@@ -238,7 +260,8 @@ export function normalizeOutcome(o: StepOutcome): StepOutcome {
   let inputRequest = o.inputRequest;
   if (inputRequest !== undefined) {
     const json = JSON.stringify(inputRequest);
-    if (json === undefined || Buffer.byteLength(json) > 64 * 1024) throw new DriverProtocolError("inputRequest is not JSON within 64 KiB");
+    if (json === undefined || Buffer.byteLength(json) > 64 * 1024)
+      throw new DriverProtocolError("inputRequest is not JSON within 64 KiB");
     inputRequest = JSON.parse(json);
   }
   return {
@@ -269,7 +292,12 @@ async function waitForProvider(task: LeasedTask, token: string, err: ProviderWai
   });
 }
 
-async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usage = { inputTokens: 0, outputTokens: 0 }): Promise<ExecOutcome> {
+async function commitStep(
+  task: LeasedTask,
+  token: string,
+  raw: StepOutcome,
+  usage = { inputTokens: 0, outputTokens: 0 },
+): Promise<ExecOutcome> {
   const outcome = normalizeOutcome(raw);
   return transactionWithEvents(async (tx) => {
     const row = await lockExecutionGuarded(tx, task.id, token);
@@ -289,12 +317,18 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usa
     for (const page of outcome.sources ?? []) {
       // The driver numbered its pages after the sources it was handed; under this lock nobody else numbers any.
       const { n, inserted } = await recordSource(tx, row.id, row.ownerId, page);
-      if (!inserted || n !== page.n) throw new Error(`source ${page.n} of task ${row.id} would be numbered ${n}: step dropped, read again`);
+      if (!inserted || n !== page.n)
+        throw new Error(`source ${page.n} of task ${row.id} would be numbered ${n}: step dropped, read again`);
     }
     const base = { conversationId: row.conversationId, ownerId: row.ownerId, taskId: row.id };
     if (outcome.count) await setStepCount(tx, row.id, outcome.count.done, outcome.count.total);
     if (outcome.progress) {
-      await appendMessage(tx, { ...base, kind: "progress", content: outcome.progress, meta: { step: step?.index ?? null, title: row.title } });
+      await appendMessage(tx, {
+        ...base,
+        kind: "progress",
+        content: outcome.progress,
+        meta: { step: step?.index ?? null, title: row.title },
+      });
       await setProgress(tx, row.id, outcome.progress);
     }
     if (outcome.publish) await publish(tx, row, outcome.publish);
@@ -306,7 +340,12 @@ async function commitStep(task: LeasedTask, token: string, raw: StepOutcome, usa
     }
     if (outcome.status === "failed" || outcome.status === "cancelled") {
       // A remote's own words can carry its hosts or body: they go to the log only.
-      await terminal(tx, row.id, outcome.status, outcome.error ? publicError(outcome.error, `tasks ${row.id}`, "remote_failed") : null);
+      await terminal(
+        tx,
+        row.id,
+        outcome.status,
+        outcome.error ? publicError(outcome.error, `tasks ${row.id}`, "remote_failed") : null,
+      );
       return outcome.status === "failed" ? "failed" : "finished";
     }
     const pending = pendingUpdatesOf(row);

@@ -10,7 +10,15 @@ import { resetBreakers } from "@/lib/util/breaker";
 import { collectMetrics } from "@/lib/metrics/collect";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { PLAN_TITLES, startOpenAIPeer, type OpenAIPeer } from "@/tests/openai-peer";
-import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 /**
  * Research tasks against a real OpenAI-compatible server that fails the way
@@ -66,7 +74,14 @@ async function newResearch(steps = 2) {
 }
 
 const row = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
-const metric = (text: string, line: string) => Number(text.split("\n").find((l) => l.startsWith(`${line} `))?.split(" ").pop());
+const metric = (text: string, line: string) =>
+  Number(
+    text
+      .split("\n")
+      .find((l) => l.startsWith(`${line} `))
+      ?.split(" ")
+      .pop(),
+  );
 
 /** This process is the worker: claims the task whenever it is due and runs one step, until it ends. */
 async function drive(id: string, until: (t: Awaited<ReturnType<typeof row>>) => boolean, timeoutMs = 30_000) {
@@ -171,7 +186,9 @@ describe("research tasks and a failing model provider", () => {
     expect(task.costUsd).toBeCloseTo((task.inputTokens * 2 + task.outputTokens * 8) / 1e6, 12);
     const text = await collectMetrics();
     expect(metric(text, 'herald_model_tokens{work="task",direction="input"}')).toBeGreaterThanOrEqual(task.inputTokens);
-    expect(metric(text, 'herald_model_tokens{work="task",direction="output"}')).toBeGreaterThanOrEqual(task.outputTokens);
+    expect(metric(text, 'herald_model_tokens{work="task",direction="output"}')).toBeGreaterThanOrEqual(
+      task.outputTokens,
+    );
     expect(metric(text, 'herald_model_cost_usd{work="task"}')).toBeGreaterThanOrEqual(task.costUsd!);
     expect(toPublicTask(task).spent).toEqual({
       modelRequests: task.modelRequests,
@@ -199,7 +216,8 @@ describe("chat turns and a failing model provider", () => {
     const conv = await createConversationFor(user);
     const before = peer.requests.length;
     const greeting = `Hello there ${randomUUID().slice(0, 8)}`;
-    const ofThisTurn = (r: { messages: { role: string; content: unknown }[] }) => r.messages.some((m) => m.role === "user" && JSON.stringify(m.content).includes(greeting));
+    const ofThisTurn = (r: { messages: { role: string; content: unknown }[] }) =>
+      r.messages.some((m) => m.role === "user" && JSON.stringify(m.content).includes(greeting));
     peer.failNext(1, { status: 429, retryAfter: 1 }, ofThisTurn);
     const { run } = await postMessage(user.id, conv, { content: greeting, clientMessageId: randomUUID() });
     const done = await waitFor(

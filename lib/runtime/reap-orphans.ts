@@ -15,7 +15,10 @@ import { log } from "@/lib/util/log";
  *
  * Every worker runs it; the database decides who counts each orphan.
  */
-export async function reapOrphansOnce(signal: AbortSignal, graceMs = env("HERALD_ORPHAN_GRACE_MS")): Promise<{ seen: number; cancelled: number }> {
+export async function reapOrphansOnce(
+  signal: AbortSignal,
+  graceMs = env("HERALD_ORPHAN_GRACE_MS"),
+): Promise<{ seen: number; cancelled: number }> {
   let seen = 0;
   let cancelled = 0;
   for (const [name, driver] of registeredDrivers()) {

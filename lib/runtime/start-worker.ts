@@ -46,20 +46,40 @@ export async function startWorker(opts: { concurrency?: number } = {}): Promise<
   // Every in-flight row listens for the stop; a busy worker has far more than ten.
   setMaxListeners(1000, stopping);
   // The entry point set the drivers up (lib/drivers/setup.ts); without them every claim would fail, so fail here.
-  logger.info(`drivers: ${registeredDrivers().map(([name]) => name).join(", ")}`);
+  logger.info(
+    `drivers: ${registeredDrivers()
+      .map(([name]) => name)
+      .join(", ")}`,
+  );
   const concurrency = opts.concurrency ?? env("HERALD_WORKER_CONCURRENCY");
   const pollMs = env("HERALD_POLL_MS");
 
   const loops: Pick<Loop<unknown>, "name" | "wake" | "start">[] = [
-    new Loop(instrumentLoop({ name: "runs", concurrency, pollMs, claim: (n) => claimRuns(id, n), work: executeRun }, id), stopping),
+    new Loop(
+      instrumentLoop({ name: "runs", concurrency, pollMs, claim: (n) => claimRuns(id, n), work: executeRun }, id),
+      stopping,
+    ),
     new Loop(
       instrumentLoop(
-        { name: "tasks", concurrency, pollMs, claim: (n) => claimExecution(id, n), work: executeTask, nextWakeMs: nextExecutionDueMs },
+        {
+          name: "tasks",
+          concurrency,
+          pollMs,
+          claim: (n) => claimExecution(id, n),
+          work: executeTask,
+          nextWakeMs: nextExecutionDueMs,
+        },
         id,
       ),
       stopping,
     ),
-    new Loop(instrumentLoop({ name: "cancel", concurrency: 2, pollMs, claim: (n) => claimCancels(id, n), work: executeCancel }, id), stopping),
+    new Loop(
+      instrumentLoop(
+        { name: "cancel", concurrency: 2, pollMs, claim: (n) => claimCancels(id, n), work: executeCancel },
+        id,
+      ),
+      stopping,
+    ),
     new Loop(instrumentLoop(notifyLoop(id), id), stopping),
     new Loop(instrumentLoop(dueLoop(), id), stopping),
     new Loop(instrumentLoop(webhookLoop(id), id), stopping),

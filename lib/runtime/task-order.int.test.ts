@@ -2,7 +2,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { startTask } from "@/lib/tasks/start-task";
-import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 // A started task finishes before the tasks that arrived after it take over the
 // worker: claims go by arrival, so a task's next step does not queue
@@ -51,7 +59,10 @@ interface Times {
 }
 
 async function times(ids: string[]): Promise<Times[]> {
-  const rows = await getDb().task.findMany({ where: { id: { in: ids } }, select: { id: true, createdAt: true, startedAt: true, completedAt: true, status: true } });
+  const rows = await getDb().task.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, createdAt: true, startedAt: true, completedAt: true, status: true },
+  });
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => {
     const r = byId.get(id)!;
@@ -61,7 +72,11 @@ async function times(ids: string[]): Promise<Times[]> {
 }
 
 const allDone = (ids: string[], timeoutMs: number, w: WorkerProc) =>
-  waitFor(async () => (await getDb().task.count({ where: { id: { in: ids }, status: "succeeded" } })) === ids.length, timeoutMs, "burst done").catch((err) => {
+  waitFor(
+    async () => (await getDb().task.count({ where: { id: { in: ids }, status: "succeeded" } })) === ids.length,
+    timeoutMs,
+    "burst done",
+  ).catch((err) => {
     throw new Error(`${err}\nworker output:\n${w.output()}`);
   });
 
@@ -75,7 +90,9 @@ describe("a started task finishes", () => {
     await allDone(ids, 120_000, w);
     const t = await times(ids);
     // Completion rank vs arrival rank: nobody moves by more than the worker's slots.
-    const byCompletion = [...t].sort((a, b) => a.completedAt.getTime() - b.completedAt.getTime() || ids.indexOf(a.id) - ids.indexOf(b.id));
+    const byCompletion = [...t].sort(
+      (a, b) => a.completedAt.getTime() - b.completedAt.getTime() || ids.indexOf(a.id) - ids.indexOf(b.id),
+    );
     const displacement = byCompletion.map((x, rank) => Math.abs(rank - ids.indexOf(x.id)));
     expect(Math.max(...displacement)).toBeLessThanOrEqual(4);
     // When a task completes, at most a few later arrivals have started: it did not wait

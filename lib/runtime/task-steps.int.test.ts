@@ -2,7 +2,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import * as tasksRoute from "@/app/api/tasks/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
+import {
+  call,
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type WorkerProc,
+} from "@/tests/helpers";
 import type { PublicTask } from "@/lib/contract/task";
 
 const started: WorkerProc[] = [];
@@ -14,7 +22,13 @@ describe("task.steps: steps done of planned, for the progress bar", () => {
     const conv = await createConversationFor(u);
     const created = await call(tasksRoute.POST, {
       user: u,
-      body: { conversationId: conv, title: "Steps", prompt: "research steps", clientRequestId: randomUUID(), options: { simulate: { steps: 3, stepMs: 400 } } },
+      body: {
+        conversationId: conv,
+        title: "Steps",
+        prompt: "research steps",
+        clientRequestId: randomUUID(),
+        options: { simulate: { steps: 3, stepMs: 400 } },
+      },
     });
     expect(created.status).toBe(202);
     const id = created.json.task.id as string;

@@ -3,7 +3,14 @@ import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
 import { startTask } from "@/lib/tasks/start-task";
-import { createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
+import {
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 let worker: WorkerProc | null = null;
 afterAll(async () => {
@@ -16,7 +23,10 @@ describe("a worker's log", () => {
     const conv = await createConversationFor(u);
     const secret = `zebra-${randomUUID().slice(0, 8)} quarterly merger plans`;
     worker = startWorkerProcess({ HERALD_LOG_LEVEL: "debug" });
-    const { run } = await postMessage(u.id, conv, { content: `Please remember: ${secret}`, clientMessageId: randomUUID() });
+    const { run } = await postMessage(u.id, conv, {
+      content: `Please remember: ${secret}`,
+      clientMessageId: randomUUID(),
+    });
     const { task } = await startTask({
       ownerId: u.id,
       conversationId: conv,
@@ -26,8 +36,16 @@ describe("a worker's log", () => {
       options: { simulate: { steps: 1, stepMs: 0 } },
     });
     const db = getDb();
-    await waitFor(async () => (await db.run.findUniqueOrThrow({ where: { id: run.id } })).status === "succeeded", 60_000, "turn");
-    await waitFor(async () => (await db.task.findUniqueOrThrow({ where: { id: task.id } })).status === "succeeded", 60_000, "task");
+    await waitFor(
+      async () => (await db.run.findUniqueOrThrow({ where: { id: run.id } })).status === "succeeded",
+      60_000,
+      "turn",
+    );
+    await waitFor(
+      async () => (await db.task.findUniqueOrThrow({ where: { id: task.id } })).status === "succeeded",
+      60_000,
+      "task",
+    );
     await waitFor(async () => /"msg":"started \(loops/.test(worker!.output()), 10_000, "start line");
     await stopWorkers(worker);
 

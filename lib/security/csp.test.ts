@@ -17,7 +17,8 @@ describe("contentSecurityPolicy", () => {
     expect(prod.get("img-src")).toEqual(["'self'", "data:", "blob:"]);
     expect(prod.get("frame-ancestors")).toEqual(["'none'"]);
     expect(prod.get("object-src")).toEqual(["'none'"]);
-    for (const [, sources] of prod) for (const s of sources) expect(s).not.toMatch(/^(https?:|\*|[a-z0-9.-]+\.[a-z]+)/i);
+    for (const [, sources] of prod)
+      for (const s of sources) expect(s).not.toMatch(/^(https?:|\*|[a-z0-9.-]+\.[a-z]+)/i);
     expect(directives(contentSecurityPolicy("n0nce", { dev: true })).get("script-src")).toContain("'unsafe-eval'");
   });
 });

@@ -29,7 +29,8 @@ afterAll(() => {
 });
 
 const verified = async (u: TestUser) => (await getDb().user.findUniqueOrThrow({ where: { id: u.id } })).emailVerified;
-const patchEmail = (u: TestUser, emailNotices: string) => call(settingsRoute.PATCH, { user: u, method: "PATCH", body: { emailNotices } });
+const patchEmail = (u: TestUser, emailNotices: string) =>
+  call(settingsRoute.PATCH, { user: u, method: "PATCH", body: { emailNotices } });
 
 function linkIn(mail: SinkLine): URL {
   const link = /https?:\/\/\S+\/api\/auth\/verify-email\?\S+/.exec(mail.text ?? "")?.[0];
@@ -42,7 +43,11 @@ const openLink = (link: URL) => handleAuthRequest(new Request(`${ORIGIN}${link.p
 describe("email address verification", () => {
   it("sign-up mails a verification link; opening it marks the address verified; notices can be turned on only then", async () => {
     const u = await signUp("Verifier");
-    const mail = await waitFor(async () => lines.find((l) => l.to === u.email && l.accepted), 20_000, "verification email");
+    const mail = await waitFor(
+      async () => lines.find((l) => l.to === u.email && l.accepted),
+      20_000,
+      "verification email",
+    );
     expect(mail.headers!.subject).toBe("Herald: confirm your email address");
     expect(await verified(u)).toBe(false);
     // Signing in never waits on it: the session from sign-up works.
@@ -81,7 +86,11 @@ describe("email address verification", () => {
       }),
     );
     expect(res.status).toBe(200);
-    const again = await waitFor(async () => lines.filter((l) => l.to === u.email && l.accepted)[before], 20_000, "second verification email");
+    const again = await waitFor(
+      async () => lines.filter((l) => l.to === u.email && l.accepted)[before],
+      20_000,
+      "second verification email",
+    );
     const link = linkIn(again);
     expect(link.searchParams.get("callbackURL")).toBe("/settings");
 

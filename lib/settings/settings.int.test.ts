@@ -14,8 +14,16 @@ describe("GET/PATCH /api/settings", () => {
     const u = await signUp("Defaults");
     const res = await call(settingsRoute.GET, { user: u, headers: { "accept-language": "zh-CN,zh;q=0.9" } });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ language: "zh", timeZone: "UTC", emailNotices: "off", emailAvailable: false, emailVerified: false });
-    expect((await call(settingsRoute.GET, { user: u, headers: { cookie: `${u.cookie}; herald-lang=en` } })).json.language).toBe("en");
+    expect(res.json).toEqual({
+      language: "zh",
+      timeZone: "UTC",
+      emailNotices: "off",
+      emailAvailable: false,
+      emailVerified: false,
+    });
+    expect(
+      (await call(settingsRoute.GET, { user: u, headers: { cookie: `${u.cookie}; herald-lang=en` } })).json.language,
+    ).toBe("en");
     expect(await accountLanguage(u.id)).toBeNull();
   });
 
@@ -25,10 +33,16 @@ describe("GET/PATCH /api/settings", () => {
     const r1 = await call(settingsRoute.PATCH, { user: a, method: "PATCH", body: { language: "zh" } });
     expect(r1.status).toBe(200);
     expect(r1.json).toMatchObject({ language: "zh", timeZone: "UTC", emailNotices: "off" });
-    const r2 = await call(settingsRoute.PATCH, { user: a, method: "PATCH", body: { timeZone: "Europe/Berlin", emailNotices: "all" } });
+    const r2 = await call(settingsRoute.PATCH, {
+      user: a,
+      method: "PATCH",
+      body: { timeZone: "Europe/Berlin", emailNotices: "all" },
+    });
     expect(r2.json).toMatchObject({ language: "zh", timeZone: "Europe/Berlin", emailNotices: "all" });
     // A second device with an English browser still gets the account's language.
-    expect((await call(settingsRoute.GET, { user: a, headers: { "accept-language": "en-US" } })).json.language).toBe("zh");
+    expect((await call(settingsRoute.GET, { user: a, headers: { "accept-language": "en-US" } })).json.language).toBe(
+      "zh",
+    );
     expect(await accountLanguage(a.id)).toBe("zh");
     const other = await getDb().user.findUniqueOrThrow({ where: { id: b.id } });
     expect([other.language, other.timeZone, other.emailNotices]).toEqual([null, null, "off"]);
@@ -52,7 +66,12 @@ describe("GET/PATCH /api/settings", () => {
     const row = await getDb().user.findUniqueOrThrow({ where: { id: u.id } });
     expect([row.language, row.timeZone, row.emailNotices]).toEqual([null, null, "off"]);
     // Cross-site writes are refused like every mutation.
-    const cross = await call(settingsRoute.PATCH, { user: u, method: "PATCH", body: { language: "zh" }, headers: { origin: "https://evil.example" } });
+    const cross = await call(settingsRoute.PATCH, {
+      user: u,
+      method: "PATCH",
+      body: { language: "zh" },
+      headers: { origin: "https://evil.example" },
+    });
     expect(cross.status).toBe(403);
   });
 });

@@ -3,7 +3,16 @@ import { randomUUID } from "node:crypto";
 import { getAuth } from "@/lib/auth/auth";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
-import { createConversationFor, ORIGIN, startWorkerProcess, stopWorkers, TEST_PASSWORD, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  createConversationFor,
+  ORIGIN,
+  startWorkerProcess,
+  stopWorkers,
+  TEST_PASSWORD,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 /**
  * One local clock: the signing-up browser's zone becomes the account's, and
@@ -20,12 +29,16 @@ async function signUpIn(timeZone: unknown, name = "Clock"): Promise<TestUser> {
     }),
   );
   expect(res.status).toBe(200);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const body = (await res.json()) as { user: { id: string } };
   return { id: body.user.id, email, cookie };
 }
 
-const zoneOf = async (u: TestUser) => (await getDb().user.findUniqueOrThrow({ where: { id: u.id }, select: { timeZone: true } })).timeZone;
+const zoneOf = async (u: TestUser) =>
+  (await getDb().user.findUniqueOrThrow({ where: { id: u.id }, select: { timeZone: true } })).timeZone;
 
 /** The clock part as a reader in `timeZone` sees it ("9:54:25 PM" / "21:54:25"), computed independently of lib/contract/clock.ts. */
 function clockIn(d: Date, timeZone: string, lang: "en" | "zh"): string {
@@ -60,7 +73,11 @@ describe("what Herald writes about a due time reads in that zone", () => {
   async function reply(user: TestUser, content: string, delivery: { mode: "at" | "by"; dueInSeconds: number }) {
     const conversationId = await createConversationFor(user);
     const { run } = await postMessage(user.id, conversationId, { content, clientMessageId: randomUUID(), delivery });
-    const message = await waitFor(() => getDb().message.findFirst({ where: { runId: run.id, kind: "assistant" } }), 30_000, "the reply");
+    const message = await waitFor(
+      () => getDb().message.findFirst({ where: { runId: run.id, kind: "assistant" } }),
+      30_000,
+      "the reply",
+    );
     const userMessage = await getDb().message.findFirstOrThrow({ where: { conversationId, kind: "user" } });
     return { text: message.content, sentAt: userMessage.createdAt };
   }

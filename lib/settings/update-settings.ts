@@ -16,7 +16,11 @@ import { emailAvailable, SETTINGS_SELECT, toPublicSettings } from "./queries";
  * be sent, so the choice is stored as before; the email loop still sends to
  * verified addresses only.
  */
-export async function updateSettings(userId: string, patch: SettingsPatch, fallbackLang: Lang): Promise<PublicSettings> {
+export async function updateSettings(
+  userId: string,
+  patch: SettingsPatch,
+  fallbackLang: Lang,
+): Promise<PublicSettings> {
   const turningOn = patch.emailNotices !== undefined && patch.emailNotices !== "off";
   // The check, the write and the read are one statement, so a concurrent change of the address cannot slip between them.
   const row = await getDb()
@@ -31,7 +35,11 @@ export async function updateSettings(userId: string, patch: SettingsPatch, fallb
     })
     .catch((e: unknown) => {
       if ((e as { code?: string }).code === "P2025") {
-        throw new ApiError("email_unverified", "emailNotices: confirm your email address first (Settings sends the link)", "emailNotices");
+        throw new ApiError(
+          "email_unverified",
+          "emailNotices: confirm your email address first (Settings sends the link)",
+          "emailNotices",
+        );
       }
       throw e;
     });

@@ -24,16 +24,28 @@ export async function createShare(ownerId: string, publicationId: string): Promi
     // The account row orders concurrent creates, so both caps hold under a burst.
     await lockAccount(tx, ownerId);
     if (!limitsOff()) {
-      const [live] = await tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM "report_share" WHERE "ownerId" = ${ownerId}`;
+      const [live] = await tx.$queryRaw<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM "report_share" WHERE "ownerId" = ${ownerId}`;
       if (live.n >= MAX_SHARES_PER_ACCOUNT) {
-        throw new ApiError("quota_exceeded", `At most ${MAX_SHARES_PER_ACCOUNT} share links per account; revoke one you no longer need`, undefined, 60);
+        throw new ApiError(
+          "quota_exceeded",
+          `At most ${MAX_SHARES_PER_ACCOUNT} share links per account; revoke one you no longer need`,
+          undefined,
+          60,
+        );
       }
       const [recent] = await tx.$queryRaw<{ n: number; oldest_age: number | null }[]>`
         SELECT count(*)::int AS n, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
         FROM "report_share" WHERE "ownerId" = ${ownerId} AND "createdAt" > now() - interval '60 seconds'`;
       if (recent.n >= SHARES_PER_MINUTE) {
         const retry = Math.max(1, Math.ceil(60 - (recent.oldest_age ?? 0)));
-        throw new ApiError("rate_limited", `Too many share links in the last minute. Try again in ${retry} s.`, undefined, retry);
+        throw new ApiError(
+          "rate_limited",
+          `Too many share links in the last minute. Try again in ${retry} s.`,
+          undefined,
+          retry,
+        );
       }
     }
     const { token, hash } = newShareToken();

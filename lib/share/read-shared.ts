@@ -9,7 +9,9 @@ import { hashShareToken, isShareToken } from "./token";
  */
 export async function readSharedReport(token: string): Promise<SharedReport | null> {
   if (!isShareToken(token)) return null;
-  const rows = await getDb().$queryRaw<{ title: string; content: string; version: number; partial: boolean; createdAt: Date }[]>`
+  const rows = await getDb().$queryRaw<
+    { title: string; content: string; version: number; partial: boolean; createdAt: Date }[]
+  >`
     SELECT t.title, p.content, p.version, p.partial, p."createdAt"
     FROM "report_share" s
     JOIN "publication" p ON p.id = s."publicationId" AND p."ownerId" = s."ownerId"
@@ -17,5 +19,13 @@ export async function readSharedReport(token: string): Promise<SharedReport | nu
     JOIN "task" t ON t.id = p."taskId"
     WHERE s.hash = ${hashShareToken(token)}`;
   const r = rows[0];
-  return r ? { title: r.title, content: r.content, version: r.version, partial: r.partial, createdAt: r.createdAt.toISOString() } : null;
+  return r
+    ? {
+        title: r.title,
+        content: r.content,
+        version: r.version,
+        partial: r.partial,
+        createdAt: r.createdAt.toISOString(),
+      }
+    : null;
 }

@@ -8,10 +8,16 @@ import { hashShareToken } from "./token";
 import { readSharedReport } from "./read-shared";
 import { MAX_SHARES_PER_ACCOUNT, SHARES_PER_MINUTE } from "./create-share";
 
-async function publish(user: TestUser, content: string, version = 1): Promise<{ conversationId: string; publicationId: string }> {
+async function publish(
+  user: TestUser,
+  content: string,
+  version = 1,
+): Promise<{ conversationId: string; publicationId: string }> {
   const conversationId = await createConversationFor(user, "Private chat title");
   const db = getDb();
-  const task = await db.task.create({ data: { ownerId: user.id, conversationId, title: "EV market", prompt: "secret prompt" } });
+  const task = await db.task.create({
+    data: { ownerId: user.id, conversationId, title: "EV market", prompt: "secret prompt" },
+  });
   const pub = await db.publication.create({
     data: { taskId: task.id, conversationId, ownerId: user.id, version, partial: false, content, sha256: "x" },
   });
@@ -19,7 +25,12 @@ async function publish(user: TestUser, content: string, version = 1): Promise<{ 
 }
 
 const create = (user: TestUser, publicationId: string) =>
-  call(sharesRoute.POST, { user, method: "POST", path: `/api/publications/${publicationId}/shares`, params: { id: publicationId } });
+  call(sharesRoute.POST, {
+    user,
+    method: "POST",
+    path: `/api/publications/${publicationId}/shares`,
+    params: { id: publicationId },
+  });
 
 describe("report share links", () => {
   it("opens the report by a random token stored hashed, only while live, and shows nothing else", async () => {
@@ -27,7 +38,11 @@ describe("report share links", () => {
     const { publicationId } = await publish(owner, "# EV market\n\n## Findings\n\nBody text.");
 
     // Off by default: nothing is shared until the owner asks.
-    const none = await call(sharesRoute.GET, { user: owner, path: `/api/publications/${publicationId}/shares`, params: { id: publicationId } });
+    const none = await call(sharesRoute.GET, {
+      user: owner,
+      path: `/api/publications/${publicationId}/shares`,
+      params: { id: publicationId },
+    });
     expect(none.json).toEqual({ shares: [] });
 
     const a = await create(owner, publicationId);
@@ -43,26 +58,47 @@ describe("report share links", () => {
     expect(JSON.stringify(rows)).not.toContain(a.json.token);
 
     // The listing never repeats a token.
-    const list = await call(sharesRoute.GET, { user: owner, path: `/api/publications/${publicationId}/shares`, params: { id: publicationId } });
+    const list = await call(sharesRoute.GET, {
+      user: owner,
+      path: `/api/publications/${publicationId}/shares`,
+      params: { id: publicationId },
+    });
     expect(list.json.shares).toHaveLength(2);
     expect(JSON.stringify(list.json)).not.toContain(a.json.token);
 
     // The public read is the report only: no account, conversation or prompt.
     const shared = await readSharedReport(a.json.token);
-    expect(shared).toEqual({ title: "EV market", content: "# EV market\n\n## Findings\n\nBody text.", version: 1, partial: false, createdAt: expect.any(String) });
+    expect(shared).toEqual({
+      title: "EV market",
+      content: "# EV market\n\n## Findings\n\nBody text.",
+      version: 1,
+      partial: false,
+      createdAt: expect.any(String),
+    });
     const text = JSON.stringify(shared);
-    for (const secret of [owner.email, owner.id, "Private chat title", "secret prompt"]) expect(text).not.toContain(secret);
+    for (const secret of [owner.email, owner.id, "Private chat title", "secret prompt"])
+      expect(text).not.toContain(secret);
 
     // Unknown, malformed and one-character-off tokens open nothing.
     expect(await readSharedReport("nope")).toBeNull();
     expect(await readSharedReport(`${a.json.token.slice(0, -1)}${a.json.token.endsWith("A") ? "B" : "A"}`)).toBeNull();
 
     // Revoking one link closes it and leaves the other open.
-    const del = await call(shareRoute.DELETE, { user: owner, method: "DELETE", path: `/api/shares/${a.json.id}`, params: { id: a.json.id } });
+    const del = await call(shareRoute.DELETE, {
+      user: owner,
+      method: "DELETE",
+      path: `/api/shares/${a.json.id}`,
+      params: { id: a.json.id },
+    });
     expect(del.status).toBe(204);
     expect(await readSharedReport(a.json.token)).toBeNull();
     expect(await readSharedReport(b.json.token)).not.toBeNull();
-    const again = await call(shareRoute.DELETE, { user: owner, method: "DELETE", path: `/api/shares/${a.json.id}`, params: { id: a.json.id } });
+    const again = await call(shareRoute.DELETE, {
+      user: owner,
+      method: "DELETE",
+      path: `/api/shares/${a.json.id}`,
+      params: { id: a.json.id },
+    });
     expect(again.status).toBe(404);
   });
 
@@ -72,20 +108,46 @@ describe("report share links", () => {
     const { conversationId, publicationId } = await publish(owner, "# R\n\ntext");
 
     expect((await create(other, publicationId)).status).toBe(404);
-    const list = await call(sharesRoute.GET, { user: other, path: `/api/publications/${publicationId}/shares`, params: { id: publicationId } });
+    const list = await call(sharesRoute.GET, {
+      user: other,
+      path: `/api/publications/${publicationId}/shares`,
+      params: { id: publicationId },
+    });
     expect(list.status).toBe(404);
-    expect((await call(sharesRoute.POST, { method: "POST", path: `/api/publications/${publicationId}/shares`, params: { id: publicationId } })).status).toBe(401);
+    expect(
+      (
+        await call(sharesRoute.POST, {
+          method: "POST",
+          path: `/api/publications/${publicationId}/shares`,
+          params: { id: publicationId },
+        })
+      ).status,
+    ).toBe(401);
 
     const link = await create(owner, publicationId);
-    const foreignRevoke = await call(shareRoute.DELETE, { user: other, method: "DELETE", path: `/api/shares/${link.json.id}`, params: { id: link.json.id } });
+    const foreignRevoke = await call(shareRoute.DELETE, {
+      user: other,
+      method: "DELETE",
+      path: `/api/shares/${link.json.id}`,
+      params: { id: link.json.id },
+    });
     expect(foreignRevoke.status).toBe(404);
     expect(await readSharedReport(link.json.token)).not.toBeNull();
 
-    const gone = await call(conversationRoute.DELETE, { user: owner, method: "DELETE", path: `/api/conversations/${conversationId}`, params: { id: conversationId } });
+    const gone = await call(conversationRoute.DELETE, {
+      user: owner,
+      method: "DELETE",
+      path: `/api/conversations/${conversationId}`,
+      params: { id: conversationId },
+    });
     expect(gone.status).toBe(204);
     expect(await readSharedReport(link.json.token)).toBeNull();
     expect((await create(owner, publicationId)).status).toBe(404);
-    const listGone = await call(sharesRoute.GET, { user: owner, path: `/api/publications/${publicationId}/shares`, params: { id: publicationId } });
+    const listGone = await call(sharesRoute.GET, {
+      user: owner,
+      path: `/api/publications/${publicationId}/shares`,
+      params: { id: publicationId },
+    });
     expect(listGone.status).toBe(404);
   });
 
@@ -99,13 +161,17 @@ describe("report share links", () => {
     expect(Number(limited.res.headers.get("retry-after"))).toBeGreaterThan(0);
 
     // Age the links out of the minute window to reach the account cap.
-    await getDb().$executeRaw`UPDATE "report_share" SET "createdAt" = now() - interval '2 minutes' WHERE "ownerId" = ${owner.id}`;
+    await getDb()
+      .$executeRaw`UPDATE "report_share" SET "createdAt" = now() - interval '2 minutes' WHERE "ownerId" = ${owner.id}`;
     const db = getDb();
-    const { hash: _unused, ...template } = (await db.reportShare.findFirstOrThrow({ where: { ownerId: owner.id } }));
+    const { hash: _unused, ...template } = await db.reportShare.findFirstOrThrow({ where: { ownerId: owner.id } });
     void _unused;
     await db.reportShare.createMany({
       data: Array.from({ length: MAX_SHARES_PER_ACCOUNT - SHARES_PER_MINUTE }, (_, i) => ({
-        ownerId: template.ownerId, publicationId: template.publicationId, hash: `filler-${owner.id}-${i}`, createdAt: new Date(Date.now() - 120_000),
+        ownerId: template.ownerId,
+        publicationId: template.publicationId,
+        hash: `filler-${owner.id}-${i}`,
+        createdAt: new Date(Date.now() - 120_000),
       })),
     });
     const full = await create(owner, publicationId);

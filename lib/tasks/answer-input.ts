@@ -14,7 +14,10 @@ export async function answerInput(ownerId: string, id: string, response: string)
     const task = await lockOwnedTask(tx, ownerId, id);
     if (!task) throw notFound("Task");
     if (task.status !== "input_required" || task.cancelRequestedAt) {
-      throw new ApiError("conflict", `The task is ${task.cancelRequestedAt ? "being cancelled" : task.status}, not waiting for input`);
+      throw new ApiError(
+        "conflict",
+        `The task is ${task.cancelRequestedAt ? "being cancelled" : task.status}, not waiting for input`,
+      );
     }
     if (task.inputResponse !== null) throw new ApiError("conflict", "An answer is already on its way to the task");
     const updated = await storeInputResponse(tx, id, response);

@@ -31,7 +31,8 @@ const inputResponseSchema = z.object({ response: z.string() });
 
 /** The stored answer; "" when there is none or it cannot be read. */
 export function inputResponseOf(task: Pick<Task, "inputResponse" | "id">): string {
-  return readJsonColumn("task.inputResponse", inputResponseSchema, task.inputResponse, { response: "" }, task.id).response;
+  return readJsonColumn("task.inputResponse", inputResponseSchema, task.inputResponse, { response: "" }, task.id)
+    .response;
 }
 
 /** task.budget: the overtime budget the delivery contract allowed (lib/contract/schemas.ts deliveryInput bounds it). */

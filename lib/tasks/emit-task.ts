@@ -8,10 +8,16 @@ export async function emitTaskUpdated(tx: SqlTx, task: Task, wake: readonly stri
   // A run that is over is what an Agent Protocol webhook waits for (lib/agent-protocol/webhook-sql.ts): its loop wakes at
   // the commit instead of finding the row at its next poll. Waking costs each worker one claim when there is none.
   const ended = isTerminalStatus(task.status) || task.status === "input_required";
-  await emitEvent(tx, task.ownerId, { type: "task.updated", data: { task: { ...toPublicTask(task) } } }, {
-    conversationId: task.conversationId,
-    taskId: task.id,
-  }, ended ? [...wake, "ap-webhooks"] : wake);
+  await emitEvent(
+    tx,
+    task.ownerId,
+    { type: "task.updated", data: { task: { ...toPublicTask(task) } } },
+    {
+      conversationId: task.conversationId,
+      taskId: task.id,
+    },
+    ended ? [...wake, "ap-webhooks"] : wake,
+  );
 }
 
 /** Re-reads the row inside tx and announces it; for writers that used raw SQL. */

@@ -17,7 +17,13 @@ import { call, createConversationFor, signUp } from "@/tests/helpers";
  * Whitelist check: values planted in every server-only column of a task must
  * appear in no API response, feed event or model input built from that task.
  */
-const SENTINELS = ["SENTINEL-REMOTE-REF", "SENTINEL-DRIVER-SECRET", "SENTINEL-LEASE-OWNER", "SENTINEL-TOKEN", "SENTINEL-FINGERPRINT"];
+const SENTINELS = [
+  "SENTINEL-REMOTE-REF",
+  "SENTINEL-DRIVER-SECRET",
+  "SENTINEL-LEASE-OWNER",
+  "SENTINEL-TOKEN",
+  "SENTINEL-FINGERPRINT",
+];
 
 function assertClean(what: string, value: unknown) {
   const text = typeof value === "string" ? value : JSON.stringify(value);
@@ -28,7 +34,13 @@ describe("server-only task data never leaves the server", () => {
   it("API responses, feed events and model inputs carry none of it", async () => {
     const u = await signUp("Leak");
     const conv = await createConversationFor(u);
-    const { task } = await startTask({ ownerId: u.id, conversationId: conv, title: "Leaky", prompt: "p", clientRequestId: randomUUID() });
+    const { task } = await startTask({
+      ownerId: u.id,
+      conversationId: conv,
+      title: "Leaky",
+      prompt: "p",
+      clientRequestId: randomUUID(),
+    });
     const db = getDb();
     await db.task.update({
       where: { id: task.id },
@@ -63,7 +75,10 @@ describe("server-only task data never leaves the server", () => {
 
     const events = await db.event.findMany({ where: { ownerId: u.id } });
     expect(events.length).toBeGreaterThan(3);
-    assertClean("feed events", events.map((e) => e.payload));
+    assertClean(
+      "feed events",
+      events.map((e) => e.payload),
+    );
 
     const row = await db.task.findUniqueOrThrow({ where: { id: task.id } });
     assertClean("task projection (model input)", await taskProjection(u.id, conv));
@@ -96,7 +111,13 @@ describe("server-only task data never leaves the server", () => {
     process.env.HERALD_LIMITS = "off";
     try {
       for (let i = 0; i < 25; i++) {
-        await startTask({ ownerId: u.id, conversationId: conv, title: `t${i}`, prompt: "p", clientRequestId: randomUUID() });
+        await startTask({
+          ownerId: u.id,
+          conversationId: conv,
+          title: `t${i}`,
+          prompt: "p",
+          clientRequestId: randomUUID(),
+        });
       }
     } finally {
       delete process.env.HERALD_LIMITS;

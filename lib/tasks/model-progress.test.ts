@@ -1,15 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { admitModelProgress, MODEL_PROGRESS_MAX_CHARS, MODEL_PROGRESS_MIN_GAP_MS, MODEL_PROGRESS_PER_STEP, type ProgressWindow } from "./model-progress";
+import {
+  admitModelProgress,
+  MODEL_PROGRESS_MAX_CHARS,
+  MODEL_PROGRESS_MIN_GAP_MS,
+  MODEL_PROGRESS_PER_STEP,
+  type ProgressWindow,
+} from "./model-progress";
 
 const fresh = (): ProgressWindow => ({ admitted: [], lastAt: null });
 
 describe("admitting a model's progress line", () => {
   it("admits one tidy line", () => {
-    expect(admitModelProgress("  checking\n holdings\toverlap ", fresh(), 0)).toEqual({ ok: true, text: "checking holdings overlap" });
+    expect(admitModelProgress("  checking\n holdings\toverlap ", fresh(), 0)).toEqual({
+      ok: true,
+      text: "checking holdings overlap",
+    });
   });
 
   it("refuses empty, non-text and whitespace-only proposals", () => {
-    for (const raw of ["", "   \n\t", null, 42, { text: "x" }]) expect(admitModelProgress(raw, fresh(), 0)).toEqual({ ok: false, reason: "empty" });
+    for (const raw of ["", "   \n\t", null, 42, { text: "x" }])
+      expect(admitModelProgress(raw, fresh(), 0)).toEqual({ ok: false, reason: "empty" });
   });
 
   it("cuts a long line to the bound by code points, never inside an emoji", () => {
@@ -32,9 +42,13 @@ describe("admitting a model's progress line", () => {
       expect(admitModelProgress(`other ${i}`, w, now + MODEL_PROGRESS_MIN_GAP_MS - 1)).toEqual(
         i + 1 < MODEL_PROGRESS_PER_STEP ? { ok: false, reason: "too_soon" } : { ok: false, reason: "too_many" },
       );
-      expect(admitModelProgress(`line ${i}`, { ...w, admitted: w.admitted.slice(0, 1) }, now + 10 * MODEL_PROGRESS_MIN_GAP_MS)).toEqual(
-        i === 0 ? { ok: false, reason: "repeat" } : { ok: true, text: `line ${i}` },
-      );
+      expect(
+        admitModelProgress(
+          `line ${i}`,
+          { ...w, admitted: w.admitted.slice(0, 1) },
+          now + 10 * MODEL_PROGRESS_MIN_GAP_MS,
+        ),
+      ).toEqual(i === 0 ? { ok: false, reason: "repeat" } : { ok: true, text: `line ${i}` });
       now += MODEL_PROGRESS_MIN_GAP_MS;
     }
     expect(admitModelProgress("one more", w, now + 60_000)).toEqual({ ok: false, reason: "too_many" });

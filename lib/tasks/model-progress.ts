@@ -19,15 +19,15 @@ export interface ProgressWindow {
 }
 
 export type Admission =
-  | { ok: true; text: string }
-  | { ok: false; reason: "empty" | "too_many" | "too_soon" | "repeat" };
+  { ok: true; text: string } | { ok: false; reason: "empty" | "too_many" | "too_soon" | "repeat" };
 
 export function admitModelProgress(raw: unknown, window: ProgressWindow, now: number): Admission {
   const text = tidy(typeof raw === "string" ? raw : "");
   if (!text) return { ok: false, reason: "empty" };
   if (window.admitted.length >= MODEL_PROGRESS_PER_STEP) return { ok: false, reason: "too_many" };
   if (window.admitted.includes(text)) return { ok: false, reason: "repeat" };
-  if (window.lastAt !== null && now - window.lastAt < MODEL_PROGRESS_MIN_GAP_MS) return { ok: false, reason: "too_soon" };
+  if (window.lastAt !== null && now - window.lastAt < MODEL_PROGRESS_MIN_GAP_MS)
+    return { ok: false, reason: "too_soon" };
   return { ok: true, text };
 }
 
@@ -39,5 +39,10 @@ function tidy(raw: string): string {
     .replace(/\s+/g, " ")
     .trim();
   const points = [...one];
-  return points.length > MODEL_PROGRESS_MAX_CHARS ? `${points.slice(0, MODEL_PROGRESS_MAX_CHARS - 1).join("").trimEnd()}…` : one;
+  return points.length > MODEL_PROGRESS_MAX_CHARS
+    ? `${points
+        .slice(0, MODEL_PROGRESS_MAX_CHARS - 1)
+        .join("")
+        .trimEnd()}…`
+    : one;
 }

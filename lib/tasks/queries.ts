@@ -15,14 +15,24 @@ export async function listTasks(
   ownerId: string,
   opts: { conversationId?: string; scope?: TaskScope; limit?: number } = {},
 ): Promise<PublicTask[]> {
-  const base: Prisma.TaskWhereInput = { ownerId, ...(opts.conversationId ? { conversationId: opts.conversationId } : {}) };
+  const base: Prisma.TaskWhereInput = {
+    ownerId,
+    ...(opts.conversationId ? { conversationId: opts.conversationId } : {}),
+  };
   const limit = opts.limit ?? 50;
   const find = (status: string[], take: number) =>
-    getDb().task.findMany({ where: { ...base, status: { in: status } }, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], take });
+    getDb().task.findMany({
+      where: { ...base, status: { in: status } },
+      orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+      take,
+    });
   if (opts.scope === "active") return (await find(ACTIVE_STATUSES, limit)).map(toPublicTask);
   if (opts.scope === "recent") return (await find(TERMINAL_STATUSES, limit)).map(toPublicTask);
   // "all": every active task (a busy account must not push one off the list), then the newest finished ones.
-  const [active, recent] = await Promise.all([find(ACTIVE_STATUSES, MAX_ACTIVE_LISTED), find(TERMINAL_STATUSES, limit)]);
+  const [active, recent] = await Promise.all([
+    find(ACTIVE_STATUSES, MAX_ACTIVE_LISTED),
+    find(TERMINAL_STATUSES, limit),
+  ]);
   return [...active, ...recent].map(toPublicTask);
 }
 
@@ -31,10 +41,18 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
   const task = await db.task.findFirst({ where: { id, ownerId } });
   if (!task) return null;
   const [progress, pubs, notices, steps, sources] = await Promise.all([
-    db.message.findMany({ where: { taskId: id, ownerId, kind: "progress", hidden: false }, orderBy: { seq: "asc" }, take: 200 }),
+    db.message.findMany({
+      where: { taskId: id, ownerId, kind: "progress", hidden: false },
+      orderBy: { seq: "asc" },
+      take: 200,
+    }),
     db.publication.findMany({ where: { taskId: id, ownerId }, orderBy: { version: "asc" } }),
     db.notice.findMany({ where: { taskId: id, ownerId }, orderBy: { createdAt: "asc" } }),
-    db.taskStep.findMany({ where: { taskId: id }, orderBy: { index: "asc" }, select: { index: true, input: true, createdAt: true } }),
+    db.taskStep.findMany({
+      where: { taskId: id },
+      orderBy: { index: "asc" },
+      select: { index: true, input: true, createdAt: true },
+    }),
     listSources(ownerId, id),
   ]);
   return {
@@ -52,7 +70,9 @@ export async function getTaskDetail(ownerId: string, id: string): Promise<Public
     instructions: {
       accepted: driverFor(task.driver)?.acceptsUpdates === true,
       pending: pendingUpdatesOf(task),
-      applied: steps.flatMap((s) => stepUpdatesOf(s.input).map((text) => ({ step: s.index, text, at: s.createdAt.toISOString() }))),
+      applied: steps.flatMap((s) =>
+        stepUpdatesOf(s.input).map((text) => ({ step: s.index, text, at: s.createdAt.toISOString() })),
+      ),
     },
     sources,
   };

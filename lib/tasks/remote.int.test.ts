@@ -45,7 +45,14 @@ beforeEach(async () => {
 
 async function newTask() {
   const conv = await createConversationFor(u);
-  const { task } = await startTask({ ownerId: u.id, conversationId: conv, title: "remote", prompt: "p", driver: "remote-double", clientRequestId: randomUUID() });
+  const { task } = await startTask({
+    ownerId: u.id,
+    conversationId: conv,
+    title: "remote",
+    prompt: "p",
+    driver: "remote-double",
+    clientRequestId: randomUUID(),
+  });
   return task.id;
 }
 

@@ -18,7 +18,12 @@ import { isTerminalStatus } from "@/lib/contract/task";
  * reply tells the user so; the terminal line of the cancel is then stored
  * hidden (one moment, one message), whichever of the two commits first.
  */
-export async function fenceCancel(tx: SqlTx, ownerId: string, id: string, answeredInChat = false): Promise<Task | null> {
+export async function fenceCancel(
+  tx: SqlTx,
+  ownerId: string,
+  id: string,
+  answeredInChat = false,
+): Promise<Task | null> {
   const task = await lockOwnedTask(tx, ownerId, id);
   if (!task) return null;
   if (isTerminalStatus(task.status)) return task;
@@ -31,13 +36,20 @@ export async function fenceCancel(tx: SqlTx, ownerId: string, id: string, answer
   return fenced;
 }
 
-export async function requestCancel(ownerId: string, id: string, opts: { answeredInChat?: boolean } = {}): Promise<PublicTask> {
+export async function requestCancel(
+  ownerId: string,
+  id: string,
+  opts: { answeredInChat?: boolean } = {},
+): Promise<PublicTask> {
   const db = getDb();
   // Ownership first so a foreign id is 404 even when no worker runs.
   if (!(await db.task.findFirst({ where: { id, ownerId }, select: { id: true } }))) throw notFound("Task");
   // Refuse before writing anything: a fence nobody acts on would strand the task in "Cancelling…".
   if ((await liveWorkers()).alive === 0) {
-    throw new ApiError("unavailable", "No worker is running, so the task cannot be cancelled now; start a worker (npm run worker) and try again");
+    throw new ApiError(
+      "unavailable",
+      "No worker is running, so the task cannot be cancelled now; start a worker (npm run worker) and try again",
+    );
   }
   const task = await db.$transaction((tx) => fenceCancel(tx, ownerId, id, opts.answeredInChat ?? false));
   if (!task) throw notFound("Task");

@@ -13,7 +13,10 @@ const pagesReadLastHour = async (ownerId: string) => (await researchContext(rand
 
 async function newTask(user: TestUser): Promise<string> {
   const conversationId = await createConversationFor(user);
-  const res = await call(tasksRoute.POST, { user, body: { conversationId, title: "Sea otters", prompt: "Research sea otters", clientRequestId: randomUUID() } });
+  const res = await call(tasksRoute.POST, {
+    user,
+    body: { conversationId, title: "Sea otters", prompt: "Research sea otters", clientRequestId: randomUUID() },
+  });
   expect(res.status).toBe(202);
   return res.json.task.id as string;
 }
@@ -32,9 +35,21 @@ describe("task sources", () => {
   it("are numbered in reading order, a URL once per task, excerpts bounded; GET /api/tasks/:id lists them without their text", async () => {
     const user = await signUp();
     const taskId = await newTask(user);
-    const first = await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://a.example/otters", { finalUrl: "https://a.example/otters/", text: "x".repeat(SOURCE_EXCERPT_MAX_CHARS + 500) })));
+    const first = await sqlTransaction((tx) =>
+      recordSource(
+        tx,
+        taskId,
+        user.id,
+        page("https://a.example/otters", {
+          finalUrl: "https://a.example/otters/",
+          text: "x".repeat(SOURCE_EXCERPT_MAX_CHARS + 500),
+        }),
+      ),
+    );
     const second = await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://b.example/tools")));
-    const again = await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://a.example/otters", { title: "changed" })));
+    const again = await sqlTransaction((tx) =>
+      recordSource(tx, taskId, user.id, page("https://a.example/otters", { title: "changed" })),
+    );
     expect([first, second, again]).toEqual([
       { n: 1, inserted: true },
       { n: 2, inserted: true },
@@ -49,13 +64,27 @@ describe("task sources", () => {
     const res = await call(taskRoute.GET, { user, path: `/api/tasks/${taskId}`, params: { id: taskId } });
     expect(res.status).toBe(200);
     expect(res.json.task.sources).toEqual([
-      { n: 1, url: "https://a.example/otters", title: "Title of https://a.example/otters", site: "a.example", fetchedAt: stored[0]!.fetchedAt.toISOString() },
-      { n: 2, url: "https://b.example/tools", title: "Title of https://b.example/tools", site: "b.example", fetchedAt: stored[1]!.fetchedAt.toISOString() },
+      {
+        n: 1,
+        url: "https://a.example/otters",
+        title: "Title of https://a.example/otters",
+        site: "a.example",
+        fetchedAt: stored[0]!.fetchedAt.toISOString(),
+      },
+      {
+        n: 2,
+        url: "https://b.example/tools",
+        title: "Title of https://b.example/tools",
+        site: "b.example",
+        fetchedAt: stored[1]!.fetchedAt.toISOString(),
+      },
     ]);
 
     // Another account sees neither the task nor its sources.
     const other = await signUp("Other");
-    expect((await call(taskRoute.GET, { user: other, path: `/api/tasks/${taskId}`, params: { id: taskId } })).status).toBe(404);
+    expect(
+      (await call(taskRoute.GET, { user: other, path: `/api/tasks/${taskId}`, params: { id: taskId } })).status,
+    ).toBe(404);
   });
 
   it("a task that read nothing lists no sources; sources go with the account", async () => {
@@ -76,16 +105,27 @@ describe("sources in the timeline and against the account's hourly allowance", (
     const taskId = await newTask(user);
     await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://d.example/otters")));
     await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://e.example/stones")));
-    const history = await call(historyRoute.GET, { user, path: `/api/tasks/${taskId}/history`, params: { id: taskId } });
+    const history = await call(historyRoute.GET, {
+      user,
+      path: `/api/tasks/${taskId}/history`,
+      params: { id: taskId },
+    });
     const sources = (history.json.items as { type: string }[]).filter((i) => i.type === "source");
     expect(sources).toEqual([
-      expect.objectContaining({ type: "source", n: 1, url: "https://d.example/otters", title: "Title of https://d.example/otters", site: "d.example" }),
+      expect.objectContaining({
+        type: "source",
+        n: 1,
+        url: "https://d.example/otters",
+        title: "Title of https://d.example/otters",
+        site: "d.example",
+      }),
       expect.objectContaining({ type: "source", n: 2, url: "https://e.example/stones" }),
     ]);
 
     expect(await pagesReadLastHour(user.id)).toBe(2);
     // An hour-old read no longer counts, and another account's reads never do.
-    await getDb().$executeRaw`UPDATE "task_source" SET "fetchedAt" = now() - interval '61 minutes' WHERE "taskId" = ${taskId} AND n = 1`;
+    await getDb()
+      .$executeRaw`UPDATE "task_source" SET "fetchedAt" = now() - interval '61 minutes' WHERE "taskId" = ${taskId} AND n = 1`;
     expect(await pagesReadLastHour(user.id)).toBe(1);
     const other = await signUp("OtherReader");
     expect(await pagesReadLastHour(other.id)).toBe(0);
@@ -95,7 +135,9 @@ describe("sources in the timeline and against the account's hourly allowance", (
     const user = await signUp("OneTrip");
     const taskId = await newTask(user);
     const otherTask = await newTask(user);
-    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://f.example/a", { text: "Otters float on their backs." })));
+    await sqlTransaction((tx) =>
+      recordSource(tx, taskId, user.id, page("https://f.example/a", { text: "Otters float on their backs." })),
+    );
     await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://f.example/b")));
     await sqlTransaction((tx) => recordSource(tx, otherTask, user.id, page("https://g.example/c")));
     const { result, statements } = await statementsOf(() => researchContext(taskId, user.id, 6));
@@ -103,8 +145,22 @@ describe("sources in the timeline and against the account's hourly allowance", (
     expect(result).toEqual({
       pagesLastHour: 3,
       sources: [
-        { n: 1, url: "https://f.example/a", finalUrl: "https://f.example/a", title: "Title of https://f.example/a", site: "f.example", text: "Otters" },
-        { n: 2, url: "https://f.example/b", finalUrl: "https://f.example/b", title: "Title of https://f.example/b", site: "f.example", text: "Sea ot" },
+        {
+          n: 1,
+          url: "https://f.example/a",
+          finalUrl: "https://f.example/a",
+          title: "Title of https://f.example/a",
+          site: "f.example",
+          text: "Otters",
+        },
+        {
+          n: 2,
+          url: "https://f.example/b",
+          finalUrl: "https://f.example/b",
+          title: "Title of https://f.example/b",
+          site: "f.example",
+          text: "Sea ot",
+        },
       ],
     });
     expect(await researchContext(await newTask(user), user.id, 6)).toEqual({ sources: [], pagesLastHour: 3 });

@@ -16,8 +16,14 @@ export type SourceRead = PageText;
  * row lock (the worker's step transaction holds it): two writers could
  * otherwise pick the same number.
  */
-export async function recordSource(tx: SqlTx, taskId: string, ownerId: string, page: SourceRead): Promise<{ n: number; inserted: boolean }> {
-  const excerpt = page.text.length > SOURCE_EXCERPT_MAX_CHARS ? page.text.slice(0, SOURCE_EXCERPT_MAX_CHARS) : page.text;
+export async function recordSource(
+  tx: SqlTx,
+  taskId: string,
+  ownerId: string,
+  page: SourceRead,
+): Promise<{ n: number; inserted: boolean }> {
+  const excerpt =
+    page.text.length > SOURCE_EXCERPT_MAX_CHARS ? page.text.slice(0, SOURCE_EXCERPT_MAX_CHARS) : page.text;
   const inserted = await tx.$queryRaw<{ n: number }[]>`
     INSERT INTO "task_source" ("taskId", "ownerId", n, url, "finalUrl", title, site, excerpt, hash, "fetchedAt")
     SELECT ${taskId}, ${ownerId}, coalesce(max(n), 0) + 1, ${page.url}, ${page.finalUrl}, ${page.title}, ${page.site}, ${excerpt}, ${page.hash}, clock_timestamp()
@@ -25,7 +31,9 @@ export async function recordSource(tx: SqlTx, taskId: string, ownerId: string, p
     ON CONFLICT ("taskId", url) DO NOTHING
     RETURNING n`;
   if (inserted[0]) return { n: inserted[0].n, inserted: true };
-  const existing = await tx.$queryRaw<{ n: number }[]>`SELECT n FROM "task_source" WHERE "taskId" = ${taskId} AND url = ${page.url}`;
+  const existing = await tx.$queryRaw<
+    { n: number }[]
+  >`SELECT n FROM "task_source" WHERE "taskId" = ${taskId} AND url = ${page.url}`;
   return { n: existing[0]!.n, inserted: false };
 }
 
@@ -71,7 +79,11 @@ export interface StoredSource {
  * and how many pages the account's tasks read in the last hour, against
  * HERALD_LIMIT_PAGES_PER_HOUR (index task_source_ownerId_fetchedAt_idx).
  */
-export async function researchContext(taskId: string, ownerId: string, textChars: number): Promise<{ sources: StoredSource[]; pagesLastHour: number }> {
+export async function researchContext(
+  taskId: string,
+  ownerId: string,
+  textChars: number,
+): Promise<{ sources: StoredSource[]; pagesLastHour: number }> {
   const [row] = await getDb().$queryRaw<{ sources: StoredSource[]; pagesLastHour: number }[]>`
     SELECT
       coalesce((

@@ -46,8 +46,11 @@ const secs = (ms: number) => ms / 1000;
  * Literals, not parameters, so the planner can match the partial indexes on status.
  */
 export const TERMINAL_SQL = sqlList(TERMINAL_STATUSES);
-export const backoffMs = (failures: number, base = env("HERALD_TASK_RETRY_MS"), cap = env("HERALD_TASK_RETRY_CAP_MS")) =>
-  Math.min(base * 2 ** Math.min(failures, 16), cap);
+export const backoffMs = (
+  failures: number,
+  base = env("HERALD_TASK_RETRY_MS"),
+  cap = env("HERALD_TASK_RETRY_CAP_MS"),
+) => Math.min(base * 2 ** Math.min(failures, 16), cap);
 
 export type LeasedTask = Task & { leaseToken: string };
 export type CancelLeasedTask = Task & { cancelLeaseToken: string };
@@ -100,7 +103,9 @@ const leaseHeld = (token: string) =>
 
 /** Locks the row for a post-work write, only if our execution lease still holds. */
 export async function lockExecutionGuarded(tx: SqlTx, id: string, token: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`${PREPARED} SELECT * FROM "task" WHERE id = ${id} AND ${leaseHeld(token)} FOR UPDATE`;
+  const rows = await tx.$queryRaw<
+    Task[]
+  >`${PREPARED} SELECT * FROM "task" WHERE id = ${id} AND ${leaseHeld(token)} FOR UPDATE`;
   return rows[0] ?? null;
 }
 
@@ -122,7 +127,10 @@ export async function countTaskModelRequest(id: string, token: string): Promise<
  * Adds one answered request's tokens (and estimated cost) to the task. By id
  * only, not by lease: the provider spent them whoever owns the row now.
  */
-export async function addTaskUsage(id: string, u: { inputTokens: number; outputTokens: number; costUsd: number | null }): Promise<void> {
+export async function addTaskUsage(
+  id: string,
+  u: { inputTokens: number; outputTokens: number; costUsd: number | null },
+): Promise<void> {
   await getDb().$executeRaw`
     UPDATE "task" SET "inputTokens" = "inputTokens" + ${u.inputTokens}, "outputTokens" = "outputTokens" + ${u.outputTokens},
       "costUsd" = CASE WHEN ${u.costUsd}::float8 IS NULL THEN "costUsd" ELSE coalesce("costUsd", 0) + ${u.costUsd}::float8 END
@@ -158,9 +166,18 @@ export async function deferForProvider(tx: SqlTx, id: string, delayMs: number): 
 /** What a start writes; everything else takes its column default. */
 export type NewTask = Pick<
   Task,
-  "ownerId" | "conversationId" | "originMessageId" | "originRunId" | "title" | "prompt" | "driver" | "deliveryMode" | "dueAt" | "reportIfUnfinished" | "allowOvertime"
+  | "ownerId"
+  | "conversationId"
+  | "originMessageId"
+  | "originRunId"
+  | "title"
+  | "prompt"
+  | "driver"
+  | "deliveryMode"
+  | "dueAt"
+  | "reportIfUnfinished"
+  | "allowOvertime"
 > & { clientRequestId: string; options?: Prisma.InputJsonValue; budget?: Prisma.InputJsonValue };
-
 
 /**
  * (none) → submitted: the launch intent. `admission` is a one-row query read in the
@@ -198,7 +215,13 @@ export async function insertTaskIfAdmitted<A extends { admitted: boolean }>(
  * submitted → queued: the driver's handle is stored before the task counts as queued.
  * The lease guard is in the update itself (null: the lease is gone), a statement fewer than a guard lock first.
  */
-export async function storeHandle(tx: SqlTx, id: string, token: string, remoteRef: string, driverData: Record<string, unknown>): Promise<Task | null> {
+export async function storeHandle(
+  tx: SqlTx,
+  id: string,
+  token: string,
+  remoteRef: string,
+  driverData: Record<string, unknown>,
+): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET "remoteRef" = ${remoteRef}, "driverData" = ${JSON.stringify(driverData)}::jsonb,
       status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
@@ -218,7 +241,9 @@ export async function markStarted(tx: SqlTx, id: string, token: string): Promise
 }
 
 export async function setProgress(tx: SqlTx, id: string, text: string): Promise<Task> {
-  const [task] = await tx.$queryRaw<Task[]>`${PREPARED} UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id} RETURNING *`;
+  const [task] = await tx.$queryRaw<
+    Task[]
+  >`${PREPARED} UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id} RETURNING *`;
   return task;
 }
 
@@ -283,7 +308,13 @@ export async function resumeAfterAnswer(tx: SqlTx, id: string): Promise<void> {
  * With `leaseToken` the statement is its own guard (no lock taken first): one round trip
  * for a terminal write that needs no other write beside it.
  */
-export async function markTerminal(tx: SqlTx, id: string, status: TerminalStatus, error: string | null, leaseToken?: string): Promise<Task | null> {
+export async function markTerminal(
+  tx: SqlTx,
+  id: string,
+  status: TerminalStatus,
+  error: string | null,
+  leaseToken?: string,
+): Promise<Task | null> {
   const rows = await tx.$queryRaw<Task[]>`${PREPARED}
     UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
@@ -344,7 +375,13 @@ export async function setStopReason(tx: SqlTx, id: string, reason: StopReason): 
 }
 
 /** Gives the row back (shutdown: not counted; transient error: counted, with backoff from now). */
-export async function releaseExecution(id: string, token: string, error: string | null, delayMs: number, counted: boolean) {
+export async function releaseExecution(
+  id: string,
+  token: string,
+  error: string | null,
+  delayMs: number,
+  counted: boolean,
+) {
   return getDb().$executeRaw`
     UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),

@@ -17,7 +17,13 @@ describe("a retried start while a worker holds its task", () => {
 
   it("is answered with the task, without waiting on the worker's locks, and the worker commits", async () => {
     const conversationId = await createConversationFor(user);
-    const input = { ownerId: user.id, conversationId, title: "Retry me", prompt: "research retries", clientRequestId: randomUUID() };
+    const input = {
+      ownerId: user.id,
+      conversationId,
+      title: "Retry me",
+      prompt: "research retries",
+      clientRequestId: randomUUID(),
+    };
     const first = await startTask(input);
     expect(first.created).toBe(true);
 
@@ -33,7 +39,8 @@ describe("a retried start while a worker holds its task", () => {
     await waitFor(
       async () =>
         settled ||
-        (await worker.query(`SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))`)).rowCount! > 0,
+        (await worker.query(`SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))`))
+          .rowCount! > 0,
       10_000,
       "the retried start to answer or to wait",
     );
@@ -48,7 +55,13 @@ describe("a retried start while a worker holds its task", () => {
 
   it("after its chat was deleted is still answered with its task; a new request there is a 404", async () => {
     const conversationId = await createConversationFor(user);
-    const input = { ownerId: user.id, conversationId, title: "Then deleted", prompt: "research deletion", clientRequestId: randomUUID() };
+    const input = {
+      ownerId: user.id,
+      conversationId,
+      title: "Then deleted",
+      prompt: "research deletion",
+      clientRequestId: randomUUID(),
+    };
     const first = await startTask(input);
     await getDb().conversation.update({ where: { id: conversationId }, data: { deletedAt: new Date() } });
     expect(await startTask(input)).toEqual({ task: expect.objectContaining({ id: first.task.id }), created: false });

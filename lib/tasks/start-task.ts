@@ -11,7 +11,6 @@ import { taskAdmission, taskRefusal, type TaskAdmission } from "@/lib/limits/quo
 import { simulateAllowed } from "@/lib/limits/config";
 import { dueAtFrom } from "@/lib/contract/due-at";
 
-
 export interface StartTaskInput {
   ownerId: string;
   conversationId: string;
@@ -39,7 +38,11 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
   const driver = input.driver ?? "research";
   if (!isKnownDriver(driver)) throw new ApiError("bad_request", `driver: unknown driver "${driver}"`, "driver");
   if ((input.options as { simulate?: unknown } | undefined)?.simulate !== undefined && !simulateAllowed()) {
-    throw new ApiError("bad_request", "options.simulate: not enabled on this server (HERALD_ALLOW_SIMULATE=1)", "options.simulate");
+    throw new ApiError(
+      "bad_request",
+      "options.simulate: not enabled on this server (HERALD_ALLOW_SIMULATE=1)",
+      "options.simulate",
+    );
   }
   const db = getDb();
   const existing = async () => {
@@ -66,7 +69,8 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       const d = input.delivery;
       const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;
       // By code points, so a cut never leaves half an emoji behind.
-      const title = Array.from(input.title.trim().replace(/\s+/g, " ")).slice(0, TITLE_MAX).join("") || "Background task";
+      const title =
+        Array.from(input.title.trim().replace(/\s+/g, " ")).slice(0, TITLE_MAX).join("") || "Background task";
       const { admission, task } = await insertTaskIfAdmitted<TaskAdmission>(
         tx,
         conv[0].now,

@@ -50,7 +50,14 @@ afterEach(() => {
 async function newTask() {
   const u = await signUp("Submit");
   const conv = await createConversationFor(u);
-  const { task } = await startTask({ ownerId: u.id, conversationId: conv, title: "t", prompt: "p", driver: "double", clientRequestId: randomUUID() });
+  const { task } = await startTask({
+    ownerId: u.id,
+    conversationId: conv,
+    title: "t",
+    prompt: "p",
+    driver: "double",
+    clientRequestId: randomUUID(),
+  });
   return task.id;
 }
 
@@ -106,7 +113,10 @@ describe("submit rules (docs/architecture.md#drivers)", () => {
     const id = await newTask();
     cancelFails = true;
     // BigInt cannot be stored as JSON: the write after the remote call fails.
-    nextHandle = () => ({ remoteRef: `remote-${randomUUID()}`, driverData: { n: 1n } as unknown as Record<string, unknown> });
+    nextHandle = () => ({
+      remoteRef: `remote-${randomUUID()}`,
+      driverData: { n: 1n } as unknown as Record<string, unknown>,
+    });
     expect(await claimAndRun(id)).toBe("retry");
     expect(calls.cancel).toBe(1);
     const row = await getDb().task.findUniqueOrThrow({ where: { id } });

@@ -6,7 +6,16 @@ import * as taskRoute from "@/app/api/tasks/[id]/route";
 import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
 import * as updateRoute from "@/app/api/tasks/[id]/update/route";
 import * as conversationRoute from "@/app/api/conversations/[id]/route";
-import { call, createConversationFor, signUp, startWorkerProcess, stopWorkers, waitFor, type TestUser, type WorkerProc } from "@/tests/helpers";
+import {
+  call,
+  createConversationFor,
+  signUp,
+  startWorkerProcess,
+  stopWorkers,
+  waitFor,
+  type TestUser,
+  type WorkerProc,
+} from "@/tests/helpers";
 
 const started: WorkerProc[] = [];
 const worker = (env: Record<string, string> = {}) => {
@@ -16,7 +25,12 @@ const worker = (env: Record<string, string> = {}) => {
 };
 afterAll(() => stopWorkers(...started));
 
-async function start(user: TestUser, conversationId: string, simulate: { steps: number; stepMs: number }, title = "EU battery supply chain") {
+async function start(
+  user: TestUser,
+  conversationId: string,
+  simulate: { steps: number; stepMs: number },
+  title = "EU battery supply chain",
+) {
   const r = await call(tasksRoute.POST, {
     user,
     body: { conversationId, title, prompt: `research ${title}`, clientRequestId: randomUUID(), options: { simulate } },
@@ -27,13 +41,20 @@ async function start(user: TestUser, conversationId: string, simulate: { steps: 
 
 const taskRow = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
 const kinds = async (conversationId: string) =>
-  (await getDb().message.findMany({ where: { conversationId, hidden: false }, orderBy: { seq: "asc" } })).map((m) => m.kind);
+  (await getDb().message.findMany({ where: { conversationId, hidden: false }, orderBy: { seq: "asc" } })).map(
+    (m) => m.kind,
+  );
 
 describe("starting a task", () => {
   it("the same clientRequestId sent six times at once makes one task, and every answer names it", async () => {
     const u = await signUp("Replay");
     const conv = await createConversationFor(u);
-    const body = { conversationId: conv, title: "Duplicate", prompt: "research duplicates", clientRequestId: randomUUID() };
+    const body = {
+      conversationId: conv,
+      title: "Duplicate",
+      prompt: "research duplicates",
+      clientRequestId: randomUUID(),
+    };
     // Five of the inserts lose on the unique key and answer with the winner's task (lib/tasks/start-task.ts).
     const answers = await Promise.all(Array.from({ length: 6 }, () => call(tasksRoute.POST, { user: u, body })));
     expect(answers.map((r) => r.status)).toEqual(Array(6).fill(202));
@@ -51,7 +72,11 @@ describe("durable research tasks with real workers", () => {
     const conv = await createConversationFor(u);
     const w = worker({ HERALD_RESEARCH_STEP_MS: "0" });
     const id = await start(u, conv, { steps: 4, stepMs: 0 });
-    const done = await waitFor(async () => ((await taskRow(id)).status === "succeeded" ? taskRow(id) : null), 30_000, "task to succeed");
+    const done = await waitFor(
+      async () => ((await taskRow(id)).status === "succeeded" ? taskRow(id) : null),
+      30_000,
+      "task to succeed",
+    );
     const steps = await getDb().taskStep.findMany({ where: { taskId: id }, orderBy: { index: "asc" } });
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4]);
     expect(steps.every((s) => s.modelRequests === 1)).toBe(true);
@@ -67,7 +92,10 @@ describe("durable research tasks with real workers", () => {
     // (send_research_update, shown while it works), then the host's line for the finished section.
     const section = ["progress", "progress", "progress"];
     expect(k).toEqual(["progress", ...section, ...section, "body", ...section, ...section, "body", "terminal"]);
-    const progress = await getDb().message.findMany({ where: { taskId: id, kind: "progress" }, orderBy: { seq: "asc" } });
+    const progress = await getDb().message.findMany({
+      where: { taskId: id, kind: "progress" },
+      orderBy: { seq: "asc" },
+    });
     const sources = progress.map((m) => (m.meta as { source?: string } | null)?.source ?? "host");
     expect(sources).toEqual(["host", ...Array.from({ length: 4 }, () => ["host", "model", "host"]).flat()]);
     expect(progress[1].content).toMatch(/^Searching the web for “/);
@@ -85,16 +113,26 @@ describe("durable research tasks with real workers", () => {
     const a = worker({ HERALD_OFFLINE_CHUNK_MS: "40" });
     const id = await start(u, conv, { steps: 4, stepMs: 300 });
     // Kill while step 3 is in flight: steps 0..2 are committed checkpoints.
-    await waitFor(async () => (await getDb().taskStep.count({ where: { taskId: id } })) === 3, 30_000, "three checkpoints");
+    await waitFor(
+      async () => (await getDb().taskStep.count({ where: { taskId: id } })) === 3,
+      30_000,
+      "three checkpoints",
+    );
     a.child.kill("SIGKILL");
     await a.exited;
     const before = await getDb().taskStep.findMany({ where: { taskId: id }, orderBy: { index: "asc" } });
     const b = worker();
-    const done = await waitFor(async () => ((await taskRow(id)).status === "succeeded" ? taskRow(id) : null), 40_000, "rescue");
+    const done = await waitFor(
+      async () => ((await taskRow(id)).status === "succeeded" ? taskRow(id) : null),
+      40_000,
+      "rescue",
+    );
     const after = await getDb().taskStep.findMany({ where: { taskId: id }, orderBy: { index: "asc" } });
     expect(after.map((s) => s.index)).toEqual([0, 1, 2, 3, 4]);
     // The committed checkpoints are the very same rows: nothing was re-run.
-    expect(after.slice(0, 3).map((s) => [s.id, s.createdAt.getTime()])).toEqual(before.map((s) => [s.id, s.createdAt.getTime()]));
+    expect(after.slice(0, 3).map((s) => [s.id, s.createdAt.getTime()])).toEqual(
+      before.map((s) => [s.id, s.createdAt.getTime()]),
+    );
     expect(after.reduce((n, s) => n + s.modelRequests, 0)).toBe(5);
     // At most the one request that was in flight when the worker died is repeated.
     expect(done.modelRequests).toBeGreaterThanOrEqual(5);
@@ -110,7 +148,11 @@ describe("durable research tasks with real workers", () => {
     const w = worker();
     const id = await start(u, conv, { steps: 2, stepMs: 1500 });
     // After the partial body (halfway = step 1) and while step 2 sleeps.
-    await waitFor(async () => (await getDb().publication.count({ where: { taskId: id } })) === 1, 30_000, "partial body");
+    await waitFor(
+      async () => (await getDb().publication.count({ where: { taskId: id } })) === 1,
+      30_000,
+      "partial body",
+    );
     const first = await call(cancelRoute.POST, { user: u, params: { id } });
     expect(first.status).toBe(200);
     expect(first.json.task.cancelRequested).toBe(true);
@@ -118,7 +160,11 @@ describe("durable research tasks with real workers", () => {
     const second = await call(cancelRoute.POST, { user: u, params: { id } });
     expect(second.status).toBe(200);
     expect((await taskRow(id)).cancelRequestedAt!.getTime()).toBe(fence.getTime());
-    const done = await waitFor(async () => ((await taskRow(id)).status === "cancelled" ? taskRow(id) : null), 20_000, "cancelled");
+    const done = await waitFor(
+      async () => ((await taskRow(id)).status === "cancelled" ? taskRow(id) : null),
+      20_000,
+      "cancelled",
+    );
     expect(done.cancelAttempts).toBe(1);
     const steps = await getDb().taskStep.findMany({ where: { taskId: id } });
     expect(steps.every((s) => s.createdAt.getTime() <= fence.getTime())).toBe(true);
@@ -162,7 +208,9 @@ describe("durable research tasks with real workers", () => {
     const w = worker();
     const id = await start(u, conv, { steps: 3, stepMs: 2000 });
     await waitFor(async () => (await taskRow(id)).status === "running", 20_000, "running");
-    expect((await call(conversationRoute.DELETE, { user: u, method: "DELETE", params: { id: conv } })).status).toBe(204);
+    expect((await call(conversationRoute.DELETE, { user: u, method: "DELETE", params: { id: conv } })).status).toBe(
+      204,
+    );
     await waitFor(async () => (await taskRow(id)).status === "cancelled", 20_000, "cancelled after delete");
     await stopWorkers(w);
   });

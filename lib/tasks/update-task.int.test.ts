@@ -10,7 +10,13 @@ describe("updateTask", () => {
   it("refuses new instructions over the chat's limit itself (every caller, not only the routes), and takes them at it", async () => {
     const u = await signUp("UpdateBound");
     const conv = await createConversationFor(u);
-    const { task } = await startTask({ ownerId: u.id, conversationId: conv, title: "Heat pumps", prompt: "Heat pumps", clientRequestId: randomUUID() });
+    const { task } = await startTask({
+      ownerId: u.id,
+      conversationId: conv,
+      title: "Heat pumps",
+      prompt: "Heat pumps",
+      clientRequestId: randomUUID(),
+    });
     const err = await updateTask(u.id, task.id, "x".repeat(MAX_UPDATE_CHARS + 1)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).field).toBe("message");

@@ -15,19 +15,31 @@ export async function updateTask(ownerId: string, id: string, message: string): 
   // Bounded here, not only by the routes' schemas: the agent's tool and the Agent Protocol reach this too, and every
   // pending update is sent to the model with each remaining section.
   if (message.length > MAX_UPDATE_CHARS) {
-    throw new ApiError("bad_request", `message: new instructions take at most ${MAX_UPDATE_CHARS} characters`, "message");
+    throw new ApiError(
+      "bad_request",
+      `message: new instructions take at most ${MAX_UPDATE_CHARS} characters`,
+      "message",
+    );
   }
   return getDb().$transaction(async (tx) => {
     const task = await lockOwnedTask(tx, ownerId, id);
     if (!task) throw notFound("Task");
     if (isTerminalStatus(task.status) || task.cancelRequestedAt) {
-      throw new ApiError("conflict", `The task is ${task.cancelRequestedAt ? "being cancelled" : task.status}; start a new task instead`);
+      throw new ApiError(
+        "conflict",
+        `The task is ${task.cancelRequestedAt ? "being cancelled" : task.status}; start a new task instead`,
+      );
     }
     if (!driverFor(task.driver)?.acceptsUpdates) {
-      throw new ApiError("conflict", "This kind of task cannot take new instructions; cancel it and start a new one", "message");
+      throw new ApiError(
+        "conflict",
+        "This kind of task cannot take new instructions; cancel it and start a new one",
+        "message",
+      );
     }
     const pending = pendingUpdatesOf(task);
-    if (pending.length >= MAX_PENDING_UPDATES) throw new ApiError("conflict", "Too many pending updates; wait for the next step", "message");
+    if (pending.length >= MAX_PENDING_UPDATES)
+      throw new ApiError("conflict", "Too many pending updates; wait for the next step", "message");
     const updated = await appendPendingUpdate(tx, id, [...pending, message]);
     await emitTaskUpdated(tx, updated, ["tasks"]);
     return toPublicTask(updated);

@@ -75,7 +75,8 @@ describe("parseDeliveryPhrase", () => {
   it.each(TABLE)("%s", (text, expected) => {
     const got = parseDeliveryPhrase(text);
     if (expected === null) expect(got).toBeNull();
-    else expect(got).toEqual({ mode: expected[0], dueInSeconds: expected[1], reportIfUnfinished: expected[2] ?? false });
+    else
+      expect(got).toEqual({ mode: expected[0], dueInSeconds: expected[1], reportIfUnfinished: expected[2] ?? false });
   });
 
   it.each([

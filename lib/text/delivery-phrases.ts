@@ -40,13 +40,40 @@ const NOT_MID_SPACE = "(?:(?<!\\s)|(?!\\s))";
 // ---------------------------------------------------------------- English ---
 
 const SMALL: Record<string, number> = {
-  zero: 0, a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
-  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, ninety: 90,
+  zero: 0,
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  ninety: 90,
 };
 const TENS = "twenty|thirty|forty|fifty";
 const UNITS_WORDS = "one|two|three|four|five|six|seven|eight|nine";
-const NUM_WORD = `(?:(?:${TENS})(?:[- ](?:${UNITS_WORDS}))?|${Object.keys(SMALL).filter((k) => k !== "a" && k !== "an").join("|")})`;
+const NUM_WORD = `(?:(?:${TENS})(?:[- ](?:${UNITS_WORDS}))?|${Object.keys(SMALL)
+  .filter((k) => k !== "a" && k !== "an")
+  .join("|")})`;
 const EN_WORDS = `(?:${NUM_WORD}|an?|(?:a\\s+)?couple(?:\\s+of)?)`;
 const EN_NUM = `(?:\\d+(?:\\.\\d+)?|${EN_WORDS})`;
 // No bare "s": "the 1990s" is a decade, not a deadline.
@@ -112,7 +139,8 @@ const EN_REPORT_WORDS =
   "(?:tell|let\\s+me\\s+know|get\\s+back|report|notify|ping|update\\s+me|remind|reply|respond|answer|results?|ready|done|finish(?:ed)?|deliver|send|give\\s+me|back\\s+to\\s+me|hear\\s+back)";
 /** Every place a report verb starts (zero-width, so overlapping ones are all found). */
 const EN_REPORT_VERB_STARTS = new RegExp(`\\b(?=${EN_REPORT_WORDS}\\b)`, "gi");
-const EN_CLAUSE_END = /^\s*(?:$|[.,;:!?)]|\b(?:and|then|even|please|ok|okay|thanks?|with|tell|let|so|but|if|at\s+the\s+latest)\b)/i;
+const EN_CLAUSE_END =
+  /^\s*(?:$|[.,;:!?)]|\b(?:and|then|even|please|ok|okay|thanks?|with|tell|let|so|but|if|at\s+the\s+latest)\b)/i;
 
 const EN_ANYWAY = [
   /\beven\s+if\b[^.,;!?]{0,40}?\b(?:done|finished|complete|completed|ready|unfinished|incomplete|through|over)\b/gi,
@@ -131,7 +159,20 @@ const EN_STOP = [
 
 // ---------------------------------------------------------------- Chinese ---
 
-const ZH_DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
+const ZH_DIGIT: Record<string, number> = {
+  零: 0,
+  〇: 0,
+  一: 1,
+  二: 2,
+  两: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+};
 
 /** Chinese or Arabic numeral (十五, 二十, 两, 一百二十, 30, ３０) → number. */
 export function chineseNumber(s: string): number | null {
@@ -154,7 +195,8 @@ export function chineseNumber(s: string): number | null {
 
 const ZH_NUM = "(?:[0-9０-９]+(?:[.．][0-9０-９]+)?|[零〇一二两三四五六七八九十百]+)";
 /** ZH_NUM for searching: starts only where its run of digits or numerals starts. */
-const ZH_NUM_AT = "(?:(?<![0-9０-９])[0-9０-９]+(?:[.．][0-9０-９]+)?|(?<![零〇一二两三四五六七八九十百])[零〇一二两三四五六七八九十百]+)";
+const ZH_NUM_AT =
+  "(?:(?<![0-9０-９])[0-9０-９]+(?:[.．][0-9０-９]+)?|(?<![零〇一二两三四五六七八九十百])[零〇一二两三四五六七八九十百]+)";
 // A lone 分 is left out on purpose: 十分 also means "very".
 const ZH_UNIT = "(?:小时|钟头|分钟|秒钟|秒)";
 // One numeral, then what may follow it (个半小时, 刻钟, 个小时…), rather than one alternative per
@@ -191,7 +233,10 @@ export function chineseDurationSeconds(phrase: string): number | null {
 }
 
 const ZH_VERB = "(?:告诉|通知|给|回复|汇报|报告|发|交|提醒|答复|回|跟我说|和我说|说)";
-const ZH_AT = new RegExp(`(${ZH_DURATION})\\s*(?:后|以后|之后)\\s*(?:[，,]\\s*)?(?:(?:再|就|请)\\s*)?(?=${ZH_VERB})`, "g");
+const ZH_AT = new RegExp(
+  `(${ZH_DURATION})\\s*(?:后|以后|之后)\\s*(?:[，,]\\s*)?(?:(?:再|就|请)\\s*)?(?=${ZH_VERB})`,
+  "g",
+);
 const ZH_BY = new RegExp(`(?:在|于|${NOT_MID_SPACE})\\s*(${ZH_DURATION})\\s*(?:之内|以内|内)`, "g");
 const ZH_BY_PREFIX = new RegExp(`(?:不超过|最多|最晚|最迟)\\s*(${ZH_DURATION})`, "g");
 const ZH_ANYWAY = [
@@ -212,7 +257,6 @@ interface Hit {
 }
 
 const durationStart = (m: RegExpMatchArray) => m.index! + m[0].indexOf(m[1]);
-
 
 /** Whether `i` lies in one of the ascending, disjoint half-open `ranges`. */
 function inRanges(ranges: readonly [number, number][], i: number): boolean {
@@ -265,7 +309,8 @@ function durationHits(text: string): Hit[] {
     const after = text.slice(m.index! + m[0].length);
     const isAfter = /^after/i.test(m[0]);
     reported ??= reportVerbBefore(text);
-    if (reported(m.index!) || (!isAfter && EN_CLAUSE_END.test(after))) hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
+    if (reported(m.index!) || (!isAfter && EN_CLAUSE_END.test(after)))
+      hits.push({ mode: "at", seconds: s, index: m.index!, at: durationStart(m) });
   }
   // "10 minutes from now" right after an accepted "in"/"within" is the same phrase.
   const taken = hits.map((h) => h.index).sort((a, b) => a - b);
@@ -324,27 +369,45 @@ export function parseDeliveryPhrase(text: string): ParsedDelivery | null {
 
 // --------------------------------------------------------------- stripping ---
 
-const EN_TELL = "(?:tell\\s+me|let\\s+me\\s+know|get\\s+back\\s+to\\s+me|report\\s+back|notify\\s+me|ping\\s+me|update\\s+me|remind\\s+me|send\\s+(?:it|me\\s+the\\s+results?)|give\\s+me\\s+(?:the\\s+)?(?:results?|an?\\s+answer))";
-const EN_TELL_TAIL = "(?:\\s+(?:the\\s+)?(?:results?|answer|what\\s+you\\s+(?:find|found|have)|about\\s+it|how\\s+it\\s+went))?";
+const EN_TELL =
+  "(?:tell\\s+me|let\\s+me\\s+know|get\\s+back\\s+to\\s+me|report\\s+back|notify\\s+me|ping\\s+me|update\\s+me|remind\\s+me|send\\s+(?:it|me\\s+the\\s+results?)|give\\s+me\\s+(?:the\\s+)?(?:results?|an?\\s+answer))";
+const EN_TELL_TAIL =
+  "(?:\\s+(?:the\\s+)?(?:results?|answer|what\\s+you\\s+(?:find|found|have)|about\\s+it|how\\s+it\\s+went))?";
 /** "…, and tell me" before a delivery phrase. */
 const EN_TELL_LEAD = `(?:(?:[,;]|${NOT_MID_SPACE})\\s*(?:and\\s+|then\\s+|but\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*)?`;
 const ZH_TELL = `(?:${ZH_VERB}(?:我|给我)?(?:一下|一声)?(?:结果|答案|结论|进展|情况)?)?`;
-const zhLead = (words: string) => `(?<lead>(?:[，,]|${NOT_MID_SPACE})\\s*(?:(?:然后|并且|并|再)\\s*)?(?:请\\s*)?(?:(?:${words})\\s*)?)`;
+const zhLead = (words: string) =>
+  `(?<lead>(?:[，,]|${NOT_MID_SPACE})\\s*(?:(?:然后|并且|并|再)\\s*)?(?:请\\s*)?(?:(?:${words})\\s*)?)`;
 
 // Chinese first: its phrases carry their own verbs ("十分钟后告诉我结果").
-const STRIP_ZH_AT = new RegExp(`${zhLead("在|于")}(?<d>${ZH_DURATION})\\s*(?:后|以后|之后)\\s*(?:(?:再|就|请)\\s*)?${ZH_TELL}`, "g");
-const STRIP_ZH_BY = new RegExp(`${zhLead("在|于|不超过|最多|最晚|最迟")}(?<d>${ZH_DURATION})\\s*(?:(?:之内|以内|内)\\s*)?(?:(?:就|请)\\s*)?${ZH_TELL}`, "g");
-const STRIP_ZH_ANYWAY = ZH_ANYWAY.map((re) => new RegExp(`(?:[，,]|${NOT_MID_SPACE})\\s*${re.source}\\s*(?:要\\s*)?${ZH_TELL}`, "g"));
+const STRIP_ZH_AT = new RegExp(
+  `${zhLead("在|于")}(?<d>${ZH_DURATION})\\s*(?:后|以后|之后)\\s*(?:(?:再|就|请)\\s*)?${ZH_TELL}`,
+  "g",
+);
+const STRIP_ZH_BY = new RegExp(
+  `${zhLead("在|于|不超过|最多|最晚|最迟")}(?<d>${ZH_DURATION})\\s*(?:(?:之内|以内|内)\\s*)?(?:(?:就|请)\\s*)?${ZH_TELL}`,
+  "g",
+);
+const STRIP_ZH_ANYWAY = ZH_ANYWAY.map(
+  (re) => new RegExp(`(?:[，,]|${NOT_MID_SPACE})\\s*${re.source}\\s*(?:要\\s*)?${ZH_TELL}`, "g"),
+);
 const STRIP_EN_KEYWORD = new RegExp(
   `(?<lead>${EN_TELL_LEAD}\\b(?:within|in\\s+under|in\\s+less\\s+than|in\\s+no\\s+more\\s+than|no\\s+later\\s+than|at\\s+the\\s+latest\\s+in|by|in|after)\\s+)(?<d>${EN_DURATION})(?:'?s?\\s+time)?(?:\\s+from\\s+now)?(?:\\s+at\\s+the\\s+latest)?`,
   "gi",
 );
 const STRIP_EN_FROM_NOW = new RegExp(`(?<lead>${EN_TELL_LEAD})(?<d>${EN_DURATION})\\s+from\\s+now`, "gi");
-const STRIP_ZH_STOP = ZH_STOP.map((re) => new RegExp(`(?:[，,]|${NOT_MID_SPACE})\\s*(?:(?:但是?|并且|并|而且)\\s*)?${re.source}`, "g"));
-const STRIP_EN_STOP = EN_STOP.map((re) => new RegExp(`(?:[,;]|${NOT_MID_SPACE})\\s*(?:(?:and|but)\\s+)?(?:please\\s+)?${re.source}`, "gi"));
+const STRIP_ZH_STOP = ZH_STOP.map(
+  (re) => new RegExp(`(?:[，,]|${NOT_MID_SPACE})\\s*(?:(?:但是?|并且|并|而且)\\s*)?${re.source}`, "g"),
+);
+const STRIP_EN_STOP = EN_STOP.map(
+  (re) => new RegExp(`(?:[,;]|${NOT_MID_SPACE})\\s*(?:(?:and|but)\\s+)?(?:please\\s+)?${re.source}`, "gi"),
+);
 const STRIP_EN_ANYWAY = EN_ANYWAY.map((re) => new RegExp(`${EN_TELL_LEAD}(?:,\\s*)?(?:and\\s+)?${re.source}`, "gi"));
 // A "tell me" left without its time ("…, and tell me.") is noise in a title.
-const STRIP_EN_TELL = new RegExp(`(?:[,;]|${NOT_MID_SPACE})\\s*(?:and\\s+|then\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*(?=$|[.,;!?])`, "gi");
+const STRIP_EN_TELL = new RegExp(
+  `(?:[,;]|${NOT_MID_SPACE})\\s*(?:and\\s+|then\\s+)?(?:please\\s+)?${EN_TELL}${EN_TELL_TAIL}\\s*(?=$|[.,;!?])`,
+  "gi",
+);
 
 /**
  * Removes delivery phrases (and the "and tell me" that carried them) so what is

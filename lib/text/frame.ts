@@ -128,7 +128,14 @@ const MARKER_CORE =
 // After the core: attributes up to a closing bracket on the same line, or a bare nonce.
 const MARKER_TAIL = /[^<>\n]{0,80}(?=>)|[ \t]{0,8}nonce[ \t]{0,8}[=:]?[ \t]{0,8}[0-9a-z]{0,64}/y;
 
-const WHICH: Record<string, string> = { begin: "BEGIN ", start: "BEGIN ", open: "BEGIN ", end: "END ", stop: "END ", close: "END " };
+const WHICH: Record<string, string> = {
+  begin: "BEGIN ",
+  start: "BEGIN ",
+  open: "BEGIN ",
+  end: "END ",
+  stop: "END ",
+  close: "END ",
+};
 
 /** Every marker-looking sequence (brackets, nonce or begin/end word) in skeleton coordinates. */
 function markerHits(sk: string): Hit[] {
@@ -214,7 +221,10 @@ const TAG_NAMES = [...BLOCKED_TAGS]
   .map((t) => t.replace(/[-_]/g, "[-_]"))
   .join("|");
 // The rest of a tag only counts up to a `>` within 200 characters; unclosed, only `<name` is escaped.
-const TAG_RE = new RegExp(`<(/?)[ \\t]{0,8}(?:${TAG_NAMES})\\b(?:([^<>]{0,200})>)?|\\[(/?)[ \\t]{0,4}(inst|sys)[ \\t]{0,4}\\]`, "g");
+const TAG_RE = new RegExp(
+  `<(/?)[ \\t]{0,8}(?:${TAG_NAMES})\\b(?:([^<>]{0,200})>)?|\\[(/?)[ \\t]{0,4}(inst|sys)[ \\t]{0,4}\\]`,
+  "g",
+);
 
 const ROLES = "system|assistant|user|human|developer|tool|function|instructions?|response|sys";
 // A role name opening a line (also after a JSON-escaped line break), as a turn header: `System:`, `### Instruction`.

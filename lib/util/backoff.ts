@@ -12,7 +12,16 @@ export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 60_000;
 
 const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529]);
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "EAI_AGAIN", "UND_ERR_SOCKET"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+]);
 
 /** Rate limits and server errors may pass by waiting; refusals (400, 401, 403, 404, 422) will not. */
 export function isRetryableStatus(status: number): boolean {
@@ -36,7 +45,10 @@ const RETRY_AFTER_MAX_MS = 3_600_000;
  */
 export function retryAfterOf(headers: Record<string, string> | undefined, now = Date.now()): number | null {
   if (!headers) return null;
-  const get = (name: string) => Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1]?.trim();
+  const get = (name: string) =>
+    Object.entries(headers)
+      .find(([k]) => k.toLowerCase() === name)?.[1]
+      ?.trim();
   const ms = get("retry-after-ms");
   if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.min(Number(ms), RETRY_AFTER_MAX_MS);
   const value = get("retry-after");

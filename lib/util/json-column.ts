@@ -11,7 +11,9 @@ export function readJsonColumn<T>(column: string, schema: z.ZodType<T>, value: u
   if (value === null || value === undefined) return empty;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const at = parsed.error.issues.map((i) => `${i.path.length ? i.path.map(String).join(".") : "(root)"}: ${i.code}`).slice(0, 3);
+  const at = parsed.error.issues
+    .map((i) => `${i.path.length ? i.path.map(String).join(".") : "(root)"}: ${i.code}`)
+    .slice(0, 3);
   log("json-column").warn({ ...(taskId ? { taskId } : {}) }, `unreadable ${column} read as empty (${at.join("; ")})`);
   return empty;
 }

@@ -12,11 +12,22 @@ describe("log", () => {
     const { logger, lines } = capture();
     await withLogContext({ accountId: "acc-1", conversationId: "conv-1" }, async () => {
       await Promise.resolve();
-      withLogContext({ taskId: "task-1", runId: "run-1" }, () => logger.info({ loop: "tasks", ms: 12 }, "step committed"));
+      withLogContext({ taskId: "task-1", runId: "run-1" }, () =>
+        logger.info({ loop: "tasks", ms: 12 }, "step committed"),
+      );
     });
     expect(lines).toHaveLength(1);
     const r = lines[0].record;
-    expect(r).toMatchObject({ level: 30, msg: "step committed", accountId: "acc-1", conversationId: "conv-1", taskId: "task-1", runId: "run-1", loop: "tasks", ms: 12 });
+    expect(r).toMatchObject({
+      level: 30,
+      msg: "step committed",
+      accountId: "acc-1",
+      conversationId: "conv-1",
+      taskId: "task-1",
+      runId: "run-1",
+      loop: "tasks",
+      ms: 12,
+    });
     expect(typeof r.traceId).toBe("string");
     expect(typeof r.time).toBe("number");
   });
@@ -54,9 +65,14 @@ describe("log", () => {
 
   it("keeps the raw error for the operator with its credentials masked", () => {
     const { logger, lines } = capture();
-    const err = Object.assign(new Error("connect ECONNREFUSED postgres://herald:hunter2@10.1.2.3:5432/db token=sk-live-123456 Authorization: Bearer tok_abcdef"), {
-      code: "ECONNREFUSED",
-    });
+    const err = Object.assign(
+      new Error(
+        "connect ECONNREFUSED postgres://herald:hunter2@10.1.2.3:5432/db token=sk-live-123456 Authorization: Bearer tok_abcdef",
+      ),
+      {
+        code: "ECONNREFUSED",
+      },
+    );
     logger.error({ err, context: "tasks x" }, "step failed");
     const r = lines[0].record as { err: { type: string; code: string; message: string; stack: string } };
     expect(r.err.type).toBe("Error");

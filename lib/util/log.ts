@@ -27,9 +27,33 @@ export interface LogIds {
   loop?: string;
 }
 
-const ID_KEYS = new Set<string>(["accountId", "conversationId", "taskId", "runId", "noticeId", "traceId", "workerId", "loop"]);
+const ID_KEYS = new Set<string>([
+  "accountId",
+  "conversationId",
+  "taskId",
+  "runId",
+  "noticeId",
+  "traceId",
+  "workerId",
+  "loop",
+]);
 /** Short code-chosen words (never user text) that lines may carry besides ids. */
-const WORD_KEYS = new Set<string>(["context", "category", "child", "state", "status", "transition", "reason", "signal", "event", "process", "log", "channel", "method", "ref"]);
+const WORD_KEYS = new Set<string>([
+  "context",
+  "category",
+  "child",
+  "state",
+  "status",
+  "transition",
+  "reason",
+  "signal",
+  "event",
+  "process",
+  "log",
+  "channel",
+  "method",
+  "ref",
+]);
 
 /** Request paths, kept only as `redactPath` leaves them. */
 const PATH_KEYS = new Set<string>(["path"]);
@@ -51,16 +75,24 @@ const MAX_TEXT = 4_000;
 
 /** Masks credentials inside raw error text (connection strings, bearer tokens, API keys, key=value secrets). */
 export function maskSecrets(text: string): string {
-  return text
-    .slice(0, MAX_TEXT)
-    .replace(/([a-z][a-z0-9+.-]{0,20}:\/\/)[^\s/@:]{1,200}:[^\s/@]{1,200}@/gi, "$1[redacted]@")
-    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, "$1 [redacted]")
-    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}/g, "$1-[redacted]")
-    .replace(/\b(password|passwd|pwd|secret|token|api[_-]?key|authorization)(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&]{1,200}/gi, "$1$2[redacted]")
-    // A link in an error (a failed mail's reset link, a fetch's URL) keeps its origin and its path without tokens.
-    .replace(/\b(https?:\/\/[^\s/?#"'<>@]{1,255})([/?#][^\s"'<>()]{0,2000})?/gi, (_, origin: string, rest?: string) => origin + (rest ? redactPath(rest) : ""))
-    // An SMTP reply or a library's message can name the recipient: no address reaches a log.
-    .replace(/[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}/g, "[address]");
+  return (
+    text
+      .slice(0, MAX_TEXT)
+      .replace(/([a-z][a-z0-9+.-]{0,20}:\/\/)[^\s/@:]{1,200}:[^\s/@]{1,200}@/gi, "$1[redacted]@")
+      .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, "$1 [redacted]")
+      .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}/g, "$1-[redacted]")
+      .replace(
+        /\b(password|passwd|pwd|secret|token|api[_-]?key|authorization)(["']?\s{0,3}[=:]\s{0,3}["']?)[^\s"',;&]{1,200}/gi,
+        "$1$2[redacted]",
+      )
+      // A link in an error (a failed mail's reset link, a fetch's URL) keeps its origin and its path without tokens.
+      .replace(
+        /\b(https?:\/\/[^\s/?#"'<>@]{1,255})([/?#][^\s"'<>()]{0,2000})?/gi,
+        (_, origin: string, rest?: string) => origin + (rest ? redactPath(rest) : ""),
+      )
+      // An SMTP reply or a library's message can name the recipient: no address reaches a log.
+      .replace(/[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}/g, "[address]")
+  );
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -84,7 +116,11 @@ export function redactPath(url: string): string {
   }
   const segments = path.slice(0, 1_000).split("/");
   return segments
-    .map((seg, i) => (seg === "" || (!TOKEN_BEFORE.has(segments[i - 1]) && (UUID.test(seg) || ROUTE_WORD.test(seg))) ? seg : ":redacted"))
+    .map((seg, i) =>
+      seg === "" || (!TOKEN_BEFORE.has(segments[i - 1]) && (UUID.test(seg) || ROUTE_WORD.test(seg)))
+        ? seg
+        : ":redacted",
+    )
     .join("/");
 }
 

@@ -42,7 +42,11 @@ export function procStat(pid: number): { state: string; ppid: number; cpuMs: num
     // The command name is in parentheses and may itself contain spaces or ')'.
     const rest = s.slice(s.lastIndexOf(")") + 2).split(" ");
     // Fields 3, 4, 14 and 15 of proc(5): state, ppid, utime, stime.
-    return { state: rest[0]!, ppid: Number(rest[1]), cpuMs: ((Number(rest[11]) + Number(rest[12])) * 1000) / CLOCK_TICKS_PER_SECOND };
+    return {
+      state: rest[0]!,
+      ppid: Number(rest[1]),
+      cpuMs: ((Number(rest[11]) + Number(rest[12])) * 1000) / CLOCK_TICKS_PER_SECOND,
+    };
   } catch {
     return null;
   }

@@ -9,7 +9,10 @@ describe("sleep", () => {
     const add = ctrl.signal.addEventListener.bind(ctrl.signal);
     const remove = ctrl.signal.removeEventListener.bind(ctrl.signal);
     ctrl.signal.addEventListener = ((...args: Parameters<typeof add>) => (added++, add(...args))) as typeof add;
-    ctrl.signal.removeEventListener = ((...args: Parameters<typeof remove>) => (removed++, remove(...args))) as typeof remove;
+    ctrl.signal.removeEventListener = ((...args: Parameters<typeof remove>) => (
+      removed++,
+      remove(...args)
+    )) as typeof remove;
     for (let i = 0; i < 3; i++) await sleep(0, ctrl.signal);
     expect(added).toBe(3);
     expect(removed).toBe(3);

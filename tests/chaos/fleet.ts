@@ -75,7 +75,9 @@ export class Fleet {
 
   /** Indexes of the workers whose loops run. */
   ready(): number[] {
-    return this.members.flatMap((m, i) => (m.readyAt !== null && m.proc.child.exitCode === null && m.proc.child.signalCode === null ? [i] : []));
+    return this.members.flatMap((m, i) =>
+      m.readyAt !== null && m.proc.child.exitCode === null && m.proc.child.signalCode === null ? [i] : [],
+    );
   }
 
   pid(i: number): number {
@@ -108,6 +110,11 @@ export class Fleet {
 
   boots(): BootStats {
     const sorted = [...this.bootMs].sort((a, b) => a - b);
-    return { boots: sorted.length, selfExits: this.selfExits, p50Ms: percentile(sorted, 0.5), maxMs: percentile(sorted, 1) };
+    return {
+      boots: sorted.length,
+      selfExits: this.selfExits,
+      p50Ms: percentile(sorted, 0.5),
+      maxMs: percentile(sorted, 1),
+    };
   }
 }

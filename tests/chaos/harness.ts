@@ -37,12 +37,19 @@ export const SHORT_PROFILE: ChaosProfile = {
 };
 
 // Two workers keep running: with one, a 1,000-task backlog went several times slower (tests/chaos/fleet.ts).
-export const FULL_PROFILE: ChaosProfile = { ...SHORT_PROFILE, seed: Date.now() % 2 ** 31, accounts: 8, tasks: 1000, keepRunning: 2, settleMs: 900_000 };
+export const FULL_PROFILE: ChaosProfile = {
+  ...SHORT_PROFILE,
+  seed: Date.now() % 2 ** 31,
+  accounts: 8,
+  tasks: 1000,
+  keepRunning: 2,
+  settleMs: 900_000,
+};
 
 /** Deterministic choices from the seed (the kills' timing still depends on the machine). */
 function prng(seed: number) {
   let s = seed >>> 0 || 1;
-  const next = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const next = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   return {
     next,
     int: ([lo, hi]: [number, number]) => lo + Math.floor(next() * (hi - lo + 1)),
@@ -58,7 +65,11 @@ interface Web {
 }
 
 async function startWeb(env: NodeJS.ProcessEnv): Promise<Web> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "tests/web-process.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, ["--import", "tsx", "tests/web-process.ts"], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   proc.stderr!.on("data", (d) => (out = (out + d).slice(-4000)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -123,7 +134,12 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
   const fleet = new Fleet(profile.workers, overrides, (w) => trace?.worker(w, false));
 
   /** The public API, retried through outages (connection refused, 5xx, 429); idempotency keys make retries safe. */
-  async function api(user: TestUser, method: string, p: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  async function api(
+    user: TestUser,
+    method: string,
+    p: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: Record<string, unknown> }> {
     const deadline = Date.now() + 120_000;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -240,13 +256,22 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
         const id = (r.json.task as { id: string }).id;
         submitted.push({ id, user, mode });
         // A tenth are cancelled and a tenth get new instructions, a little later.
-        if (action < 0.1) followUps.push(sleep(rnd.int([100, 1500])).then(() => api(user, "POST", `/api/tasks/${id}/cancel`, {})));
-        else if (action < 0.2) followUps.push(sleep(rnd.int([100, 800])).then(() => api(user, "POST", `/api/tasks/${id}/update`, { message: "also cover the risks" })));
+        if (action < 0.1)
+          followUps.push(sleep(rnd.int([100, 1500])).then(() => api(user, "POST", `/api/tasks/${id}/cancel`, {})));
+        else if (action < 0.2)
+          followUps.push(
+            sleep(rnd.int([100, 800])).then(() =>
+              api(user, "POST", `/api/tasks/${id}/update`, { message: "also cover the risks" }),
+            ),
+          );
       }),
     );
     if (n % (BATCH * 4) === 0) {
       const user = rnd.pick(users);
-      await api(user, "POST", `/api/conversations/${rnd.pick(conversations.get(user.id)!)}/messages`, { content: "hello there", clientMessageId: randomUUID() });
+      await api(user, "POST", `/api/conversations/${rnd.pick(conversations.get(user.id)!)}/messages`, {
+        content: "hello there",
+        clientMessageId: randomUUID(),
+      });
       chatTurns++;
     }
   }
@@ -303,7 +328,8 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     if (!isTerminalStatus(t.status)) bad(`${tag}: not terminal`);
     if (t.status === "failed") bad(`${tag}: failed (${t.error})`);
     const steps = await db.taskStep.findMany({ where: { taskId: t.id }, orderBy: { index: "asc" } });
-    if (steps.some((s, i) => s.index !== i)) bad(`${tag}: steps not contiguous: ${steps.map((s) => s.index).join(",")}`);
+    if (steps.some((s, i) => s.index !== i))
+      bad(`${tag}: steps not contiguous: ${steps.map((s) => s.index).join(",")}`);
     const stepRequests = steps.reduce((a, s) => a + s.modelRequests, 0);
     extra += Math.max(0, t.modelRequests - stepRequests);
     reclaims += Math.max(0, t.attempts - steps.length - 1);
@@ -314,7 +340,8 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     const noticeMsgs = await db.message.findMany({ where: { taskId: t.id, kind: "notice" } });
     // A cancel's one message is its terminal line: its notice row posts no message of its own.
     const shown = notices.filter((n) => noticeInConversation(n.key));
-    if (noticeMsgs.length !== shown.length) bad(`${tag}: ${shown.length} notices to show but ${noticeMsgs.length} notice messages`);
+    if (noticeMsgs.length !== shown.length)
+      bad(`${tag}: ${shown.length} notices to show but ${noticeMsgs.length} notice messages`);
     for (const n of shown) {
       const m = noticeMsgs.find((x) => (x.meta as { noticeId?: string } | null)?.noticeId === n.id);
       if (!m || m.content !== n.text) bad(`${tag}: notice ${n.key} rewritten or without its message`);
@@ -324,7 +351,8 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     const pubs = await db.publication.findMany({ where: { taskId: t.id } });
     const bodies = await db.message.count({ where: { taskId: t.id, kind: "body" } });
     if (bodies !== pubs.length) bad(`${tag}: ${pubs.length} publications but ${bodies} body messages`);
-    if (t.status === "succeeded" && pubs.filter((p) => !p.partial).length !== 1) bad(`${tag}: succeeded without exactly one final body`);
+    if (t.status === "succeeded" && pubs.filter((p) => !p.partial).length !== 1)
+      bad(`${tag}: succeeded without exactly one final body`);
     // Narration: at most one succeeded run per event version, one reply per run.
     const runs = await db.run.findMany({ where: { taskId: t.id, kind: "notification" } });
     const perVersion = new Map<string, number>();
@@ -341,15 +369,25 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
       const late = t.completedAt > t.dueAt;
       // "at" (and "stop"): done in time → told at dueAt, on time. Done after dueAt (a step already running at the
       // deadline may commit a moment later, before the due loop stops it) → a late final notice, and any due notice says missed.
-      if ((mode === "at" || mode === "stop") && !late && due?.outcome !== "on_time") bad(`${tag}: finished in time without an on-time due notice`);
-      if ((mode === "at" || mode === "stop") && late && (final?.outcome !== "late" || (due && due.outcome !== "missed"))) {
+      if ((mode === "at" || mode === "stop") && !late && due?.outcome !== "on_time")
+        bad(`${tag}: finished in time without an on-time due notice`);
+      if (
+        (mode === "at" || mode === "stop") &&
+        late &&
+        (final?.outcome !== "late" || (due && due.outcome !== "missed"))
+      ) {
         bad(`${tag}: finished late but told ${due?.outcome ?? "nothing"} / ${final?.outcome ?? "nothing"}`);
       }
-      if ((mode === "by" || mode === "report") && final && ["early", "on_time"].includes(final.outcome ?? "") === late) {
+      if (
+        (mode === "by" || mode === "report") &&
+        final &&
+        ["early", "on_time"].includes(final.outcome ?? "") === late
+      ) {
         bad(`${tag}: final notice ${final.outcome} but finished ${late ? "after" : "before"} dueAt`);
       }
     }
-    if (mode === "stop" && t.status === "deadline_exceeded" && t.completedAt && t.dueAt && t.completedAt < t.dueAt) bad(`${tag}: stopped before its deadline`);
+    if (mode === "stop" && t.status === "deadline_exceeded" && t.completedAt && t.dueAt && t.completedAt < t.dueAt)
+      bad(`${tag}: stopped before its deadline`);
     // Report-anyway owes a due notice when the due moment found the task unfinished. A task that finished
     // after dueAt but before its evaluation (the due loop skipped the row its final commit held locked, or
     // waited out a crash) is told once, by its late final notice, as lib/delivery/contract.ts decides.
@@ -363,9 +401,11 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
     const seq = Number((await db.user.findUniqueOrThrow({ where: { id: u.id } })).eventSeq);
     const rows = await db.event.findMany({ where: { ownerId: u.id }, select: { seq: true }, orderBy: { seq: "asc" } });
     const expected = Array.from({ length: seq }, (_, i) => i + 1);
-    if (rows.map((r) => Number(r.seq)).join() !== expected.join()) bad(`account ${u.id.slice(0, 8)}: event log has gaps`);
+    if (rows.map((r) => Number(r.seq)).join() !== expected.join())
+      bad(`account ${u.id.slice(0, 8)}: event log has gaps`);
     const replay = await readFeed(web.url, u, seq);
-    if (replay.join() !== expected.join()) bad(`account ${u.id.slice(0, 8)}: the feed replayed ${replay.length} of ${seq} events`);
+    if (replay.join() !== expected.join())
+      bad(`account ${u.id.slice(0, 8)}: the feed replayed ${replay.length} of ${seq} events`);
   }
   const stuckRuns = await db.run.count({ where: { status: { in: ["queued", "running"] } } });
   if (stuckRuns > 0) bad(`${stuckRuns} chat or narration runs never finished`);

@@ -61,7 +61,14 @@ interface Db {
   $queryRaw<T>(query: Prisma.Sql): Promise<T>;
 }
 
-type Row = { kind: Kind; id: string; owner: string | null; token: string | null; status: string; msLeft: number | null };
+type Row = {
+  kind: Kind;
+  id: string;
+  owner: string | null;
+  token: string | null;
+  status: string;
+  msLeft: number | null;
+};
 
 interface Slots {
   busy: number;
@@ -83,9 +90,11 @@ function leases(where: { owner: string } | { ids: string[] } | "open"): Prisma.S
   // A finished row may keep its owner's name; it holds nothing to recover.
   const open = Prisma.sql`status NOT IN (${TERMINAL})`;
   const by = (ownerColumn: string) =>
-    where === "open" ? open
-    : "owner" in where ? Prisma.sql`${Prisma.raw(`"${ownerColumn}"`)} LIKE ${where.owner} AND ${open}`
-    : Prisma.sql`id = ANY(${where.ids})`;
+    where === "open"
+      ? open
+      : "owner" in where
+        ? Prisma.sql`${Prisma.raw(`"${ownerColumn}"`)} LIKE ${where.owner} AND ${open}`
+        : Prisma.sql`id = ANY(${where.ids})`;
   return Prisma.sql`
     SELECT 'task' AS kind, id, "leaseOwner" AS owner, "leaseToken" AS token, status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "task" WHERE ${by("leaseOwner")}
     UNION ALL SELECT 'cancel', id, "cancelLeaseOwner", "cancelLeaseToken", status, ${msLeft(Prisma.sql`"cancelLeaseExpiresAt"`)} FROM "task" WHERE ${by("cancelLeaseOwner")}
@@ -191,11 +200,14 @@ export class RecoveryAudit {
         const now = Date.now();
         for (const h of rows ? open : []) {
           const row = rows!.find((r) => r.kind === h.kind && r.id === h.id);
-          if (!row || row.token !== h.token || (TERMINAL_STATUSES as readonly string[]).includes(row.status)) h.recoveredMs = now - h.killAt;
+          if (!row || row.token !== h.token || (TERMINAL_STATUSES as readonly string[]).includes(row.status))
+            h.recoveredMs = now - h.killAt;
         }
         // Free slots at the kill are often filled by queued work before the dead worker's lease runs out: whether a
         // survivor could take it up on expiry is read when it expires.
-        const expired = open.filter((h) => h.recoveredMs === undefined && h.atExpiry === undefined && h.expiresAt <= now);
+        const expired = open.filter(
+          (h) => h.recoveredMs === undefined && h.atExpiry === undefined && h.expiresAt <= now,
+        );
         for (const owner of new Set(expired.map((h) => h.owner))) {
           const of = expired.filter((h) => h.owner === owner);
           const slots = await this.db()
@@ -213,7 +225,8 @@ export class RecoveryAudit {
     await Promise.all(this.reads);
     const lastLimit = Math.max(0, ...this.held.map((h) => h.killAt + this.leaseMs + 1000));
     const giveUpAt = Math.max(Date.now(), lastLimit) + graceMs;
-    while (this.held.some((h) => h.recoveredMs === undefined) && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, POLL_MS));
+    while (this.held.some((h) => h.recoveredMs === undefined) && Date.now() < giveUpAt)
+      await new Promise((r) => setTimeout(r, POLL_MS));
     this.stopped = true;
     await this.poller;
     const violations: string[] = [];
@@ -226,16 +239,22 @@ export class RecoveryAudit {
       const key = `${h.owner}@${h.killAt}`;
       kills.set(key, [...(kills.get(key) ?? []), h]);
     }
-    const full = [...kills.values()].flatMap((hs) => beyondFreeSlots(hs, slotsOf(hs[0]).beating * this.concurrency - slotsOf(hs[0]).busy));
+    const full = [...kills.values()].flatMap((hs) =>
+      beyondFreeSlots(hs, slotsOf(hs[0]).beating * this.concurrency - slotsOf(hs[0]).busy),
+    );
     const judged = this.held.filter((h) => !near.includes(h) && !full.includes(h));
     for (const h of judged) {
       const since = this.outages.filter((o) => o.to <= h.killAt).map((o) => h.killAt - o.to);
       const tag = `${h.kind} lease ${h.id.slice(0, 8)} (at the kill: ${h.busy} task leases held, ${h.beating} workers beating; at expiry ${h.atExpiry ? `${h.atExpiry.busy} / ${h.atExpiry.beating}` : "not read"}${since.length ? `, ${Math.min(...since)} ms after an outage` : ""})`;
       if (h.recoveredMs === undefined) violations.push(`${tag}: not taken up after a worker kill`);
-      else if (h.recoveredMs > limit) violations.push(`${tag}: taken up ${h.recoveredMs} ms after a worker kill (limit ${limit} ms)`);
+      else if (h.recoveredMs > limit)
+        violations.push(`${tag}: taken up ${h.recoveredMs} ms after a worker kill (limit ${limit} ms)`);
     }
-    for (const h of [...near, ...full]) if (h.recoveredMs === undefined) violations.push(`${h.kind} lease ${h.id.slice(0, 8)}: not taken up after a worker kill`);
-    const sorted = (hs: Held[]) => hs.flatMap((h) => (h.recoveredMs === undefined ? [] : [h.recoveredMs])).sort((a, b) => a - b);
+    for (const h of [...near, ...full])
+      if (h.recoveredMs === undefined)
+        violations.push(`${h.kind} lease ${h.id.slice(0, 8)}: not taken up after a worker kill`);
+    const sorted = (hs: Held[]) =>
+      hs.flatMap((h) => (h.recoveredMs === undefined ? [] : [h.recoveredMs])).sort((a, b) => a - b);
     const times = sorted(judged);
     const outagesMs = this.outages.map((o) => o.to - o.from);
     return {

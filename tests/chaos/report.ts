@@ -41,10 +41,21 @@ export function formatReport(r: ChaosReport): string {
   const rows: [string, string][] = [
     ["seed", String(r.profile.seed)],
     ["accounts / tasks / workers", `${r.profile.accounts} / ${r.profile.tasks} / ${r.profile.workers}`],
-    ["tasks by status", Object.entries(r.tasks).map(([k, v]) => `${k} ${v}`).join(", ")],
+    [
+      "tasks by status",
+      Object.entries(r.tasks)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", "),
+    ],
     ["chat turns", String(r.chatTurns)],
-    ["worker SIGKILLs (every 1–3 s, ≥ N left running)", `${r.events.workerKills} (N = ${r.profile.keepRunning}; one per ${r.events.workerKills ? (r.seconds / r.events.workerKills).toFixed(1) : "–"} s)`],
-    ["worker boots: spawn → loops running (p50, max)", `${r.boots.boots}: ${r.boots.p50Ms ?? "–"} ms, ${r.boots.maxMs ?? "–"} ms (${r.boots.selfExits} exited on their own)`],
+    [
+      "worker SIGKILLs (every 1–3 s, ≥ N left running)",
+      `${r.events.workerKills} (N = ${r.profile.keepRunning}; one per ${r.events.workerKills ? (r.seconds / r.events.workerKills).toFixed(1) : "–"} s)`,
+    ],
+    [
+      "worker boots: spawn → loops running (p50, max)",
+      `${r.boots.boots}: ${r.boots.p50Ms ?? "–"} ms, ${r.boots.maxMs ?? "–"} ms (${r.boots.selfExits} exited on their own)`,
+    ],
     ["PostgreSQL fast restarts / SIGKILLs", `${r.events.pgFastRestarts} / ${r.events.pgKills}`],
     ["web process SIGKILLs", String(r.events.webKills)],
     ["steps re-claimed after a crash", String(r.reclaims)],
@@ -52,7 +63,10 @@ export function formatReport(r: ChaosReport): string {
       `worker kills' leases taken up in (p50, max; limit ${r.leaseMs / 1000 + 1} s)`,
       `${r.recovery.leases} leases: ${r.recovery.p50Ms ?? "–"} ms, ${r.recovery.maxMs ?? "–"} ms (${r.recovery.kills} kills; ${r.recovery.killsReadLate} read after an outage)`,
     ],
-    ["  beyond the survivors' free slots at expiry (not judged)", `${r.recovery.slotsFull} leases, slowest ${r.recovery.slotsFullMaxMs ?? "–"} ms`],
+    [
+      "  beyond the survivors' free slots at expiry (not judged)",
+      `${r.recovery.slotsFull} leases, slowest ${r.recovery.slotsFullMaxMs ?? "–"} ms`,
+    ],
     [
       "  near a PostgreSQL outage (not judged)",
       `${r.recovery.nearOutage} leases, slowest ${r.recovery.nearOutageMaxMs ?? "–"} ms (outages ${r.recovery.outagesMs.join(" / ")} ms)`,
@@ -62,5 +76,8 @@ export function formatReport(r: ChaosReport): string {
     ["took", `${r.seconds} s`],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
-  return [...rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`), ...[...r.violations, ...r.recovery.violations].map((v) => `  ✗ ${v}`)].join("\n");
+  return [
+    ...rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`),
+    ...[...r.violations, ...r.recovery.violations].map((v) => `  ✗ ${v}`),
+  ].join("\n");
 }

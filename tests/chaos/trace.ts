@@ -44,8 +44,12 @@ export class ChaosTrace {
             (SELECT count(*)::int FROM "task_step") AS steps,
             (SELECT count(*)::int FROM "task" WHERE status IN ('submitted','queued','running','updating','input_required')
                AND "cancelRequestedAt" IS NULL AND "nextRunAt" <= now() AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now())) AS due`);
-        const runs = await this.db().$queryRaw<Count[]>(Prisma.sql`SELECT kind || ':' || status AS k, count(*)::int AS n FROM "run" GROUP BY 1 ORDER BY 1`);
-        const notify = await this.db().$queryRaw<Count[]>(Prisma.sql`SELECT "notificationStatus" AS k, count(*)::int AS n FROM "task" GROUP BY 1 ORDER BY 1`);
+        const runs = await this.db().$queryRaw<Count[]>(
+          Prisma.sql`SELECT kind || ':' || status AS k, count(*)::int AS n FROM "run" GROUP BY 1 ORDER BY 1`,
+        );
+        const notify = await this.db().$queryRaw<Count[]>(
+          Prisma.sql`SELECT "notificationStatus" AS k, count(*)::int AS n FROM "task" GROUP BY 1 ORDER BY 1`,
+        );
         const act = await this.db().$queryRaw<Count[]>(Prisma.sql`
           SELECT coalesce(state, '?') || '/' || coalesce(wait_event, '-') || ' ' || regexp_replace(left(query, 50), '\\s+', ' ', 'g') AS k, count(*)::int AS n
           FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1 ORDER BY 2 DESC LIMIT 8`);

@@ -18,7 +18,18 @@ import * as events from "@/app/api/events/route";
 import * as health from "@/app/api/health/route";
 import * as metrics from "@/app/api/metrics/route";
 import { call, ORIGIN, signUp, waitFor, type TestUser } from "@/tests/helpers";
-import { FUZZ, anyString, contentTypes, fancyText, fuzzTimeout, headerValue, intish, notAString, oddBody, unstorable } from "./arbitraries";
+import {
+  FUZZ,
+  anyString,
+  contentTypes,
+  fancyText,
+  fuzzTimeout,
+  headerValue,
+  intish,
+  notAString,
+  oddBody,
+  unstorable,
+} from "./arbitraries";
 
 // Property-based fuzzing of every route, in-process like Next
 // calls them, against the real database. Properties: never a 5xx; every error is
@@ -64,7 +75,10 @@ function expectErrorContract(r: Res, what: string): void {
   expect(r.json, what).toBeTypeOf("object");
   expect(Object.keys(r.json), what).toEqual(["error"]);
   const e = r.json.error;
-  expect(Object.keys(e).every((k) => ["code", "message", "field", "ref"].includes(k)), what).toBe(true);
+  expect(
+    Object.keys(e).every((k) => ["code", "message", "field", "ref"].includes(k)),
+    what,
+  ).toBe(true);
   expect(e.code, what).toMatch(/^[a-z_]+$/);
   expect(e.message, what).toBeTypeOf("string");
   expect(e.message.length, what).toBeGreaterThan(0);
@@ -99,7 +113,10 @@ const TASK_KEYS = Array.from({ length: 4 }, () => randomUUID());
 let limitsBefore: string | undefined;
 
 async function startTaskAs(user: TestUser, conversationId: string): Promise<string> {
-  const r = await call(tasks.POST, { user, body: { conversationId, title: "Fixture task", prompt: "research it", clientRequestId: randomUUID() } });
+  const r = await call(tasks.POST, {
+    user,
+    body: { conversationId, title: "Fixture task", prompt: "research it", clientRequestId: randomUUID() },
+  });
   expect(r.status).toBe(202);
   return r.json.task.id;
 }
@@ -109,18 +126,28 @@ beforeAll(async () => {
   limitsBefore = process.env.HERALD_LIMITS;
   process.env.HERALD_LIMITS = "off";
   [A, B] = await Promise.all([signUp("FuzzA"), signUp("FuzzB")]);
-  const conv = async (user: TestUser) => (await call(conversations.POST, { user, body: { title: "fuzz" } })).json.id as string;
+  const conv = async (user: TestUser) =>
+    (await call(conversations.POST, { user, body: { title: "fuzz" } })).json.id as string;
   fx.aConv = await conv(A);
   fx.aConv2 = await conv(A);
   fx.aDeletedConv = await conv(A);
-  expect((await call(conversation.DELETE, { user: A, method: "DELETE", params: { id: fx.aDeletedConv } })).status).toBe(204);
+  expect((await call(conversation.DELETE, { user: A, method: "DELETE", params: { id: fx.aDeletedConv } })).status).toBe(
+    204,
+  );
   fx.aTask = await startTaskAs(A, fx.aConv);
   fx.aInputTask = await startTaskAs(A, fx.aConv);
   // No worker runs here, so put one task where a driver would: waiting for an answer.
-  await getDb().task.update({ where: { id: fx.aInputTask }, data: { status: "input_required", inputRequest: { question: "Which one?" } } });
+  await getDb().task.update({
+    where: { id: fx.aInputTask },
+    data: { status: "input_required", inputRequest: { question: "Which one?" } },
+  });
   fx.bConv = await conv(B);
   fx.bTask = await startTaskAs(B, fx.bConv);
-  const posted = await call(messages.POST, { user: B, params: { id: fx.bConv }, body: { content: "B's secret", clientMessageId: randomUUID() } });
+  const posted = await call(messages.POST, {
+    user: B,
+    params: { id: fx.bConv },
+    body: { content: "B's secret", clientMessageId: randomUUID() },
+  });
   fx.bMessage = posted.json.message.id;
 }, 120_000);
 
@@ -133,26 +160,33 @@ afterAll(() => {
 
 const goodText = fancyText.filter((s) => s.trim().length > 0 && storable(s));
 
-const validDelivery = fc.record(
-  {
-    mode: fc.constantFrom("at", "by"),
-    due: fc.oneof(
-      fc.integer({ min: 1, max: 7 * 24 * 3600 }).map((s) => ({ dueInSeconds: s })),
-      // A day of margin on each side of the bound, so the clock moving during a run cannot flip the verdict.
-      fc.integer({ min: 300, max: 6 * 24 * 3600 }).map((s) => ({ dueAt: new Date(Date.now() + s * 1000).toISOString() })),
-    ),
-    reportIfUnfinished: fc.option(fc.boolean(), { nil: undefined }),
-    allowOvertime: fc.option(fc.boolean(), { nil: undefined }),
-    budget: fc.option(
-      fc.record(
-        { maxModelRequests: fc.integer({ min: 1, max: 10_000 }), maxWallSeconds: fc.integer({ min: 1, max: 7 * 24 * 3600 }) },
-        { requiredKeys: [] },
+const validDelivery = fc
+  .record(
+    {
+      mode: fc.constantFrom("at", "by"),
+      due: fc.oneof(
+        fc.integer({ min: 1, max: 7 * 24 * 3600 }).map((s) => ({ dueInSeconds: s })),
+        // A day of margin on each side of the bound, so the clock moving during a run cannot flip the verdict.
+        fc
+          .integer({ min: 300, max: 6 * 24 * 3600 })
+          .map((s) => ({ dueAt: new Date(Date.now() + s * 1000).toISOString() })),
       ),
-      { nil: undefined },
-    ),
-  },
-  { requiredKeys: ["mode", "due"] },
-).map(({ due, ...rest }) => JSON.parse(JSON.stringify({ ...rest, ...due })) as Record<string, unknown>);
+      reportIfUnfinished: fc.option(fc.boolean(), { nil: undefined }),
+      allowOvertime: fc.option(fc.boolean(), { nil: undefined }),
+      budget: fc.option(
+        fc.record(
+          {
+            maxModelRequests: fc.integer({ min: 1, max: 10_000 }),
+            maxWallSeconds: fc.integer({ min: 1, max: 7 * 24 * 3600 }),
+          },
+          { requiredKeys: [] },
+        ),
+        { nil: undefined },
+      ),
+    },
+    { requiredKeys: ["mode", "due"] },
+  )
+  .map(({ due, ...rest }) => JSON.parse(JSON.stringify({ ...rest, ...due })) as Record<string, unknown>);
 
 const messageKey = fc.oneof(fc.uuid(), fc.constantFrom(...MESSAGE_KEYS));
 const taskKey = fc.oneof(fc.uuid(), fc.constantFrom(...TASK_KEYS));
@@ -163,11 +197,22 @@ const badKey = fc.oneof(notAString, unstorable, fc.constant(""), tooLong(100));
 const badDelivery: Record<string, fc.Arbitrary<unknown>> = {
   delivery: fc.oneof(fc.integer(), fc.constant("at"), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 })),
   "delivery.mode": fc.oneof(notAString, unstorable, fc.constantFrom("soon", "AT", "")),
-  "delivery.dueInSeconds": fc.oneof(fc.constantFrom(0, -1, 7 * 24 * 3600 + 1, 1e300, "60", null, true), fc.integer({ max: 0 })),
+  "delivery.dueInSeconds": fc.oneof(
+    fc.constantFrom(0, -1, 7 * 24 * 3600 + 1, 1e300, "60", null, true),
+    fc.integer({ max: 0 }),
+  ),
   "delivery.dueAt": fc.oneof(
     unstorable,
     notAString,
-    fc.constantFrom("tomorrow", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01T00:00:00", "+275760-09-13T00:00:00Z"),
+    fc.constantFrom(
+      "tomorrow",
+      "9999-12-31T23:59:59Z",
+      "0001-01-01T00:00:00Z",
+      "1970-01-01T00:00:00Z",
+      "2026-02-30T00:00:00Z",
+      "2026-01-01T00:00:00",
+      "+275760-09-13T00:00:00Z",
+    ),
     fc.integer({ min: 9, max: 400 }).map((d) => new Date(Date.now() + d * 24 * 3600_000).toISOString()),
   ),
   "delivery.reportIfUnfinished": fc.constantFrom("yes", 1, null),
@@ -187,7 +232,8 @@ interface BodySpec {
 
 const BODIES: Record<string, BodySpec> = {
   createConversation: {
-    valid: () => fc.record({ title: fc.oneof(goodText, fc.constant("")).filter((t) => t.length <= 200) }, { requiredKeys: [] }),
+    valid: () =>
+      fc.record({ title: fc.oneof(goodText, fc.constant("")).filter((t) => t.length <= 200) }, { requiredKeys: [] }),
     bad: { title: fc.oneof(notAString, unstorable, tooLong(200)), unexpected: fc.constant(1) },
   },
   postMessage: {
@@ -217,7 +263,11 @@ const BODIES: Record<string, BodySpec> = {
       title: badText(200),
       prompt: badText(16_000),
       clientRequestId: badKey,
-      driver: fc.oneof(notAString, unstorable, fc.constantFrom("Research", "research ", "mcp:", "mcp:-x", "agent-protocol", "mcp:not-configured")),
+      driver: fc.oneof(
+        notAString,
+        unstorable,
+        fc.constantFrom("Research", "research ", "mcp:", "mcp:-x", "agent-protocol", "mcp:not-configured"),
+      ),
       "options.simulate.steps": fc.constantFrom(0, 51, 1.5, "3"),
       "options.unexpected": fc.constant({}),
       unexpected: fc.constant(0),
@@ -225,11 +275,18 @@ const BODIES: Record<string, BodySpec> = {
     },
     key: "clientRequestId",
   },
-  updateTask: { valid: () => fc.record({ message: goodText }), bad: { message: badText(4000), unexpected: fc.constant(1) } },
+  updateTask: {
+    valid: () => fc.record({ message: goodText }),
+    bad: { message: badText(4000), unexpected: fc.constant(1) },
+  },
   updateConversation: {
     valid: () => {
       const title = goodText.filter((t) => t.trim().length <= 200);
-      return fc.oneof(fc.record({ title }), fc.record({ pinned: fc.boolean() }), fc.record({ title, pinned: fc.boolean() }));
+      return fc.oneof(
+        fc.record({ title }),
+        fc.record({ pinned: fc.boolean() }),
+        fc.record({ title, pinned: fc.boolean() }),
+      );
     },
     bad: { title: badText(200), pinned: fc.constantFrom("yes", 1, 0, null, "true", []), unexpected: fc.constant(1) },
   },
@@ -237,7 +294,10 @@ const BODIES: Record<string, BodySpec> = {
     valid: () => fc.record({ seq: fc.nat({ max: 2_147_483_647 }) }),
     bad: { seq: fc.constantFrom(-1, 1.5, "3", null, true, 2_147_483_648, 1e300), unexpected: fc.constant(1) },
   },
-  answerInput: { valid: () => fc.record({ response: goodText }), bad: { response: badText(4000), unexpected: fc.constant(1) } },
+  answerInput: {
+    valid: () => fc.record({ response: goodText }),
+    bad: { response: badText(4000), unexpected: fc.constant(1) },
+  },
 };
 
 /** Sets `value` at a dotted path, creating valid parents (a delivery needs a mode and one due). */
@@ -277,10 +337,25 @@ function bodyArb(spec: BodySpec): fc.Arbitrary<BodyChoice> {
   return fc.oneof(
     { weight: 4, arbitrary: spec.valid().map((value): BodyChoice => ({ kind: "valid", value })) },
     { weight: 4, arbitrary: mutated },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3, stringUnit: "binary" }).map((v): BodyChoice => ({ kind: "raw", raw: JSON.stringify(v) ?? "" })) },
-    { weight: 1, arbitrary: fc.dictionary(anyString, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).map((v): BodyChoice => ({ kind: "raw", raw: JSON.stringify(v) })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .jsonValue({ maxDepth: 3, stringUnit: "binary" })
+        .map((v): BodyChoice => ({ kind: "raw", raw: JSON.stringify(v) ?? "" })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .dictionary(anyString, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })
+        .map((v): BodyChoice => ({ kind: "raw", raw: JSON.stringify(v) })),
+    },
     { weight: 1, arbitrary: oddBody.map((raw): BodyChoice => ({ kind: "raw", raw })) },
-    { weight: 1, arbitrary: fc.integer({ min: 256 * 1024 - 64, max: 300 * 1024 }).map((n): BodyChoice => ({ kind: "raw", raw: JSON.stringify({ content: "y".repeat(n) }) })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 256 * 1024 - 64, max: 300 * 1024 })
+        .map((n): BodyChoice => ({ kind: "raw", raw: JSON.stringify({ content: "y".repeat(n) }) })),
+    },
   );
 }
 
@@ -302,17 +377,37 @@ interface QueryChoice {
 }
 
 /** Known keys with valid or hostile values, plus stray keys and raw (even malformed) percent-encoding. */
-function queryArb(known: Record<string, { valid: fc.Arbitrary<string>; any: fc.Arbitrary<string> }>): fc.Arbitrary<QueryChoice> {
+function queryArb(
+  known: Record<string, { valid: fc.Arbitrary<string>; any: fc.Arbitrary<string> }>,
+): fc.Arbitrary<QueryChoice> {
   const entries = Object.entries(known).map(([k, v]) =>
     fc.option(
-      fc.oneof(v.valid.map((value) => ({ k, value, valid: true })), v.any.map((value) => ({ k, value, valid: false }))),
+      fc.oneof(
+        v.valid.map((value) => ({ k, value, valid: true })),
+        v.any.map((value) => ({ k, value, valid: false })),
+      ),
       { nil: undefined },
     ),
   );
   const stray = fc.array(fc.tuple(anyString, anyString), { maxLength: 2 });
-  const raw = fc.option(fc.constantFrom("%", "%ZZ", "%00", "%E0%A4%A", "%ED%A0%80", "&&&", "=", "a=1=2", "after=1&after=2", "limit[]=3", "#frag"), {
-    nil: undefined,
-  });
+  const raw = fc.option(
+    fc.constantFrom(
+      "%",
+      "%ZZ",
+      "%00",
+      "%E0%A4%A",
+      "%ED%A0%80",
+      "&&&",
+      "=",
+      "a=1=2",
+      "after=1&after=2",
+      "limit[]=3",
+      "#frag",
+    ),
+    {
+      nil: undefined,
+    },
+  );
   return fc.tuple(fc.tuple(...entries), stray, raw).map(([picked, extra, rawTail]) => {
     const params = new URLSearchParams();
     let valid = rawTail === undefined;
@@ -342,7 +437,13 @@ const cookieArb: fc.Arbitrary<Cookie> = fc.oneof(
 );
 /** Configured while the metrics route is fuzzed, so its scrape path runs too. */
 const METRICS_TOKEN = "fuzz-metrics-token";
-const FOREIGN_ORIGINS = ["https://evil.example", "null", "http://localhost:3001", "http://localhost:3000.evil.example", "not a url"];
+const FOREIGN_ORIGINS = [
+  "https://evil.example",
+  "null",
+  "http://localhost:3001",
+  "http://localhost:3000.evil.example",
+  "not a url",
+];
 const originArb = fc.oneof(
   { weight: 12, arbitrary: fc.constant<string | undefined>(undefined) },
   { weight: 1, arbitrary: fc.constantFrom(...FOREIGN_ORIGINS) },
@@ -355,13 +456,36 @@ const contentTypeArb = fc.oneof(
 );
 const extraHeadersArb = fc.array(
   fc.oneof(
-    { weight: 3, arbitrary: fc.tuple(fc.constantFrom("x-fuzz", "accept", "accept-language", "user-agent", "x-forwarded-for", "x-forwarded-host", "sec-fetch-site"), headerValue) },
-    { weight: 1, arbitrary: fc.tuple(fc.constant("content-length"), fc.constantFrom("abc", "-1", "0", "1e10", "999999999999", "262145")) },
+    {
+      weight: 3,
+      arbitrary: fc.tuple(
+        fc.constantFrom(
+          "x-fuzz",
+          "accept",
+          "accept-language",
+          "user-agent",
+          "x-forwarded-for",
+          "x-forwarded-host",
+          "sec-fetch-site",
+        ),
+        headerValue,
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(
+        fc.constant("content-length"),
+        fc.constantFrom("abc", "-1", "0", "1e10", "999999999999", "262145"),
+      ),
+    },
     {
       weight: 2,
       arbitrary: fc.tuple(
         fc.constant("authorization"),
-        fc.oneof(headerValue, fc.constantFrom(`Bearer ${METRICS_TOKEN}`, `bearer  ${METRICS_TOKEN} `, "Bearer", `Bearer ${METRICS_TOKEN}x`)),
+        fc.oneof(
+          headerValue,
+          fc.constantFrom(`Bearer ${METRICS_TOKEN}`, `bearer  ${METRICS_TOKEN} `, "Bearer", `Bearer ${METRICS_TOKEN}x`),
+        ),
       ),
     },
   ),
@@ -396,13 +520,20 @@ function messageWrites(body: Record<string, unknown>, r: Res): typeof NONE {
   // What was accepted is what is stored (the schema trims the ends).
   if (!first) expect(r.json.message.content).toBe((body.content as string).trim());
   if (first) {
-    expect({ message: r.json.message.id, run: r.json.run.id }, "a replayed clientMessageId returns the first turn").toEqual({
+    expect(
+      { message: r.json.message.id, run: r.json.run.id },
+      "a replayed clientMessageId returns the first turn",
+    ).toEqual({
       message: first.message,
       run: first.run,
     });
     return NONE;
   }
-  acceptedMessages.set(key, { message: r.json.message.id, run: r.json.run.id, conversationId: r.json.message.conversationId });
+  acceptedMessages.set(key, {
+    message: r.json.message.id,
+    run: r.json.run.id,
+    conversationId: r.json.message.conversationId,
+  });
   return { ...NONE, messages: 1, runs: 1 };
 }
 
@@ -419,7 +550,13 @@ function taskWrites(body: Record<string, unknown>, r: Res): typeof NONE {
 
 function specs(): Spec[] {
   return [
-    { name: "GET /api/conversations", handler: conversations.GET, method: "GET", path: () => "/api/conversations", ok: [200] },
+    {
+      name: "GET /api/conversations",
+      handler: conversations.GET,
+      method: "GET",
+      path: () => "/api/conversations",
+      ok: [200],
+    },
     {
       name: "POST /api/conversations",
       handler: conversations.POST,
@@ -429,7 +566,14 @@ function specs(): Spec[] {
       ok: [201],
       writes: () => ({ ...NONE, conversations: 1 }),
     },
-    { name: "GET /api/conversations/:id", handler: conversation.GET, method: "GET", path: (id) => `/api/conversations/${id}`, id: "conversation", ok: [200] },
+    {
+      name: "GET /api/conversations/:id",
+      handler: conversation.GET,
+      method: "GET",
+      path: (id) => `/api/conversations/${id}`,
+      id: "conversation",
+      ok: [200],
+    },
     {
       name: "DELETE /api/conversations/:id",
       handler: conversation.DELETE,
@@ -440,8 +584,24 @@ function specs(): Spec[] {
       freshOwn: async () => (await createConversation(A.id, "to delete")).id,
     },
     // 429 once 20 conversations are pinned (docs/api.md#conversations).
-    { name: "PATCH /api/conversations/:id", handler: conversation.PATCH, method: "PATCH", path: (id) => `/api/conversations/${id}`, id: "conversation", body: BODIES.updateConversation, ok: [200, 429] },
-    { name: "POST /api/conversations/:id/read", handler: readMark.POST, method: "POST", path: (id) => `/api/conversations/${id}/read`, id: "conversation", body: BODIES.markRead, ok: [200] },
+    {
+      name: "PATCH /api/conversations/:id",
+      handler: conversation.PATCH,
+      method: "PATCH",
+      path: (id) => `/api/conversations/${id}`,
+      id: "conversation",
+      body: BODIES.updateConversation,
+      ok: [200, 429],
+    },
+    {
+      name: "POST /api/conversations/:id/read",
+      handler: readMark.POST,
+      method: "POST",
+      path: (id) => `/api/conversations/${id}/read`,
+      id: "conversation",
+      body: BODIES.markRead,
+      ok: [200],
+    },
     {
       name: "GET /api/conversations/search",
       handler: search.GET,
@@ -486,14 +646,52 @@ function specs(): Spec[] {
       },
       ok: [200],
     },
-    { name: "POST /api/tasks", handler: tasks.POST, method: "POST", path: () => "/api/tasks", body: BODIES.startTask, ok: [202], writes: taskWrites },
-    { name: "GET /api/tasks/:id", handler: task.GET, method: "GET", path: (id) => `/api/tasks/${id}`, id: "task", ok: [200] },
+    {
+      name: "POST /api/tasks",
+      handler: tasks.POST,
+      method: "POST",
+      path: () => "/api/tasks",
+      body: BODIES.startTask,
+      ok: [202],
+      writes: taskWrites,
+    },
+    {
+      name: "GET /api/tasks/:id",
+      handler: task.GET,
+      method: "GET",
+      path: (id) => `/api/tasks/${id}`,
+      id: "task",
+      ok: [200],
+    },
     // 503 while no worker is alive is the documented answer (docs/api.md#tasks).
-    { name: "POST /api/tasks/:id/cancel", handler: cancel.POST, method: "POST", path: (id) => `/api/tasks/${id}/cancel`, id: "task", ok: [200, 503] },
+    {
+      name: "POST /api/tasks/:id/cancel",
+      handler: cancel.POST,
+      method: "POST",
+      path: (id) => `/api/tasks/${id}/cancel`,
+      id: "task",
+      ok: [200, 503],
+    },
     // 409 once the task has 20 pending updates.
-    { name: "POST /api/tasks/:id/update", handler: update.POST, method: "POST", path: (id) => `/api/tasks/${id}/update`, id: "task", body: BODIES.updateTask, ok: [200, 409] },
+    {
+      name: "POST /api/tasks/:id/update",
+      handler: update.POST,
+      method: "POST",
+      path: (id) => `/api/tasks/${id}/update`,
+      id: "task",
+      body: BODIES.updateTask,
+      ok: [200, 409],
+    },
     // 409 once answered.
-    { name: "POST /api/tasks/:id/input", handler: input.POST, method: "POST", path: (id) => `/api/tasks/${id}/input`, id: "inputTask", body: BODIES.answerInput, ok: [200, 409] },
+    {
+      name: "POST /api/tasks/:id/input",
+      handler: input.POST,
+      method: "POST",
+      path: (id) => `/api/tasks/${id}/input`,
+      id: "inputTask",
+      body: BODIES.answerInput,
+      ok: [200, 409],
+    },
     {
       name: "GET /api/events",
       handler: events.GET,
@@ -502,9 +700,23 @@ function specs(): Spec[] {
       query: { after: { valid: fc.nat({ max: 1000 }).map(String), any: intish } },
       ok: [200],
     },
-    { name: "GET /api/health", handler: health.GET as Handler, method: "GET", path: () => "/api/health", public: true, ok: [200] },
+    {
+      name: "GET /api/health",
+      handler: health.GET as Handler,
+      method: "GET",
+      path: () => "/api/health",
+      public: true,
+      ok: [200],
+    },
     // Fuzzed with HERALD_METRICS_TOKEN set: 401 without it.
-    { name: "GET /api/metrics", handler: metrics.GET as Handler, method: "GET", path: () => "/api/metrics", public: true, ok: [200, 401] },
+    {
+      name: "GET /api/metrics",
+      handler: metrics.GET as Handler,
+      method: "GET",
+      path: () => "/api/metrics",
+      public: true,
+      ok: [200, 401],
+    },
   ];
 }
 
@@ -523,12 +735,20 @@ function requestArb(spec: Spec): fc.Arbitrary<FuzzRequest> {
   return fc.record({
     id: spec.id ? idArb : fc.constant<IdChoice>("own"),
     query: spec.query ? queryArb(spec.query) : fc.oneof(fc.constant({ qs: "", valid: true }), queryArb({})),
-    body: spec.body ? bodyArb(spec.body) : fc.option(oddBody.map((raw): BodyChoice => ({ kind: "raw", raw })), { nil: undefined, freq: 4 }),
+    body: spec.body
+      ? bodyArb(spec.body)
+      : fc.option(
+          oddBody.map((raw): BodyChoice => ({ kind: "raw", raw })),
+          { nil: undefined, freq: 4 },
+        ),
     cookie: cookieArb,
     origin: originArb,
     contentType: contentTypeArb,
     extra: extraHeadersArb,
-    lastEventId: spec.name === "GET /api/events" ? fc.option(fc.oneof(intish, headerValue), { nil: undefined }) : fc.constant(undefined),
+    lastEventId:
+      spec.name === "GET /api/events"
+        ? fc.option(fc.oneof(intish, headerValue), { nil: undefined })
+        : fc.constant(undefined),
   });
 }
 
@@ -560,7 +780,13 @@ function tally(route: string, outcome: string): void {
   stats.set(route, m);
 }
 afterAll(() => {
-  for (const [route, m] of stats) console.log(`${route}: ${[...m].sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k}×${n}`).join(", ")}`);
+  for (const [route, m] of stats)
+    console.log(
+      `${route}: ${[...m]
+        .sort((x, y) => y[1] - x[1])
+        .map(([k, n]) => `${k}×${n}`)
+        .join(", ")}`,
+    );
 });
 
 /** The object a 2xx accepted (an empty body is `{}`; a BOM is not part of the JSON). */
@@ -583,7 +809,8 @@ async function exercise(spec: Spec, req: FuzzRequest): Promise<void> {
   for (const [k, v] of req.extra) headers[k] = v;
   const lastEventId = req.lastEventId !== undefined && headerSafe(req.lastEventId) ? req.lastEventId : undefined;
   if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-  const raw = req.body === undefined ? undefined : req.body.kind === "raw" ? req.body.raw : JSON.stringify(req.body.value);
+  const raw =
+    req.body === undefined ? undefined : req.body.kind === "raw" ? req.body.raw : JSON.stringify(req.body.value);
   // GET and HEAD cannot carry a body in the Fetch API.
   const rawBody = spec.method === "GET" ? undefined : raw;
   if (rawBody !== undefined) headers["content-type"] = req.contentType ?? "application/json";
@@ -605,7 +832,8 @@ async function exercise(spec: Spec, req: FuzzRequest): Promise<void> {
   // Who may ask: Origin first (mutations), then the session.
   const mutation = spec.method !== "GET";
   const originOk = req.origin === undefined;
-  const clean = req.cookie === "A" && originOk && req.extra.every(([k]) => !["content-length", "x-forwarded-host"].includes(k));
+  const clean =
+    req.cookie === "A" && originOk && req.extra.every(([k]) => !["content-length", "x-forwarded-host"].includes(k));
   if (!spec.public) {
     if (mutation && !originOk) expect(r.status, what).toBe(403);
     else if (req.cookie !== "A" && req.cookie !== "B") expect([401, 403], what).toContain(r.status);
@@ -615,7 +843,8 @@ async function exercise(spec: Spec, req: FuzzRequest): Promise<void> {
   const queryValid = req.query.valid && (lastEventId === undefined || /^\d{1,18}$/.test(lastEventId));
   if (clean && !spec.public) {
     const notAnId = typeof req.id === "object" && !ID_SHAPE.test(req.id.literal);
-    const jsonBody = req.contentType === undefined || /^application\/(json|merge-patch\+json)(;|$)/.test(req.contentType);
+    const jsonBody =
+      req.contentType === undefined || /^application\/(json|merge-patch\+json)(;|$)/.test(req.contentType);
     if (spec.id && notAnId) expect(r.status, `${what}: a path that cannot be an id`).toBe(404);
     else if (spec.id && !ownId) expect(is2xx(r.status), `${what}: a foreign or missing id`).toBe(false);
     if (spec.id && !notAnId && jsonBody && queryValid) {
@@ -683,8 +912,20 @@ describe("API fuzz", () => {
             // Some of the racers are invalid: they must fail alone, without taking the key.
             const send = (i: number) =>
               kind === "message"
-                ? call(messages.POST, { user: A, params: { id: fx.aConv }, body: { content: invalid[i] ? "" : texts[i], clientMessageId: key } })
-                : call(tasks.POST, { user: A, body: { conversationId: fx.aConv, title: invalid[i] ? " " : texts[i], prompt: texts[i], clientRequestId: key } });
+                ? call(messages.POST, {
+                    user: A,
+                    params: { id: fx.aConv },
+                    body: { content: invalid[i] ? "" : texts[i], clientMessageId: key },
+                  })
+                : call(tasks.POST, {
+                    user: A,
+                    body: {
+                      conversationId: fx.aConv,
+                      title: invalid[i] ? " " : texts[i],
+                      prompt: texts[i],
+                      clientRequestId: key,
+                    },
+                  });
             const results = await Promise.all(Array.from({ length: n }, (_, i) => send(i)));
             const okIdx = results.map((r, i) => (is2xx(r.status) ? i : -1)).filter((i) => i >= 0);
             for (const [i, r] of results.entries()) {
@@ -696,7 +937,8 @@ describe("API fuzz", () => {
             const idOf = (r: Res) => (kind === "message" ? `${r.json.message.id}/${r.json.run.id}` : r.json.task.id);
             expect(new Set(okIdx.map((i) => idOf(results[i]))).size).toBeLessThanOrEqual(1);
             const created = okIdx.length > 0 ? 1 : 0;
-            const expected = kind === "message" ? { ...NONE, messages: created, runs: created } : { ...NONE, tasks: created };
+            const expected =
+              kind === "message" ? { ...NONE, messages: created, runs: created } : { ...NONE, tasks: created };
             expect(delta(before, await counts(A.id))).toEqual(expected);
             if (!created) return;
             // A later replay, even with another text, is the first result and writes nothing.
@@ -705,7 +947,11 @@ describe("API fuzz", () => {
             expect(idOf(replay)).toBe(idOf(results[okIdx[0]]));
             if (kind === "message") {
               // The same key in another conversation is a conflict naming it, not a second turn.
-              const elsewhere = await call(messages.POST, { user: A, params: { id: fx.aConv2 }, body: { content: "again", clientMessageId: key } });
+              const elsewhere = await call(messages.POST, {
+                user: A,
+                params: { id: fx.aConv2 },
+                body: { content: "again", clientMessageId: key },
+              });
               expect(elsewhere.status).toBe(409);
               expect(elsewhere.json.error.field).toBe("clientMessageId");
             }
@@ -726,7 +972,13 @@ describe("API fuzz", () => {
         else delete process.env.HERALD_ALLOW_SIMULATE;
         for (const simulate of [{}, { steps: 1 }, { steps: 2, stepMs: 0 }]) {
           const key = randomUUID();
-          const body = { conversationId: fx.aConv, title: "sim", prompt: "p", clientRequestId: key, options: { simulate } };
+          const body = {
+            conversationId: fx.aConv,
+            title: "sim",
+            prompt: "p",
+            clientRequestId: key,
+            options: { simulate },
+          };
           const before = await counts(A.id);
           const first = await call(tasks.POST, { user: A, body });
           const again = await call(tasks.POST, { user: A, body });
@@ -762,13 +1014,35 @@ describe("cross-account isolation", () => {
     const attempts: [string, Promise<Res>][] = [
       ["GET conversation", call(conversation.GET, { user: A, ...conv })],
       ["DELETE conversation", call(conversation.DELETE, { user: A, method: "DELETE", ...conv })],
-      ["PATCH conversation", call(conversation.PATCH, { user: A, method: "PATCH", ...conv, body: { title: "mine now", pinned: true } })],
+      [
+        "PATCH conversation",
+        call(conversation.PATCH, { user: A, method: "PATCH", ...conv, body: { title: "mine now", pinned: true } }),
+      ],
       ["POST read mark", call(readMark.POST, { user: A, ...conv, body: { seq: 1 } })],
-      ["GET messages", call(messages.GET, { user: A, ...conv, path: `/api/conversations/${fx.bConv}/messages?after=0` })],
-      ["POST message", call(messages.POST, { user: A, ...conv, body: { content: "hi", clientMessageId: randomUUID() } })],
-      ["POST message with delivery", call(messages.POST, { user: A, ...conv, body: { content: "hi", clientMessageId: randomUUID(), delivery: { mode: "at", dueInSeconds: 60 } } })],
+      [
+        "GET messages",
+        call(messages.GET, { user: A, ...conv, path: `/api/conversations/${fx.bConv}/messages?after=0` }),
+      ],
+      [
+        "POST message",
+        call(messages.POST, { user: A, ...conv, body: { content: "hi", clientMessageId: randomUUID() } }),
+      ],
+      [
+        "POST message with delivery",
+        call(messages.POST, {
+          user: A,
+          ...conv,
+          body: { content: "hi", clientMessageId: randomUUID(), delivery: { mode: "at", dueInSeconds: 60 } },
+        }),
+      ],
       ["GET tasks of the conversation", call(tasks.GET, { user: A, path: `/api/tasks?conversationId=${fx.bConv}` })],
-      ["POST task into the conversation", call(tasks.POST, { user: A, body: { conversationId: fx.bConv, title: "t", prompt: "p", clientRequestId: randomUUID() } })],
+      [
+        "POST task into the conversation",
+        call(tasks.POST, {
+          user: A,
+          body: { conversationId: fx.bConv, title: "t", prompt: "p", clientRequestId: randomUUID() },
+        }),
+      ],
       ["GET task", call(task.GET, { user: A, ...tsk })],
       ["POST cancel", call(cancel.POST, { user: A, method: "POST", ...tsk })],
       ["POST update", call(update.POST, { user: A, ...tsk, body: { message: "steer" } })],
@@ -785,36 +1059,62 @@ describe("cross-account isolation", () => {
     expect(await counts(A.id)).toEqual(beforeA);
     expect(await counts(B.id)).toEqual(beforeB);
     expect(await getDb().task.findUniqueOrThrow({ where: { id: fx.bTask } })).toEqual(bTaskRow);
-    const lists = [await call(conversations.GET, { user: A }), await call(tasks.GET, { user: A, path: "/api/tasks?scope=all" })];
-    for (const l of lists) expect(JSON.stringify(l.json)).not.toMatch(new RegExp(`${fx.bConv}|${fx.bTask}|${fx.bMessage}`));
+    const lists = [
+      await call(conversations.GET, { user: A }),
+      await call(tasks.GET, { user: A, path: "/api/tasks?scope=all" }),
+    ];
+    for (const l of lists)
+      expect(JSON.stringify(l.json)).not.toMatch(new RegExp(`${fx.bConv}|${fx.bTask}|${fx.bMessage}`));
     // The same idempotency key as B used is A's own key: a new row, never B's.
     const bKey = (await getDb().message.findUniqueOrThrow({ where: { id: fx.bMessage } })).clientMessageId!;
-    const mine = await call(messages.POST, { user: A, params: { id: fx.aConv2 }, body: { content: "mine", clientMessageId: bKey } });
+    const mine = await call(messages.POST, {
+      user: A,
+      params: { id: fx.aConv2 },
+      body: { content: "mine", clientMessageId: bKey },
+    });
     expect(mine.status).toBe(202);
     expect(mine.json.message.id).not.toBe(fx.bMessage);
     expect(rows(await counts(B.id))).toEqual(rows(beforeB));
   });
 
   it("another account's feed never carries our events", async () => {
-    const seqOf = async (u: TestUser) => (await getDb().user.findUniqueOrThrow({ where: { id: u.id }, select: { eventSeq: true } })).eventSeq.toString();
-    const open = async (u: TestUser, after: string) => collect((await call(events.GET, { user: u, path: `/api/events?after=${after}` })).res);
+    const seqOf = async (u: TestUser) =>
+      (await getDb().user.findUniqueOrThrow({ where: { id: u.id }, select: { eventSeq: true } })).eventSeq.toString();
+    const open = async (u: TestUser, after: string) =>
+      collect((await call(events.GET, { user: u, path: `/api/events?after=${after}` })).res);
     const feedA = await open(A, await seqOf(A));
     const feedB = await open(B, await seqOf(B));
     const feedBFromStart = await open(B, "0");
     try {
       // Act as A on every kind of fact the feed reports.
-      const conv = (await call(conversations.POST, { user: A, body: { title: "A's private plans" } })).json.id as string;
-      const posted = await call(messages.POST, { user: A, params: { id: conv }, body: { content: "A's secret turn", clientMessageId: randomUUID() } });
-      const started = await call(tasks.POST, { user: A, body: { conversationId: conv, title: "A's task", prompt: "p", clientRequestId: randomUUID() } });
+      const conv = (await call(conversations.POST, { user: A, body: { title: "A's private plans" } })).json
+        .id as string;
+      const posted = await call(messages.POST, {
+        user: A,
+        params: { id: conv },
+        body: { content: "A's secret turn", clientMessageId: randomUUID() },
+      });
+      const started = await call(tasks.POST, {
+        user: A,
+        body: { conversationId: conv, title: "A's task", prompt: "p", clientRequestId: randomUUID() },
+      });
       await call(update.POST, { user: A, params: { id: started.json.task.id }, body: { message: "steer" } });
       await call(cancel.POST, { user: A, method: "POST", params: { id: started.json.task.id } });
       await call(conversation.DELETE, { user: A, method: "DELETE", params: { id: conv } });
       const aIds = [conv, posted.json.message.id, posted.json.run.id, started.json.task.id];
       // Positive control: A's own feed got them all, through to the delete.
-      await waitFor(async () => aIds.every((id) => feedA.text().includes(id)) && /"deleted":true/.test(feedA.text()), 20_000, "A's events on A's feed");
+      await waitFor(
+        async () => aIds.every((id) => feedA.text().includes(id)) && /"deleted":true/.test(feedA.text()),
+        20_000,
+        "A's events on A's feed",
+      );
       // B's marker is emitted after A's facts committed; once B sees it, anything of A's would have arrived.
       const marker = (await call(conversations.POST, { user: B, body: { title: "B marker" } })).json.id as string;
-      await waitFor(async () => feedB.text().includes(marker) && feedBFromStart.text().includes(marker), 20_000, "B's marker on B's feeds");
+      await waitFor(
+        async () => feedB.text().includes(marker) && feedBFromStart.text().includes(marker),
+        20_000,
+        "B's marker on B's feeds",
+      );
       for (const feed of [feedB, feedBFromStart]) {
         for (const id of aIds) expect(feed.text()).not.toContain(id);
         expect(feed.text()).not.toMatch(/A's (private|secret|task)/);

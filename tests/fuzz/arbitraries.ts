@@ -13,7 +13,10 @@ const envInt = (name: string, fallback: number): number => {
  * `HERALD_FUZZ_RUNS` / `HERALD_FUZZ_SEED`: a small fixed-seed profile in `npm test`; `npm run fuzz` runs a long
  * one with a fresh seed (`random`), printed so a failure can be replayed with HERALD_FUZZ_SEED=<seed>.
  */
-const seed = process.env.HERALD_FUZZ_SEED === "random" ? Math.floor(Math.random() * 2 ** 31) : envInt("HERALD_FUZZ_SEED", 20261130);
+const seed =
+  process.env.HERALD_FUZZ_SEED === "random"
+    ? Math.floor(Math.random() * 2 ** 31)
+    : envInt("HERALD_FUZZ_SEED", 20261130);
 export const FUZZ = { seed, numRuns: envInt("HERALD_FUZZ_RUNS", 20) };
 if (process.env.HERALD_FUZZ_SEED) console.log(`[fuzz] seed ${FUZZ.seed}, ${FUZZ.numRuns} runs per property`);
 
@@ -22,13 +25,27 @@ export const fuzzTimeout = (perRunMs: number) => 60_000 + FUZZ.numRuns * perRunM
 
 /** Strings the database cannot hold (NUL, unpaired surrogates), alone or inside ordinary text. */
 export const unstorable: fc.Arbitrary<string> = fc
-  .tuple(fc.string({ maxLength: 8 }), fc.constantFrom("\u0000", "\ud800", "\udbff", "\udc00", "\udfff", "\udc00\ud800"), fc.string({ maxLength: 8 }))
+  .tuple(
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom("\u0000", "\ud800", "\udbff", "\udc00", "\udfff", "\udc00\ud800"),
+    fc.string({ maxLength: 8 }),
+  )
   .map(([a, bad, b]) => a + bad + b);
 
 /** Text a user may legitimately send: RTL, emoji, combining marks, CJK, zero-width. */
 export const fancyText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
-  fc.constantFrom("\u202eolleh\u202c", "مرحبا بالعالم", "שלום", "👩‍👩‍👧‍👦🏳️‍🌈", "e\u0301\u0301\u0301", "十分钟后告诉我", "tell me in 10 minutes", "\u200b\u200d", "Z̷͉̈a̶̠͝l̴̰̓g̸̱̈o̴̤͑"),
+  fc.constantFrom(
+    "\u202eolleh\u202c",
+    "مرحبا بالعالم",
+    "שלום",
+    "👩‍👩‍👧‍👦🏳️‍🌈",
+    "e\u0301\u0301\u0301",
+    "十分钟后告诉我",
+    "tell me in 10 minutes",
+    "\u200b\u200d",
+    "Z̷͉̈a̶̠͝l̴̰̓g̸̱̈o̴̤͑",
+  ),
 );
 
 /** Anything at all a string field may carry, valid or not. */
@@ -37,7 +54,23 @@ export const anyString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fancyText },
   { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 30 }) },
   { weight: 2, arbitrary: unstorable },
-  { weight: 1, arbitrary: fc.constantFrom("", " ", "\t\n", "null", "undefined", "[object Object]", "%00", "../../etc/passwd", "' OR 1=1 --", "$where", "__proto__", "constructor") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "",
+      " ",
+      "\t\n",
+      "null",
+      "undefined",
+      "[object Object]",
+      "%00",
+      "../../etc/passwd",
+      "' OR 1=1 --",
+      "$where",
+      "__proto__",
+      "constructor",
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 4_000, max: 20_000 }).map((n) => "x".repeat(n)) },
   { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 5_000 }).map((n) => "💩".repeat(n)) },
 );
@@ -58,7 +91,26 @@ export const intish: fc.Arbitrary<string> = fc.oneof(
   fc.integer().map(String),
   fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).map(String),
   fc.double().map(String),
-  fc.constantFrom("", "-0", "+1", " 1", "1 ", "0x10", "1e3", "1e30", "9".repeat(40), "2147483647", "2147483648", "NaN", "Infinity", "1.5", "01", "1,2", "١٢٣", "%00"),
+  fc.constantFrom(
+    "",
+    "-0",
+    "+1",
+    " 1",
+    "1 ",
+    "0x10",
+    "1e3",
+    "1e30",
+    "9".repeat(40),
+    "2147483647",
+    "2147483648",
+    "NaN",
+    "Infinity",
+    "1.5",
+    "01",
+    "1,2",
+    "١٢٣",
+    "%00",
+  ),
   anyString,
 );
 
@@ -83,8 +135,23 @@ export const contentTypes = [
 /** Raw bodies a client should not send: malformed, non-objects, deeply nested, prototype keys. */
 export const oddBody: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: "binary", maxLength: 80 }),
-  fc.jsonValue({ maxDepth: 3, stringUnit: "binary" }).filter((v) => typeof v !== "object" || v === null || Array.isArray(v)).map((v) => JSON.stringify(v)),
-  fc.constantFrom("{", "}", "{]", '{"a":}', "[", "nul", "{'a':1}", '{"a":1,}', "\ufeff{}", "{}garbage", '{"__proto__":{"polluted":1}}'),
+  fc
+    .jsonValue({ maxDepth: 3, stringUnit: "binary" })
+    .filter((v) => typeof v !== "object" || v === null || Array.isArray(v))
+    .map((v) => JSON.stringify(v)),
+  fc.constantFrom(
+    "{",
+    "}",
+    "{]",
+    '{"a":}',
+    "[",
+    "nul",
+    "{'a':1}",
+    '{"a":1,}',
+    "\ufeff{}",
+    "{}garbage",
+    '{"__proto__":{"polluted":1}}',
+  ),
   fc.integer({ min: 1_000, max: 60_000 }).map((n) => "[".repeat(n) + "]".repeat(n)),
   fc.integer({ min: 1_000, max: 20_000 }).map((n) => '{"a":'.repeat(n) + "1" + "}".repeat(n)),
 );

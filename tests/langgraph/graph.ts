@@ -18,7 +18,10 @@ const lastText = (messages: BaseMessage[]): string => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function work(state: typeof MessagesAnnotation.State, config: { signal?: AbortSignal; writer?: (chunk: unknown) => void }) {
+async function work(
+  state: typeof MessagesAnnotation.State,
+  config: { signal?: AbortSignal; writer?: (chunk: unknown) => void },
+) {
   const text = lastText(state.messages);
   if (text.includes("[fail]")) throw new Error("the deterministic graph was told to fail");
   const slow = /\[slow:(\d+)\]/.exec(text);
@@ -26,7 +29,8 @@ async function work(state: typeof MessagesAnnotation.State, config: { signal?: A
   const steps = Math.max(1, Math.floor(total / 250));
   for (let waited = 0; waited < total; waited += 50) {
     if (config.signal?.aborted) throw new Error("aborted");
-    if (text.includes("[progress]") && waited % 250 === 0) config.writer?.({ progress: `Step ${waited / 250 + 1} of ${steps}` });
+    if (text.includes("[progress]") && waited % 250 === 0)
+      config.writer?.({ progress: `Step ${waited / 250 + 1} of ${steps}` });
     await sleep(50);
   }
   if (text.includes("[ask]")) {

@@ -13,13 +13,15 @@ function cursorFrom(req: Request): bigint | null {
 }
 
 // Bound to the session that opened it: the feed ends when that session does.
-export const GET = route({}, async ({ req, user }) =>
-  new Response(openFeed(user.id, cursorFrom(req), req.signal, user.sessionId), {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    },
-  }),
+export const GET = route(
+  {},
+  async ({ req, user }) =>
+    new Response(openFeed(user.id, cursorFrom(req), req.signal, user.sessionId), {
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+        "x-accel-buffering": "no",
+      },
+    }),
 );

@@ -8,4 +8,6 @@ export const dynamic = "force-dynamic";
 export const GET = route({}, async ({ user }) => ({ keys: await listApiKeys(user.id) }));
 
 /** The key is in this answer only; it is never shown again. */
-export const POST = route({ body: createKeyBody }, async ({ req, user, body }) => json(await createApiKey(req.headers, user.id, body), 201));
+export const POST = route({ body: createKeyBody }, async ({ req, user, body }) =>
+  json(await createApiKey(req.headers, user.id, body), 201),
+);

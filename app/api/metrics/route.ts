@@ -12,15 +12,16 @@ export async function GET(req: Request): Promise<Response> {
   const access = scrapeAccess(req.headers.get("authorization"));
   if (access === "off") {
     return errorResponse(
-      new ApiError("not_found", "Metrics are off; set HERALD_METRICS_TOKEN and scrape with Authorization: Bearer <token>"),
+      new ApiError(
+        "not_found",
+        "Metrics are off; set HERALD_METRICS_TOKEN and scrape with Authorization: Bearer <token>",
+      ),
     );
   }
   if (access === "denied") {
-    return json(
-      { error: { code: "unauthorized", message: "Send the metrics token as a bearer token" } },
-      401,
-      { "www-authenticate": 'Bearer realm="metrics"' },
-    );
+    return json({ error: { code: "unauthorized", message: "Send the metrics token as a bearer token" } }, 401, {
+      "www-authenticate": 'Bearer realm="metrics"',
+    });
   }
   let text: string;
   try {

@@ -10,7 +10,8 @@ export const dynamic = "force-dynamic";
 export const GET = route({ query: listTasksQuery }, async ({ user, query }) => {
   if (query.conversationId) {
     // Not an id → no such conversation, without asking the database.
-    if (!isId(query.conversationId) || !(await findConversation(user.id, query.conversationId))) throw notFound("Conversation");
+    if (!isId(query.conversationId) || !(await findConversation(user.id, query.conversationId)))
+      throw notFound("Conversation");
   }
   return { tasks: await listTasks(user.id, query) };
 });

@@ -36,9 +36,14 @@ export default async function SharedReportPage({ params }: { params: Promise<{ t
   if (!report) notFound();
   const d = dictionaries[await getServerLang()];
   const headings = reportHeadings(report.content);
-  const versionLabel = translate(d, report.partial ? "reportVersionPartial" : "reportVersionFinal", { version: report.version });
+  const versionLabel = translate(d, report.partial ? "reportVersionPartial" : "reportVersionFinal", {
+    version: report.version,
+  });
   return (
-    <main data-testid="shared-report" className="mx-auto grid max-w-6xl gap-6 px-4 py-6 lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10 lg:py-10">
+    <main
+      data-testid="shared-report"
+      className="mx-auto grid max-w-6xl gap-6 px-4 py-6 lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10 lg:py-10"
+    >
       <header className="flex flex-wrap items-center gap-x-3 gap-y-2 lg:col-span-2">
         <HeraldMark className="size-7 print:hidden" />
         <div className="min-w-0 flex-1">
@@ -49,9 +54,18 @@ export default async function SharedReportPage({ params }: { params: Promise<{ t
         </div>
         <ReportActions content={report.content} title={report.title} version={report.version} />
       </header>
-      <ReportToc headings={headings} prefix="shared" className="border-b border-border pb-4 lg:sticky lg:top-8 lg:self-start lg:border-b-0 lg:pb-0 print:hidden" />
+      <ReportToc
+        headings={headings}
+        prefix="shared"
+        className="border-b border-border pb-4 lg:sticky lg:top-8 lg:self-start lg:border-b-0 lg:pb-0 print:hidden"
+      />
       <article lang={langOfText(report.content) === "zh" ? "zh-CN" : "en"} className="min-w-0 lg:col-start-2">
-        <ReportBody text={report.content} headingPrefix="shared" anchorPrefix="shared" className="max-w-3xl text-base leading-relaxed" />
+        <ReportBody
+          text={report.content}
+          headingPrefix="shared"
+          anchorPrefix="shared"
+          className="max-w-3xl text-base leading-relaxed"
+        />
       </article>
     </main>
   );

@@ -11,7 +11,8 @@ const ALL_TOOLS = Object.values(TOOLS);
 
 function call(text: string, tools: string[] = ALL_TOOLS) {
   const turn = planOfflineTurn([{ role: "system", content: "sys" }, user(text)], tools);
-  if (turn.type !== "tool-call") throw new Error(`expected a tool call for ${JSON.stringify(text)}, got text: ${turn.text}`);
+  if (turn.type !== "tool-call")
+    throw new Error(`expected a tool call for ${JSON.stringify(text)}, got text: ${turn.text}`);
   return turn;
 }
 
@@ -36,7 +37,11 @@ describe("a user turn", () => {
   ])("calls the tool the intent rules pick, with their arguments: %s", (text) => {
     const prompt: LanguageModelV3Prompt = [{ role: "system", content: "sys" }, user(text)];
     const intent = detectIntent(text)!;
-    expect(planOfflineTurn(prompt, ALL_TOOLS)).toEqual({ type: "tool-call", toolCallId: toolCallIdFor(prompt, text), ...intent });
+    expect(planOfflineTurn(prompt, ALL_TOOLS)).toEqual({
+      type: "tool-call",
+      toolCallId: toolCallIdFor(prompt, text),
+      ...intent,
+    });
   });
 
   it.each([
@@ -76,22 +81,36 @@ describe("a user turn", () => {
 
 describe("after a tool result", () => {
   it("never calls another tool after a tool result", () => {
-    const prompt = afterTool("research heat pumps", TOOLS.start, { title: "Heat Pumps", prompt: "x" }, { taskId: "t", title: "Heat Pumps", status: "submitted" });
+    const prompt = afterTool(
+      "research heat pumps",
+      TOOLS.start,
+      { title: "Heat Pumps", prompt: "x" },
+      { taskId: "t", title: "Heat Pumps", status: "submitted" },
+    );
     expect(planOfflineTurn(prompt, ALL_TOOLS).type).toBe("text");
   });
 
   it("replies in the language the user last typed, not the host's", () => {
-    const prompt = afterTool("停止电池研究", TOOLS.cancel, { task: "电池" }, { cancelled: true, task: { title: "电池供应链" } });
+    const prompt = afterTool(
+      "停止电池研究",
+      TOOLS.cancel,
+      { task: "电池" },
+      { cancelled: true, task: { title: "电池供应链" } },
+    );
     expect(reply(prompt)).toContain("「电池供应链」已取消");
   });
 });
 
 describe("notification turns", () => {
-  const narrate = (event: Record<string, unknown>, history: LanguageModelV3Prompt = [user("research the EU battery supply chain")]) =>
-    reply([...history, assistant("ok"), user(notificationPrompt(event))]);
+  const narrate = (
+    event: Record<string, unknown>,
+    history: LanguageModelV3Prompt = [user("research the EU battery supply chain")],
+  ) => reply([...history, assistant("ok"), user(notificationPrompt(event))]);
 
   it("narrates the event", () => {
-    expect(narrate(baseEvent)).toBe(`Your background task "EU battery supply chain" has finished — the final report is above.`);
+    expect(narrate(baseEvent)).toBe(
+      `Your background task "EU battery supply chain" has finished — the final report is above.`,
+    );
   });
 
   it("speaks Chinese when the user last wrote Chinese", () => {

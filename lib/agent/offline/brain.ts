@@ -25,7 +25,11 @@ export function toolCallIdFor(prompt: LanguageModelV3Prompt, text: string): stri
 }
 
 /** `routes`: the start tool's `agent` options, when it offers a choice of worker. */
-export function planOfflineTurn(prompt: LanguageModelV3Prompt, toolNames: string[], routes: readonly RouteOption[] = []): OfflineTurn {
+export function planOfflineTurn(
+  prompt: LanguageModelV3Prompt,
+  toolNames: string[],
+  routes: readonly RouteOption[] = [],
+): OfflineTurn {
   const last = prompt[prompt.length - 1];
   // After a tool ran, always answer in words: another call here would loop.
   if (last?.role === "tool") return { type: "text", text: toolResultReply(prompt) };
@@ -34,9 +38,14 @@ export function planOfflineTurn(prompt: LanguageModelV3Prompt, toolNames: string
   if (research !== null) {
     const update = toolNames.includes(RESEARCH_UPDATE_TOOL) ? researchUpdate(text) : null;
     if (!update) return { type: "text", text: research };
-    return { type: "text", text: research, alsoCall: { toolCallId: toolCallIdFor(prompt, text), toolName: RESEARCH_UPDATE_TOOL, input: { text: update } } };
+    return {
+      type: "text",
+      text: research,
+      alsoCall: { toolCallId: toolCallIdFor(prompt, text), toolName: RESEARCH_UPDATE_TOOL, input: { text: update } },
+    };
   }
-  if (text.startsWith(NOTIFICATION_MARK)) return { type: "text", text: notificationNarration(text, readerLang(prompt)) };
+  if (text.startsWith(NOTIFICATION_MARK))
+    return { type: "text", text: notificationNarration(text, readerLang(prompt)) };
   if (last?.role === "user" && toolNames.length > 0) {
     const intent = detectIntent(text);
     if (intent && toolNames.includes(intent.toolName)) {

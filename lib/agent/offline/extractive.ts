@@ -91,14 +91,21 @@ export function extractiveSection(
   const terms = termsOf(`${section} ${topic}`);
   const topicTerms = new Set(termsOf(topic));
   const focusTerms = steeringTerms(focus ? focus.split("\n") : []);
-  const baseOf = (lower: string) => terms.reduce((s, t) => (lower.includes(t) ? s + (topicTerms.has(t) ? 2 : 1) : s), 0);
+  const baseOf = (lower: string) =>
+    terms.reduce((s, t) => (lower.includes(t) ? s + (topicTerms.has(t) ? 2 : 1) : s), 0);
   const picked: Sentence[] = [];
   for (const page of pages) {
     const scored = sentencesOf(page.body.replace(/\[(?:\d{1,4}|citation needed|[a-z])\]/g, ""))
       .map((text, order) => {
         const lower = text.toLowerCase();
         const base = baseOf(lower);
-        return { n: page.n, order, text, base, score: focusTerms.reduce((s, t) => (lower.includes(t) ? s + FOCUS_WEIGHT : s), base) };
+        return {
+          n: page.n,
+          order,
+          text,
+          base,
+          score: focusTerms.reduce((s, t) => (lower.includes(t) ? s + FOCUS_WEIGHT : s), base),
+        };
       })
       .filter((s) => isStatement(s.text));
     // A page the search found for this section counts even when no sentence shares a word: its opening stands for it.
@@ -106,7 +113,12 @@ export function extractiveSection(
     // A page an earlier section read gave it its best sentences already (those the topic's words rank first, as they
     // did there, whatever the user steered towards since): this section takes the next ones, if any.
     if (page.earlier) {
-      const quoted = new Set(scored.filter((s) => s.base > 0).sort((a, b) => b.base - a.base || a.order - b.order).slice(0, PER_SOURCE));
+      const quoted = new Set(
+        scored
+          .filter((s) => s.base > 0)
+          .sort((a, b) => b.base - a.base || a.order - b.order)
+          .slice(0, PER_SOURCE),
+      );
       picked.push(...ranked.filter((s) => !quoted.has(s)).slice(0, PER_SOURCE));
       continue;
     }
@@ -118,5 +130,8 @@ export function extractiveSection(
     .slice(0, PER_SECTION)
     .sort((a, b) => a.n - b.n || a.order - b.order);
   if (chosen.length === 0) return pages.every((p) => p.earlier) ? "nothing_new" : null;
-  return joinSentences(lang, chosen.map((s) => cite(s.text, s.n)));
+  return joinSentences(
+    lang,
+    chosen.map((s) => cite(s.text, s.n)),
+  );
 }

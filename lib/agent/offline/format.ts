@@ -7,7 +7,9 @@ import { formatMoment } from "@/lib/contract/clock";
 
 /** Untrusted text made safe and short enough to quote in a reply. */
 export const short = (s: unknown, n = 200): string => {
-  const text = neutralizeUntrusted(String(s ?? "")).replace(/\s+/g, " ").trim();
+  const text = neutralizeUntrusted(String(s ?? ""))
+    .replace(/\s+/g, " ")
+    .trim();
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 };
 
@@ -44,6 +46,11 @@ export function statusWords(t: Pick<ToolTaskRecord, "status" | "cancelRequested"
  * the chips use (lib/contract/clock.ts): "9:54:25 PM, in 2 min", "Thu, Dec 3,
  * 9:00 AM, in 1 day"; "21:54:25（2 分钟后）" in Chinese. Never an ISO stamp.
  */
-export function formatDue(iso: string | null | undefined, lang: Lang = "en", timeZone = "UTC", now = new Date()): string {
+export function formatDue(
+  iso: string | null | undefined,
+  lang: Lang = "en",
+  timeZone = "UTC",
+  now = new Date(),
+): string {
   return formatMoment(iso, { lang, timeZone, now, relative: true });
 }

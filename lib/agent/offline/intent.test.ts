@@ -14,7 +14,10 @@ describe("intents pick the right tool and arguments", () => {
     ["research the EU battery supply chain", "EU Battery Supply Chain"],
     ["Please research the risk of my portfolio, tell me in 10 minutes", "Risk of My Portfolio"],
     ["investigate lithium prices in 2024", "Lithium Prices in 2024"],
-    ["look into the history of the printing press within 10 minutes even if it isn't done", "History of the Printing Press"],
+    [
+      "look into the history of the printing press within 10 minutes even if it isn't done",
+      "History of the Printing Press",
+    ],
     ["Could you analyze solar panel recycling and tell me in half an hour?", "Solar Panel Recycling"],
     ["write a report on EU carbon border tax", "EU Carbon Border Tax"],
     ["In 10 minutes, research heat pumps", "Heat Pumps"],
@@ -37,7 +40,8 @@ describe("intents pick the right tool and arguments", () => {
       "研究电池回收，十分钟之内，没做完也告诉我",
     ]) {
       const intent = call(text);
-      if (intent.toolName !== TOOLS.start) throw new Error(`expected ${TOOLS.start} for ${JSON.stringify(text)}, got ${intent.toolName}`);
+      if (intent.toolName !== TOOLS.start)
+        throw new Error(`expected ${TOOLS.start} for ${JSON.stringify(text)}, got ${intent.toolName}`);
       const title = String(intent.input.title);
       expect(title).not.toMatch(/minute|hour|tell|within|even|unfinished|done or not|分钟|告诉|之内|没做完/i);
       expect(call(text).input).not.toHaveProperty("dueAt");
@@ -155,7 +159,10 @@ describe("adversarial inputs", () => {
       toolName: TOOLS.update,
       input: { task: `${filler} the battery`.trim(), message: "cobalt prices" },
     });
-    expect(detectIntent(`is ${" ".repeat(15_000)}the battery report done?`)).toEqual({ toolName: TOOLS.check, input: { task: "battery" } });
+    expect(detectIntent(`is ${" ".repeat(15_000)}the battery report done?`)).toEqual({
+      toolName: TOOLS.check,
+      input: { task: "battery" },
+    });
     expect(detectIntent(`research heat pumps${" ".repeat(15_000)}and tell me in 10 minutes`)).toEqual({
       toolName: TOOLS.start,
       input: { title: "Heat Pumps", prompt: `research heat pumps${" ".repeat(15_000)}and tell me in 10 minutes` },

@@ -32,7 +32,27 @@ function lead(text: string): string {
 // holds the inputs that took seconds to minutes before.
 export const TRAILING_PUNCT = /(?<![\s.,;:!?。，；：！？~…])[\s.,;:!?。，；：！？~…]+$/;
 
-const EN_SMALL = new Set(["a", "an", "and", "as", "at", "but", "by", "for", "in", "of", "on", "or", "the", "to", "vs", "via", "with", "from", "into"]);
+const EN_SMALL = new Set([
+  "a",
+  "an",
+  "and",
+  "as",
+  "at",
+  "but",
+  "by",
+  "for",
+  "in",
+  "of",
+  "on",
+  "or",
+  "the",
+  "to",
+  "vs",
+  "via",
+  "with",
+  "from",
+  "into",
+]);
 
 function titleCase(s: string): string {
   let first = true;
@@ -52,7 +72,11 @@ function titleCase(s: string): string {
 export function taskTitleFrom(topic: string): string {
   let t = stripDeliveryPhrases(topic).trim();
   // First clause: the rest is instructions, which stay in the prompt.
-  t = t.split(/(?:[.!?;](?:\s|$)|[。！？；\n]|，|,\s+(?=(?:and|then|please|tell|let|focus|focusing|include|including|especially|particularly|specifically|make|so|but|with|also|i\s+need|i\s+want)\b))/i, 1)[0] ?? t;
+  t =
+    t.split(
+      /(?:[.!?;](?:\s|$)|[。！？；\n]|，|,\s+(?=(?:and|then|please|tell|let|focus|focusing|include|including|especially|particularly|specifically|make|so|but|with|also|i\s+need|i\s+want)\b))/i,
+      1,
+    )[0] ?? t;
   for (let i = 0; i < 4; i++) {
     t = t
       .replace(/^(?:the|my|our|a|an|some|about|on|into|regarding|me|for\s+me|a\s+bit\s+(?:on|about))\s+/i, "")
@@ -68,7 +92,8 @@ export function taskTitleFrom(topic: string): string {
   return titleCase(t);
 }
 
-const GENERIC_TARGET = /^(?:it|that|this|them|those|these|everything|all|all\s+of\s+them|the\s+lot|one|the\s+one|whatever|anything)$/i;
+const GENERIC_TARGET =
+  /^(?:it|that|this|them|those|these|everything|all|all\s+of\s+them|the\s+lot|one|the\s+one|whatever|anything)$/i;
 
 /** Which task the user named, without articles, verbs or generic nouns; "" when they named none. */
 export function cleanTarget(raw: string): string {
@@ -80,7 +105,10 @@ export function cleanTarget(raw: string): string {
       .replace(/^(?:researching|investigating|analy[sz]ing|working\s+on|looking\s+into|on|about|with|for|of)\s+/i, "")
       .replace(/^(?:the|my|our|that|this|your|those|these|current|running|background|all(?:\s+my)?)\s+/i, "")
       .replace(/(?<!\s)\s+(?:please|now|right\s+now|for\s+now|already|yet|then|thanks?)$/i, "")
-      .replace(/(?<!\s)\s*\b(?:research|report|task|job|analysis|investigation|study|work|background\s+task|one|thing|project)s?$/i, "")
+      .replace(
+        /(?<!\s)\s*\b(?:research|report|task|job|analysis|investigation|study|work|background\s+task|one|thing|project)s?$/i,
+        "",
+      )
       .replace(/^(?:那个|这个|我的|关于|一下|掉|把|正在|在)+/, "")
       .replace(/(?<!的|吧|了|呢|吗|啊|掉|一下)(?:的|吧|了|呢|吗|啊|掉|一下)+$/, "")
       .replace(/(?:的)?(?:研究|调研|调查|分析|任务|报告|工作)$/, "")
@@ -97,7 +125,8 @@ function detectCancel(text: string): Intent | null {
   // Not "never mind" or "forget it": they end chat topics far more often than tasks.
   const en = /^(?:stop|cancel|abort|kill|halt|terminate|call\s+off|scrap|ditch)\b\s*(.*)$/is.exec(t);
   if (en) return { toolName: TOOLS.cancel, input: withTask(cleanTarget(en[1])) };
-  const zhVerbFirst = /^(?:停止|取消|停掉|终止|中止|停下|别再(?:研究|调研|查|做)?|不要再(?:研究|调研|查|做)?|停)(?:一下)?(.*)$/s.exec(t);
+  const zhVerbFirst =
+    /^(?:停止|取消|停掉|终止|中止|停下|别再(?:研究|调研|查|做)?|不要再(?:研究|调研|查|做)?|停)(?:一下)?(.*)$/s.exec(t);
   if (zhVerbFirst) return { toolName: TOOLS.cancel, input: withTask(cleanTarget(zhVerbFirst[1])) };
   const zhBa = /^把(.+?)(?:停掉|停止|取消|停了|停下来|终止|中止)/s.exec(t);
   if (zhBa) return { toolName: TOOLS.cancel, input: withTask(cleanTarget(zhBa[1])) };
@@ -127,9 +156,12 @@ function detectList(text: string): Intent | null {
     /\b(?:is\s+)?anything\s+(?:still\s+)?running\b/,
     /^(?:my\s+)?tasks\??$/,
   ];
-  const zh = /哪些任务|什么任务|在跑什么|跑着什么|正在运行|任务列表|后台任务|有没有任务|在做什么|在忙什么|进行中的任务|所有任务|任务都/;
+  const zh =
+    /哪些任务|什么任务|在跑什么|跑着什么|正在运行|任务列表|后台任务|有没有任务|在做什么|在忙什么|进行中的任务|所有任务|任务都/;
   if (!en.some((re) => re.test(t)) && !zh.test(text) && !listsTasksOnOneLine(text)) return null;
-  const activeOnly = /\b(?:running|active|in\s+progress|pending|working\s+on|going\s+on|current|open)\b/.test(t) || /在跑|正在|进行中|运行|在做|在忙/.test(text);
+  const activeOnly =
+    /\b(?:running|active|in\s+progress|pending|working\s+on|going\s+on|current|open)\b/.test(t) ||
+    /在跑|正在|进行中|运行|在做|在忙/.test(text);
   return { toolName: TOOLS.list, input: activeOnly ? { activeOnly: true } : {} };
 }
 
@@ -170,7 +202,6 @@ const ADD_ARTICLE = /(?:the|my|that|this|our)\s+/iy;
 const TASK_NOUN = /\b(?:research|report|task|analysis|study|investigation)\b/gi;
 const LINE_BREAK = /[\n\r\u2028\u2029]/g;
 const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
-
 
 /**
  * "add cobalt prices to the battery research" → what to add and which task:
@@ -221,14 +252,21 @@ function addToTask(t: string): { message: string; target: string } | null {
 function detectUpdate(text: string): Intent | null {
   const t = lead(text).replace(TRAILING_PUNCT, "");
   const addTo = addToTask(t);
-  if (addTo) return { toolName: TOOLS.update, input: { ...withTask(cleanTarget(addTo.target)), message: addTo.message.trim() } };
-  const also = /^(?:please\s+)?(?:and\s+)?also\s+(?:please\s+)?(cover|include|add|consider|mention|address|look\s+(?:at|into)|research|analy[sz]e|investigate|compare|check|explore|focus\s+on)\s+(?!\s)(.+)$/i.exec(t);
+  if (addTo)
+    return { toolName: TOOLS.update, input: { ...withTask(cleanTarget(addTo.target)), message: addTo.message.trim() } };
+  const also =
+    /^(?:please\s+)?(?:and\s+)?also\s+(?:please\s+)?(cover|include|add|consider|mention|address|look\s+(?:at|into)|research|analy[sz]e|investigate|compare|check|explore|focus\s+on)\s+(?!\s)(.+)$/i.exec(
+      t,
+    );
   if (also) {
     const objectOnly = /^(?:cover|include|add|consider|mention|address|look)/i.test(also[1]);
     return { toolName: TOOLS.update, input: { message: objectOnly ? also[2].trim() : `${also[1]} ${also[2]}`.trim() } };
   }
   // "don't forget" then two spaces, as `forget\s+(?:…\s+)?\s+` always asked, without splitting a run of them every way.
-  const plain = /^(?:include|cover|make\s+sure\s+(?:to|you)\s+(?:cover|include|mention|look\s+at)|don'?t\s+forget(?:\s+(?:to\s+(?:cover|include|mention)|about))?\s|tell\s+the\s+(?:research|task)\s+to)\s+(?!\s)(.+)$/i.exec(t);
+  const plain =
+    /^(?:include|cover|make\s+sure\s+(?:to|you)\s+(?:cover|include|mention|look\s+at)|don'?t\s+forget(?:\s+(?:to\s+(?:cover|include|mention)|about))?\s|tell\s+the\s+(?:research|task)\s+to)\s+(?!\s)(.+)$/i.exec(
+      t,
+    );
   if (plain) return { toolName: TOOLS.update, input: { message: plain[1].trim() } };
   const zh = /^(?:另外|此外|还有|补充(?:一下|一点)?|也要|还要|再加上|加上|顺便|也请|请也)\s*[，,：:]?\s*(.+)$/s.exec(t);
   if (zh) {

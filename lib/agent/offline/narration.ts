@@ -48,7 +48,9 @@ export function notificationNarration(text: string, lang: Lang): string {
 
   if (status === "input_required") {
     const question = short(questionOf(ev.inputRequest), 300);
-    return question ? offlineText(lang, "narrationInputQuestion", { title, question }) : offlineText(lang, "narrationInput", { title });
+    return question
+      ? offlineText(lang, "narrationInputQuestion", { title, question })
+      : offlineText(lang, "narrationInput", { title });
   }
   if (isDue && !terminal) {
     if (hasBody && partial === false) return offlineText(lang, "narrationDueFinal", { title });
@@ -57,13 +59,24 @@ export function notificationNarration(text: string, lang: Lang): string {
   }
   if (status === "succeeded") {
     const late = outcome === "missed";
-    const id = late ? (hasBody ? "narrationFinishedLateReport" : "narrationFinishedLate") : hasBody ? "narrationFinishedReport" : "narrationFinished";
+    const id = late
+      ? hasBody
+        ? "narrationFinishedLateReport"
+        : "narrationFinishedLate"
+      : hasBody
+        ? "narrationFinishedReport"
+        : "narrationFinished";
     return offlineText(lang, id, { title });
   }
   if (status === "failed") {
     // The reason is the task's own text: end it as a sentence unless it already ends like one.
-    const reason = short(ev.error ?? "", 300).replace(/([^.!?。！？…])$/, (_, last: string) => last + offlineText(lang, "fullStop"));
-    const failed = reason ? offlineText(lang, "narrationFailedReason", { title, reason }) : offlineText(lang, "narrationFailed", { title });
+    const reason = short(ev.error ?? "", 300).replace(
+      /([^.!?。！？…])$/,
+      (_, last: string) => last + offlineText(lang, "fullStop"),
+    );
+    const failed = reason
+      ? offlineText(lang, "narrationFailedReason", { title, reason })
+      : offlineText(lang, "narrationFailed", { title });
     return joinSentences(lang, hasBody ? [failed, offlineText(lang, "narrationFailedKept")] : [failed]);
   }
   if (status === "cancelled") return offlineText(lang, "narrationCancelled", { title });

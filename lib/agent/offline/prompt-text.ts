@@ -30,7 +30,6 @@ export function latestRealUserText(prompt: LanguageModelV3Prompt): string {
   return "";
 }
 
-
 /** The reader's language: the one they last wrote in. */
 export function readerLang(prompt: LanguageModelV3Prompt): Lang {
   return isChinese(latestRealUserText(prompt)) ? "zh" : "en";

@@ -5,10 +5,23 @@ import { joinSentences, offlineText, type OfflineMessageId } from "@/lib/i18n/of
 import { readFrames } from "@/lib/text/frame";
 import { TOOLS } from "../tool-names";
 import type { ToolInputs } from "../tools";
-import type { CancelTaskResult, CheckTaskResult, ListTasksResult, StartTaskResult, ToolCandidate, ToolError, ToolResults, UpdateTaskResult } from "../tool-results";
+import type {
+  CancelTaskResult,
+  CheckTaskResult,
+  ListTasksResult,
+  StartTaskResult,
+  ToolCandidate,
+  ToolError,
+  ToolResults,
+  UpdateTaskResult,
+} from "../tool-results";
 import { formatDue, isTerminal, quote, short, statusWords } from "./format";
 
-const OUTCOME_WORDS: Record<string, OfflineMessageId> = { on_time: "outcomeOnTime", early: "outcomeEarly", missed: "outcomeMissed" };
+const OUTCOME_WORDS: Record<string, OfflineMessageId> = {
+  on_time: "outcomeOnTime",
+  early: "outcomeEarly",
+  missed: "outcomeMissed",
+};
 import { TRAILING_PUNCT } from "./intent";
 import { isChinese } from "@/lib/i18n/detect";
 import { readerLang } from "./prompt-text";
@@ -36,11 +49,26 @@ export function chatReply(userText: string): string {
 /** Four sections per kind of topic, in reading order; a longer plan goes round again. */
 const SECTIONS: Record<TopicKind, readonly OfflineMessageId[]> = {
   history: ["researchSectionOrigins", "researchSectionPeriods", "researchSectionPeople", "researchSectionLegacy"],
-  decision: ["researchSectionQuestion", "researchSectionOptions", "researchSectionRisks", "researchSectionRecommendations"],
-  comparison: ["researchSectionCompared", "researchSectionDifferences", "researchSectionStrengths", "researchSectionSuits"],
+  decision: [
+    "researchSectionQuestion",
+    "researchSectionOptions",
+    "researchSectionRisks",
+    "researchSectionRecommendations",
+  ],
+  comparison: [
+    "researchSectionCompared",
+    "researchSectionDifferences",
+    "researchSectionStrengths",
+    "researchSectionSuits",
+  ],
   market: ["researchSectionBackground", "researchSectionFacts", "researchSectionPlayers", "researchSectionTrends"],
   technology: ["researchSectionWhatItIs", "researchSectionHowItWorks", "researchSectionUses", "researchSectionLimits"],
-  general: ["researchSectionBackground", "researchSectionFacts", "researchSectionRecent", "researchSectionOpenQuestions"],
+  general: [
+    "researchSectionBackground",
+    "researchSectionFacts",
+    "researchSectionRecent",
+    "researchSectionOpenQuestions",
+  ],
 };
 
 /** The report language the research driver names on its mark line (`lang=zh`), read from the first line only. */
@@ -73,8 +101,12 @@ export function researchText(text: string): string | null {
   }
   const step = /^\[herald:research-step\] section=(\d+)\/(\d+)/.exec(text);
   if (step) {
-    const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
-    const focus = frames.filter((f) => f.label === "user update").map((f) => f.body).join("\n");
+    const section =
+      /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
+    const focus = frames
+      .filter((f) => f.label === "user update")
+      .map((f) => f.body)
+      .join("\n");
     const read = extractiveSection(frames, section, topicOf(request), lang, focus);
     if (read === "nothing_new") return offlineText(lang, "researchStepNothingNew");
     return read ?? offlineText(lang, "researchStepNoSources");
@@ -88,7 +120,8 @@ export function researchUpdate(text: string): string | null {
   if (!step) return null;
   const request = readFrames(text).find((f) => f.label === "research request")?.body ?? "";
   const lang: Lang = markedLang(text) ?? (isChinese(request) ? "zh" : "en");
-  const section = /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
+  const section =
+    /Write the section "([^"]*)"/.exec(text)?.[1] ?? offlineText(lang, "researchSectionFallback", { index: step[1] });
   return offlineText(lang, "researchUpdate", { section });
 }
 
@@ -98,7 +131,9 @@ export function researchUpdate(text: string): string | null {
 type Input<N extends keyof ToolInputs> = Partial<ToolInputs[N]>;
 
 function candidatesText(cands: readonly ToolCandidate[], lang: Lang, verb: OfflineMessageId): string {
-  const lines = cands.map((c) => offlineText(lang, "candidateLine", { title: quote(lang, c.title), id: short(c.id, 60) }));
+  const lines = cands.map((c) =>
+    offlineText(lang, "candidateLine", { title: quote(lang, c.title), id: short(c.id, 60) }),
+  );
   return [offlineText(lang, "candidatesHead", { verb: offlineText(lang, verb) }), ...lines].join("\n");
 }
 
@@ -116,7 +151,9 @@ function replyStart(r: StartTaskResult, lang: Lang): string {
   const d = r.delivery;
   const parts = [offlineText(lang, d?.dueAt ? "startAckTimed" : "startAck", { title: quote(lang, r.title) })];
   if (d?.dueAt) {
-    parts.push(offlineText(lang, d.mode === "at" ? "startDueAt" : "startDueBy", { due: formatDue(d.dueAt, lang, d.timeZone) }));
+    parts.push(
+      offlineText(lang, d.mode === "at" ? "startDueAt" : "startDueBy", { due: formatDue(d.dueAt, lang, d.timeZone) }),
+    );
     if (d.reportIfUnfinished) parts.push(offlineText(lang, "startReportUnfinished"));
   }
   return joinSentences(lang, parts);
@@ -131,7 +168,8 @@ function replyList(r: ListTasksResult, input: Input<typeof TOOLS.list>, lang: La
   for (const t of tasks) seen.set(String(t.title).toLowerCase(), (seen.get(String(t.title).toLowerCase()) ?? 0) + 1);
   const lines = tasks.map((t) => {
     const vars = { title: quote(lang, t.title), status: statusWords(t, lang) };
-    if ((seen.get(String(t.title).toLowerCase()) ?? 0) > 1) return offlineText(lang, "listLineWithId", { ...vars, id: short(t.id, 60) });
+    if ((seen.get(String(t.title).toLowerCase()) ?? 0) > 1)
+      return offlineText(lang, "listLineWithId", { ...vars, id: short(t.id, 60) });
     return offlineText(lang, "listLine", vars);
   });
   return [offlineText(lang, "listHead", { count: tasks.length }), ...lines].join("\n");
@@ -161,14 +199,20 @@ function replyCheck(r: CheckTaskResult, input: Input<typeof TOOLS.check>, lang: 
   if (t.error) parts.push(offlineText(lang, "checkReason", { error: short(t.error) }));
   if (r.progress?.text) parts.push(offlineText(lang, "checkProgress", { text: short(r.progress.text) }));
   parts.push(
-    pub ? (pub.partial ? offlineText(lang, "checkPartial", { version: String(pub.version) }) : offlineText(lang, "checkFinal")) : offlineText(lang, "checkUnpublished"),
+    pub
+      ? pub.partial
+        ? offlineText(lang, "checkPartial", { version: String(pub.version) })
+        : offlineText(lang, "checkFinal")
+      : offlineText(lang, "checkUnpublished"),
   );
   // The promise in words: what will happen while it runs, how it went once judged; a cancel or failure says it alone.
   if (d?.dueAt) {
     const due = formatDue(d.dueAt, lang, d.timeZone);
-    const outcome = d.outcome && Object.hasOwn(OUTCOME_WORDS, d.outcome) ? offlineText(lang, OUTCOME_WORDS[d.outcome]) : null;
+    const outcome =
+      d.outcome && Object.hasOwn(OUTCOME_WORDS, d.outcome) ? offlineText(lang, OUTCOME_WORDS[d.outcome]) : null;
     if (outcome) parts.push(offlineText(lang, "checkDueOutcome", { due, outcome }));
-    else if (!isTerminal(t.status)) parts.push(offlineText(lang, d.mode === "at" ? "checkDueAt" : "checkDueBy", { due }));
+    else if (!isTerminal(t.status))
+      parts.push(offlineText(lang, d.mode === "at" ? "checkDueAt" : "checkDueBy", { due }));
   }
   if (r.inputRequest) parts.push(offlineText(lang, "checkInput"));
   return joinSentences(lang, parts);
@@ -229,7 +273,8 @@ export function toolResultReply(prompt: LanguageModelV3Prompt): string {
   let input: object = {};
   for (const m of prompt) {
     if (m.role !== "assistant") continue;
-    for (const p of m.content) if (p.type === "tool-call" && p.toolCallId === result.toolCallId) input = parseInput(p.input);
+    for (const p of m.content)
+      if (p.type === "tool-call" && p.toolCallId === result.toolCallId) input = parseInput(p.input);
   }
   // Our own tools wrote these (or the SDK's error forms, which are ToolErrors): the name says which type.
   const r = toolOutputValue(result.output);

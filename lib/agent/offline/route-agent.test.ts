@@ -77,7 +77,11 @@ describe("the start tool offers configured agents and the offline model picks on
 
     const text = "research the prior art on solid-state battery patents";
     const turn = planOfflineTurn(prompt(text), [TOOLS.start], routes);
-    expect(turn).toMatchObject({ type: "tool-call", toolName: TOOLS.start, input: { agent: "agent:patents", prompt: text } });
+    expect(turn).toMatchObject({
+      type: "tool-call",
+      toolName: TOOLS.start,
+      input: { agent: "agent:patents", prompt: text },
+    });
     const native = planOfflineTurn(prompt("research the history of the printing press"), [TOOLS.start], routes);
     expect(native.type === "tool-call" && "agent" in native.input).toBe(false);
   });

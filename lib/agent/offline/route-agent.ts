@@ -68,7 +68,8 @@ export function routeOptionsFrom(inputSchema: unknown): RouteOption[] {
   const walk = (node: unknown, depth: number) => {
     if (!node || typeof node !== "object" || depth > 4) return;
     const n = node as { const?: unknown; description?: unknown; anyOf?: unknown; oneOf?: unknown };
-    if (typeof n.const === "string") out.push({ value: n.const, description: typeof n.description === "string" ? n.description : "" });
+    if (typeof n.const === "string")
+      out.push({ value: n.const, description: typeof n.description === "string" ? n.description : "" });
     for (const list of [n.anyOf, n.oneOf]) if (Array.isArray(list)) for (const child of list) walk(child, depth + 1);
   };
   walk(agent, 0);

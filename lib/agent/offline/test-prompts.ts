@@ -2,16 +2,30 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { frameUntrusted } from "@/lib/text/frame";
 
-export const user = (text: string): LanguageModelV3Prompt[number] => ({ role: "user", content: [{ type: "text", text }] });
-export const assistant = (text: string): LanguageModelV3Prompt[number] => ({ role: "assistant", content: [{ type: "text", text }] });
+export const user = (text: string): LanguageModelV3Prompt[number] => ({
+  role: "user",
+  content: [{ type: "text", text }],
+});
+export const assistant = (text: string): LanguageModelV3Prompt[number] => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+});
 
 /** A prompt that ends with a tool result, as the AI SDK builds it for the second step. */
-export function afterTool(userText: string, toolName: string, input: Record<string, unknown>, value: unknown): LanguageModelV3Prompt {
+export function afterTool(
+  userText: string,
+  toolName: string,
+  input: Record<string, unknown>,
+  value: unknown,
+): LanguageModelV3Prompt {
   return [
     { role: "system", content: "sys" },
     user(userText),
     { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName, input }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName, output: { type: "json", value: value as never } }] },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", toolName, output: { type: "json", value: value as never } }],
+    },
   ];
 }
 

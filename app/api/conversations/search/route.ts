@@ -7,4 +7,3 @@ export const dynamic = "force-dynamic";
 export const GET = route({ query: searchConversationsQuery }, async ({ user, query }) => ({
   results: await searchConversations(user.id, query.q, query.limit),
 }));
-

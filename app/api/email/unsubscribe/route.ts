@@ -36,11 +36,16 @@ export async function POST(req: Request): Promise<Response> {
     ok = await unsubscribeByToken(token);
   } catch (err) {
     log("email").error({ err }, "unsubscribe failed");
-    return json({ error: { code: "internal", message: "Something went wrong on our side; try again in a moment" } }, 500);
+    return json(
+      { error: { code: "internal", message: "Something went wrong on our side; try again in a moment" } },
+      500,
+    );
   }
   // A mail client's one-click POST wants a status; a person's form wants a page.
   if (body.includes("List-Unsubscribe=One-Click")) {
-    return ok ? json({ unsubscribed: true }) : json({ error: { code: "not_found", message: "Unknown unsubscribe link" } }, 404);
+    return ok
+      ? json({ unsubscribed: true })
+      : json({ error: { code: "not_found", message: "Unknown unsubscribe link" } }, 404);
   }
   return new Response(null, {
     status: 303,

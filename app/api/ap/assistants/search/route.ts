@@ -5,5 +5,11 @@ import { apAssistantSearchBody } from "@/lib/contract/ap";
 export const dynamic = "force-dynamic";
 
 export const POST = keyRoute({ body: apAssistantSearchBody }, async ({ body }) =>
-  searchAssistants({ graph_id: body.graph_id ?? undefined, name: body.name ?? undefined, metadata: body.metadata ?? undefined, limit: body.limit, offset: body.offset }),
+  searchAssistants({
+    graph_id: body.graph_id ?? undefined,
+    name: body.name ?? undefined,
+    metadata: body.metadata ?? undefined,
+    limit: body.limit,
+    offset: body.offset,
+  }),
 );

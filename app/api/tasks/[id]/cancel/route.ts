@@ -4,4 +4,6 @@ import { requestCancel } from "@/lib/tasks/request-cancel";
 
 export const dynamic = "force-dynamic";
 
-export const POST = route({ params: idParams }, async ({ user, params }) => ({ task: await requestCancel(user.id, params.id) }));
+export const POST = route({ params: idParams }, async ({ user, params }) => ({
+  task: await requestCancel(user.id, params.id),
+}));

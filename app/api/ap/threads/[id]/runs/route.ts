@@ -6,7 +6,9 @@ import { apRunCreateBody, apThreadParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";
 
-export const POST = keyRoute({ params: apThreadParams, body: apRunCreateBody }, async ({ user, params, body }) => createRun(user.id, params.id, body, { keyId: user.keyId }));
+export const POST = keyRoute({ params: apThreadParams, body: apRunCreateBody }, async ({ user, params, body }) =>
+  createRun(user.id, params.id, body, { keyId: user.keyId }),
+);
 
 const listQuery = z.looseObject({
   limit: z.coerce.number().int().min(1).max(100).optional(),

@@ -4,4 +4,6 @@ import { apRunParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";
 
-export const GET = keyRoute({ params: apRunParams }, async ({ user, params }) => getRun(user.id, params.id, params.rid));
+export const GET = keyRoute({ params: apRunParams }, async ({ user, params }) =>
+  getRun(user.id, params.id, params.rid),
+);

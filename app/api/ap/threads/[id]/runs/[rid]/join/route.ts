@@ -4,4 +4,6 @@ import { apRunParams } from "@/lib/contract/ap";
 
 export const dynamic = "force-dynamic";
 
-export const GET = keyRoute({ params: apRunParams }, async ({ req, user, params }) => joinRun(user.id, params.id, params.rid, req.signal));
+export const GET = keyRoute({ params: apRunParams }, async ({ req, user, params }) =>
+  joinRun(user.id, params.id, params.rid, req.signal),
+);
