@@ -24,7 +24,7 @@ test("a notification whose conversation is gone stops for good, and the sheet sa
   await expect(card).toContainText("The conversation was deleted");
   await row.getByRole("button", { name: "View details" }).click();
   await expect(row.locator('[data-notification="dead_letter"]')).toHaveCount(2);
-  await expect(row.getByText(/Delivery stopped · 1 attempts/)).toBeVisible();
+  await expect(row.getByText(/Delivery stopped · 1 attempt\b/)).toBeVisible();
 
   // The API tells the same, and nothing retries it.
   const res = await page.request.get(`/api/tasks/${task.id}`);

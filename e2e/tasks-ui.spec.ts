@@ -406,7 +406,9 @@ test("Chinese UI: translated sheet, statuses and composer controls", async ({ pa
   await confirm.getByRole("button", { name: "确认取消" }).click();
   await expect(confirm).toBeHidden();
   await expect(
-    task.getByRole("button", { name: "正在取消…" }).or(sheet.getByRole("region", { name: "最近" }).getByText("已取消")),
+    task
+      .getByRole("button", { name: "正在取消…" })
+      .or(sheet.getByRole("region", { name: "最近" }).getByText("已取消", { exact: true })),
   ).toBeVisible();
   await expect(sheet.getByRole("region", { name: "最近" }).getByRole("listitem", { name: "电池供应链" })).toContainText(
     "已取消",
