@@ -24,7 +24,7 @@ export default defineConfig({
   testIgnore: slowSuite() ? [] : SLOW_E2E_SPECS,
   fullyParallel: false,
   // HERALD_E2E_WORKERS: how many specs run at once against the one server (each test has its own account).
-  workers: Number(process.env.HERALD_E2E_WORKERS ?? 1),
+  workers: Number(process.env.HERALD_E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
