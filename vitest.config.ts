@@ -22,9 +22,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Every integration file has a database of its own (tests/file-db.ts) and starts its own workers, so files run
-    // side by side; HERALD_TEST_FILES caps how many at once (default: two, this machine's cores).
+    // side by side; HERALD_TEST_FILES caps how many at once (default 3: on 2 cores most files wait on timers and
+    // other processes).
     fileParallelism: true,
-    maxWorkers: Number(process.env.HERALD_TEST_FILES ?? 2),
+    maxWorkers: Number(process.env.HERALD_TEST_FILES ?? 3),
     // options.simulate paces research in tests; a normal server refuses it. npm start generates the
     // auth secret into the data dir; tests have none, and unsubscribe links are never signed without one.
     env: {

@@ -137,9 +137,11 @@ describe("timed delivery with real workers", () => {
   });
 
   it("overtime within budget: after a missed dueAt it goes on until the budget is spent, then stops with a notice", async () => {
+    // Whole steps of margin on each side (a loaded machine stretches every step): due after about one step, the
+    // half-way partial after two, the budget spent after about three of the four.
     const { id } = await launch(
-      { steps: 4, stepMs: 1200 },
-      { mode: "at", dueInSeconds: 2, budget: { maxWallSeconds: 3.5 } },
+      { steps: 4, stepMs: 2000 },
+      { mode: "at", dueInSeconds: 3, budget: { maxWallSeconds: 6.5 } },
     );
     const t = await waitFor(
       async () => {

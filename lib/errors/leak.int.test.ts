@@ -69,7 +69,8 @@ describe("errors leak nothing", () => {
       expect(task.status).toBe("failed");
       expect(task.error).toBe(ERROR_CATEGORIES.unreachable);
       const visible = await everythingVisible(u, conv, id);
-      for (const s of ["10.1.2.3", "5432", "hunter2", "db.internal", "SELECT", "ECONNREFUSED"])
+      // The port as the error wrote it (":5432"): a bare "5432" turns up inside random UUIDs now and then.
+      for (const s of ["10.1.2.3", ":5432", "hunter2", "db.internal", "SELECT", "ECONNREFUSED"])
         expect(visible).not.toContain(s);
       const detail = await call(taskRoute.GET, { user: u, params: { id } });
       expect(detail.json.task.errorCode).toBe("unreachable");
