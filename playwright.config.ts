@@ -23,8 +23,9 @@ export default defineConfig({
   testMatch: slowSuite() ? SLOW_E2E_SPECS : "*.spec.ts",
   testIgnore: slowSuite() ? [] : SLOW_E2E_SPECS,
   fullyParallel: false,
-  // HERALD_E2E_WORKERS: how many specs run at once against the one server (each test has its own account).
-  workers: Number(process.env.HERALD_E2E_WORKERS ?? 2),
+  // HERALD_E2E_WORKERS: how many specs run at once against the one server (each test has its own account). The
+  // slow suite's specs kill or flood that server, so they run one at a time.
+  workers: slowSuite() ? 1 : Number(process.env.HERALD_E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
