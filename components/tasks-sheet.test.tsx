@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { I18nProvider } from "@/lib/client/i18n";
 import { taskFixture } from "@/lib/client/task-fixture";
 import type { Lang } from "@/lib/i18n/dictionaries";
-import { TaskEnd } from "./tasks-sheet";
+import { TaskEnd } from "./task-row";
 
 const html = (node: ReactNode, lang: Lang = "en") =>
   renderToStaticMarkup(<I18nProvider initialLang={lang}>{node}</I18nProvider>);

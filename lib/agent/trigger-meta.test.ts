@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as logModule from "@/lib/util/log";
-import { deliveryFromMessage } from "./tools";
+import { deliveryFromMessage } from "./trigger-meta";
 
 afterEach(() => vi.restoreAllMocks());
 
