@@ -40,15 +40,24 @@ async function signUpIn(timeZone: unknown, name = "Clock"): Promise<TestUser> {
 const zoneOf = async (u: TestUser) =>
   (await getDb().user.findUniqueOrThrow({ where: { id: u.id }, select: { timeZone: true } })).timeZone;
 
-/** The clock part as a reader in `timeZone` sees it ("9:54:25 PM" / "21:54:25"), computed independently of lib/contract/clock.ts. */
-function clockIn(d: Date, timeZone: string, lang: "en" | "zh"): string {
-  return new Intl.DateTimeFormat(lang === "zh" ? "zh-CN" : "en-US", {
+/**
+ * The moment as a reader in `timeZone` sees it ("9:54:25 PM" / "21:54:25"), with
+ * the day in front when it is not `now`'s day there ("Wed, Dec 2, 12:09:28 AM"):
+ * computed independently of lib/contract/clock.ts, and true at any hour the
+ * suite runs (a due time ten minutes after 23:55 is tomorrow's).
+ */
+function clockIn(d: Date, timeZone: string, lang: "en" | "zh", now: Date): string {
+  const locale = lang === "zh" ? "zh-CN" : "en-US";
+  const day = (x: Date) => new Intl.DateTimeFormat("en-CA", { timeZone, dateStyle: "short" }).format(x);
+  const otherDay = day(d) !== day(now);
+  return new Intl.DateTimeFormat(locale, {
     timeZone,
+    ...(otherDay ? { weekday: "short", month: "short", day: "numeric" } : {}),
     hour: lang === "zh" ? "2-digit" : "numeric",
     minute: "2-digit",
     second: "2-digit",
     hourCycle: lang === "zh" ? "h23" : "h12",
-  })
+  } as const)
     .format(d)
     .replace(/\s/g, " ");
 }
@@ -84,22 +93,22 @@ describe("what Herald writes about a due time reads in that zone", () => {
 
   it("the agent's promise: the account's clock and a relative part, in English and Chinese", async () => {
     const en = await signUpIn("Asia/Shanghai", "Shanghai");
-    const { text } = await reply(en, "research heat pump adoption in Europe", { mode: "at", dueInSeconds: 600 });
+    const { text, sentAt } = await reply(en, "research heat pump adoption in Europe", { mode: "at", dueInSeconds: 600 });
     const task = await getDb().task.findFirstOrThrow({ where: { ownerId: en.id } });
-    expect(text).toContain(`I'll tell you at ${clockIn(task.dueAt!, "Asia/Shanghai", "en")}, in 10 min`);
+    expect(text).toContain(`I'll tell you at ${clockIn(task.dueAt!, "Asia/Shanghai", "en", sentAt)}, in 10 min`);
     expect(text).not.toMatch(/UTC|GMT/);
 
     const zh = await signUpIn("Asia/Shanghai", "Zhong");
     await getDb().user.update({ where: { id: zh.id }, data: { language: "zh" } });
     const r = await reply(zh, "研究一下欧洲的热泵普及情况", { mode: "at", dueInSeconds: 600 });
     const zhTask = await getDb().task.findFirstOrThrow({ where: { ownerId: zh.id } });
-    expect(r.text).toContain(`${clockIn(zhTask.dueAt!, "Asia/Shanghai", "zh")}（10 分钟后）`);
+    expect(r.text).toContain(`${clockIn(zhTask.dueAt!, "Asia/Shanghai", "zh", r.sentAt)}（10 分钟后）`);
   });
 
   it("the note under a reply whose deadline started nothing", async () => {
     const user = await signUpIn("America/New_York", "NewYork");
     const { text, sentAt } = await reply(user, "Hello there", { mode: "by", dueInSeconds: 600 });
     const due = new Date(sentAt.getTime() + 600_000);
-    expect(text).toContain(`tell me by ${clockIn(due, "America/New_York", "en")}, in 10 min`);
+    expect(text).toContain(`tell me by ${clockIn(due, "America/New_York", "en", sentAt)}, in 10 min`);
   });
 });
