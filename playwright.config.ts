@@ -1,13 +1,9 @@
 import { defineConfig, devices } from "@playwright/test";
-import { existsSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { SLOW_E2E_SPECS, slowSuite } from "./tests/suites.ts";
-
-// No browser downloads on these machines: use Debian's chromium (docs/development.md#tests).
-const executablePath =
-  process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH ??
-  ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
+import { launchOptions } from "./e2e/browser.ts";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const baseURL = `http://localhost:${PORT}`;
@@ -35,18 +31,7 @@ export default defineConfig({
     baseURL,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
-    launchOptions: {
-      executablePath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    },
+    launchOptions,
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: [

@@ -1,6 +1,10 @@
 import { test, expect, type Page } from "@playwright/test";
 import path from "node:path";
 import { openNewConversation, SHOTS, signUp } from "./helpers";
+import { fullBrowser } from "./browser";
+
+// The notification offer and switch follow Notification.permission, which the headless shell reports as denied.
+test.use(fullBrowser);
 
 async function pickDeadline(
   page: Page,

@@ -1,5 +1,9 @@
 import { test, expect, type Page } from "@playwright/test";
 import { createTask, newChat, PASSWORD, signUp } from "./helpers";
+import { fullBrowser } from "./browser";
+
+// The notification offer and switch follow Notification.permission, which the headless shell reports as denied.
+test.use(fullBrowser);
 
 // Every page of the context records the system notifications it shows and can
 // pretend to be hidden (document.visibilityState), as a background tab is.

@@ -1,9 +1,10 @@
 // `npm test`: every check, in the order that fails fastest. Each step is a plain command so a failure names the step
 // and shows its own output.
 // Stages run one after another; the chains of a stage run side by side, the steps of a chain one after another.
-//   - The static checks are single-threaded and independent: five chains of one step.
-//   - vitest, then the build followed by Playwright, each alone: run side by side on 2 cores they took 618 s instead
-//     of ~650 s, but vitest's timing-bound tests failed under the load (docs/development.md#test-suite-times).
+//   - The static checks are single-threaded and independent: five chains of one step, and the production build beside
+//     them (it shares nothing with them, and it is ready before Playwright needs it).
+//   - vitest, then Playwright, each alone: run side by side on 2 cores they took 618 s instead of ~650 s, but vitest's
+//     timing-bound tests failed under the load (docs/development.md#test-suite-times).
 // The first chain of a stage prints as it runs; the others print each step's output whole when the step ends.
 // `npm run test:slow` (`--slow`): the chaos, crash and flood suites (tests/suites.ts), after `npm test` has built.
 import { spawn } from "node:child_process";
@@ -23,14 +24,10 @@ const fast: Stage[] = [
     ],
     [["migrations match schema.prisma", ["npx", "tsx", "scripts/migrate.ts", "check"]]],
     [["formatting (prettier)", ["npx", "prettier", "--check", "."]]],
+    [["production build", ["npx", "next", "build"]]],
   ],
   [[["unit + integration (vitest)", ["npx", "vitest", "run"]]]],
-  [
-    [
-      ["production build", ["npx", "next", "build"]],
-      ["browser e2e (playwright)", ["npx", "playwright", "test"]],
-    ],
-  ],
+  [[["browser e2e (playwright)", ["npx", "playwright", "test"]]]],
 ];
 
 const slow: Stage[] = [
