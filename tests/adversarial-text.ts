@@ -120,16 +120,25 @@ const FLOOR_MS = 40;
 // Enough to name the families that regressed without timing every slow input again.
 const MAX_REPORTED = 3;
 
-// CPU time, not wall time: on a loaded machine a linear call is preempted for longer than it runs, and a wall-clock
-// ratio then says quadratic (seen with a dozen processes on two cores).
+/**
+ * The CPU milliseconds `f` takes, for bounds on synchronous work: on a loaded machine a call is preempted for longer
+ * than it runs, so a wall-clock bound (or a wall-clock ratio, which then says quadratic) fails with nothing wrong
+ * (seen with a dozen processes on two cores).
+ */
+export function cpuMs(f: () => unknown): number {
+  const t0 = process.cpuUsage();
+  f();
+  const { user, system } = process.cpuUsage(t0);
+  return (user + system) / 1000;
+}
+
 function timed(f: (text: string) => unknown, text: string, runs = 1): number {
   let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const t0 = process.cpuUsage();
-    f(text);
-    const { user, system } = process.cpuUsage(t0);
-    best = Math.min(best, (user + system) / 1000);
-  }
+  for (let i = 0; i < runs; i++)
+    best = Math.min(
+      best,
+      cpuMs(() => f(text)),
+    );
   return best;
 }
 

@@ -7,6 +7,7 @@ import {
   normalizeUntrusted,
   readFrames,
 } from "./frame";
+import { cpuMs } from "@/tests/adversarial-text";
 
 const NONCE = "0123456789abcdef";
 
@@ -162,8 +163,6 @@ describe("neutralizeUntrusted", () => {
       `<user${"a".repeat(40_000)}`,
       "\u200b".repeat(40_000),
     ];
-    const started = performance.now();
-    for (const s of inputs) neutralizeUntrusted(s);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(cpuMs(() => inputs.forEach((s) => neutralizeUntrusted(s)))).toBeLessThan(2_000);
   });
 });
