@@ -154,14 +154,8 @@ describe("a deepagents supervisor delegating to Herald through its AsyncSubAgent
     expect(listed.reply).toContain(`taskId: ${taskA} agent: herald status: `);
     expect(listed.reply).toContain(`taskId: ${taskB} agent: herald status: `);
 
-    await waitFor(async () => (await herald.runs.get(taskA!, runA)).status === "success", 60_000, "task A done");
-    const checked = await turn({ name: "check_async_task", args: { taskId: taskA } });
-    const result = JSON.parse(checked.reply) as { status: string; threadId: string; result?: string };
-    expect(result).toMatchObject({ status: "success", threadId: taskA });
-    expect(result.result).toMatch(/^# .*bog bodies/i);
-    expect(checked.tasks[taskA!].status).toBe("success");
-
-    // An update is a new run on the same thread that interrupts the one working.
+    // An update is a new run on the same thread that interrupts the one working: sent while B works (B was started
+    // a moment ago; waiting for A first let B finish too on a loaded machine, and the update then met a finished task).
     const runB1 = b.tasks[taskB].runId;
     const updated = await turn({
       name: "update_async_task",
@@ -180,6 +174,13 @@ describe("a deepagents supervisor delegating to Herald through its AsyncSubAgent
       30_000,
       "task B interrupted",
     );
+
+    await waitFor(async () => (await herald.runs.get(taskA!, runA)).status === "success", 60_000, "task A done");
+    const checked = await turn({ name: "check_async_task", args: { taskId: taskA } });
+    const result = JSON.parse(checked.reply) as { status: string; threadId: string; result?: string };
+    expect(result).toMatchObject({ status: "success", threadId: taskA });
+    expect(result.result).toMatch(/^# .*bog bodies/i);
+    expect(checked.tasks[taskA!].status).toBe("success");
 
     const done = await turn({ name: "list_async_tasks", args: {} });
     expect(done.reply).toContain(`taskId: ${taskA} agent: herald status: success`);
