@@ -84,7 +84,7 @@ const PREPARED_MARK = "/* prepared */";
 const statementNames = new Map<string, string>();
 // Behind a transaction-mode pooler every statement is unnamed: a name prepared on one server connection is unknown
 // on the next (26000) or already taken there (42P05), and PgBouncer before 1.21 cannot track them.
-const statementName = (q: { sql: string }) => {
+export const statementName = (q: { sql: string }) => {
   if (!q.sql.includes(PREPARED_MARK) || pooledPool()) return "";
   let name = statementNames.get(q.sql);
   if (name === undefined)

@@ -1,6 +1,9 @@
 import type { LoggedFeedEvent, RunDelta } from "@/lib/contract/shapes";
 import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
-import { getDb, PREPARED, sqlTransaction, type SqlTx } from "@/lib/db/client";
+import { PREPARED, type SqlTx } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client.ts";
+import { db, isKysely, legacySql, prepared, transaction, type Executor, type Tx } from "@/lib/db/kysely";
+import { sql } from "kysely";
 
 interface PendingEvent {
   ownerId: string;
@@ -10,7 +13,14 @@ interface PendingEvent {
 }
 
 /** Events of a transaction opened by transactionWithEvents, written together before it commits. */
-const batches = new WeakMap<SqlTx, PendingEvent[]>();
+const batches = new WeakMap<object, PendingEvent[]>();
+
+/**
+ * The transaction `transactionWithEvents` hands its body: a Kysely `Tx`.
+ * @deprecated The `SqlTx` half (`$queryRaw`, `$executeRaw` on the same connection) is there only while the functions
+ * its bodies call move to Kysely; then this is `Tx`.
+ */
+export type EventTx = Tx & SqlTx;
 
 /**
  * Appends a durable event to the account's log inside the caller's transaction
@@ -26,7 +36,7 @@ const batches = new WeakMap<SqlTx, PendingEvent[]>();
  * start: a task's timeline interleaves events with rows written in the same transaction.
  */
 export async function emitEvent(
-  tx: SqlTx,
+  tx: Executor | SqlTx,
   ownerId: string,
   event: LoggedFeedEvent,
   refs: { conversationId?: string | null; taskId?: string | null } = {},
@@ -46,12 +56,12 @@ export async function emitEvent(
  * A run that Postgres aborts (a deadlock) is run again by sqlTransaction's retry policy: each run has its own batch,
  * so the events of an aborted run are never written.
  */
-export async function transactionWithEvents<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-  return sqlTransaction(async (tx) => {
+export async function transactionWithEvents<T>(fn: (tx: EventTx) => Promise<T>): Promise<T> {
+  return transaction(async (tx) => {
     const batch: PendingEvent[] = [];
     batches.set(tx, batch);
     try {
-      const result = await fn(tx);
+      const result = await fn(Object.assign(tx, legacySql(tx)));
       const owners = [...new Set(batch.map((e) => e.ownerId))];
       for (const owner of owners)
         await writeEvents(
@@ -67,13 +77,25 @@ export async function transactionWithEvents<T>(fn: (tx: SqlTx) => Promise<T>): P
 }
 
 // One statement (bump, insert, NOTIFY) for any number of events: a task's path emits about ten, and three
-// round trips each were a fifth of every statement a task cost. pg_notify returns void, which the driver
+// round trips each were a fifth of every statement a task cost. pg_notify returns void, which Prisma's driver
 // cannot read: it runs in laterals that yield no column read. The wake-ups are counted (one row whatever
 // their number) so an empty list keeps the event's row.
-async function writeEvents(tx: SqlTx, ownerId: string, events: PendingEvent[]): Promise<void> {
+async function writeEvents(tx: Executor | SqlTx, ownerId: string, events: PendingEvent[]): Promise<void> {
+  if (isKysely(tx)) await writeEventsSql(sql, prepared, ownerId, events).execute(tx);
+  else await tx.$queryRaw(writeEventsSql(Prisma.sql, PREPARED, ownerId, events));
+}
+
+// Written once for both clients (the tag is Kysely's `sql` or Prisma's) while callers still hand in a `SqlTx`.
+function writeEventsSql<Q>(
+  tag: (strings: TemplateStringsArray, ...values: never[]) => Q,
+  mark: unknown,
+  ownerId: string,
+  events: PendingEvent[],
+): Q {
   const wake = [...new Set(events.flatMap((e) => e.wake))];
+  const q = tag as (strings: TemplateStringsArray, ...values: unknown[]) => Q;
   // Seqs n-k+1 … n in the order emitted; one NOTIFY with the last seq (a wake-up reads the log past its cursor).
-  await tx.$queryRaw`${PREPARED}
+  return q`${mark}
     WITH e AS (
       SELECT * FROM unnest(${events.map((e) => e.event.type)}::text[], ${events.map((e) => e.refs.conversationId ?? null)}::text[],
                            ${events.map((e) => e.refs.taskId ?? null)}::text[], ${events.map((e) => JSON.stringify(e.event.data))}::text[])
@@ -90,9 +112,9 @@ async function writeEvents(tx: SqlTx, ownerId: string, events: PendingEvent[]): 
 }
 
 /** Tells idle workers there is due work for a loop. Transactional when given a tx. */
-export async function wakeWorkers(tx: SqlTx | null, loop: string): Promise<void> {
-  const q = tx ?? getDb();
-  await q.$executeRaw`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`;
+export async function wakeWorkers(tx: Executor | SqlTx | null, loop: string): Promise<void> {
+  if (tx && !isKysely(tx)) await tx.$executeRaw`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`;
+  else await sql`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`.execute(tx ?? db());
 }
 
 /** Streamed text is ephemeral: no seq, may be dropped; the stored message is the truth. */
@@ -105,5 +127,5 @@ export async function publishDelta(ownerId: string, delta: RunDelta): Promise<vo
     await publishDelta(ownerId, { ...delta, delta: delta.delta.slice(half), offset: delta.offset + half });
     return;
   }
-  await getDb().$executeRaw`SELECT pg_notify(${DELTAS_CHANNEL}, ${payload})`;
+  await sql`SELECT pg_notify(${DELTAS_CHANNEL}, ${payload})`.execute(db());
 }
