@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/db/generated/client.ts";
-import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
+import { CompiledQuery, type Compilable } from "kysely";
 import { claimCancelsSql, claimExecutionSql, nextExecutionDueSql } from "@/lib/tasks/sql";
 import { claimRunsSql } from "@/lib/runs/sql";
 import { claimNotificationSql } from "@/lib/notify/sql";
@@ -11,13 +12,23 @@ import { taskHistorySql } from "@/lib/tasks/history";
  * priced out, a plan that still reads a whole table means no index can
  * answer it (the table only grows with every account's history).
  */
-async function plan(sql: Prisma.Sql): Promise<string> {
-  return getDb().$transaction(async (tx) => {
-    await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
-    const rows = await tx.$queryRaw<{ "QUERY PLAN": string }[]>`EXPLAIN ${sql}`;
-    // EXPLAIN of an UPDATE does not run it; roll back anyway.
-    return rows.map((r) => r["QUERY PLAN"]).join("\n");
+async function plan(sql: Prisma.Sql | Compilable<unknown>): Promise<string> {
+  const explain =
+    sql instanceof Prisma.Sql
+      ? CompiledQuery.raw(`EXPLAIN ${sql.text}`, sql.values)
+      : CompiledQuery.raw(`EXPLAIN ${sql.compile().sql}`, [...sql.compile().parameters]);
+  // EXPLAIN of an UPDATE does not run it; roll back anyway.
+  const rolledBack = new Error("rolled back");
+  let text = "";
+  await transaction(async (tx) => {
+    await tx.executeQuery(CompiledQuery.raw("SET LOCAL enable_seqscan = off"));
+    const { rows } = await tx.executeQuery<{ "QUERY PLAN": string }>(explain);
+    text = rows.map((r) => r["QUERY PLAN"]).join("\n");
+    throw rolledBack;
+  }).catch((err: unknown) => {
+    if (err !== rolledBack) throw err;
   });
+  return text;
 }
 
 const HOT_TABLES = ["task", "run", "message", "event", "conversation"];
@@ -29,7 +40,7 @@ function seqScans(text: string): string[] {
 const OWNER = "index-test-owner";
 
 describe("hot queries are served by indexes", () => {
-  const cases: [string, Prisma.Sql][] = [
+  const cases: [string, Prisma.Sql | Compilable<unknown>][] = [
     ["task execution claim", claimExecutionSql("w", 4, null)],
     ["task cancel claim", claimCancelsSql("w", 2)],
     ["notification claim", claimNotificationSql("w", 4, 10_000, null)],

@@ -9,7 +9,9 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
+  type Compilable,
   type QueryResult,
+  type RawBuilder,
   type Transaction,
   type TransactionSettings,
 } from "kysely";
@@ -196,3 +198,25 @@ export function legacySql(on: Executor): SqlTx {
 
 /** Whether a transaction handle is Kysely's (the rest are the old `SqlTx`s): for functions taking both while moving. */
 export const isKysely = (tx: Executor | SqlTx): tx is Executor => tx instanceof Kysely;
+
+/**
+ * @deprecated Only while call sites move: runs a query built on `db()` on either kind of transaction, so a function
+ * can move to Kysely before its callers do (`markTerminal` in lib/tasks/sql.ts). A `SqlTx` reads BIGINT its own way.
+ */
+export async function rowsOn<R>(tx: Executor | SqlTx, q: Compilable<R>): Promise<R[]> {
+  const compiled = q.compile();
+  if (isKysely(tx)) return (await tx.executeQuery(compiled)).rows;
+  return tx.$queryRaw<R[]>(prismaSqlOf(compiled));
+}
+
+// Kysely numbers its parameters $1…$n in order, each once.
+function prismaSqlOf(q: CompiledQuery): Prisma.Sql {
+  const strings = q.sql.split(/\$\d+/);
+  if (strings.length !== q.parameters.length + 1) throw new Error("a statement with $n outside its parameters");
+  return new Prisma.Sql(strings, q.parameters as unknown[]);
+}
+
+/** @deprecated Only while call sites move: a Prisma.Sql fragment (`fairPick`'s) inside a Kysely query. */
+export function fromPrisma<T = unknown>(q: Prisma.Sql): RawBuilder<T> {
+  return sql<T>(q.strings as unknown as TemplateStringsArray, ...q.values);
+}

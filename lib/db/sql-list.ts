@@ -1,4 +1,5 @@
 import { Prisma } from "@/lib/db/generated/client.ts";
+import { sql, type RawBuilder } from "kysely";
 
 /**
  * A constant list of column values as SQL literals (`'a', 'b'`), for `IN (…)`
@@ -9,7 +10,16 @@ import { Prisma } from "@/lib/db/generated/client.ts";
  * them cannot go wrong; anything else is a programming error.
  */
 export function sqlList(values: readonly string[]): Prisma.Sql {
+  return Prisma.raw(literalText(values));
+}
+
+/** `sqlList` for Kysely, in parentheses: `eb("status", "not in", literals(TERMINAL_STATUSES))`, or in a `sql` template. */
+export function literals<T extends string>(values: readonly T[]): RawBuilder<T> {
+  return sql.raw<T>(`(${literalText(values)})`);
+}
+
+function literalText(values: readonly string[]): string {
   if (values.length === 0) throw new Error("sqlList: an empty list matches nothing");
   for (const v of values) if (!/^[a-z_]+$/.test(v)) throw new Error(`sqlList: not a plain word: ${JSON.stringify(v)}`);
-  return Prisma.raw(values.map((v) => `'${v}'`).join(", "));
+  return values.map((v) => `'${v}'`).join(", ");
 }

@@ -1,9 +1,12 @@
 import { env } from "@/lib/config/env";
 import { getDb, jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
 import { Prisma, type Task } from "@/lib/db/generated/client.ts";
+import type { DB } from "@/lib/db/generated/kysely.ts";
+import { db, fromPrisma, prepared, rowsOn, type Executor } from "@/lib/db/kysely";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
-import { sqlList } from "@/lib/db/sql-list";
+import { literals, sqlList } from "@/lib/db/sql-list";
+import { sql, type ExpressionBuilder, type Selectable } from "kysely";
 import { STOP_SENTENCES, type StopReason } from "./columns";
 
 /**
@@ -52,7 +55,9 @@ export const backoffMs = (
   cap = env("HERALD_TASK_RETRY_CAP_MS"),
 ) => Math.min(base * 2 ** Math.min(failures, 16), cap);
 
-export type LeasedTask = Task & { leaseToken: string };
+/** A task row as Kysely reads it (the same shape as Prisma's `Task`). */
+export type TaskRow = Selectable<DB["task"]>;
+export type LeasedTask = TaskRow & { leaseToken: string };
 export type CancelLeasedTask = Task & { cancelLeaseToken: string };
 
 const ACTIVE = Prisma.sql`(${sqlList(ACTIVE_STATUSES)})`;
@@ -71,11 +76,12 @@ const execDue = (a: string, only: string[] | null) => {
  */
 export async function claimExecution(workerId: string, limit: number, onlyIds?: string[]): Promise<LeasedTask[]> {
   if (limit <= 0) return [];
-  return queryRows<LeasedTask>(claimExecutionSql(workerId, limit, onlyIds ?? null));
+  // RETURNING after the lease was written: leaseToken is set.
+  return (await claimExecutionSql(workerId, limit, onlyIds ?? null).execute()) as LeasedTask[];
 }
 
 /** The statement itself, for EXPLAIN in the index test. */
-export function claimExecutionSql(workerId: string, limit: number, only: string[] | null): Prisma.Sql {
+export function claimExecutionSql(workerId: string, limit: number, only: string[] | null) {
   const pick = fairPick({
     table: "task",
     due: (a) => execDue(a, only),
@@ -88,18 +94,31 @@ export function claimExecutionSql(workerId: string, limit: number, only: string[
     held: Prisma.sql`h."leaseToken" IS NOT NULL AND h."leaseExpiresAt" > now()`,
     limit,
   });
-  return Prisma.sql`
-    UPDATE "task" t
-    SET "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
-        "leaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())}),
-        attempts = t.attempts + 1
-    WHERE t.id IN (${pick})
-    RETURNING t.*`;
+  return db()
+    .updateTable("task as t")
+    .set((eb) => ({
+      leaseOwner: workerId,
+      leaseToken: sql<string>`gen_random_uuid()::text`,
+      leaseExpiresAt: sql<Date>`now() + make_interval(secs => ${secs(taskLeaseMs())})`,
+      attempts: eb("t.attempts", "+", 1),
+    }))
+    .where("t.id", "in", sql<string>`(${fromPrisma(pick)})`)
+    .returningAll("t")
+    .modifyEnd(prepared);
 }
 
 /** Our execution lease still holds and nothing fenced the row: the guard of every write after work. */
 const leaseHeld = (token: string) =>
   Prisma.sql`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN (${TERMINAL_SQL})`;
+
+/** `leaseHeld` for Kysely. */
+const leaseHeldBy = (token: string) => (eb: ExpressionBuilder<DB, "task">) =>
+  eb.and([
+    eb("leaseToken", "=", token),
+    eb("leaseExpiresAt", ">", sql<Date>`now()`),
+    eb("cancelRequestedAt", "is", null),
+    eb("status", "not in", literals(TERMINAL_STATUSES)),
+  ]);
 
 /** Locks the row for a post-work write, only if our execution lease still holds. */
 export async function lockExecutionGuarded(tx: SqlTx, id: string, token: string): Promise<Task | null> {
@@ -309,19 +328,30 @@ export async function resumeAfterAnswer(tx: SqlTx, id: string): Promise<void> {
  * for a terminal write that needs no other write beside it.
  */
 export async function markTerminal(
-  tx: SqlTx,
+  tx: Executor | SqlTx,
   id: string,
   status: TerminalStatus,
   error: string | null,
   leaseToken?: string,
-): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`${PREPARED}
-    UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
-      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
-      "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
-    WHERE id = ${id} AND status NOT IN (${TERMINAL_SQL}) AND ${leaseToken === undefined ? Prisma.sql`true` : leaseHeld(leaseToken)}
-    RETURNING *`;
-  return rows[0] ?? null;
+): Promise<TaskRow | null> {
+  const q = db()
+    .updateTable("task")
+    .set({
+      status,
+      error: sql<string | null>`coalesce(${error}, error)`,
+      completedAt: sql<Date>`now()`,
+      updatedAt: sql<Date>`now()`,
+      ...{ leaseOwner: null, leaseToken: null, leaseExpiresAt: null, nextRunAt: null },
+      ...{ cancelLeaseOwner: null, cancelLeaseToken: null, cancelLeaseExpiresAt: null, nextCancelAt: null },
+    })
+    .where("id", "=", id)
+    .where("status", "not in", literals(TERMINAL_STATUSES))
+    .$if(leaseToken !== undefined, (qb) => qb.where(leaseHeldBy(leaseToken!)))
+    .returningAll()
+    .modifyEnd(prepared);
+  // A caller still on SqlTx runs it on its own connection; once they all hand in a Tx: `await q.execute()` on it.
+  const [row] = await rowsOn(tx, q);
+  return row ?? null;
 }
 
 // ---- user commands (the row locked by lockOwnedTask) ----
