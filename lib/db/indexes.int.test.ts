@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/db/generated/client.ts";
-import { transaction } from "@/lib/db/kysely";
-import { CompiledQuery, type Compilable } from "kysely";
+import { db, transaction } from "@/lib/db/kysely";
+import { CompiledQuery, type RawBuilder } from "kysely";
 import { claimCancelsSql, claimExecutionSql, nextExecutionDueSql } from "@/lib/tasks/sql";
 import { claimRunsSql } from "@/lib/runs/sql";
 import { claimNotificationSql } from "@/lib/notify/sql";
@@ -12,23 +12,24 @@ import { taskHistorySql } from "@/lib/tasks/history";
  * priced out, a plan that still reads a whole table means no index can
  * answer it (the table only grows with every account's history).
  */
-async function plan(sql: Prisma.Sql | Compilable<unknown>): Promise<string> {
-  const explain =
+async function plan(sql: Prisma.Sql | RawBuilder<unknown>): Promise<string> {
+  const { text, values } =
     sql instanceof Prisma.Sql
-      ? CompiledQuery.raw(`EXPLAIN ${sql.text}`, sql.values)
-      : CompiledQuery.raw(`EXPLAIN ${sql.compile().sql}`, [...sql.compile().parameters]);
+      ? { text: sql.text, values: sql.values }
+      : ((c) => ({ text: c.sql, values: [...c.parameters] }))(sql.compile(db()));
+  const explain = CompiledQuery.raw(`EXPLAIN ${text}`, values);
   // EXPLAIN of an UPDATE does not run it; roll back anyway.
   const rolledBack = new Error("rolled back");
-  let text = "";
+  let planText = "";
   await transaction(async (tx) => {
     await tx.executeQuery(CompiledQuery.raw("SET LOCAL enable_seqscan = off"));
     const { rows } = await tx.executeQuery<{ "QUERY PLAN": string }>(explain);
-    text = rows.map((r) => r["QUERY PLAN"]).join("\n");
+    planText = rows.map((r) => r["QUERY PLAN"]).join("\n");
     throw rolledBack;
   }).catch((err: unknown) => {
     if (err !== rolledBack) throw err;
   });
-  return text;
+  return planText;
 }
 
 const HOT_TABLES = ["task", "run", "message", "event", "conversation"];
@@ -40,7 +41,7 @@ function seqScans(text: string): string[] {
 const OWNER = "index-test-owner";
 
 describe("hot queries are served by indexes", () => {
-  const cases: [string, Prisma.Sql | Compilable<unknown>][] = [
+  const cases: [string, Prisma.Sql | RawBuilder<unknown>][] = [
     ["task execution claim", claimExecutionSql("w", 4, null)],
     ["task cancel claim", claimCancelsSql("w", 2)],
     ["notification claim", claimNotificationSql("w", 4, 10_000, null)],

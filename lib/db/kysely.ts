@@ -53,7 +53,9 @@ const legacyQueries = new WeakSet<CompiledQuery>();
 
 const COUNTED = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
 
-/** One checkout of a pool connection; a transaction's state lives here, so it ends with the checkout. */
+const connections = new WeakMap<pg.PoolClient, Connection>();
+
+/** A pool connection as Kysely drives it; a transaction's state lives here and is reset at each checkout. */
 class Connection implements DatabaseConnection {
   /** The first statement that failed in the open transaction: once one has, Postgres commits nothing. */
   failed: unknown;
@@ -61,16 +63,22 @@ class Connection implements DatabaseConnection {
   /** Set when the connection could not roll back: it is closed, not handed to the next caller mid-transaction. */
   broken: Error | undefined;
 
-  // A connection dropped between two statements of a checkout (the server restarted, the backend was ended) is
-  // reported as an 'error' event that no one listens to while the pool lends it out: it would end the process.
-  readonly #dropped = (err: Error) => (this.broken ??= err);
-
   constructor(readonly client: pg.PoolClient) {
-    client.on("error", this.#dropped);
+    // A connection dropped between two statements of a checkout (the server restarted, the backend was ended) is
+    // reported as an 'error' event that no one listens to while the pool lends it out: it would end the process.
+    client.on("error", (err) => (this.broken ??= err));
+  }
+
+  /** The pool's connection, kept with its state across checkouts (one object, one listener per connection). */
+  static of(client: pg.PoolClient): Connection {
+    let conn = connections.get(client);
+    if (!conn) connections.set(client, (conn = new Connection(client)));
+    conn.inTransaction = false;
+    conn.failed = undefined;
+    return conn;
   }
 
   release(): void {
-    this.client.off("error", this.#dropped);
     this.client.release(this.broken);
   }
 
@@ -108,7 +116,7 @@ class HeraldDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<Connection> {
-    return new Connection(await getPool().connect());
+    return Connection.of(await getPool().connect());
   }
 
   async beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -203,8 +211,8 @@ export const isKysely = (tx: Executor | SqlTx): tx is Executor => tx instanceof 
  * @deprecated Only while call sites move: runs a query built on `db()` on either kind of transaction, so a function
  * can move to Kysely before its callers do (`markTerminal` in lib/tasks/sql.ts). A `SqlTx` reads BIGINT its own way.
  */
-export async function rowsOn<R>(tx: Executor | SqlTx, q: Compilable<R>): Promise<R[]> {
-  const compiled = q.compile();
+export async function rowsOn<R>(tx: Executor | SqlTx, q: Compilable<R> | RawBuilder<R>): Promise<R[]> {
+  const compiled = "isRawBuilder" in q ? q.compile(db()) : q.compile();
   if (isKysely(tx)) return (await tx.executeQuery(compiled)).rows;
   return tx.$queryRaw<R[]>(prismaSqlOf(compiled));
 }
