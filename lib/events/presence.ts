@@ -1,5 +1,6 @@
 import { env } from "@/lib/config/env";
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { log } from "@/lib/util/log";
 
 /**
@@ -22,12 +23,22 @@ export function presenceIntervalMs(): number {
 export async function touchPresence(ownerIds: readonly string[], opts: { skipLocked?: boolean } = {}): Promise<void> {
   if (ownerIds.length === 0) return;
   const ids = [...ownerIds];
+  const touch = db()
+    .updateTable("user")
+    .set({ presenceAt: sql<Date>`now()` });
   if (opts.skipLocked) {
-    await getDb().$executeRaw`
-      UPDATE "user" SET "presenceAt" = now()
-      WHERE id IN (SELECT id FROM "user" WHERE id = ANY(${ids}::text[]) FOR UPDATE SKIP LOCKED)`;
+    await touch
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("user")
+          .select("id")
+          .where("id", "=", eb.fn.any(sql<string[]>`${ids}::text[]`))
+          .forUpdate()
+          .skipLocked(),
+      )
+      .execute();
   } else {
-    await getDb().$executeRaw`UPDATE "user" SET "presenceAt" = now() WHERE id = ANY(${ids}::text[])`;
+    await touch.where("id", "=", (eb) => eb.fn.any(sql<string[]>`${ids}::text[]`)).execute();
   }
 }
 
