@@ -1,7 +1,10 @@
 import pg from "pg";
 import { Prisma } from "./generated/client.ts";
 
-/** A unique-constraint violation, whether raised by a model call (P2002), by raw SQL (23505) or by `pg` (sqlTransaction). */
+/**
+ * A unique-constraint violation, whether raised by `pg` (23505: every Kysely statement, `db()` or a `transaction`), by a
+ * Prisma model call (P2002) or by a Prisma raw query not yet moved to Kysely (P2010).
+ */
 export function isUniqueViolation(err: unknown): boolean {
   if (err instanceof pg.DatabaseError) return err.code === "23505";
   if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return false;
@@ -21,8 +24,9 @@ const TRANSIENT_SQLSTATES = new Set(["40P01", "40001"]);
 
 /**
  * The SQLSTATE (40P01 deadlock, 40001 serialization failure) when `err` says Postgres aborted the transaction for
- * a reason a second run may not meet; null otherwise. Read from `pg` (`code`) and from Prisma, whose adapter keeps the
- * driver's code in `meta` (raw queries, P2010) or maps both to P2034 (model calls, the code then read from the cause).
+ * a reason a second run may not meet; null otherwise. Read from `pg` (`code`: Kysely's `transaction`) and from Prisma,
+ * whose adapter keeps the driver's code in `meta` (raw queries, P2010) or maps both to P2034 (model calls, the code then
+ * read from the cause) while a Prisma `$transaction` is left.
  */
 export function transientTransactionCode(err: unknown): string | null {
   if (err instanceof pg.DatabaseError)
