@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { SqlTx } from "@/lib/db/client";
+import type { Executor } from "@/lib/db/kysely";
+import { asSqlTx } from "@/lib/events/legacy-tx";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { applyOutboxPatch, lockTaskForEvent, publicationPartial } from "./sql";
@@ -85,7 +87,7 @@ export function fingerprint(snapshot: EventSnapshot): string {
 }
 
 /** The snapshot of the row as it is now, with the publication flag read in the same transaction. */
-export async function currentSnapshot(tx: SqlTx, task: Task): Promise<EventSnapshot | null> {
+export async function currentSnapshot(tx: Executor | SqlTx, task: Task): Promise<EventSnapshot | null> {
   const partial = task.latestPublicationId ? await publicationPartial(tx, task.latestPublicationId) : null;
   return buildEventSnapshot(task, partial);
 }
@@ -98,18 +100,18 @@ export async function currentSnapshot(tx: SqlTx, task: Task): Promise<EventSnaps
  * row the lock already read (or the patch returned), never a second read. Returns
  * true when a new event version was recorded.
  */
-export async function recordEventAndAnnounce(tx: SqlTx, taskId: string): Promise<boolean> {
+export async function recordEventAndAnnounce(tx: Executor | SqlTx, taskId: string): Promise<boolean> {
   const locked = await lockTaskForEvent(tx, taskId);
   if (!locked) return false;
   const { task, dbNow } = locked;
   const snapshot = await currentSnapshot(tx, task);
   const decision = onEvent(task, snapshot === null ? null : fingerprint(snapshot));
   if (!decision) {
-    await emitTaskUpdated(tx, task);
+    await emitTaskUpdated(asSqlTx(tx), task);
     return false;
   }
   const visible = decision.t === "T1" && isVisible(task, decision.patch);
   const updated = await applyOutboxPatch(tx, { id: task.id }, decision.patch, dbNow, { touch: visible });
-  await emitTaskUpdated(tx, updated, decision.t === "T1" ? ["notify"] : []);
+  await emitTaskUpdated(asSqlTx(tx), updated, decision.t === "T1" ? ["notify"] : []);
   return decision.t === "T1" || decision.t === "T1f";
 }

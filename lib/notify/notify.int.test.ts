@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { transactionWithEvents } from "@/lib/events/emit";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
 import { recordEventAndAnnounce } from "./event";
@@ -46,7 +47,7 @@ async function setup(data: Partial<Prisma.TaskUncheckedCreateInput> = {}) {
 
 // As the product's writers do (terminal(), the due loop): the notices from the committed facts, then the event.
 const record = (taskId: string) =>
-  getDb().$transaction(async (tx) => {
+  transactionWithEvents(async (tx) => {
     await syncNotices(tx, taskId);
     return recordEventAndAnnounce(tx, taskId);
   });
@@ -232,8 +233,9 @@ describe("delivery", () => {
   it("the idempotency key is UNIQUE: a second create returns the existing run", async () => {
     const { task, user, conversationId } = await setup();
     const key = narrationKey(task.id, 1, 0);
+    // transactionWithEvents' handle fits insertNotificationRun whether it takes a SqlTx or a Kysely Tx.
     const make = () =>
-      getDb().$transaction((tx) =>
+      transactionWithEvents((tx) =>
         insertNotificationRun(tx, {
           id: randomUUID(),
           ownerId: user.id,
