@@ -46,7 +46,7 @@ export async function liveWorkers(): Promise<{ alive: number; lastBeatAt: string
       sql<number>`(count(*) FILTER (WHERE "stoppedAt" IS NULL AND "lastBeatAt" > now() - make_interval(secs => ${staleSeconds})))::int`.as(
         "alive",
       ),
-      (eb) => eb.fn.max("lastBeatAt").as("last"),
+      (eb) => eb.fn.max<Date | null>("lastBeatAt").as("last"),
     ])
     .executeTakeFirstOrThrow();
   return { alive: row.alive, lastBeatAt: row.last?.toISOString() ?? null };
