@@ -1,4 +1,5 @@
-import type { SqlTx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { messageMetaOf } from "@/lib/contract/message";
 import { formatMoment } from "@/lib/contract/clock";
 
@@ -32,20 +33,31 @@ const WORDS = {
  * never model text.
  */
 export async function deliveryNote(
-  tx: SqlTx,
+  tx: Tx,
   run: { id: string; kind: string; ownerId: string; conversationId: string; triggerMessageId: string | null },
 ): Promise<string | null> {
   if (run.kind !== "chat" || !run.triggerMessageId) return null;
-  const [trigger] = await tx.$queryRaw<{ id: string; meta: unknown }[]>`
-    SELECT id, meta FROM "message"
-    WHERE id = ${run.triggerMessageId} AND "conversationId" = ${run.conversationId} AND "ownerId" = ${run.ownerId} AND kind = 'user'`;
+  const trigger = await tx
+    .selectFrom("message")
+    .select(["id", "meta"])
+    .where("id", "=", run.triggerMessageId)
+    .where("conversationId", "=", run.conversationId)
+    .where("ownerId", "=", run.ownerId)
+    .where("kind", "=", "user")
+    .executeTakeFirst();
   const delivery = trigger ? messageMetaOf("user", trigger.meta)?.delivery : undefined;
   if (!trigger || !delivery) return null;
-  const [{ started }] = await tx.$queryRaw<{ started: number }[]>`
-    SELECT count(*)::int AS started FROM "task"
-    WHERE "ownerId" = ${run.ownerId} AND ("originRunId" = ${run.id} OR "originMessageId" = ${trigger.id})`;
-  const [user] = await tx.$queryRaw<{ language: string | null; timeZone: string | null }[]>`
-    SELECT language, "timeZone" FROM "user" WHERE id = ${run.ownerId}`;
+  const { started } = await tx
+    .selectFrom("task")
+    .select(sql<number>`count(*)::int`.as("started"))
+    .where("ownerId", "=", run.ownerId)
+    .where((eb) => eb.or([eb("originRunId", "=", run.id), eb("originMessageId", "=", trigger.id)]))
+    .executeTakeFirstOrThrow();
+  const user = await tx
+    .selectFrom("user")
+    .select(["language", "timeZone"])
+    .where("id", "=", run.ownerId)
+    .executeTakeFirst();
   const lang = user?.language === "zh" ? "zh" : "en";
   const w = WORDS[lang];
   if (started === 0)
