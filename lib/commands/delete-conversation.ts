@@ -1,4 +1,6 @@
-import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
+import { softDeleteConversation } from "@/lib/chat/sql";
+import { literals } from "@/lib/db/sql-list";
 import { cancelConversationRuns } from "@/lib/runs/sql";
 import { emitEvent } from "@/lib/events/emit";
 import { notFound } from "@/lib/errors/api-error";
@@ -16,24 +18,39 @@ import { fenceCancel } from "@/lib/tasks/request-cancel";
  * into a conversation that no longer exists.
  */
 export async function deleteConversation(ownerId: string, id: string): Promise<void> {
-  await getDb().$transaction(async (tx) => {
+  await transaction(async (tx) => {
     // Lock in the order every other writer uses (run → conversation, task →
     // conversation → user): runs, then tasks by id, then the conversation.
     // Taking the conversation first would deadlock with a reply or a step committing.
-    await tx.$queryRaw`SELECT id FROM "run" WHERE "conversationId" = ${id} AND "ownerId" = ${ownerId} ORDER BY id FOR UPDATE`;
-    await tx.$queryRaw`SELECT id FROM "task" WHERE "conversationId" = ${id} AND "ownerId" = ${ownerId} ORDER BY id FOR UPDATE`;
-    const rows = await tx.$queryRaw<{ id: string }[]>`
-      UPDATE "conversation" SET "deletedAt" = now(), "updatedAt" = now()
-      WHERE id = ${id} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL RETURNING id`;
-    if (rows.length === 0) throw notFound("Conversation");
+    await tx
+      .selectFrom("run")
+      .select("id")
+      .where("conversationId", "=", id)
+      .where("ownerId", "=", ownerId)
+      .orderBy("id")
+      .forUpdate()
+      .execute();
+    await tx
+      .selectFrom("task")
+      .select("id")
+      .where("conversationId", "=", id)
+      .where("ownerId", "=", ownerId)
+      .orderBy("id")
+      .forUpdate()
+      .execute();
+    if (!(await softDeleteConversation(tx, ownerId, id))) throw notFound("Conversation");
     await cancelConversationRuns(tx, id);
-    const tasks = await tx.task.findMany({
-      where: { ownerId, conversationId: id, status: { notIn: [...TERMINAL_STATUSES] }, cancelRequestedAt: null },
-      select: { id: true },
-    });
+    const tasks = await tx
+      .selectFrom("task")
+      .select("id")
+      .where("ownerId", "=", ownerId)
+      .where("conversationId", "=", id)
+      .where("status", "not in", literals(TERMINAL_STATUSES))
+      .where("cancelRequestedAt", "is", null)
+      .execute();
     for (const t of tasks) await fenceCancel(tx, ownerId, t.id);
     await deadLetterConversation(tx, ownerId, id);
-    const c = await tx.conversation.findUniqueOrThrow({ where: { id } });
+    const c = await tx.selectFrom("conversation").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
     await emitEvent(
       tx,
       ownerId,
