@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { db, type Tx } from "@/lib/db/kysely";
+import { countTaskSearchUnder, insertTaskSource, taskSourceNumber } from "./sql";
 import { sql } from "kysely";
 import { toPublicSource, type PublicTaskSource } from "@/lib/contract/task";
 import type { PageText } from "@/lib/research/read-page";
@@ -26,21 +27,18 @@ export async function recordSource(
 ): Promise<{ n: number; inserted: boolean }> {
   const excerpt =
     page.text.length > SOURCE_EXCERPT_MAX_CHARS ? page.text.slice(0, SOURCE_EXCERPT_MAX_CHARS) : page.text;
-  // A template, not the builder: a step records every page it read (see lib/tasks/sql.ts).
-  const { rows: inserted } = await sql<{ n: number }>`
-    INSERT INTO "task_source" ("taskId", "ownerId", n, url, "finalUrl", title, site, excerpt, hash, "fetchedAt")
-    SELECT ${taskId}, ${ownerId}, coalesce(max(n), 0) + 1, ${page.url}, ${page.finalUrl}, ${page.title}, ${page.site}, ${excerpt}, ${page.hash}, clock_timestamp()
-    FROM "task_source" WHERE "taskId" = ${taskId}
-    ON CONFLICT ("taskId", url) DO NOTHING
-    RETURNING n`.execute(tx);
-  if (inserted[0]) return { n: inserted[0].n, inserted: true };
-  const existing = await tx
-    .selectFrom("task_source")
-    .select("n")
-    .where("taskId", "=", taskId)
-    .where("url", "=", page.url)
-    .executeTakeFirstOrThrow();
-  return { n: existing.n, inserted: false };
+  const n = await insertTaskSource(tx, {
+    taskId,
+    ownerId,
+    url: page.url,
+    finalUrl: page.finalUrl,
+    title: page.title,
+    site: page.site,
+    excerpt,
+    hash: page.hash,
+  });
+  if (n !== null) return { n, inserted: true };
+  return { n: await taskSourceNumber(tx, taskId, page.url), inserted: false };
 }
 
 /** The sources a task of this account read, in citation order. */
@@ -61,14 +59,7 @@ export async function listSources(ownerId: string, taskId: string): Promise<Publ
  * commit later writes the same total.
  */
 export async function countTaskSearch(id: string, token: string, max: number): Promise<boolean> {
-  const r = await sql`
-    UPDATE "task" SET "driverData" = jsonb_set(coalesce("driverData", '{}'::jsonb), '{searches}', to_jsonb(
-      CASE WHEN jsonb_typeof("driverData"->'searches') = 'number' THEN ("driverData"->>'searches')::numeric ELSE 0 END + 1))
-    WHERE id = ${id} AND "leaseToken" = ${token} AND "cancelRequestedAt" IS NULL
-      AND CASE WHEN jsonb_typeof("driverData"->'searches') = 'number' THEN ("driverData"->>'searches')::numeric ELSE 0 END < ${max}`.execute(
-    db(),
-  );
-  return r.numAffectedRows === 1n;
+  return countTaskSearchUnder(id, token, max);
 }
 
 export interface StoredSource {

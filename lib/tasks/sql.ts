@@ -5,7 +5,7 @@ import type { DB } from "@/lib/db/generated/kysely.ts";
 import { db, jsonb, prepared, rowsOn, type Executor, type Tx } from "@/lib/db/kysely";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
-import { literals, sqlList } from "@/lib/db/sql-list";
+import { literals } from "@/lib/db/sql-list";
 import { sql, type RawBuilder, type Selectable } from "kysely";
 import { STOP_SENTENCES, type StopReason } from "./columns";
 
@@ -45,10 +45,10 @@ export const TASK_MAX_CONSECUTIVE_ERRORS = 5;
 const secs = (ms: number) => ms / 1000;
 
 /**
- * `status NOT IN (${TERMINAL_SQL})`: the terminal list from lib/contract/task.ts, never retyped in SQL.
+ * `status NOT IN ${TERMINAL_SQL}`: the terminal list from lib/contract/task.ts, never retyped in SQL.
  * Literals, not parameters, so the planner can match the partial indexes on status.
  */
-export const TERMINAL_SQL = sqlList(TERMINAL_STATUSES);
+export const TERMINAL_SQL = literals(TERMINAL_STATUSES);
 export const backoffMs = (
   failures: number,
   base = env("HERALD_TASK_RETRY_MS"),
@@ -59,9 +59,10 @@ export const backoffMs = (
 export type TaskRow = Selectable<DB["task"]>;
 export type LeasedTask = TaskRow & { leaseToken: string };
 export type CancelLeasedTask = TaskRow & { cancelLeaseToken: string };
+/** A source a research task read (lib/tasks/sources.ts). */
+export type TaskSourceRow = Selectable<DB["task_source"]>;
 
 const ACTIVE = literals(ACTIVE_STATUSES);
-const NOT_TERMINAL = literals(TERMINAL_STATUSES);
 
 // The lease loop's statements are templates, not the builder: the builder cost 18 µs of CPU a statement to build and
 // compile, a template 1 µs (docs/benchmarks.md, "Typed SQL"). User commands use the builder.
@@ -108,7 +109,7 @@ export function claimExecutionSql(workerId: string, limit: number, only: string[
 
 /** Our execution lease still holds and nothing fenced the row: the guard of every write after work. */
 const leaseHeld = (token: string) =>
-  sql<boolean>`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN ${NOT_TERMINAL}`;
+  sql<boolean>`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN ${TERMINAL_SQL}`;
 
 /** Whether an UPDATE without RETURNING changed exactly one row. */
 const one = (r: { numAffectedRows?: bigint }) => r.numAffectedRows === 1n;
@@ -274,6 +275,43 @@ export async function setLatestPublication(tx: Tx, id: string, publicationId: st
   await sql`UPDATE "task" SET "latestPublicationId" = ${publicationId} WHERE id = ${id}`.execute(tx);
 }
 
+/** A page a step read, numbered next for its task; null when the task already has the URL (its row is kept). */
+export async function insertTaskSource(
+  tx: Tx,
+  r: Pick<TaskSourceRow, "taskId" | "ownerId" | "url" | "finalUrl" | "title" | "site" | "excerpt" | "hash">,
+): Promise<number | null> {
+  const { rows } = await sql<Pick<TaskSourceRow, "n">>`
+    INSERT INTO "task_source" ("taskId", "ownerId", n, url, "finalUrl", title, site, excerpt, hash, "fetchedAt")
+    SELECT ${r.taskId}, ${r.ownerId}, coalesce(max(n), 0) + 1, ${r.url}, ${r.finalUrl}, ${r.title}, ${r.site}, ${r.excerpt}, ${r.hash}, clock_timestamp()
+    FROM "task_source" WHERE "taskId" = ${r.taskId}
+    ON CONFLICT ("taskId", url) DO NOTHING
+    RETURNING n`.execute(tx);
+  return rows[0]?.n ?? null;
+}
+
+/** The number a task's source with this URL was given. */
+export async function taskSourceNumber(tx: Tx, taskId: string, url: string): Promise<number> {
+  const row = await tx
+    .selectFrom("task_source")
+    .select("n")
+    .where("taskId", "=", taskId)
+    .where("url", "=", url)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** driverData.searches + 1 under the execution lease, unless it already reached `max` (lib/tasks/sources.ts). */
+export async function countTaskSearchUnder(id: string, token: string, max: number): Promise<boolean> {
+  const searches = sql`CASE WHEN jsonb_typeof("driverData"->'searches') = 'number' THEN ("driverData"->>'searches')::numeric ELSE 0 END`;
+  return one(
+    await sql`
+      UPDATE "task" SET "driverData" = jsonb_set(coalesce("driverData", '{}'::jsonb), '{searches}', to_jsonb(${searches} + 1))
+      WHERE id = ${id} AND "leaseToken" = ${token} AND "cancelRequestedAt" IS NULL AND ${searches} < ${max}`.execute(
+      db(),
+    ),
+  );
+}
+
 export interface PollResult {
   /** The remote asks for input (input_required); otherwise it is working. */
   waiting: boolean;
@@ -340,7 +378,7 @@ export async function markTerminal(
     UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
       "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
-    WHERE id = ${id} AND status NOT IN ${NOT_TERMINAL} AND ${leaseToken === undefined ? sql`true` : leaseHeld(leaseToken)}
+    WHERE id = ${id} AND status NOT IN ${TERMINAL_SQL} AND ${leaseToken === undefined ? sql`true` : leaseHeld(leaseToken)}
     RETURNING *`;
   // A caller still on SqlTx runs it on its own connection; once they all hand in a Tx: `(await q.execute(tx)).rows`.
   const [row] = await rowsOn(tx, q);
@@ -440,7 +478,7 @@ export async function releaseExecution(
 
 const cancelDue = (a: string) => {
   const c = sql.raw(a);
-  return sql`${c}."cancelRequestedAt" IS NOT NULL AND ${c}.status NOT IN ${NOT_TERMINAL}
+  return sql`${c}."cancelRequestedAt" IS NOT NULL AND ${c}.status NOT IN ${TERMINAL_SQL}
     AND ${c}."nextCancelAt" <= now() AND (${c}."cancelLeaseExpiresAt" IS NULL OR ${c}."cancelLeaseExpiresAt" < now())`;
 };
 
@@ -487,7 +525,7 @@ export async function lockCancelGuarded(tx: Tx, id: string, token: string): Prom
   const { rows } = await sql<TaskRow>`
     SELECT * FROM "task"
     WHERE id = ${id} AND "cancelLeaseToken" = ${token} AND "cancelLeaseExpiresAt" > now()
-      AND status NOT IN ${NOT_TERMINAL}
+      AND status NOT IN ${TERMINAL_SQL}
     FOR UPDATE`.execute(tx);
   return rows[0] ?? null;
 }
