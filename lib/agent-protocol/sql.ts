@@ -1,0 +1,23 @@
+import type { DB } from "@/lib/db/generated/kysely.ts";
+import type { Tx } from "@/lib/db/kysely";
+import type { Insertable, Selectable } from "kysely";
+
+/**
+ * The Agent Protocol's own writes in a transaction (the webhook outbox's are in ./webhook-sql.ts): a thread is a
+ * conversation row with AP metadata, a run an ap_run row beside the task it drives.
+ */
+
+export type ApRunRow = Selectable<DB["ap_run"]>;
+
+/** A run, in the transaction that also writes its webhook row; its createdAt orders runs of one task. */
+export async function insertApRun(tx: Tx, run: Insertable<DB["ap_run"]>): Promise<ApRunRow> {
+  return tx.insertInto("ap_run").values(run).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A thread's conversation row, after admitConversation in the same transaction; its id from the default unless given. */
+export async function insertThread(
+  tx: Tx,
+  thread: Pick<Insertable<DB["conversation"]>, "id" | "ownerId" | "title" | "apMetadata">,
+): Promise<Selectable<DB["conversation"]>> {
+  return tx.insertInto("conversation").values(thread).returningAll().executeTakeFirstOrThrow();
+}
