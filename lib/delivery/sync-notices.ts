@@ -6,7 +6,6 @@ import type { NoticeMessageMeta } from "@/lib/contract/shapes";
 import { appendMessage } from "@/lib/chat/append-message";
 import type { TaskStatus } from "@/lib/contract/task";
 import { emitEvent } from "@/lib/events/emit";
-import { asSqlTx } from "@/lib/events/legacy-tx";
 import { queueNoticeEmail } from "@/lib/email/queue-notice-email";
 import { byOutcome, noticeInConversation, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
 import { closeAtEnd, insertNotice, setDeliveryOutcomeOnce, type NoticeRow } from "./sql";
@@ -90,7 +89,7 @@ export async function writeNotice(
   if (!notice) return null;
   await queueNoticeEmail(tx, notice, task);
   if (noticeInConversation(spec.key))
-    await appendMessage(asSqlTx(tx), {
+    await appendMessage(tx, {
       skipIfGone: true,
       conversationId: task.conversationId,
       ownerId: task.ownerId,

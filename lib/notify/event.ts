@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type { SqlTx } from "@/lib/db/client";
 import type { Executor } from "@/lib/db/kysely";
-import { asSqlTx } from "@/lib/events/legacy-tx";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { applyOutboxPatch, lockTaskForEvent, publicationPartial } from "./sql";
@@ -107,11 +106,11 @@ export async function recordEventAndAnnounce(tx: Executor | SqlTx, taskId: strin
   const snapshot = await currentSnapshot(tx, task);
   const decision = onEvent(task, snapshot === null ? null : fingerprint(snapshot));
   if (!decision) {
-    await emitTaskUpdated(asSqlTx(tx), task);
+    await emitTaskUpdated(tx, task);
     return false;
   }
   const visible = decision.t === "T1" && isVisible(task, decision.patch);
   const updated = await applyOutboxPatch(tx, { id: task.id }, decision.patch, dbNow, { touch: visible });
-  await emitTaskUpdated(asSqlTx(tx), updated, decision.t === "T1" ? ["notify"] : []);
+  await emitTaskUpdated(tx, updated, decision.t === "T1" ? ["notify"] : []);
   return decision.t === "T1" || decision.t === "T1f";
 }

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
 import { transactionWithEvents } from "@/lib/events/emit";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
@@ -233,9 +234,8 @@ describe("delivery", () => {
   it("the idempotency key is UNIQUE: a second create returns the existing run", async () => {
     const { task, user, conversationId } = await setup();
     const key = narrationKey(task.id, 1, 0);
-    // transactionWithEvents' handle fits insertNotificationRun whether it takes a SqlTx or a Kysely Tx.
     const make = () =>
-      transactionWithEvents((tx) =>
+      transaction((tx) =>
         insertNotificationRun(tx, {
           id: randomUUID(),
           ownerId: user.id,
