@@ -1,6 +1,6 @@
 import type { SqlTx } from "@/lib/db/client";
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { db, prepared, rowsOn, type Executor } from "@/lib/db/kysely";
+import { db, prepared, rowsOn, type Executor, type Tx } from "@/lib/db/kysely";
 import { literals } from "@/lib/db/sql-list";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
 import type { TaskRow } from "@/lib/tasks/sql";
@@ -26,7 +26,8 @@ import type { NoticeSpec } from "./contract";
  * dueEvaluatedAt. A cancel that loses the race to a finished result (succeeded)
  * is due again, so an "at" result still gets its notice.
  *
- * The writes take `Executor | SqlTx`: the due loop and the terminal write (lib/runtime) still hand in a `SqlTx`.
+ * The notice writes take `Executor | SqlTx`: the terminal write (`terminal()` in lib/runtime/execute-task.ts) still
+ * hands syncNotices a `SqlTx`.
  */
 const NOT_TERMINAL = literals(TERMINAL_STATUSES);
 const DUE_OPEN = sql<boolean>`("status" = 'succeeded' OR ("status" NOT IN ${NOT_TERMINAL} AND "cancelRequestedAt" IS NULL))`;
@@ -63,8 +64,8 @@ export async function nextDueMs(busy: string[] = []): Promise<number | null> {
 }
 
 /** Locks a due, unevaluated row (SKIP LOCKED: another worker evaluating it wins). */
-export async function lockDue(tx: Executor | SqlTx, id: string): Promise<(TaskRow & { dbNow: Date }) | null> {
-  const q = db()
+export async function lockDue(tx: Tx, id: string): Promise<(TaskRow & { dbNow: Date }) | null> {
+  const row = await tx
     .selectFrom("task")
     .selectAll()
     .select(sql<Date>`now()`.as("dbNow"))
@@ -74,13 +75,13 @@ export async function lockDue(tx: Executor | SqlTx, id: string): Promise<(TaskRo
     .where("dueAt", "<=", sql<Date>`now()`)
     .where(DUE_OPEN)
     .forUpdate()
-    .skipLocked();
-  const [row] = await rowsOn(tx, q);
+    .skipLocked()
+    .executeTakeFirst();
   return row ?? null;
 }
 
-export async function markDueEvaluated(tx: Executor | SqlTx, id: string, outcome: string | null): Promise<TaskRow> {
-  const q = db()
+export async function markDueEvaluated(tx: Tx, id: string, outcome: string | null): Promise<TaskRow> {
+  return tx
     .updateTable("task")
     .set({
       dueEvaluatedAt: sql<Date>`now()`,
@@ -88,9 +89,8 @@ export async function markDueEvaluated(tx: Executor | SqlTx, id: string, outcome
       updatedAt: sql<Date>`now()`,
     })
     .where("id", "=", id)
-    .returningAll();
-  const [evaluated] = await rowsOn(tx, q);
-  return evaluated;
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /**

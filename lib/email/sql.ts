@@ -27,7 +27,7 @@ export interface EmailFence {
 
 /**
  * E1: queue a freshly written notice if its account wants it and its address is verified (same transaction as the
- * notice). `Executor | SqlTx`: the notice writer's callers in lib/runtime still hand in a `SqlTx`.
+ * notice). `Executor | SqlTx`: syncNotices (lib/delivery) may still be handed one.
  */
 export async function queueNoticeEmailSql(
   tx: Executor | SqlTx,

@@ -1,6 +1,6 @@
 import type { SqlTx } from "@/lib/db/client";
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { db, jsonb, prepared, rowsOn, type Executor } from "@/lib/db/kysely";
+import { db, jsonb, prepared, rowsOn, type Executor, type Tx } from "@/lib/db/kysely";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { RUN_ACTIVE_STATUSES, RUN_FINISHED_STATUSES } from "@/lib/contract/shapes";
 import { literals } from "@/lib/db/sql-list";
@@ -17,8 +17,8 @@ import { CLAIMABLE, IN_FLIGHT, type NotificationStatus, type OutboxPatch } from 
  * AND lease not expired AND notificationStatus in the expected phase AND
  * dispatchVersion as claimed. A miss means another worker owns the row now.
  *
- * Functions that recordEventAndAnnounce (./event.ts) reaches take `Executor | SqlTx`: its callers in lib/runtime
- * still hand in a `SqlTx`.
+ * Functions that recordEventAndAnnounce (./event.ts) reaches take `Executor | SqlTx`: `terminal()` in
+ * lib/runtime/execute-task.ts still hands it a `SqlTx`.
  */
 
 const CLAIMABLE_LIST = literals(CLAIMABLE);
@@ -106,7 +106,7 @@ const lockedTask = (on: Executor, id: string) =>
  * serialises against recordEventAndAnnounce, so decisions see a stable version.
  */
 export async function lockClaimed(
-  tx: Executor,
+  tx: Tx,
   fence: Fence,
   statuses: readonly NotificationStatus[] = IN_FLIGHT,
 ): Promise<Locked | null> {
@@ -175,12 +175,8 @@ function outboxColumns(patch: OutboxPatch, dbNow: Date, opts: { touch?: boolean 
 }
 
 /** The conversation is being deleted: its pending notifications stop for good (no retry into nothing). */
-export async function deadLetterConversation(
-  tx: Executor | SqlTx,
-  ownerId: string,
-  conversationId: string,
-): Promise<void> {
-  const q = db()
+export async function deadLetterConversation(tx: Tx, ownerId: string, conversationId: string): Promise<void> {
+  await tx
     .updateTable("task")
     .set({
       notificationStatus: "dead_letter",
@@ -192,12 +188,12 @@ export async function deadLetterConversation(
     })
     .where("conversationId", "=", conversationId)
     .where("ownerId", "=", ownerId)
-    .where("notificationStatus", "in", CLAIMABLE_LIST);
-  await rowsOn(tx, q);
+    .where("notificationStatus", "in", CLAIMABLE_LIST)
+    .execute();
 }
 
 /** The conversation a notification goes to, if it still exists for that owner. */
-export async function liveConversation(tx: Executor, conversationId: string, ownerId: string): Promise<boolean> {
+export async function liveConversation(tx: Tx, conversationId: string, ownerId: string): Promise<boolean> {
   const row = await tx
     .selectFrom("conversation")
     .select("id")
@@ -209,7 +205,7 @@ export async function liveConversation(tx: Executor, conversationId: string, own
 }
 
 /** Same predicate as the run loop's "one active run per conversation". */
-export async function conversationBusy(tx: Executor, conversationId: string): Promise<boolean> {
+export async function conversationBusy(tx: Tx, conversationId: string): Promise<boolean> {
   const row = await tx
     .selectFrom("run")
     .select(sql<number>`1`.as("one"))
