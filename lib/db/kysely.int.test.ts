@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { sql } from "kysely";
+import { PostgresQueryCompiler, sql, type RawBuilder } from "kysely";
 import { env } from "@/lib/config/env";
+import { getPool } from "./client";
 import { db, jsonb, legacySql, prepared, transaction, type Tx } from "./kysely";
 import { signUp, type TestUser } from "@/tests/helpers";
 
@@ -126,5 +127,68 @@ describe("db()", () => {
       return rows.map((r) => r.statement);
     });
     expect(names.filter((s) => s.includes("/* prepared */") && s.includes('from "user"'))).toHaveLength(1);
+  });
+});
+
+describe("connections", () => {
+  it("keeps one 'error' listener on a connection while it is lent out, however often it is checked out", async () => {
+    const lent: pg.PoolClient[] = [];
+    const onAcquire = (c: pg.PoolClient) => lent.push(c);
+    getPool().on("acquire", onAcquire);
+    try {
+      for (let i = 0; i < 6; i++) await sql`SELECT 1`.execute(db());
+      const inTx = await transaction(async (tx) => {
+        await sql`SELECT 1`.execute(tx);
+        return lent.at(-1)!.listenerCount("error");
+      });
+      // pg-pool takes its idle listener off at checkout: what is left is ours, once.
+      expect(inTx).toBe(1);
+      const inStatement = await sql`SELECT 1`.execute(db()).then(() => lent.at(-1)!);
+      expect(lent.length).toBeGreaterThanOrEqual(8);
+      expect(new Set(lent).has(inStatement)).toBe(true);
+    } finally {
+      getPool().off("acquire", onAcquire);
+    }
+  });
+
+  it("a statement that fails on its own leaves the pool usable and throws pg's error", async () => {
+    const err = await sql`SELECT 1/0`.execute(db()).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe("22012");
+    expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db())).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe("compiled texts", () => {
+  const kysely = new PostgresQueryCompiler();
+  const compiled = (q: RawBuilder<unknown>) => {
+    const { sql: text, parameters } = q.compile(db());
+    const theirs = kysely.compileQuery(q.toOperationNode(), { queryId: "x" });
+    return { text, parameters, same: text === theirs.sql && parameters.join() === theirs.parameters.join() };
+  };
+  // One call site, built with different nested templates, raw text and values: each compiles as Kysely would.
+  const guard = (token: string | undefined, limit: number, ids: string[]) =>
+    sql`SELECT id FROM "task" WHERE ${token === undefined ? sql`true` : sql`"leaseToken" = ${token}`}
+      AND id = ANY(${ids}::text[]) ${prepared} LIMIT ${sql.raw(String(limit))} OFFSET ${sql.lit(limit)}`;
+
+  it("reuses a template's text with this run's parameters, and tells its variants apart", () => {
+    const a = compiled(guard("t1", 3, ["a"]));
+    const b = compiled(guard("t2", 3, ["b", "c"]));
+    const c = compiled(guard(undefined, 3, ["d"]));
+    const d = compiled(guard("t3", 4, []));
+    for (const x of [a, b, c, d]) expect(x.same).toBe(true);
+    expect(a.text).toBe(b.text);
+    expect(b.parameters).toEqual(["t2", ["b", "c"]]);
+    expect(c.text).not.toBe(a.text);
+    expect(c.parameters).toEqual([["d"]]);
+    expect(d.text).toContain("LIMIT 4 OFFSET 4");
+    expect(
+      compiled(sql`SELECT ${sql.join([1, 2, 3])}, ${sql.ref("task.id")}, ${sql.join([sql`1`, sql.raw("x")])}`).same,
+    ).toBe(true);
+  });
+
+  it("runs a reused text with its own parameters", async () => {
+    const one = (v: number) => sql<{ v: number }>`SELECT ${v}::int AS v ${prepared}`.execute(db());
+    expect((await one(1)).rows).toEqual([{ v: 1 }]);
+    expect((await one(2)).rows).toEqual([{ v: 2 }]);
   });
 });

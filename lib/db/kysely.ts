@@ -1,17 +1,26 @@
 import { env } from "@/lib/config/env";
 import {
   CompiledQuery,
+  DefaultQueryExecutor,
   Kysely,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
   sql,
+  type AbortableQueryOptions,
+  type ConnectionProvider,
   type DatabaseConnection,
   type Dialect,
+  type DialectAdapter,
   type Driver,
   type Compilable,
+  type QueryCompiler,
+  type OperationNode,
+  type QueryId,
   type QueryResult,
   type RawBuilder,
+  type RawNode,
+  type RootOperationNode,
   type Transaction,
   type TransactionSettings,
 } from "kysely";
@@ -37,8 +46,11 @@ export const prepared = sql.raw("/* prepared */");
 export function jsonb(v: null | undefined): null;
 export function jsonb(v: unknown): JsonText;
 export function jsonb(v: unknown): JsonText | null {
-  return v === undefined || v === null ? null : (JSON.stringify(v) as JsonText);
+  return v === undefined || v === null ? null : jsonValue(v);
 }
+
+/** `jsonb`, except that null or undefined is JSON's `null`, not SQL NULL: for a column that tells the two apart. */
+export const jsonValue = (v: unknown): JsonText => JSON.stringify(v ?? null) as JsonText;
 
 // BIGINT is read as a bigint, as Prisma reads it and the generated types say. Per query, not pg's global parsers:
 // Prisma's adapter shares the pool and parses its own way. int8[] is left as pg reads it (no such column).
@@ -155,12 +167,128 @@ class HeraldDriver implements Driver {
   async destroy(): Promise<void> {}
 }
 
+/** A statement run alone: one pool checkout, as HeraldDriver's acquire and release (Connection.of) do it. */
+const poolConnections: ConnectionProvider = {
+  async provideConnection(consume) {
+    const conn = Connection.of(await getPool().connect());
+    try {
+      return await consume(conn);
+    } finally {
+      conn.release();
+    }
+  },
+};
+
+/**
+ * Kysely's executor with its statement path cut to the provider and the connection. Its own ran each statement
+ * through seven async layers (the abort-signal check, the connection provider, the runtime driver's init, mutex and
+ * logging checks, acquire and release through our driver, the plugins' result transform): about 5 µs of CPU a
+ * statement and their promises to collect, a quarter of what the lease loop spent in Kysely (docs/benchmarks.md,
+ * "Typed SQL"). With a signal or a plugin (`withPlugin`) it is Kysely's path, unchanged. In a transaction the
+ * provider is still Kysely's own (one statement at a time on the transaction's connection, none after COMMIT).
+ */
+class HeraldExecutor extends DefaultQueryExecutor {
+  constructor(
+    private readonly compiler: QueryCompiler,
+    private readonly dialectAdapter: DialectAdapter,
+    private readonly connections: ConnectionProvider,
+  ) {
+    super(compiler, dialectAdapter, connections);
+  }
+
+  override executeQuery<R>(q: CompiledQuery, options?: AbortableQueryOptions): Promise<QueryResult<R>> {
+    if (options?.signal || this.plugins.length > 0) return super.executeQuery(q, options);
+    return this.connections.provideConnection((conn) => conn.executeQuery<R>(q));
+  }
+
+  // Kysely's transaction and connection builders re-wrap the executor around their own provider per statement.
+  override withConnectionProvider(connections: ConnectionProvider): DefaultQueryExecutor {
+    if (this.plugins.length > 0) return super.withConnectionProvider(connections);
+    return new HeraldExecutor(this.compiler, this.dialectAdapter, connections);
+  }
+}
+
+/**
+ * What a tree of `sql` templates compiles to depends only on which template literals it holds, any other fragment
+ * text (`sql.raw`'s, `sql.join`'s) and where the parameters sit. Shapes form a tree: a step per token, where a
+ * template literal is its own token (one frozen array per call site, for the process's life), other fragments their
+ * text (SQL text holds no NUL), a parameter VALUE, a nested template OPEN … CLOSE. Keys that were already hashed make
+ * the walk cheaper than building a key string (which cost as much as compiling).
+ */
+interface Shape {
+  readonly next: Map<unknown, Shape>;
+  text?: string;
+}
+const VALUE = Symbol("value");
+const OPEN = Symbol("open");
+const CLOSE = Symbol("close");
+const shapes: Shape = { next: new Map() };
+// Bounded: shapes built from runtime text (`sql.raw` of a varying string, `sql.join` of n items) may not repeat.
+let shapeCount = 0;
+const MAX_SHAPES = 20_000;
+
+function step(at: Shape, token: unknown): Shape | undefined {
+  const known = at.next.get(token);
+  if (known !== undefined || shapeCount >= MAX_SHAPES) return known;
+  const added: Shape = { next: new Map() };
+  at.next.set(token, added);
+  shapeCount++;
+  return added;
+}
+
+const fragmentsToken = (f: readonly string[]) =>
+  Object.hasOwn(f, "raw") ? f : f.length === 1 ? f[0] : `\0${f.join("\0")}`;
+
+/** The shape reached by `node`'s tree from `at`, its parameters collected in the order Kysely numbers them. */
+function walk(node: RawNode, from: Shape, params: unknown[]): Shape | undefined {
+  let at = from.next.get(node.sqlFragments) ?? step(from, fragmentsToken(node.sqlFragments));
+  for (const p of node.parameters as readonly (OperationNode & { immediate?: boolean; value?: unknown })[]) {
+    if (at === undefined) return undefined;
+    if (p.kind === "ValueNode" && !p.immediate) {
+      params.push(p.value);
+      at = step(at, VALUE);
+    } else if (p.kind === "RawNode") {
+      const inner = step(at, OPEN);
+      at = inner && walk(p as RawNode, inner, params);
+      at = at && step(at, CLOSE);
+    } else return undefined;
+  }
+  return at;
+}
+
+/**
+ * Kysely's compiler, except that a statement written as `sql` templates (the hot paths are, AGENTS.md) is compiled
+ * once per shape: walking the tree again and again to write the same text cost 2–3 µs of CPU a claim, more than the
+ * old Prisma.sql took to build it, and each run's new text had to be scanned and hashed again to find its prepared
+ * statement's name. The text is the first compile's; only the parameters are this run's.
+ */
+class HeraldCompiler extends PostgresQueryCompiler {
+  override compileQuery(node: RootOperationNode, queryId: QueryId): CompiledQuery {
+    if (node.kind !== "RawNode") return super.compileQuery(node, queryId);
+    const parameters: unknown[] = [];
+    const shape = walk(node, shapes, parameters);
+    if (shape?.text !== undefined) return Object.freeze({ query: node, queryId, sql: shape.text, parameters });
+    const compiled = super.compileQuery(node, queryId);
+    if (shape) shape.text = compiled.sql;
+    return compiled;
+  }
+}
+
 const dialect: Dialect = {
   createDriver: () => new HeraldDriver(),
-  createQueryCompiler: () => new PostgresQueryCompiler(),
+  createQueryCompiler: () => new HeraldCompiler(),
   createAdapter: () => new PostgresAdapter(),
   createIntrospector: (k) => new PostgresIntrospector(k),
 };
+
+/**
+ * Kysely on HeraldDriver (transactions) and HeraldExecutor (statements). Given as Kysely's internal props, which
+ * leave out its RuntimeDriver: its init, mutex and query log are all unused here (no log, pg's pool is concurrent).
+ */
+function createDb(): Kysely<DB> {
+  const executor = new HeraldExecutor(dialect.createQueryCompiler(), dialect.createAdapter(), poolConnections);
+  return new Kysely<DB>({ config: { dialect }, dialect, driver: dialect.createDriver(), executor });
+}
 
 // Parked on globalThis like the Prisma client (Next dev re-evaluates modules). It holds no pool of its own: each
 // checkout asks getPool(), so it outlives closeDb() and a test's new pool.
@@ -168,7 +296,7 @@ const globalForKysely = globalThis as unknown as { heraldKysely?: Kysely<DB> };
 
 /** The process's typed query builder, on the same `pg` pool as Prisma (lib/db/client.ts getPool). */
 export function db(): Kysely<DB> {
-  return (globalForKysely.heraldKysely ??= new Kysely<DB>({ dialect }));
+  return (globalForKysely.heraldKysely ??= createDb());
 }
 
 /**
