@@ -5,9 +5,9 @@ import { toPublicConversation } from "@/lib/contract/message";
 import { ApiError } from "@/lib/errors/api-error";
 import { emitEvent } from "@/lib/events/emit";
 import { admitConversation } from "@/lib/limits/conversation-quota";
+import { insertConversation } from "@/lib/chat/sql";
 import { assertMetadataBounded } from "./bounds";
 import { toApThread } from "./project";
-import { insertThread } from "./sql";
 import { threadTasks } from "./thread-access";
 
 export const AP_THREAD_TITLE = "Agent Protocol thread";
@@ -36,7 +36,7 @@ export async function createThread(
   const created = await transaction(async (tx) => {
     // A thread is a conversation row: it counts towards the same limits.
     await admitConversation(tx, ownerId);
-    const c = await insertThread(tx, {
+    const c = await insertConversation(tx, {
       ...(input.thread_id ? { id: input.thread_id } : {}),
       ownerId,
       title: AP_THREAD_TITLE,

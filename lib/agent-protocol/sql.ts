@@ -3,8 +3,8 @@ import type { Tx } from "@/lib/db/kysely";
 import type { Insertable, Selectable } from "kysely";
 
 /**
- * The Agent Protocol's own writes in a transaction (the webhook outbox's are in ./webhook-sql.ts): a thread is a
- * conversation row with AP metadata, a run an ap_run row beside the task it drives.
+ * The Agent Protocol's own writes in a transaction (the webhook outbox's are in ./webhook-sql.ts): a run is an ap_run
+ * row beside the task it drives. A thread is a conversation row with AP metadata, written by lib/chat/sql.ts.
  */
 
 export type ApRunRow = Selectable<DB["ap_run"]>;
@@ -12,12 +12,4 @@ export type ApRunRow = Selectable<DB["ap_run"]>;
 /** A run, in the transaction that also writes its webhook row; its createdAt orders runs of one task. */
 export async function insertApRun(tx: Tx, run: Insertable<DB["ap_run"]>): Promise<ApRunRow> {
   return tx.insertInto("ap_run").values(run).returningAll().executeTakeFirstOrThrow();
-}
-
-/** A thread's conversation row, after admitConversation in the same transaction; its id from the default unless given. */
-export async function insertThread(
-  tx: Tx,
-  thread: Pick<Insertable<DB["conversation"]>, "id" | "ownerId" | "title" | "apMetadata">,
-): Promise<Selectable<DB["conversation"]>> {
-  return tx.insertInto("conversation").values(thread).returningAll().executeTakeFirstOrThrow();
 }

@@ -1,7 +1,6 @@
-import type { SqlTx } from "@/lib/db/client";
 import type { MessageKind, PublicConversation } from "@/lib/contract/shapes";
 import type { Prisma } from "@/lib/db/generated/client.ts";
-import { rowsOn, type Executor } from "@/lib/db/kysely";
+import type { Executor } from "@/lib/db/kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicMessage } from "@/lib/contract/message";
@@ -34,12 +33,9 @@ export interface Appended {
  * the next per-conversation seq, and visible messages are announced on the feed
  * in the same transaction. Refuses deleted or foreign conversations (404).
  */
-export async function appendMessage(
-  tx: Executor | SqlTx,
-  m: NewMessage & { skipIfGone: true },
-): Promise<MessageRow | null>;
-export async function appendMessage(tx: Executor | SqlTx, m: NewMessage): Promise<MessageRow>;
-export async function appendMessage(tx: Executor | SqlTx, m: NewMessage): Promise<MessageRow | null> {
+export async function appendMessage(tx: Executor, m: NewMessage & { skipIfGone: true }): Promise<MessageRow | null>;
+export async function appendMessage(tx: Executor, m: NewMessage): Promise<MessageRow>;
+export async function appendMessage(tx: Executor, m: NewMessage): Promise<MessageRow | null> {
   return (await appendMessageRow(tx, m))?.message ?? null;
 }
 
@@ -47,7 +43,7 @@ export async function appendMessage(tx: Executor | SqlTx, m: NewMessage): Promis
  * appendMessage, also telling the caller the conversation's title source: a user's
  * turn names an untitled conversation, and this saves it reading the row it just locked.
  */
-export async function appendMessageRow(tx: Executor | SqlTx, m: NewMessage): Promise<Appended | null> {
+export async function appendMessageRow(tx: Executor, m: NewMessage): Promise<Appended | null> {
   // createdAt is the database's now() (constant within the transaction), not
   // Prisma's client-side default: delivery contracts are anchored on it. To the
   // millisecond, as deliveryMeta reads it: a JavaScript Date holds no microseconds,
@@ -64,7 +60,7 @@ export async function appendMessageRow(tx: Executor | SqlTx, m: NewMessage): Pro
   // Only an end that is not the promised result may be said before the promised moment.
   const mayWait = m.kind !== "notice" && !(m.kind === "terminal" && status !== "succeeded");
   const values = { ...m, hidden: m.hidden ?? false, meta: m.meta };
-  const rows = await rowsOn(tx, appendMessageSql(values, { own, speaks, mayWait }));
+  const { rows } = await appendMessageSql(values, { own, speaks, mayWait }).execute(tx);
   if (rows.length === 0) {
     if (m.skipIfGone) return null;
     throw new ApiError("not_found", "Conversation not found");

@@ -79,9 +79,13 @@ export async function lockConversation(tx: Tx, ownerId: string, id: string): Pro
     .executeTakeFirst();
 }
 
+/**
+ * A conversation (a chat or an Agent Protocol thread), after admitConversation in the same transaction; its id from
+ * the default unless given.
+ */
 export async function insertConversation(
   tx: Tx,
-  c: Pick<Insertable<DB["conversation"]>, "ownerId" | "title" | "titleSource">,
+  c: Pick<Insertable<DB["conversation"]>, "id" | "ownerId" | "title" | "titleSource" | "apMetadata">,
 ): Promise<ConversationRow> {
   return tx.insertInto("conversation").values(c).returningAll().executeTakeFirstOrThrow();
 }

@@ -1,6 +1,5 @@
-import type { SqlTx } from "@/lib/db/client";
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { db, prepared, rowsOn, type Executor, type Tx } from "@/lib/db/kysely";
+import { db, prepared, type Executor, type Tx } from "@/lib/db/kysely";
 import { literals } from "@/lib/db/sql-list";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
 import type { TaskRow } from "@/lib/tasks/sql";
@@ -25,9 +24,6 @@ import type { NoticeSpec } from "./contract";
  * deleted conversation's): the due loop's own stop fences only after it stamped
  * dueEvaluatedAt. A cancel that loses the race to a finished result (succeeded)
  * is due again, so an "at" result still gets its notice.
- *
- * The notice writes take `Executor | SqlTx`: the terminal write (`terminal()` in lib/runtime/execute-task.ts) still
- * hands syncNotices a `SqlTx`.
  */
 const NOT_TERMINAL = literals(TERMINAL_STATUSES);
 const DUE_OPEN = sql<boolean>`("status" = 'succeeded' OR ("status" NOT IN ${NOT_TERMINAL} AND "cancelRequestedAt" IS NULL))`;
@@ -99,38 +95,37 @@ export async function markDueEvaluated(tx: Tx, id: string, outcome: string | nul
  * is not a missed promise), so no later evaluation can judge it. Returns the row
  * as it stands after: one statement for the write and the read the caller needs next.
  */
-export async function closeAtEnd(tx: Executor | SqlTx, id: string): Promise<TaskRow> {
-  const [task] = await rowsOn(
-    tx,
-    sql<TaskRow>`${prepared}
+export async function closeAtEnd(tx: Executor, id: string): Promise<TaskRow> {
+  const {
+    rows: [task],
+  } = await sql<TaskRow>`${prepared}
     WITH closed AS (
       UPDATE "task" SET "dueEvaluatedAt" = now()
       WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "status" IN ('cancelled', 'failed')
       RETURNING *)
     SELECT * FROM closed
-    UNION ALL SELECT * FROM "task" WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM closed)`,
-  );
+    UNION ALL SELECT * FROM "task" WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM closed)`.execute(tx);
   if (!task) throw new Error(`task ${id} not found`);
   return task;
 }
 
-export async function setDeliveryOutcomeOnce(tx: Executor | SqlTx, id: string, outcome: string): Promise<void> {
-  const q = db()
+export async function setDeliveryOutcomeOnce(tx: Executor, id: string, outcome: string): Promise<void> {
+  await tx
     .updateTable("task")
     .set({ deliveryOutcome: outcome })
     .where("id", "=", id)
-    .where("deliveryOutcome", "is", null);
-  await rowsOn(tx, q);
+    .where("deliveryOutcome", "is", null)
+    .execute();
 }
 
 /** The notice row, once per (task, key); null when it already existed. */
 export async function insertNotice(
-  tx: Executor | SqlTx,
+  tx: Executor,
   task: Pick<TaskRow, "id" | "conversationId" | "ownerId">,
   spec: NoticeSpec,
   text: string,
 ): Promise<NoticeRow | null> {
-  const q = db()
+  const row = await tx
     .insertInto("notice")
     .values({
       taskId: task.id,
@@ -143,7 +138,7 @@ export async function insertNotice(
     })
     .onConflict((oc) => oc.columns(["taskId", "key"]).doNothing())
     .returningAll()
-    .modifyEnd(prepared);
-  const [row] = await rowsOn(tx, q);
+    .modifyEnd(prepared)
+    .executeTakeFirst();
   return row ?? null;
 }

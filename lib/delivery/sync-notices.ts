@@ -1,7 +1,6 @@
 import { toPublicNotice } from "@/lib/contract/notice";
-import type { SqlTx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
-import { db, rowsOn, type Executor } from "@/lib/db/kysely";
+import type { Executor, Tx } from "@/lib/db/kysely";
 import type { NoticeMessageMeta } from "@/lib/contract/shapes";
 import { appendMessage } from "@/lib/chat/append-message";
 import type { TaskStatus } from "@/lib/contract/task";
@@ -41,17 +40,15 @@ export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec
   }
 }
 
-export async function factsOf(tx: Executor | SqlTx, task: Task): Promise<ContractFacts> {
-  const [final] = await rowsOn(
-    tx,
-    db()
-      .selectFrom("publication")
-      .select("id")
-      .where("taskId", "=", task.id)
-      .where((eb) => eb.not(eb.ref("partial")))
-      .orderBy("version", "desc")
-      .limit(1),
-  );
+export async function factsOf(tx: Executor, task: Task): Promise<ContractFacts> {
+  const final = await tx
+    .selectFrom("publication")
+    .select("id")
+    .where("taskId", "=", task.id)
+    .where((eb) => eb.not(eb.ref("partial")))
+    .orderBy("version", "desc")
+    .limit(1)
+    .executeTakeFirst();
   return {
     mode: task.deliveryMode as ContractFacts["mode"],
     dueAt: task.dueAt,
@@ -80,7 +77,7 @@ export function stoppedByDeadline(task: Pick<Task, "stopReason">): boolean {
  * message and feed event. Returns null when the key already existed.
  */
 export async function writeNotice(
-  tx: Executor | SqlTx,
+  tx: Executor,
   task: Task,
   spec: NoticeSpec,
   text = noticeText(task, spec),
@@ -119,7 +116,7 @@ export async function writeNotice(
 }
 
 /** Brings the task's notices up to date with its committed facts (caller holds the row lock). */
-export async function syncNotices(tx: Executor | SqlTx, taskId: string): Promise<NoticeRow[]> {
+export async function syncNotices(tx: Tx, taskId: string): Promise<NoticeRow[]> {
   // A promise that ended with a cancel or a failure is closed before anything else reads the row.
   const task = await closeAtEnd(tx, taskId);
   const written: NoticeRow[] = [];

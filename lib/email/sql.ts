@@ -1,6 +1,5 @@
-import type { SqlTx } from "@/lib/db/client";
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { db, prepared, rowsOn, type Executor, type Tx } from "@/lib/db/kysely";
+import { db, prepared, type Executor, type Tx } from "@/lib/db/kysely";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { wakeWorkers } from "@/lib/events/emit";
 import type { EmailNoticeMode } from "@/lib/contract/settings";
@@ -27,16 +26,16 @@ export interface EmailFence {
 
 /**
  * E1: queue a freshly written notice if its account wants it and its address is verified (same transaction as the
- * notice). `Executor | SqlTx`: syncNotices (lib/delivery) may still be handed one.
+ * notice).
  */
 export async function queueNoticeEmailSql(
-  tx: Executor | SqlTx,
+  tx: Executor,
   noticeId: string,
   ownerId: string,
   modes: EmailNoticeMode[],
 ): Promise<boolean> {
   if (modes.length === 0) return false;
-  const q = db()
+  const queued = await tx
     .updateTable("notice")
     .set({ emailState: "pending", emailNextAt: sql<Date>`now()` })
     .where("id", "=", noticeId)
@@ -50,10 +49,10 @@ export async function queueNoticeEmailSql(
           .where("u.emailVerified", "=", true),
       ),
     )
-    .returning("id");
-  const queued = (await rowsOn(tx, q)).length > 0;
+    .returning("id")
+    .executeTakeFirst();
   if (queued) await wakeWorkers(tx, EMAIL_LOOP);
-  return queued;
+  return queued !== undefined;
 }
 
 const CLAIMABLE_LIST = literals(EMAIL_CLAIMABLE);

@@ -1,6 +1,5 @@
 import { env } from "@/lib/config/env";
-import { db } from "@/lib/db/kysely";
-import { sql } from "kysely";
+import { touchPresenceAt } from "./sql";
 import { log } from "@/lib/util/log";
 
 /**
@@ -22,24 +21,7 @@ export function presenceIntervalMs(): number {
  */
 export async function touchPresence(ownerIds: readonly string[], opts: { skipLocked?: boolean } = {}): Promise<void> {
   if (ownerIds.length === 0) return;
-  const ids = [...ownerIds];
-  const touch = db()
-    .updateTable("user")
-    .set({ presenceAt: sql<Date>`now()` });
-  if (opts.skipLocked) {
-    await touch
-      .where("id", "in", (eb) =>
-        eb
-          .selectFrom("user")
-          .select("id")
-          .where("id", "=", eb.fn.any(sql<string[]>`${ids}::text[]`))
-          .forUpdate()
-          .skipLocked(),
-      )
-      .execute();
-  } else {
-    await touch.where("id", "=", (eb) => eb.fn.any(sql<string[]>`${ids}::text[]`)).execute();
-  }
+  await touchPresenceAt([...ownerIds], opts.skipLocked === true);
 }
 
 /** Fire and forget: presence is a hint for email, never worth failing a feed over. */

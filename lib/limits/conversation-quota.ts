@@ -1,5 +1,4 @@
-import type { SqlTx } from "@/lib/db/client";
-import { rowsOn, type Executor } from "@/lib/db/kysely";
+import type { Tx } from "@/lib/db/kysely";
 import { sql } from "kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { limits, limitsOff } from "./config";
@@ -23,18 +22,17 @@ interface ConversationAdmission {
  * statement after the lock (one that waited for it would count from an older
  * snapshot). Served by conversation_owner_created_idx.
  */
-export async function admitConversation(tx: Executor | SqlTx, ownerId: string): Promise<void> {
+export async function admitConversation(tx: Tx, ownerId: string): Promise<void> {
   if (limitsOff()) return;
   const l = limits();
   await lockAccount(tx, ownerId);
-  const [a] = await rowsOn(
-    tx,
-    sql<ConversationAdmission>`
+  const {
+    rows: [a],
+  } = await sql<ConversationAdmission>`
     SELECT count(*) FILTER (WHERE "deletedAt" IS NULL)::int AS live,
       count(*) FILTER (WHERE "createdAt" > now() - interval '60 seconds')::int AS recent,
       greatest(1, ceil(60 - extract(epoch FROM now() - min("createdAt") FILTER (WHERE "createdAt" > now() - interval '60 seconds'))))::int AS retry
-    FROM "conversation" WHERE "ownerId" = ${ownerId}`,
-  );
+    FROM "conversation" WHERE "ownerId" = ${ownerId}`.execute(tx);
   if (a.recent >= l.conversationsPerMinute) {
     throw new ApiError(
       "rate_limited",

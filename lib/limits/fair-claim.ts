@@ -1,6 +1,4 @@
-import { Prisma } from "@/lib/db/generated/client.ts";
 import { limits } from "@/lib/limits/config";
-import { PREPARED } from "@/lib/db/client";
 import { prepared } from "@/lib/db/kysely";
 import { sql, type RawBuilder } from "kysely";
 
@@ -33,20 +31,17 @@ import { sql, type RawBuilder } from "kysely";
  * than `limit` are ranked, so a claim that races another worker for the first ones
  * takes the next instead of coming back short.
  */
-export interface FairPick<F extends Fragment = RawBuilder<unknown>> {
+export interface FairPick {
   /** The leased table: "task", "run", "notice" (the email outbox) or "ap_webhook". */
   table: "task" | "run" | "notice" | "ap_webhook";
   /** Due predicate on the given alias. */
-  due(alias: string): F;
+  due(alias: string): RawBuilder<unknown>;
   /** The loop's own order on alias `c` (oldest first); an index in this order under `due` keeps the window cheap. */
-  order: F;
+  order: RawBuilder<unknown>;
   /** On alias `h`: rows of this loop leased right now. */
-  held: F;
+  held: RawBuilder<unknown>;
   limit: number;
 }
-
-/** Kysely's fragments; Prisma's only while the loops that still build theirs with Prisma.sql move. */
-type Fragment = RawBuilder<unknown> | Prisma.Sql;
 
 /** Rows ranked per claim: enough that a handful of busy accounts cannot crowd one claim out. */
 const windowSize = (limit: number) => Math.max(32, limit * 16);
@@ -67,36 +62,16 @@ function literal(n: number): string {
  * A due predicate's narrowing to given rows (tests drive one row by hand), on the alias `a`. Left out of the text when
  * there is none: a bound `NULL` there would also keep the claim off its generic plan.
  */
-export function onlyRows(a: string, ids: string[] | null): RawBuilder<unknown>;
-/** @deprecated Only while the loops that build their due predicate with Prisma.sql move. */
-export function onlyRows(a: Prisma.Sql, ids: string[] | null): Prisma.Sql;
-export function onlyRows(a: string | Prisma.Sql, ids: string[] | null): RawBuilder<unknown> | Prisma.Sql {
-  if (typeof a !== "string") return ids ? Prisma.sql`AND ${a}.id = ANY(${ids}::text[])` : Prisma.empty;
+export function onlyRows(a: string, ids: string[] | null): RawBuilder<unknown> {
   return ids ? sql`AND ${sql.raw(a)}.id = ANY(${ids}::text[])` : sql``;
 }
 
 /** The ids to lease, a subquery for `WHERE t.id IN (…)`. */
-export function fairPick(p: FairPick<RawBuilder<unknown>>): RawBuilder<{ id: string }>;
-/** @deprecated Only while the loops that build their fragments with Prisma.sql move. */
-export function fairPick(p: FairPick<Prisma.Sql>): Prisma.Sql;
-export function fairPick(
-  p: FairPick<RawBuilder<unknown>> | FairPick<Prisma.Sql>,
-): RawBuilder<{ id: string }> | Prisma.Sql {
-  if (p.order instanceof Prisma.Sql) return pickText(Prisma.sql, Prisma.raw, PREPARED, p);
-  return pickText<RawBuilder<{ id: string }>>(sql, sql.raw, prepared, p);
-}
-
-// Written once for both tags (Kysely's `sql`, Prisma's) while some loops still hand in Prisma fragments.
-function pickText<Q>(
-  tag: (strings: TemplateStringsArray, ...values: never[]) => Q,
-  raw: (text: string) => unknown,
-  mark: unknown,
-  { table, due, order, held, limit }: FairPick<Fragment>,
-): Q {
-  const q = tag as (strings: TemplateStringsArray, ...values: unknown[]) => Q;
+export function fairPick({ table, due, order, held, limit }: FairPick): RawBuilder<{ id: string }> {
+  const raw = sql.raw;
   const t = raw(`"${table}"`);
   const slots = raw(literal(limits().slotsPerLoop));
-  return q`${mark}
+  return sql<{ id: string }>`${prepared}
     WITH held AS (
       SELECT h."ownerId", count(*)::int AS n FROM ${t} h WHERE ${held} GROUP BY h."ownerId"
     ), win AS (

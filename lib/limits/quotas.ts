@@ -1,5 +1,4 @@
-import type { SqlTx } from "@/lib/db/client";
-import { db, rowsOn, type Executor } from "@/lib/db/kysely";
+import type { Tx } from "@/lib/db/kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { sql, type RawBuilder } from "kysely";
 import { limits } from "./config";
@@ -20,15 +19,13 @@ const RUN_ACTIVE = literals(RUN_ACTIVE_STATUSES);
  */
 
 /** Serialises an account's creating requests; emitEvent takes the same lock later anyway. */
-export async function lockAccount(tx: Executor | SqlTx, ownerId: string): Promise<void> {
-  await rowsOn(
-    tx,
-    db()
-      .selectFrom("user")
-      .select(sql`1`.as("one"))
-      .where("id", "=", ownerId)
-      .forUpdate(),
-  );
+export async function lockAccount(tx: Tx, ownerId: string): Promise<void> {
+  await tx
+    .selectFrom("user")
+    .select(sql`1`.as("one"))
+    .where("id", "=", ownerId)
+    .forUpdate()
+    .execute();
 }
 
 /** Seconds until a rolling-minute window frees a unit: the oldest entry's 60th second. */

@@ -1,6 +1,5 @@
-import type { SqlTx } from "@/lib/db/client";
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { db, jsonb, prepared, rowsOn, type Executor, type Tx } from "@/lib/db/kysely";
+import { db, jsonb, prepared, type Executor, type Tx } from "@/lib/db/kysely";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { RUN_ACTIVE_STATUSES, RUN_FINISHED_STATUSES } from "@/lib/contract/shapes";
 import { literals } from "@/lib/db/sql-list";
@@ -16,9 +15,6 @@ import { CLAIMABLE, IN_FLIGHT, type NotificationStatus, type OutboxPatch } from 
  * Fence for every write after a claim: notifyLeaseToken = the claim's token
  * AND lease not expired AND notificationStatus in the expected phase AND
  * dispatchVersion as claimed. A miss means another worker owns the row now.
- *
- * Functions that recordEventAndAnnounce (./event.ts) reaches take `Executor | SqlTx`: `terminal()` in
- * lib/runtime/execute-task.ts still hands it a `SqlTx`.
  */
 
 const CLAIMABLE_LIST = literals(CLAIMABLE);
@@ -127,8 +123,8 @@ function locked({ dbNow, ...task }: TaskRow & { dbNow: Date }): Locked {
 }
 
 /** Locks the row for recording an event (T1), whoever holds the notification lease. */
-export async function lockTaskForEvent(tx: Executor | SqlTx, taskId: string): Promise<Locked | null> {
-  const [row] = await rowsOn(tx, lockedTask(db(), taskId).forUpdate().modifyEnd(prepared));
+export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked | null> {
+  const row = await lockedTask(tx, taskId).forUpdate().modifyEnd(prepared).executeTakeFirst();
   return row ? locked(row) : null;
 }
 
@@ -138,21 +134,21 @@ export async function lockTaskForEvent(tx: Executor | SqlTx, taskId: string): Pr
  * one it is T1, which only runs under lockTaskForEvent.
  */
 export async function applyOutboxPatch(
-  tx: Executor | SqlTx,
+  tx: Executor,
   target: { id: string; token?: string },
   patch: OutboxPatch,
   dbNow: Date,
   opts: { touch?: boolean } = {},
 ): Promise<TaskRow> {
   const columns = outboxColumns(patch, dbNow, opts);
-  const q = db()
+  const row = await tx
     .updateTable("task")
     // Nothing to change still returns the row (`id = id`).
     .set((eb) => (Object.values(columns).some((v) => v !== undefined) ? columns : { id: eb.ref("id") }))
     .where("id", "=", target.id)
     .$if(target.token !== undefined, (qb) => qb.where("notifyLeaseToken", "=", target.token!))
-    .returningAll();
-  const [row] = await rowsOn(tx, q);
+    .returningAll()
+    .executeTakeFirst();
   // The caller holds the row lock (and the fence): a miss is a bug, not a race.
   if (!row) throw new Error(`applyOutboxPatch: task ${target.id} not found under its fence`);
   return row;
@@ -216,7 +212,7 @@ export async function conversationBusy(tx: Tx, conversationId: string): Promise<
   return row !== undefined;
 }
 
-export async function publicationPartial(tx: Executor | SqlTx, publicationId: string): Promise<boolean | null> {
-  const [row] = await rowsOn(tx, db().selectFrom("publication").select("partial").where("id", "=", publicationId));
+export async function publicationPartial(tx: Executor, publicationId: string): Promise<boolean | null> {
+  const row = await tx.selectFrom("publication").select("partial").where("id", "=", publicationId).executeTakeFirst();
   return row?.partial ?? null;
 }

@@ -1,7 +1,6 @@
 import { env } from "@/lib/config/env";
-import type { SqlTx } from "@/lib/db/client";
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { db, rowsOn, type Executor, type Tx } from "@/lib/db/kysely";
+import { db, type Executor, type Tx } from "@/lib/db/kysely";
 import { fairPick } from "@/lib/limits/fair-claim";
 import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
 import { literals } from "@/lib/db/sql-list";
@@ -154,13 +153,13 @@ export async function releaseRun(id: string, token: string): Promise<boolean> {
  * the turns of one conversation queue in the order of their messages.
  */
 export async function insertChatRun<A extends { admitted: boolean }>(
-  tx: Executor | SqlTx,
+  tx: Executor,
   r: { ownerId: string; conversationId: string; triggerMessageId: string },
   admission: RawBuilder<A>,
 ): Promise<{ run: RunRow | null; admission: A }> {
-  const [row] = await rowsOn(
-    tx,
-    sql<RunRow & { admission: A }>`
+  const {
+    rows: [row],
+  } = await sql<RunRow & { admission: A }>`
       WITH admission AS (${admission}),
       inserted AS (
         INSERT INTO "run" ("ownerId", "conversationId", kind, "idempotencyKey", "triggerMessageId", "createdAt", "updatedAt")
@@ -169,15 +168,14 @@ export async function insertChatRun<A extends { admitted: boolean }>(
         WHERE admission.admitted
         RETURNING *)
       SELECT to_jsonb(admission) AS admission, inserted.*
-      FROM admission LEFT JOIN inserted ON true`,
-  );
+      FROM admission LEFT JOIN inserted ON true`.execute(tx);
   const { admission: figures, ...run } = row;
   return { run: run.id === null ? null : run, admission: figures };
 }
 
 /** queued|running → cancelled for every run of a conversation being deleted. */
-export async function cancelConversationRuns(tx: Executor | SqlTx, conversationId: string): Promise<void> {
-  const q = db()
+export async function cancelConversationRuns(tx: Executor, conversationId: string): Promise<void> {
+  await tx
     .updateTable("run")
     .set({
       status: "cancelled",
@@ -188,8 +186,8 @@ export async function cancelConversationRuns(tx: Executor | SqlTx, conversationI
       leaseExpiresAt: null,
     })
     .where("conversationId", "=", conversationId)
-    .where("status", "in", ACTIVE);
-  await rowsOn(tx, q);
+    .where("status", "in", ACTIVE)
+    .execute();
 }
 
 export async function findRunByKey(tx: Executor, idempotencyKey: string): Promise<RunRow | null> {

@@ -1,9 +1,7 @@
-import { createHash } from "node:crypto";
 import { isUniqueViolation } from "@/lib/db/errors";
-import { getDb, type SqlTx } from "@/lib/db/client";
-import { jsonb, prepared } from "@/lib/db/kysely";
-import type { DB } from "@/lib/db/generated/kysely.ts";
-import { sql, type Selectable } from "kysely";
+import { getDb } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { appendMessage } from "@/lib/chat/append-message";
 import { getModel } from "@/lib/agent/model";
@@ -31,6 +29,8 @@ import {
   addTaskUsage,
   countTaskModelRequest,
   deferExecution,
+  insertPublication,
+  insertTaskStep,
   deferForProvider,
   providerWaitedMs,
   lockExecutionGuarded,
@@ -309,14 +309,8 @@ async function commitStep(
     if (row.status === "queued" && outcome.status !== "queued") await markStarted(tx, row.id, token);
     const { step } = outcome;
     if (step) {
-      // The step's index is unique per task: a second writer of the same step (a re-claim that raced) inserts nothing.
-      // A template, not the builder: a per-step write (AGENTS.md, "Builder or sql").
-      const created = await sql`${prepared}
-        INSERT INTO "task_step" ("taskId", index, kind, input, output, "modelRequests", "inputTokens", "outputTokens", "createdAt")
-        VALUES (${task.id}, ${step.index}, ${step.kind}, ${jsonb(step.input)}::jsonb, ${jsonb(step.output)}::jsonb,
-          ${step.modelRequests}, ${usage.inputTokens}, ${usage.outputTokens}, clock_timestamp())
-        ON CONFLICT ("taskId", index) DO NOTHING`.execute(tx);
-      if (created.numAffectedRows === 0n) return "lost";
+      // A second writer of the same step (a re-claim that raced) inserts nothing.
+      if (!(await insertTaskStep(tx, task.id, step, usage))) return "lost";
     }
     for (const page of outcome.sources ?? []) {
       // The driver numbered its pages after the sources it was handed; under this lock nobody else numbers any.
@@ -443,18 +437,8 @@ async function answer(task: LeasedTask, token: string, signal: AbortSignal): Pro
   });
 }
 
-type PublicationRow = Selectable<DB["publication"]>;
-
 async function publish(tx: EventTx, task: Task, body: { partial: boolean; content: string }): Promise<void> {
-  // The next version in the insert itself: the caller holds the task's row lock, so no other writer numbers one.
-  const {
-    rows: [{ id, version: v }],
-  } = await sql<Pick<PublicationRow, "id" | "version">>`${prepared}
-    INSERT INTO "publication" ("taskId", "conversationId", "ownerId", version, partial, content, sha256, "createdAt")
-    SELECT ${task.id}, ${task.conversationId}, ${task.ownerId}, coalesce(max(version), 0) + 1, ${body.partial}, ${body.content},
-      ${createHash("sha256").update(body.content).digest("hex")}, clock_timestamp()
-    FROM "publication" WHERE "taskId" = ${task.id}
-    RETURNING id, version`.execute(tx);
+  const { id, version: v } = await insertPublication(tx, task, body);
   await appendMessage(tx, {
     conversationId: task.conversationId,
     ownerId: task.ownerId,
@@ -471,7 +455,7 @@ async function publish(tx: EventTx, task: Task, body: { partial: boolean; conten
  * Writes the terminal status, its TerminalFact message and the outbox event in
  * the caller's transaction (row already locked by the caller's guard).
  */
-export async function terminal(tx: SqlTx, taskId: string, status: TerminalStatus, error: string | null) {
+export async function terminal(tx: Tx, taskId: string, status: TerminalStatus, error: string | null) {
   const task = await markTerminal(tx, taskId, status, error);
   if (!task) return null;
   // Plain words (people and models read it); the moment is in meta.completedAt, browsers word it from meta.

@@ -1,5 +1,5 @@
-import { getDb, type SqlTx } from "@/lib/db/client";
-import { transaction, type Executor } from "@/lib/db/kysely";
+import { getDb } from "@/lib/db/client";
+import { transaction, type Tx } from "@/lib/db/kysely";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { liveWorkers } from "@/lib/fleet/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
@@ -19,7 +19,7 @@ import { isTerminalStatus } from "@/lib/contract/task";
  * hidden (one moment, one message), whichever of the two commits first.
  */
 export async function fenceCancel(
-  tx: Executor | SqlTx,
+  tx: Tx,
   ownerId: string,
   id: string,
   answeredInChat = false,

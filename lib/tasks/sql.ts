@@ -1,8 +1,8 @@
+import { createHash } from "node:crypto";
 import { env } from "@/lib/config/env";
-import type { SqlTx } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { db, jsonb, prepared, rowsOn, type Executor, type Tx } from "@/lib/db/kysely";
+import { db, jsonb, jsonValue, prepared, type Executor, type Tx } from "@/lib/db/kysely";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
 import { literals } from "@/lib/db/sql-list";
@@ -271,6 +271,43 @@ export async function setStepCount(tx: Tx, id: string, done: number, total: numb
   );
 }
 
+export type PublicationRow = Selectable<DB["publication"]>;
+
+/**
+ * A step's checkpoint row; false when the task already has one at this index (a re-claim that raced wrote it).
+ * A template, not the builder: a per-step write (AGENTS.md, "Builder or sql").
+ */
+export async function insertTaskStep(
+  tx: Tx,
+  taskId: string,
+  step: { index: number; kind: string; input: unknown; output: unknown; modelRequests: number },
+  usage: { inputTokens: number; outputTokens: number },
+): Promise<boolean> {
+  const created = await sql`${prepared}
+    INSERT INTO "task_step" ("taskId", index, kind, input, output, "modelRequests", "inputTokens", "outputTokens", "createdAt")
+    VALUES (${taskId}, ${step.index}, ${step.kind}, ${jsonb(step.input)}::jsonb, ${jsonb(step.output)}::jsonb,
+      ${step.modelRequests}, ${usage.inputTokens}, ${usage.outputTokens}, clock_timestamp())
+    ON CONFLICT ("taskId", index) DO NOTHING`.execute(tx);
+  return created.numAffectedRows !== 0n;
+}
+
+/** The task's next publication version. The caller holds the task's row lock, so no other writer numbers one. */
+export async function insertPublication(
+  tx: Tx,
+  task: Pick<TaskRow, "id" | "conversationId" | "ownerId">,
+  body: { partial: boolean; content: string },
+): Promise<Pick<PublicationRow, "id" | "version">> {
+  const {
+    rows: [row],
+  } = await sql<Pick<PublicationRow, "id" | "version">>`${prepared}
+    INSERT INTO "publication" ("taskId", "conversationId", "ownerId", version, partial, content, sha256, "createdAt")
+    SELECT ${task.id}, ${task.conversationId}, ${task.ownerId}, coalesce(max(version), 0) + 1, ${body.partial}, ${body.content},
+      ${createHash("sha256").update(body.content).digest("hex")}, clock_timestamp()
+    FROM "publication" WHERE "taskId" = ${task.id}
+    RETURNING id, version`.execute(tx);
+  return row;
+}
+
 export async function setLatestPublication(tx: Tx, id: string, publicationId: string): Promise<void> {
   await sql`UPDATE "task" SET "latestPublicationId" = ${publicationId} WHERE id = ${id}`.execute(tx);
 }
@@ -328,7 +365,7 @@ export interface PollResult {
  * left: running|updating ⇄ input_required, updating → running once its updates are consumed.
  */
 export async function commitPoll(tx: Tx, id: string, r: PollResult): Promise<void> {
-  // inputRequest as JSON text even when null: a waiting task without a request stores JSON null, as it always has.
+  // JSON null, not SQL NULL, for a waiting task without a request, as it always has stored.
   await sql`
     UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "consecutiveErrors" = 0, "updatedAt" = now(), "providerWaitSince" = NULL,
@@ -338,7 +375,7 @@ export async function commitPoll(tx: Tx, id: string, r: PollResult): Promise<voi
       "inputResponse" = CASE WHEN ${r.waiting} THEN "inputResponse" ELSE NULL END,
       "pendingUpdates" = ${jsonb(r.remainingUpdates)}::jsonb,
       "driverData" = coalesce("driverData", '{}'::jsonb) || ${jsonb(r.driverState ?? {})}::jsonb,
-      "inputRequest" = CASE WHEN ${r.waiting} THEN ${JSON.stringify(r.inputRequest ?? null)}::jsonb ELSE NULL END,
+      "inputRequest" = CASE WHEN ${r.waiting} THEN ${jsonValue(r.inputRequest)}::jsonb ELSE NULL END,
       status = CASE
         WHEN ${r.waiting} THEN 'input_required'
         WHEN status = 'input_required' THEN 'running'
@@ -368,7 +405,7 @@ export async function resumeAfterAnswer(tx: Tx, id: string): Promise<void> {
  * for a terminal write that needs no other write beside it.
  */
 export async function markTerminal(
-  tx: Executor | SqlTx,
+  tx: Executor,
   id: string,
   status: TerminalStatus,
   error: string | null,
@@ -380,23 +417,27 @@ export async function markTerminal(
       "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
     WHERE id = ${id} AND status NOT IN ${TERMINAL_SQL} AND ${leaseToken === undefined ? sql`true` : leaseHeld(leaseToken)}
     RETURNING *`;
-  // A caller still on SqlTx runs it on its own connection; once they all hand in a Tx: `(await q.execute(tx)).rows`.
-  const [row] = await rowsOn(tx, q);
+  const [row] = (await q.execute(tx)).rows;
   return row ?? null;
 }
 
 // ---- user commands (the row locked by lockOwnedTask) ----
 
 /** The owner's task, locked for a command; null for a foreign or missing id. */
-export async function lockOwnedTask(tx: Executor | SqlTx, ownerId: string, id: string): Promise<TaskRow | null> {
-  const q = db().selectFrom("task").selectAll().where("id", "=", id).where("ownerId", "=", ownerId).forUpdate();
-  const [row] = await rowsOn(tx, q);
+export async function lockOwnedTask(tx: Tx, ownerId: string, id: string): Promise<TaskRow | null> {
+  const row = await tx
+    .selectFrom("task")
+    .selectAll()
+    .where("id", "=", id)
+    .where("ownerId", "=", ownerId)
+    .forUpdate()
+    .executeTakeFirst();
   return row ?? null;
 }
 
 /** Any active → (same) + cancel fence: no further step may commit; the cancel loop takes over. */
-export async function setCancelFence(tx: Executor | SqlTx, id: string, answeredInChat = false): Promise<TaskRow> {
-  const q = db()
+export async function setCancelFence(tx: Executor, id: string, answeredInChat = false): Promise<TaskRow> {
+  return tx
     .updateTable("task")
     .set({
       cancelRequestedAt: sql<Date>`now()`,
@@ -408,14 +449,13 @@ export async function setCancelFence(tx: Executor | SqlTx, id: string, answeredI
       leaseExpiresAt: null,
     })
     .where("id", "=", id)
-    .returningAll();
-  const [fenced] = await rowsOn(tx, q);
-  return fenced;
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** A chat turn asked again for a cancel already under way: its reply says it, so the terminal line goes hidden. */
-export async function markCancelAnsweredInChat(tx: Executor | SqlTx, id: string): Promise<void> {
-  await rowsOn(tx, db().updateTable("task").set({ cancelAnsweredInChat: true }).where("id", "=", id));
+export async function markCancelAnsweredInChat(tx: Executor, id: string): Promise<void> {
+  await tx.updateTable("task").set({ cancelAnsweredInChat: true }).where("id", "=", id).execute();
 }
 
 /** Stores the user's answer for the next claim to hand over (input_required stays until then). */
@@ -446,15 +486,15 @@ export async function appendPendingUpdate(tx: Tx, id: string, pending: string[])
  * Marks why the research stopped (the reason picks the terminal status and the notice); the first reason wins. The
  * sentence is for people and only fills an empty `error`: an earlier attempt's error is kept, and no code reads it.
  */
-export async function setStopReason(tx: Executor | SqlTx, id: string, reason: StopReason): Promise<void> {
-  const q = db()
+export async function setStopReason(tx: Executor, id: string, reason: StopReason): Promise<void> {
+  await tx
     .updateTable("task")
     .set({
       stopReason: sql<string>`coalesce("stopReason", ${reason})`,
       error: sql<string>`coalesce(error, ${STOP_SENTENCES[reason]})`,
     })
-    .where("id", "=", id);
-  await rowsOn(tx, q);
+    .where("id", "=", id)
+    .execute();
 }
 
 /** Gives the row back (shutdown: not counted; transient error: counted, with backoff from now). False: not ours. */
