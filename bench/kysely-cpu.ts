@@ -1,5 +1,5 @@
-// CPU per job of the lease loop's statements on the old raw `pg` path (Prisma.sql texts run by queryRows /
-// sqlTransaction, as at 7095ce2) against Kysely's (claimExecution, markTerminal in lib/tasks/sql.ts), in one process
+// CPU per job of the lease loop's statements on the old raw `pg` path (bench/old-pg.ts: Prisma.sql texts run
+// as queryRows / sqlTransaction did at 7095ce2) against Kysely's (claimExecution, markTerminal in lib/tasks/sql.ts), in one process
 // on one pool, warm, blocks alternated. On a shared machine throughput is noise; this process's CPU time
 // (process.cpuUsage: JS, pg's parsing and garbage collection) per job is not. docs/benchmarks.md, "Typed SQL".
 //   npx tsx bench/kysely-cpu.ts [jobsPerBlock=400] [rounds=8]
@@ -14,67 +14,30 @@ type Job = () => Promise<void>;
 type Case = Record<"old" | "kysely", Job>;
 
 async function cases(ownerId: string): Promise<Record<string, Case>> {
-  const { Prisma } = await import("../lib/db/generated/client");
-  const { queryRows, poolSql, sqlTransaction, PREPARED } = await import("../lib/db/client");
+  const { onPool, inTransaction, oldClaim, oldTerminal } = await import("./old-pg");
   const { db, transaction } = await import("../lib/db/kysely");
-  const { sqlList } = await import("../lib/db/sql-list");
-  const { fairPick, onlyRows } = await import("../lib/limits/fair-claim");
   const { claimExecution, markTerminal } = await import("../lib/tasks/sql");
-  const { ACTIVE_STATUSES, TERMINAL_STATUSES } = await import("../lib/contract/task");
-  const { env } = await import("../lib/config/env");
-  const ACTIVE = Prisma.sql`(${sqlList(ACTIVE_STATUSES)})`;
-  const TERMINAL = sqlList(TERMINAL_STATUSES);
-  // The statements of 7095ce2:lib/tasks/sql.ts, built the way they were built there (per call).
-  const oldClaim = () => {
-    const due = (a: string) => {
-      const c = Prisma.raw(a);
-      return Prisma.sql`${c}.status IN ${ACTIVE} AND ${c}."cancelRequestedAt" IS NULL
-    AND ${c}."nextRunAt" <= now() AND (${c}."leaseExpiresAt" IS NULL OR ${c}."leaseExpiresAt" < now())
-    ${onlyRows(c, null)}`;
-    };
-    const pick = fairPick({
-      table: "task",
-      due,
-      order: Prisma.sql`c."createdAt", c.id`,
-      held: Prisma.sql`h."leaseToken" IS NOT NULL AND h."leaseExpiresAt" > now()`,
-      limit: 1,
-    });
-    return queryRows<{ id: string; leaseToken: string }>(Prisma.sql`
-    UPDATE "task" t
-    SET "leaseOwner" = ${"bench"}, "leaseToken" = gen_random_uuid()::text,
-        "leaseExpiresAt" = now() + make_interval(secs => ${env("HERALD_TASK_LEASE_MS") / 1000}),
-        attempts = t.attempts + 1
-    WHERE t.id IN (${pick})
-    RETURNING t.*`);
-  };
-  const oldTerminal = (tx: import("../lib/db/client").SqlTx, id: string, token: string) =>
-    tx.$queryRaw<unknown[]>`${PREPARED}
-    UPDATE "task" SET status = ${"succeeded"}, error = coalesce(${null}, error), "completedAt" = now(), "updatedAt" = now(),
-      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
-      "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
-    WHERE id = ${id} AND status NOT IN (${TERMINAL}) AND ${Prisma.sql`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN (${TERMINAL})`}
-    RETURNING *`;
   const must = <T>(t: T | undefined): T => {
     if (t === undefined) throw new Error(`nothing to claim for ${ownerId}`);
     return t;
   };
   const claimNew = async () => must((await claimExecution("bench", 1))[0]);
-  const claimOld = async () => must((await oldClaim())[0]);
+  const claimOld = async () => must((await onPool()<{ id: string; leaseToken: string }>(oldClaim("bench", 1)))[0]);
   return {
     loop: {
       old: async () => {
         const t = await claimOld();
-        await oldTerminal(poolSql(), t.id, t.leaseToken);
+        if (!(await oldTerminal(onPool(), t.id, t.leaseToken)).length) throw new Error(`guard missed ${t.id}`);
       },
       kysely: async () => {
         const t = await claimNew();
-        await markTerminal(db(), t.id, "succeeded", null, t.leaseToken);
+        if (!(await markTerminal(db(), t.id, "succeeded", null, t.leaseToken))) throw new Error(`guard missed ${t.id}`);
       },
     },
     tx: {
       old: async () => {
         const t = await claimOld();
-        await sqlTransaction((tx) => oldTerminal(tx, t.id, t.leaseToken));
+        await inTransaction((run) => oldTerminal(run, t.id, t.leaseToken));
       },
       kysely: async () => {
         const t = await claimNew();
@@ -131,7 +94,14 @@ async function cpuBench(jobs: number, rounds: number) {
       for (const side of (r % 2 ? ["kysely", "old"] : ["old", "kysely"]) as ("old" | "kysely")[]) {
         if (only && only[1] !== side) continue;
         await requeue();
-        const v = await block(c[side], jobs);
+        const v = await block(c[side], jobs).catch(async (err) => {
+          const st =
+            await sql`SELECT status, ("leaseToken" IS NOT NULL) AS leased, ("nextRunAt" <= now()) AS due, count(*)::int AS n FROM "task" WHERE "ownerId" = ${user.id} GROUP BY 1, 2, 3`.execute(
+              db(),
+            );
+          console.error(name, r, side, JSON.stringify(st.rows));
+          throw err;
+        });
         if (r > 0) us[side].push(v);
       }
     }
