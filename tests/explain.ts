@@ -1,12 +1,10 @@
 import { CompiledQuery, type Compilable, type RawBuilder } from "kysely";
-import { Prisma } from "@/lib/db/generated/client.ts";
 import { db, transaction } from "@/lib/db/kysely";
 
-/** A statement to EXPLAIN: a Kysely template or builder, or a `Prisma.Sql` of a module that has not moved yet. */
-export type Explainable = RawBuilder<unknown> | Compilable<unknown> | Prisma.Sql;
+/** A statement to EXPLAIN: a Kysely template or builder. */
+export type Explainable = RawBuilder<unknown> | Compilable<unknown>;
 
 function compiled(q: Explainable): { text: string; values: readonly unknown[] } {
-  if (q instanceof Prisma.Sql) return { text: q.text, values: q.values };
   const c = "isRawBuilder" in q ? q.compile(db()) : q.compile();
   return { text: c.sql, values: c.parameters };
 }

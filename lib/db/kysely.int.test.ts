@@ -4,7 +4,7 @@ import pg from "pg";
 import { PostgresQueryCompiler, sql, type RawBuilder } from "kysely";
 import { env } from "@/lib/config/env";
 import { getPool } from "./client";
-import { db, jsonb, legacySql, prepared, transaction, type Tx } from "./kysely";
+import { db, jsonb, prepared, transaction, type Tx } from "./kysely";
 import { signUp, type TestUser } from "@/tests/helpers";
 
 /** Postgres aborts the statement as it would a deadlock's victim or a serialization failure, with the real error. */
@@ -90,7 +90,7 @@ describe("transaction", () => {
 });
 
 describe("db()", () => {
-  it("reads BIGINT as a bigint (legacySql: the old string), timestamps as Dates", async () => {
+  it("reads BIGINT as a bigint, timestamps as Dates", async () => {
     const row = await db()
       .selectFrom("user")
       .select(["eventSeq", "createdAt"])
@@ -98,10 +98,6 @@ describe("db()", () => {
       .executeTakeFirstOrThrow();
     expect(typeof row.eventSeq).toBe("bigint");
     expect(row.createdAt).toBeInstanceOf(Date);
-    const [old] = await legacySql(db()).$queryRaw<{ eventSeq: unknown }[]>`SELECT "eventSeq" FROM "user" WHERE id = ${
-      user.id
-    }`;
-    expect(typeof old.eventSeq).toBe("string");
   });
 
   it("writes a JSON array through jsonb() as JSON, not as a Postgres array", async () => {

@@ -13,22 +13,19 @@ import {
   type Dialect,
   type DialectAdapter,
   type Driver,
-  type Compilable,
   type QueryCompiler,
   type OperationNode,
   type QueryId,
   type QueryResult,
-  type RawBuilder,
   type RawNode,
   type RootOperationNode,
   type Transaction,
   type TransactionSettings,
 } from "kysely";
 import pg from "pg";
-import { Prisma } from "./generated/client.ts";
 import type { DB } from "./generated/kysely.ts";
 import type { JsonText } from "./json-column-type.ts";
-import { getPool, statementName, type SqlTx } from "./client";
+import { getPool, PREPARED_MARK, statementName } from "./client";
 import { withTransactionRetry } from "./retry";
 
 /** A transaction opened by `transaction` (or `transactionWithEvents`): every statement on one connection. */
@@ -37,10 +34,10 @@ export type Tx = Transaction<DB>;
 export type Executor = Kysely<DB>;
 
 /**
- * Marks a statement to be prepared once per connection and run by name after that (`PREPARED` in lib/db/client.ts
- * says which ones may): `.modifyEnd(prepared)` on a builder, `${prepared}` anywhere in a `sql` template.
+ * Marks a statement to be prepared once per connection and run by name after that (`PREPARED_MARK` in
+ * lib/db/client.ts says which ones may): `.modifyEnd(prepared)` on a builder, `${prepared}` anywhere in a `sql` template.
  */
-export const prepared = sql.raw("/* prepared */");
+export const prepared = sql.raw(PREPARED_MARK);
 
 /** A JSON column's value for a write (`Json` in lib/db/json-column-type.ts); SQL NULL for null or undefined. */
 export function jsonb(v: null | undefined): null;
@@ -59,9 +56,6 @@ const typeParsers = {
   getTypeParser: (oid: number, format?: string) =>
     oid === INT8 ? BigInt : pg.types.getTypeParser(oid, format as "text"),
 } as pg.CustomTypesConfig;
-
-// Statements of `legacySql`, which read BIGINT as the string `pg` gives, as they always have.
-const legacyQueries = new WeakSet<CompiledQuery>();
 
 const COUNTED = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
 
@@ -100,7 +94,7 @@ class Connection implements DatabaseConnection {
         name: statementName(q) || undefined,
         text: q.sql,
         values: q.parameters as unknown[],
-        types: legacyQueries.has(q) ? undefined : typeParsers,
+        types: typeParsers,
       });
       return { rows: rows as R[], numAffectedRows: COUNTED.has(command) ? BigInt(rowCount ?? 0) : undefined };
     } catch (err) {
@@ -116,7 +110,7 @@ class Connection implements DatabaseConnection {
 }
 
 /**
- * Kysely's PostgresDriver with what every Herald transaction has always done (sqlTransaction before it): BEGIN and
+ * Kysely's PostgresDriver with what every Herald transaction has always done (the raw `pg` layer before it): BEGIN and
  * the statement timeout in one round trip, a COMMIT that Postgres answers ROLLBACK throws the first failure (a body
  * that swallowed a deadlock must not be told its writes are in, and the retry policy must see the deadlock), a
  * failed ROLLBACK closes the connection and leaves the body's own error to be thrown. Kysely's own transaction
@@ -259,7 +253,7 @@ function walk(node: RawNode, from: Shape, params: unknown[]): Shape | undefined 
 /**
  * Kysely's compiler, except that a statement written as `sql` templates (the hot paths are, AGENTS.md) is compiled
  * once per shape: walking the tree again and again to write the same text cost 2–3 µs of CPU a claim, more than the
- * old Prisma.sql took to build it, and each run's new text had to be scanned and hashed again to find its prepared
+ * old raw `pg` layer took to build it, and each run's new text had to be scanned and hashed again to find its prepared
  * statement's name. The text is the first compile's; only the parameters are this run's.
  */
 class HeraldCompiler extends PostgresQueryCompiler {
@@ -306,53 +300,4 @@ export function db(): Kysely<DB> {
  */
 export function transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   return withTransactionRetry(() => db().transaction().execute(fn));
-}
-
-/** A Prisma.Sql statement as Kysely runs it, BIGINT still a string. */
-function legacyQuery(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): CompiledQuery {
-  const q = query instanceof Prisma.Sql ? query : Prisma.sql(query, ...(values as Prisma.Sql[]));
-  const compiled = CompiledQuery.raw(q.text, q.values);
-  legacyQueries.add(compiled);
-  return compiled;
-}
-
-/**
- * @deprecated Only while call sites move to Kysely: the old raw-SQL interface on a Kysely executor (the same
- * connection inside a transaction), with the old reading of BIGINT as a string.
- */
-export function legacySql(on: Executor): SqlTx {
-  return {
-    $queryRaw: async <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
-      (await on.executeQuery(legacyQuery(query, values))).rows as R,
-    // pg's rowCount, a SELECT's rows included.
-    $executeRaw: async (query, ...values) => {
-      const r = await on.executeQuery(legacyQuery(query, values));
-      return r.numAffectedRows === undefined ? r.rows.length : Number(r.numAffectedRows);
-    },
-  };
-}
-
-/** Whether a transaction handle is Kysely's (the rest are the old `SqlTx`s): for functions taking both while moving. */
-export const isKysely = (tx: Executor | SqlTx): tx is Executor => tx instanceof Kysely;
-
-/**
- * @deprecated Only while call sites move: runs a query built on `db()` on either kind of transaction, so a function
- * can move to Kysely before its callers do (`markTerminal` in lib/tasks/sql.ts). A `SqlTx` reads BIGINT its own way.
- */
-export async function rowsOn<R>(tx: Executor | SqlTx, q: Compilable<R> | RawBuilder<R>): Promise<R[]> {
-  const compiled = "isRawBuilder" in q ? q.compile(db()) : q.compile();
-  if (isKysely(tx)) return (await tx.executeQuery(compiled)).rows;
-  return tx.$queryRaw<R[]>(prismaSqlOf(compiled));
-}
-
-// Kysely numbers its parameters $1…$n in order, each once.
-function prismaSqlOf(q: CompiledQuery): Prisma.Sql {
-  const strings = q.sql.split(/\$\d+/);
-  if (strings.length !== q.parameters.length + 1) throw new Error("a statement with $n outside its parameters");
-  return new Prisma.Sql(strings, q.parameters as unknown[]);
-}
-
-/** @deprecated Only while call sites move: a Prisma.Sql fragment (`fairPick`'s) inside a Kysely query. */
-export function fromPrisma<T = unknown>(q: Prisma.Sql): RawBuilder<T> {
-  return sql<T>(q.strings as unknown as TemplateStringsArray, ...q.values);
 }
