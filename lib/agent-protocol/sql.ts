@@ -13,3 +13,8 @@ export type ApRunRow = Selectable<DB["ap_run"]>;
 export async function insertApRun(tx: Tx, run: Insertable<DB["ap_run"]>): Promise<ApRunRow> {
   return tx.insertInto("ap_run").values(run).returningAll().executeTakeFirstOrThrow();
 }
+
+/** The account's Agent Protocol runs, on its deletion. */
+export async function deleteOwnerApRuns(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("ap_run").where("ownerId", "=", ownerId).execute();
+}

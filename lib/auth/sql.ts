@@ -69,3 +69,17 @@ export async function deleteAccountBuckets(tx: Tx, byEmail: string, userId: stri
     )
     .execute();
 }
+
+/** Locks the account's user row last, as every writer does; its address, or undefined when it is gone. */
+export async function lockUser(tx: Tx, userId: string): Promise<string | undefined> {
+  const user = await tx.selectFrom("user").select("email").where("id", "=", userId).forUpdate().executeTakeFirst();
+  return user?.email;
+}
+
+/** better-auth's rows of the account: sessions, sign-in accounts, the user, and reset tokens (their value is the id). */
+export async function deleteUser(tx: Tx, userId: string): Promise<void> {
+  await tx.deleteFrom("session").where("userId", "=", userId).execute();
+  await tx.deleteFrom("account").where("userId", "=", userId).execute();
+  await tx.deleteFrom("user").where("id", "=", userId).execute();
+  await tx.deleteFrom("verification").where("value", "=", userId).execute();
+}

@@ -186,3 +186,22 @@ export async function softDeleteConversation(tx: Tx, ownerId: string, id: string
     .executeTakeFirst();
   return row?.id;
 }
+
+/** Locks the owner's conversations in id order, as an account deletion does after runs and tasks. */
+export async function lockOwnerConversations(tx: Tx, ownerId: string): Promise<void> {
+  await tx.selectFrom("conversation").select("id").where("ownerId", "=", ownerId).orderBy("id").forUpdate().execute();
+}
+
+export async function readConversation(tx: Tx, id: string): Promise<ConversationRow> {
+  return tx.selectFrom("conversation").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+}
+
+/** The account's messages, on its deletion. */
+export async function deleteOwnerMessages(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("message").where("ownerId", "=", ownerId).execute();
+}
+
+/** The account's conversations, on its deletion (after everything that names one). */
+export async function deleteOwnerConversations(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("conversation").where("ownerId", "=", ownerId).execute();
+}

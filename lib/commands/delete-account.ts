@@ -1,8 +1,15 @@
 import { confirmPassword } from "@/lib/auth/account-guard";
-import { deleteAccountBuckets } from "@/lib/auth/sql";
+import { deleteAccountBuckets, deleteUser, lockUser } from "@/lib/auth/sql";
 import { emailKey } from "@/lib/auth/throttle";
 import { transaction, type Tx } from "@/lib/db/kysely";
-import type { TaskRow } from "@/lib/tasks/sql";
+import { deleteOwnerApRuns } from "@/lib/agent-protocol/sql";
+import { deleteOwnerConversations, deleteOwnerMessages, lockOwnerConversations } from "@/lib/chat/sql";
+import { deleteOwnerNotices } from "@/lib/delivery/sql";
+import { deleteOwnerEvents } from "@/lib/events/sql";
+import { deleteOwnerKeys } from "@/lib/keys/sql";
+import { deleteOwnerRuns, lockOwnerRuns } from "@/lib/runs/sql";
+import { deleteOwnerShares } from "@/lib/share/sql";
+import { deleteOwnerTasks, lockOwnerTasks, type TaskRow } from "@/lib/tasks/sql";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { notifySessionEnded } from "@/lib/events/session-liveness";
 import { driverFor } from "@/lib/drivers/registry";
@@ -32,21 +39,13 @@ const REMOTE_CANCEL_MS = 10_000;
  */
 export async function deleteAccount(userId: string): Promise<void> {
   const active = await transaction(async (tx) => {
-    await tx.selectFrom("run").select("id").where("ownerId", "=", userId).orderBy("id").forUpdate().execute();
-    const tasks = await tx
-      .selectFrom("task")
-      .selectAll()
-      .where("ownerId", "=", userId)
-      .orderBy("id")
-      .forUpdate()
-      .execute();
-    await tx.selectFrom("conversation").select("id").where("ownerId", "=", userId).orderBy("id").forUpdate().execute();
-    const user = await tx.selectFrom("user").select("email").where("id", "=", userId).forUpdate().executeTakeFirst();
+    await lockOwnerRuns(tx, userId);
+    const tasks = await lockOwnerTasks(tx, userId);
+    await lockOwnerConversations(tx, userId);
+    const email = await lockUser(tx, userId);
     await deleteAccountRows(tx, userId);
-    if (user) await deleteAccountBuckets(tx, emailKey(user.email), userId);
-    await tx.deleteFrom("session").where("userId", "=", userId).execute();
-    await tx.deleteFrom("account").where("userId", "=", userId).execute();
-    await tx.deleteFrom("user").where("id", "=", userId).execute();
+    if (email !== undefined) await deleteAccountBuckets(tx, emailKey(email), userId);
+    await deleteUser(tx, userId);
     return tasks.filter((t) => !isTerminalStatus(t.status));
   });
   // Open feeds of the account re-check their session now and end.
@@ -56,27 +55,16 @@ export async function deleteAccount(userId: string): Promise<void> {
 
 /** Herald's rows of the account, children before the rows they name (no foreign keys here, but a reader never sees an orphan). */
 async function deleteAccountRows(tx: Tx, userId: string): Promise<void> {
-  await tx
-    .deleteFrom("task_step")
-    .where("taskId", "in", tx.selectFrom("task").select("id").where("ownerId", "=", userId))
-    .execute();
-  for (const table of OWNED_TABLES) await tx.deleteFrom(table).where("ownerId", "=", userId).execute();
-  // Reset tokens carry the user id as their value.
-  await tx.deleteFrom("verification").where("value", "=", userId).execute();
+  await deleteOwnerShares(tx, userId);
+  await deleteOwnerNotices(tx, userId);
+  await deleteOwnerApRuns(tx, userId);
+  await deleteOwnerMessages(tx, userId);
+  await deleteOwnerRuns(tx, userId);
+  await deleteOwnerTasks(tx, userId);
+  await deleteOwnerConversations(tx, userId);
+  await deleteOwnerEvents(tx, userId);
+  await deleteOwnerKeys(tx, userId);
 }
-
-const OWNED_TABLES = [
-  "report_share",
-  "publication",
-  "notice",
-  "ap_run",
-  "message",
-  "run",
-  "task",
-  "conversation",
-  "event",
-  "api_key",
-] as const;
 
 async function cancelRemoteWork(tasks: TaskRow[]): Promise<void> {
   const signal = AbortSignal.timeout(REMOTE_CANCEL_MS);

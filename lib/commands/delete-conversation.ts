@@ -1,11 +1,10 @@
 import { transaction } from "@/lib/db/kysely";
-import { softDeleteConversation } from "@/lib/chat/sql";
-import { literals } from "@/lib/db/sql-list";
-import { cancelConversationRuns } from "@/lib/runs/sql";
+import { readConversation, softDeleteConversation } from "@/lib/chat/sql";
+import { cancelConversationRuns, lockOwnerRuns } from "@/lib/runs/sql";
+import { lockOwnerTasks, uncancelledTaskIds } from "@/lib/tasks/sql";
 import { emitEvent } from "@/lib/events/emit";
 import { notFound } from "@/lib/errors/api-error";
 import { toPublicConversation } from "@/lib/contract/message";
-import { TERMINAL_STATUSES } from "@/lib/contract/task";
 import { deadLetterConversation } from "@/lib/notify/sql";
 import { fenceCancel } from "@/lib/tasks/request-cancel";
 
@@ -22,35 +21,13 @@ export async function deleteConversation(ownerId: string, id: string): Promise<v
     // Lock in the order every other writer uses (run → conversation, task →
     // conversation → user): runs, then tasks by id, then the conversation.
     // Taking the conversation first would deadlock with a reply or a step committing.
-    await tx
-      .selectFrom("run")
-      .select("id")
-      .where("conversationId", "=", id)
-      .where("ownerId", "=", ownerId)
-      .orderBy("id")
-      .forUpdate()
-      .execute();
-    await tx
-      .selectFrom("task")
-      .select("id")
-      .where("conversationId", "=", id)
-      .where("ownerId", "=", ownerId)
-      .orderBy("id")
-      .forUpdate()
-      .execute();
+    await lockOwnerRuns(tx, ownerId, id);
+    await lockOwnerTasks(tx, ownerId, id);
     if (!(await softDeleteConversation(tx, ownerId, id))) throw notFound("Conversation");
     await cancelConversationRuns(tx, id);
-    const tasks = await tx
-      .selectFrom("task")
-      .select("id")
-      .where("ownerId", "=", ownerId)
-      .where("conversationId", "=", id)
-      .where("status", "not in", literals(TERMINAL_STATUSES))
-      .where("cancelRequestedAt", "is", null)
-      .execute();
-    for (const t of tasks) await fenceCancel(tx, ownerId, t.id);
+    for (const taskId of await uncancelledTaskIds(tx, ownerId, id)) await fenceCancel(tx, ownerId, taskId);
     await deadLetterConversation(tx, ownerId, id);
-    const c = await tx.selectFrom("conversation").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    const c = await readConversation(tx, id);
     await emitEvent(
       tx,
       ownerId,

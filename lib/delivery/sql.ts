@@ -142,3 +142,8 @@ export async function insertNotice(
     .executeTakeFirst();
   return row ?? null;
 }
+
+/** The account's notices, on its deletion. */
+export async function deleteOwnerNotices(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("notice").where("ownerId", "=", ownerId).execute();
+}

@@ -1,15 +1,8 @@
 import type { LoggedFeedEvent, RunDelta } from "@/lib/contract/shapes";
 import { DELTAS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
 import { db, transaction, type Executor, type Tx } from "@/lib/db/kysely";
-import { writeEvents } from "./sql";
+import { writeEvents, type PendingEvent } from "./sql";
 import { sql } from "kysely";
-
-export interface PendingEvent {
-  ownerId: string;
-  event: LoggedFeedEvent;
-  refs: { conversationId?: string | null; taskId?: string | null };
-  wake: readonly string[];
-}
 
 /** Events of a transaction opened by transactionWithEvents, written together before it commits. */
 const batches = new WeakMap<object, PendingEvent[]>();

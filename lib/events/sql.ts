@@ -1,7 +1,15 @@
-import { db, prepared, type Executor } from "@/lib/db/kysely";
+import { db, prepared, type Executor, type Tx } from "@/lib/db/kysely";
 import { sql } from "kysely";
 import { EVENTS_CHANNEL, WORK_CHANNEL } from "./channels";
-import type { PendingEvent } from "./emit";
+import type { LoggedFeedEvent } from "@/lib/contract/shapes";
+
+/** An event waiting for its transaction's one write (emitEvent, lib/events/emit.ts). */
+export interface PendingEvent {
+  ownerId: string;
+  event: LoggedFeedEvent;
+  refs: { conversationId?: string | null; taskId?: string | null };
+  wake: readonly string[];
+}
 
 /** The writes of the event log and of the columns of the user row this folder keeps (eventSeq, presenceAt). */
 
@@ -49,4 +57,9 @@ export async function touchPresenceAt(ids: string[], skipLocked: boolean): Promi
   } else {
     await touch.where("id", "=", (eb) => eb.fn.any(sql<string[]>`${ids}::text[]`)).execute();
   }
+}
+
+/** The account's event log, on its deletion. */
+export async function deleteOwnerEvents(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("event").where("ownerId", "=", ownerId).execute();
 }

@@ -56,3 +56,8 @@ export async function touchKey(id: string, granularityMs: number): Promise<void>
     )
     .execute();
 }
+
+/** The account's API keys, on its deletion. */
+export async function deleteOwnerKeys(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("api_key").where("ownerId", "=", ownerId).execute();
+}

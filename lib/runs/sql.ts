@@ -233,3 +233,20 @@ export async function setRunTrigger(tx: Tx, runId: string, messageId: string): P
   if (!run) throw new Error(`setRunTrigger: no run ${runId}`);
   return run;
 }
+
+/** Locks the owner's runs (of one conversation, if given) in id order: the first lock of a deletion. */
+export async function lockOwnerRuns(tx: Tx, ownerId: string, conversationId?: string): Promise<void> {
+  await tx
+    .selectFrom("run")
+    .select("id")
+    .where("ownerId", "=", ownerId)
+    .$if(conversationId !== undefined, (qb) => qb.where("conversationId", "=", conversationId!))
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+}
+
+/** The account's runs, on its deletion. */
+export async function deleteOwnerRuns(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("run").where("ownerId", "=", ownerId).execute();
+}

@@ -44,3 +44,8 @@ export async function insertShare(
 ): Promise<ReportShareRow> {
   return tx.insertInto("report_share").values(share).returningAll().executeTakeFirstOrThrow();
 }
+
+/** The account's share links, on its deletion. */
+export async function deleteOwnerShares(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("report_share").where("ownerId", "=", ownerId).execute();
+}

@@ -591,3 +591,38 @@ export const nextExecutionDueSql = sql<{ ms: number | null }>`
     SELECT (extract(epoch FROM (min(greatest("nextRunAt", coalesce("leaseExpiresAt", "nextRunAt"))) - now())) * 1000)::float8 AS ms
     FROM "task"
     WHERE status IN ${ACTIVE} AND "cancelRequestedAt" IS NULL`;
+
+/** Locks the owner's tasks (of one conversation, if given) in id order, as a deletion does after the runs. */
+export async function lockOwnerTasks(tx: Tx, ownerId: string, conversationId?: string): Promise<TaskRow[]> {
+  return tx
+    .selectFrom("task")
+    .selectAll()
+    .where("ownerId", "=", ownerId)
+    .$if(conversationId !== undefined, (qb) => qb.where("conversationId", "=", conversationId!))
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+}
+
+/** The conversation's tasks still active and not yet fenced for a cancel. */
+export async function uncancelledTaskIds(tx: Tx, ownerId: string, conversationId: string): Promise<string[]> {
+  const rows = await tx
+    .selectFrom("task")
+    .select("id")
+    .where("ownerId", "=", ownerId)
+    .where("conversationId", "=", conversationId)
+    .where("status", "not in", TERMINAL_SQL)
+    .where("cancelRequestedAt", "is", null)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The account's tasks with their steps and publications, on its deletion (children first). */
+export async function deleteOwnerTasks(tx: Tx, ownerId: string): Promise<void> {
+  await tx
+    .deleteFrom("task_step")
+    .where("taskId", "in", tx.selectFrom("task").select("id").where("ownerId", "=", ownerId))
+    .execute();
+  await tx.deleteFrom("publication").where("ownerId", "=", ownerId).execute();
+  await tx.deleteFrom("task").where("ownerId", "=", ownerId).execute();
+}
