@@ -1,5 +1,5 @@
 import type { Tx } from "@/lib/db/kysely";
-import { sql } from "kysely";
+import { accountWording, countTasksStartedBy, userTrigger } from "./sql";
 import { messageMetaOf } from "@/lib/contract/message";
 import { formatMoment } from "@/lib/contract/clock";
 
@@ -37,27 +37,11 @@ export async function deliveryNote(
   run: { id: string; kind: string; ownerId: string; conversationId: string; triggerMessageId: string | null },
 ): Promise<string | null> {
   if (run.kind !== "chat" || !run.triggerMessageId) return null;
-  const trigger = await tx
-    .selectFrom("message")
-    .select(["id", "meta"])
-    .where("id", "=", run.triggerMessageId)
-    .where("conversationId", "=", run.conversationId)
-    .where("ownerId", "=", run.ownerId)
-    .where("kind", "=", "user")
-    .executeTakeFirst();
+  const trigger = await userTrigger(tx, { ...run, triggerMessageId: run.triggerMessageId });
   const delivery = trigger ? messageMetaOf("user", trigger.meta)?.delivery : undefined;
   if (!trigger || !delivery) return null;
-  const { started } = await tx
-    .selectFrom("task")
-    .select(sql<number>`count(*)::int`.as("started"))
-    .where("ownerId", "=", run.ownerId)
-    .where((eb) => eb.or([eb("originRunId", "=", run.id), eb("originMessageId", "=", trigger.id)]))
-    .executeTakeFirstOrThrow();
-  const user = await tx
-    .selectFrom("user")
-    .select(["language", "timeZone"])
-    .where("id", "=", run.ownerId)
-    .executeTakeFirst();
+  const started = await countTasksStartedBy(tx, run.ownerId, run.id, trigger.id);
+  const user = await accountWording(tx, run.ownerId);
   const lang = user?.language === "zh" ? "zh" : "en";
   const w = WORDS[lang];
   if (started === 0)

@@ -205,3 +205,103 @@ export async function deleteOwnerMessages(tx: Tx, ownerId: string): Promise<void
 export async function deleteOwnerConversations(tx: Tx, ownerId: string): Promise<void> {
   await tx.deleteFrom("conversation").where("ownerId", "=", ownerId).execute();
 }
+
+// ---- reads of a turn's title and delivery note (./titles.ts, ./delivery-note.ts) ----
+
+/** The conversation, locked, while its title may still change (`none`, `message`, `exchange`); undefined otherwise. */
+export async function lockRetitlable(
+  tx: Tx,
+  ownerId: string,
+  conversationId: string,
+): Promise<Pick<ConversationRow, "id" | "title" | "titleSource"> | undefined> {
+  return tx
+    .selectFrom("conversation")
+    .select(["id", "title", "titleSource"])
+    .where("id", "=", conversationId)
+    .where("ownerId", "=", ownerId)
+    .where("deletedAt", "is", null)
+    .where("titleSource", "in", ["none", "message", "exchange"])
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The title of the first task the run started in the conversation. */
+export async function firstTaskTitleOfRun(
+  tx: Tx,
+  ownerId: string,
+  conversationId: string,
+  runId: string,
+): Promise<string | undefined> {
+  const task = await tx
+    .selectFrom("task")
+    .select("title")
+    .where("ownerId", "=", ownerId)
+    .where("conversationId", "=", conversationId)
+    .where("originRunId", "=", runId)
+    .orderBy("createdAt")
+    .limit(1)
+    .executeTakeFirst();
+  return task?.title;
+}
+
+/** The text of the conversation's first visible user message. */
+export async function firstUserText(tx: Tx, ownerId: string, conversationId: string): Promise<string | undefined> {
+  const first = await tx
+    .selectFrom("message")
+    .select("content")
+    .where("conversationId", "=", conversationId)
+    .where("ownerId", "=", ownerId)
+    .where("kind", "=", "user")
+    .where("hidden", "=", false)
+    .orderBy("seq")
+    .limit(1)
+    .executeTakeFirst();
+  return first?.content;
+}
+
+/** The text of the user message that triggered the run. */
+export async function triggerText(tx: Tx, ownerId: string, runId: string): Promise<string | undefined> {
+  const trigger = await tx
+    .selectFrom("run as r")
+    .innerJoin("message as m", "m.id", "r.triggerMessageId")
+    .select("m.content")
+    .where("r.id", "=", runId)
+    .where("r.ownerId", "=", ownerId)
+    .where("m.kind", "=", "user")
+    .executeTakeFirst();
+  return trigger?.content;
+}
+
+/** The user message a chat run answers, if it is still the owner's in that conversation. */
+export async function userTrigger(
+  tx: Tx,
+  r: { ownerId: string; conversationId: string; triggerMessageId: string },
+): Promise<Pick<MessageRow, "id" | "meta"> | undefined> {
+  return tx
+    .selectFrom("message")
+    .select(["id", "meta"])
+    .where("id", "=", r.triggerMessageId)
+    .where("conversationId", "=", r.conversationId)
+    .where("ownerId", "=", r.ownerId)
+    .where("kind", "=", "user")
+    .executeTakeFirst();
+}
+
+/** Tasks the run or its trigger message started. */
+export async function countTasksStartedBy(tx: Tx, ownerId: string, runId: string, messageId: string): Promise<number> {
+  const { started } = await tx
+    .selectFrom("task")
+    .select(sql<number>`count(*)::int`.as("started"))
+    .where("ownerId", "=", ownerId)
+    .where((eb) => eb.or([eb("originRunId", "=", runId), eb("originMessageId", "=", messageId)]))
+    .executeTakeFirstOrThrow();
+  return started;
+}
+
+/** The account's language and time zone, read in the caller's transaction. */
+export async function accountWording(
+  tx: Tx,
+  userId: string,
+): Promise<{ language: string | null; timeZone: string | null } | undefined> {
+  return tx.selectFrom("user").select(["language", "timeZone"]).where("id", "=", userId).executeTakeFirst();
+}

@@ -2,7 +2,14 @@ import type { Tx } from "@/lib/db/kysely";
 import { stripDeliveryPhrases } from "@/lib/text/delivery-phrases";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicConversation } from "@/lib/contract/message";
-import { renameConversation, type ConversationRow } from "./sql";
+import {
+  firstTaskTitleOfRun,
+  firstUserText,
+  lockRetitlable,
+  renameConversation,
+  triggerText,
+  type ConversationRow,
+} from "./sql";
 
 export const DEFAULT_TITLE = "New chat";
 const MAX_CHARS = 60;
@@ -119,27 +126,11 @@ export async function titleAfterExchange(
   conversationId: string,
   runId: string,
 ): Promise<void> {
-  const c = await tx
-    .selectFrom("conversation")
-    .select(["id", "title", "titleSource"])
-    .where("id", "=", conversationId)
-    .where("ownerId", "=", ownerId)
-    .where("deletedAt", "is", null)
-    .where("titleSource", "in", ["none", "message", "exchange"])
-    .forUpdate()
-    .executeTakeFirst();
+  const c = await lockRetitlable(tx, ownerId, conversationId);
   if (!c) return;
-  const task = await tx
-    .selectFrom("task")
-    .select("title")
-    .where("ownerId", "=", ownerId)
-    .where("conversationId", "=", conversationId)
-    .where("originRunId", "=", runId)
-    .orderBy("createdAt")
-    .limit(1)
-    .executeTakeFirst();
-  const next = task?.title.trim()
-    ? { title: cut(task.title.replace(/\s+/g, " ").trim()), source: "task" }
+  const taskTitle = await firstTaskTitleOfRun(tx, ownerId, conversationId, runId);
+  const next = taskTitle?.trim()
+    ? { title: cut(taskTitle.replace(/\s+/g, " ").trim()), source: "task" }
     : c.titleSource === "exchange"
       ? null
       : await titleFromTurn(tx, ownerId, c, runId);
@@ -162,25 +153,9 @@ async function titleFromTurn(
   c: TitleRow,
   runId: string,
 ): Promise<{ title: string; source: string } | null> {
-  const first = await tx
-    .selectFrom("message")
-    .select("content")
-    .where("conversationId", "=", c.id)
-    .where("ownerId", "=", ownerId)
-    .where("kind", "=", "user")
-    .where("hidden", "=", false)
-    .orderBy("seq")
-    .limit(1)
-    .executeTakeFirst();
-  if (first && !isSmallTalk(first.content)) return { title: c.title, source: "exchange" };
-  const trigger = await tx
-    .selectFrom("run as r")
-    .innerJoin("message as m", "m.id", "r.triggerMessageId")
-    .select("m.content")
-    .where("r.id", "=", runId)
-    .where("r.ownerId", "=", ownerId)
-    .where("m.kind", "=", "user")
-    .executeTakeFirst();
-  if (!trigger || isSmallTalk(trigger.content)) return null;
-  return { title: titleFromMessage(trigger.content), source: "exchange" };
+  const first = await firstUserText(tx, ownerId, c.id);
+  if (first !== undefined && !isSmallTalk(first)) return { title: c.title, source: "exchange" };
+  const trigger = await triggerText(tx, ownerId, runId);
+  if (trigger === undefined || isSmallTalk(trigger)) return null;
+  return { title: titleFromMessage(trigger), source: "exchange" };
 }

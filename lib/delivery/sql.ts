@@ -147,3 +147,16 @@ export async function insertNotice(
 export async function deleteOwnerNotices(tx: Tx, ownerId: string): Promise<void> {
   await tx.deleteFrom("notice").where("ownerId", "=", ownerId).execute();
 }
+
+/** The task's latest publication that is not partial (its result), if any. */
+export async function finalPublicationId(on: Executor, taskId: string): Promise<string | undefined> {
+  const final = await on
+    .selectFrom("publication")
+    .select("id")
+    .where("taskId", "=", taskId)
+    .where((eb) => eb.not(eb.ref("partial")))
+    .orderBy("version", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return final?.id;
+}

@@ -7,7 +7,7 @@ import type { TaskStatus } from "@/lib/contract/task";
 import { emitEvent } from "@/lib/events/emit";
 import { queueNoticeEmail } from "@/lib/email/queue-notice-email";
 import { byOutcome, noticeInConversation, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
-import { closeAtEnd, insertNotice, setDeliveryOutcomeOnce, type NoticeRow } from "./sql";
+import { closeAtEnd, finalPublicationId, insertNotice, setDeliveryOutcomeOnce, type NoticeRow } from "./sql";
 import type { StopReason } from "@/lib/tasks/columns";
 
 /** Host wording: built from committed facts only, never from model text. */
@@ -41,14 +41,7 @@ export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec
 }
 
 export async function factsOf(tx: Executor, task: Task): Promise<ContractFacts> {
-  const final = await tx
-    .selectFrom("publication")
-    .select("id")
-    .where("taskId", "=", task.id)
-    .where((eb) => eb.not(eb.ref("partial")))
-    .orderBy("version", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  const finalId = await finalPublicationId(tx, task.id);
   return {
     mode: task.deliveryMode as ContractFacts["mode"],
     dueAt: task.dueAt,
@@ -59,7 +52,7 @@ export async function factsOf(tx: Executor, task: Task): Promise<ContractFacts> 
     dueEvaluatedAt: task.dueEvaluatedAt,
     stoppedAtDeadline: task.stopReason === STOPPED_AT_DEADLINE,
     stoppedInOvertime: task.stopReason === STOPPED_IN_OVERTIME,
-    finalPublicationId: final?.id ?? null,
+    finalPublicationId: finalId ?? null,
     latestPublicationId: task.latestPublicationId,
   };
 }
