@@ -176,9 +176,9 @@ const poolConnections: ConnectionProvider = {
 /**
  * Kysely's executor with its statement path cut to the provider and the connection. Its own ran each statement
  * through seven async layers (the abort-signal check, the connection provider, the runtime driver's init, mutex and
- * logging checks, acquire and release through our driver, the plugins' result transform): about 5 µs of CPU a
- * statement and their promises to collect, a quarter of what the lease loop spent in Kysely (docs/benchmarks.md,
- * "Typed SQL"). With a signal or a plugin (`withPlugin`) it is Kysely's path, unchanged. In a transaction the
+ * logging checks, acquire and release through our driver, the plugins' result transform): 1.5–3 µs of CPU a
+ * statement and their promises to collect, where the old raw `pg` path took none (docs/benchmarks.md, "Typed SQL",
+ * bench/kysely-js.ts). With a signal or a plugin (`withPlugin`) it is Kysely's path, unchanged. In a transaction the
  * provider is still Kysely's own (one statement at a time on the transaction's connection, none after COMMIT).
  */
 class HeraldExecutor extends DefaultQueryExecutor {
