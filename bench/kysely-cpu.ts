@@ -7,6 +7,7 @@
 // tx = the claim, then the terminal write inside a transaction (BEGIN … COMMIT, as a task's step commits).
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { runStandalone } from "./fresh";
 import { summary } from "./stats";
 
@@ -48,10 +49,18 @@ async function cases(ownerId: string): Promise<Record<string, Case>> {
 }
 
 /** CPU µs per job over one block of `n` jobs. */
-async function block(job: Job, n: number): Promise<number> {
+// Garbage collection's pauses, summed as the observer reports them (a block's last ones may land in the next).
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ["gc"] });
+
+async function block(job: Job, n: number, gcUs: number[]): Promise<number> {
+  const gcBefore = gcMs;
   const start = process.cpuUsage();
   for (let i = 0; i < n; i++) await job();
   const { user, system } = process.cpuUsage(start);
+  gcUs.push(((gcMs - gcBefore) * 1000) / n);
   return (user + system) / n;
 }
 
@@ -89,12 +98,13 @@ async function cpuBench(jobs: number, rounds: number) {
   for (const [name, c] of Object.entries(all)) {
     if (only && only[0] !== name) continue;
     const us: Record<"old" | "kysely", number[]> = { old: [], kysely: [] };
+    const gc: Record<"old" | "kysely", number[]> = { old: [], kysely: [] };
     // Round 0 warms both paths (JIT, prepared statements on each connection) and is not counted.
     for (let r = 0; r <= rounds; r++) {
       for (const side of (r % 2 ? ["kysely", "old"] : ["old", "kysely"]) as ("old" | "kysely")[]) {
         if (only && only[1] !== side) continue;
         await requeue();
-        const v = await block(c[side], jobs).catch(async (err) => {
+        const v = await block(c[side], jobs, gc[side]).catch(async (err) => {
           const st =
             await sql`SELECT status, ("leaseToken" IS NOT NULL) AS leased, ("nextRunAt" <= now()) AS due, count(*)::int AS n FROM "task" WHERE "ownerId" = ${user.id} GROUP BY 1, 2, 3`.execute(
               db(),
@@ -107,7 +117,12 @@ async function cpuBench(jobs: number, rounds: number) {
     }
     const s = { old: summary(us.old), kysely: summary(us.kysely) };
     if (only) s.old = s.kysely = summary(us[only[1] as "old" | "kysely"]);
-    out[name] = { ...s, kyselyOverOldUs: +(s.kysely.p50 - s.old.p50).toFixed(1) };
+    const gcP50 = (side: "old" | "kysely") => summary(gc[side].slice(1)).p50;
+    out[name] = {
+      ...s,
+      kyselyOverOldUs: +(s.kysely.p50 - s.old.p50).toFixed(1),
+      gcUs: { old: gcP50("old"), kysely: gcP50("kysely") },
+    };
   }
   return out;
 }
