@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { chromium } from "@playwright/test";
+import { sql } from "kysely";
 import { runStandalone } from "./fresh";
 import { summary, type Summary } from "./stats";
 
@@ -83,6 +84,7 @@ export async function browserReceiptBench(
     const { user } = (await res.json()) as { user: { id: string } };
     const { getDb } = await import("../lib/db/client");
     const { emitTaskById } = await import("../lib/tasks/emit-task");
+    const { transactionWithEvents } = await import("../lib/events/emit");
     const db = getDb();
     const conv = await db.conversation.create({ data: { ownerId: user.id, title: "receipt bench" } });
     // Active (so both pollers' lists carry it) and not due for a day: no worker touches it.
@@ -136,8 +138,12 @@ export async function browserReceiptBench(
     for (let i = 0; i < changes; i++) {
       await new Promise((r) => setTimeout(r, Math.random() * 2 * meanSpacingMs));
       sent[i] = Date.now();
-      await db.$transaction(async (tx) => {
-        await tx.$executeRaw`UPDATE "task" SET title = ${`receipt ${i}`}, "updatedAt" = now() WHERE id = ${task.id}`;
+      await transactionWithEvents(async (tx) => {
+        await tx
+          .updateTable("task")
+          .set({ title: `receipt ${i}`, updatedAt: sql<Date>`now()` })
+          .where("id", "=", task.id)
+          .execute();
         await emitTaskById(tx, task.id);
       });
     }

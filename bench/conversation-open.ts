@@ -5,6 +5,7 @@
 // should cost the same.
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { sql } from "kysely";
 import { runStandalone } from "./fresh";
 import type { TestUser } from "../tests/helpers";
 
@@ -20,6 +21,7 @@ export interface ConversationOpenResult {
 
 export async function conversationOpenBench(user: TestUser, rounds = 60): Promise<ConversationOpenResult> {
   const { getDb } = await import("../lib/db/client");
+  const { db: kysely } = await import("../lib/db/kysely");
   const { call } = await import("../tests/helpers");
   const route = await import("../app/api/conversations/[id]/messages/route");
   const db = getDb();
@@ -27,11 +29,11 @@ export async function conversationOpenBench(user: TestUser, rounds = 60): Promis
   async function conversationWith(n: number): Promise<string> {
     const c = await db.conversation.create({ data: { ownerId: user.id, title: `bench ${n}` } });
     // One statement: seeding is not what is measured. Every tenth row is a hidden prompt, as narration leaves them.
-    await db.$executeRaw`
+    await sql`
       INSERT INTO "message" (id, "conversationId", "ownerId", seq, kind, content, hidden, "createdAt")
       SELECT ${randomUUID()} || '-' || i, ${c.id}, ${user.id}, i, CASE WHEN i % 2 = 0 THEN 'assistant' ELSE 'user' END,
              repeat('benchmark message ', 20), i % 10 = 0, now() - make_interval(secs => ${n} - i)
-      FROM generate_series(1, ${n}) AS i`;
+      FROM generate_series(1, ${n}) AS i`.execute(kysely());
     await db.conversation.update({ where: { id: c.id }, data: { messageSeq: n } });
     return c.id;
   }
@@ -40,7 +42,7 @@ export async function conversationOpenBench(user: TestUser, rounds = 60): Promis
   const small = await conversationWith(55);
   const large = await conversationWith(5000);
   // As autovacuum would have by now on a live table: a plan from fresh statistics.
-  await db.$executeRawUnsafe('ANALYZE "message"');
+  await sql`ANALYZE "message"`.execute(kysely());
   const open = async (id: string) => {
     const t0 = performance.now();
     const r = await call(route.GET, {

@@ -5,14 +5,15 @@
 // answers this process's memory after a full GC (started with --expose-gc).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { sql } from "kysely";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 async function main() {
   const events = await import("../app/api/events/route");
   const messages = await import("../app/api/conversations/[id]/messages/route");
-  const { getDb } = await import("../lib/db/client");
-  await getDb().$queryRaw`SELECT 1`;
+  const { db } = await import("../lib/db/kysely");
+  await sql`SELECT 1`.execute(db());
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");

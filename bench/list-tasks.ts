@@ -1,6 +1,7 @@
 // GET /api/tasks through the real route handler (session lookup, zod, the query, the
 // public projection, JSON) for an account holding 10,000 tasks, inserted directly.
 import path from "node:path";
+import { sql } from "kysely";
 import { runStandalone } from "./fresh";
 import { summary, type Summary } from "./stats";
 
@@ -21,26 +22,21 @@ export async function listTasksBench(
   const total = opts.tasks ?? 10_000;
   const active = opts.active ?? 200;
   const requests = opts.requests ?? 200;
-  const { getDb } = await import("../lib/db/client");
+  const { db } = await import("../lib/db/kysely");
   const { signUp, createConversationFor, call } = await import("../tests/helpers");
   const { GET } = await import("../app/api/tasks/route");
   const user = await signUp("ListBench");
   const convs = await Promise.all(Array.from({ length: 20 }, () => createConversationFor(user)));
   // Finished tasks over the past weeks, plus `active` running ones not due for a day (no worker runs now).
-  await getDb().$executeRawUnsafe(
-    `INSERT INTO "task" ("ownerId", "conversationId", title, prompt, status, "createdAt", "updatedAt", "startedAt", "completedAt", "nextRunAt")
-     SELECT $1, ($2::text[])[1 + g % 20], 'bench task ' || g, 'a research request of ordinary length', 
-            CASE WHEN g <= $4 THEN 'running' WHEN g % 10 = 0 THEN 'failed' WHEN g % 17 = 0 THEN 'cancelled' ELSE 'succeeded' END,
-            now() - g * interval '2 minutes', now() - g * interval '1 minute', now() - g * interval '2 minutes',
-            CASE WHEN g <= $4 THEN NULL ELSE now() - g * interval '1 minute' END,
-            CASE WHEN g <= $4 THEN now() + interval '1 day' ELSE NULL END
-     FROM generate_series(1, $3) g`,
-    user.id,
-    convs,
-    total,
-    active,
-  );
-  await getDb().$executeRawUnsafe(`ANALYZE "task"`);
+  await sql`
+    INSERT INTO "task" ("ownerId", "conversationId", title, prompt, status, "createdAt", "updatedAt", "startedAt", "completedAt", "nextRunAt")
+    SELECT ${user.id}, (${convs}::text[])[1 + g % 20], 'bench task ' || g, 'a research request of ordinary length',
+           CASE WHEN g <= ${active}::int THEN 'running' WHEN g % 10 = 0 THEN 'failed' WHEN g % 17 = 0 THEN 'cancelled' ELSE 'succeeded' END,
+           now() - g * interval '2 minutes', now() - g * interval '1 minute', now() - g * interval '2 minutes',
+           CASE WHEN g <= ${active}::int THEN NULL ELSE now() - g * interval '1 minute' END,
+           CASE WHEN g <= ${active}::int THEN now() + interval '1 day' ELSE NULL END
+    FROM generate_series(1, ${total}::int) g`.execute(db());
+  await sql`ANALYZE "task"`.execute(db());
   const time = async (path: string) => {
     const ms: number[] = [];
     let returned = 0;

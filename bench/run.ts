@@ -15,6 +15,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { sql } from "kysely";
 import { startTestDatabase } from "../tests/db";
 
 const pct = (xs: number[], p: number) => {
@@ -34,6 +35,7 @@ async function main() {
   process.env.HERALD_AUTH_RATE_LIMIT ??= "off";
   const { getDb, closeDb } = await import("../lib/db/client");
   const { emitEvent } = await import("../lib/events/emit");
+  const { db: kysely, transaction } = await import("../lib/db/kysely");
   const { openFeed } = await import("../lib/events/feed");
   const { startTask } = await import("../lib/tasks/start-task");
   const { postMessage } = await import("../lib/chat/post-message");
@@ -76,9 +78,11 @@ async function main() {
       60_000,
       "due notices",
     );
-    const rows = await getDb().$queryRaw<{ ms: number }[]>`
+    const { rows } = await sql<{ ms: number }>`
       SELECT (extract(epoch FROM (n."createdAt" - t."dueAt")) * 1000)::float8 AS ms
-      FROM "notice" n JOIN "task" t ON t.id = n."taskId" WHERE n.key = 'due' AND t.id = ANY(${ids})`;
+      FROM "notice" n JOIN "task" t ON t.id = n."taskId" WHERE n.key = 'due' AND t.id = ANY(${ids}::text[])`.execute(
+      kysely(),
+    );
     results.dueNoticeLatenessMs = summary(rows.map((r) => r.ms));
     if (process.env.BENCH_VERBOSE) console.log(rows.map((r) => Math.round(r.ms)).join(" "));
     for (const id of ids)
@@ -111,7 +115,7 @@ async function main() {
       const tag = `e${i}`;
       // Measured from just before the write: the frame can arrive before commit returns here.
       sent.set(tag, performance.now());
-      await getDb().$transaction(async (tx) => {
+      await transaction(async (tx) => {
         await emitEvent(tx, user.id, { type: "task.updated", data: { task: { bench: tag } as never } });
       });
       await new Promise((r) => setTimeout(r, 5));
@@ -146,8 +150,10 @@ async function main() {
       "runs",
     );
     const secs = (performance.now() - t0) / 1000;
-    const waits = await getDb().$queryRaw<{ ms: number }[]>`
-      SELECT (extract(epoch FROM ("startedAt" - "createdAt")) * 1000)::float8 AS ms FROM "run" WHERE id = ANY(${runIds})`;
+    const { rows: waits } = await sql<{ ms: number }>`
+      SELECT (extract(epoch FROM ("startedAt" - "createdAt")) * 1000)::float8 AS ms FROM "run" WHERE id = ANY(${runIds}::text[])`.execute(
+      kysely(),
+    );
     results.chatRuns = {
       n: M,
       seconds: Number(secs.toFixed(2)),

@@ -4,6 +4,7 @@
 // is measured with rows it must not return.
 
 import { performance } from "node:perf_hooks";
+import { sql } from "kysely";
 import { benchAccount, runStandalone } from "./fresh";
 
 const WORDS = (
@@ -13,19 +14,19 @@ const WORDS = (
 
 async function fill(ownerId: string, messages: number, perConversation: number): Promise<void> {
   const { getDb } = await import("../lib/db/client");
-  const db = getDb();
+  const { db } = await import("../lib/db/kysely");
   for (let c = 0; c < Math.ceil(messages / perConversation); c++) {
-    const conv = await db.conversation.create({ data: { ownerId, title: `Chat ${c}` } });
+    const conv = await getDb().conversation.create({ data: { ownerId, title: `Chat ${c}` } });
     // ~400 characters of words per message, as replies and reports run longer than the chat's turns.
-    await db.$executeRaw`
+    await sql`
       INSERT INTO "message" ("conversationId", "ownerId", seq, kind, content)
       SELECT ${conv.id}, ${ownerId}, s, (ARRAY['user','assistant','body'])[1 + s % 3],
         (SELECT string_agg((${WORDS}::text[])[1 + floor(random() * ${WORDS.length})::int], ' ') FROM generate_series(1, 60 + 0 * s))
-      FROM generate_series(1, ${perConversation}::int) s`;
-    await db.$executeRaw`UPDATE "conversation" SET "messageSeq" = ${perConversation}::int WHERE id = ${conv.id}`;
+      FROM generate_series(1, ${perConversation}::int) s`.execute(db());
+    await db().updateTable("conversation").set({ messageSeq: perConversation }).where("id", "=", conv.id).execute();
   }
-  await db.$executeRaw`ANALYZE "message"`;
-  await db.$executeRaw`ANALYZE "conversation"`;
+  await sql`ANALYZE "message"`.execute(db());
+  await sql`ANALYZE "conversation"`.execute(db());
 }
 
 async function timeQuery(

@@ -3,6 +3,7 @@
 // throughput, and whether completion follows arrival (rank displacement).
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { sql, type NotNull } from "kysely";
 import { runStandalone } from "./fresh";
 import { procStat } from "../lib/util/process";
 
@@ -19,6 +20,7 @@ const summary = (xs: number[]) => ({
 
 export async function taskBurstBench(n = 200, workers = 1) {
   const { getDb } = await import("../lib/db/client");
+  const { db } = await import("../lib/db/kysely");
   const { startTask } = await import("../lib/tasks/start-task");
   const { signUp, createConversationFor, startWorkerProcess, stopWorkers, waitFor } = await import("../tests/helpers");
   const user = await signUp("Burst");
@@ -61,10 +63,19 @@ export async function taskBurstBench(n = 200, workers = 1) {
     const secs = (performance.now() - t0) / 1000;
     // The workers' own CPU (they are the bottleneck): less noisy than throughput on a shared host.
     const workerCpuMs = procs.reduce((sum, p) => sum + (procStat(p.child.pid!)?.cpuMs ?? NaN), 0);
-    const rows = await getDb().$queryRaw<{ id: string; started: number; total: number; done: Date; created: Date }[]>`
-      SELECT id, "createdAt" AS created, (extract(epoch FROM ("completedAt" - "startedAt")) * 1000)::float8 AS started,
-             (extract(epoch FROM ("completedAt" - "createdAt")) * 1000)::float8 AS total, "completedAt" AS done
-      FROM "task" WHERE id = ANY(${ids})`;
+    const rows = await db()
+      .selectFrom("task")
+      .select([
+        "id",
+        "createdAt as created",
+        sql<number>`(extract(epoch FROM ("completedAt" - "startedAt")) * 1000)::float8`.as("started"),
+        sql<number>`(extract(epoch FROM ("completedAt" - "createdAt")) * 1000)::float8`.as("total"),
+        "completedAt as done",
+      ])
+      .where("id", "in", ids)
+      // Every one succeeded (waited for above), so each has its completedAt.
+      .$narrowType<{ done: NotNull }>()
+      .execute();
     const arrival = new Map(
       [...rows].sort((a, b) => a.created.getTime() - b.created.getTime()).map((r, i) => [r.id, i]),
     );

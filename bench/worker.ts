@@ -48,7 +48,8 @@ async function herald(): Promise<() => Promise<void>> {
 async function heraldLoop(): Promise<() => Promise<void>> {
   const { Loop } = await import("../lib/fleet/loop");
   const { claimExecution, markTerminal } = await import("../lib/tasks/sql");
-  const { poolSql, closeDb } = await import("../lib/db/client");
+  const { closeDb } = await import("../lib/db/client");
+  const { db } = await import("../lib/db/kysely");
   const { PgListener } = await import("../lib/events/listener");
   const { WORK_CHANNEL } = await import("../lib/events/channels");
   const id = `bench-loop:${process.pid}`;
@@ -61,8 +62,8 @@ async function heraldLoop(): Promise<() => Promise<void>> {
       claim: (n) => claimExecution(id, n),
       work: async (t) => {
         started(t.clientRequestId ?? t.id);
-        // On pg, as the worker's own writes after work (lib/events/emit.ts: transactionWithEvents).
-        await markTerminal(poolSql(), t.id, "succeeded", null, t.leaseToken);
+        // On Kysely over the shared pg pool, as the worker's own writes after work (lib/db/kysely.ts).
+        await markTerminal(db(), t.id, "succeeded", null, t.leaseToken);
       },
     },
     stopper.signal,

@@ -3,7 +3,9 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { getAuth } from "@/lib/auth/auth";
 import pg from "pg";
+import { sql } from "kysely";
 import { databaseUrl, getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { createApiKey } from "@/lib/keys/create-api-key";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
@@ -118,7 +120,6 @@ export interface WorkerProc {
   exited: Promise<number | null>;
 }
 
-/** Starts a real worker process (node + tsx loader, so the pid is the worker itself). */
 /**
  * Waits until this worker process (by pid, not any worker) has a fresh heartbeat: its loops run. A killed worker's
  * last beat stays "alive" for the stale window, so a wait that accepted any beat could pass on a dead one.
@@ -127,16 +128,22 @@ export async function waitForBeat(w: WorkerProc, timeoutMs = 60_000): Promise<vo
   const pid = w.child.pid;
   await waitFor(
     async () => {
-      const rows = await getDb().$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM "worker_heartbeat"
-        WHERE pid = ${pid} AND "stoppedAt" IS NULL AND "lastBeatAt" > now() - interval '10 seconds'`;
-      return rows[0].n > 0;
+      if (pid === undefined) return false;
+      const beat = await db()
+        .selectFrom("worker_heartbeat")
+        .select("id")
+        .where("pid", "=", pid)
+        .where("stoppedAt", "is", null)
+        .where("lastBeatAt", ">", sql<Date>`now() - interval '10 seconds'`)
+        .executeTakeFirst();
+      return beat !== undefined;
     },
     timeoutMs,
     `worker pid ${pid} beating`,
   );
 }
 
+/** Starts a real worker process (node + tsx loader, so the pid is the worker itself). */
 export function startWorkerProcess(env: Record<string, string> = {}): WorkerProc {
   let out = "";
   const child = spawn(process.execPath, ["--import", "tsx", "worker/index.ts"], {

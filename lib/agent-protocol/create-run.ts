@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
-import type { Prisma } from "@/lib/db/generated/client.ts";
+import { jsonb, transaction } from "@/lib/db/kysely";
 import type { ApRun } from "@/lib/contract/ap";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { ApiError } from "@/lib/errors/api-error";
@@ -11,7 +11,8 @@ import { updateTask } from "@/lib/tasks/update-task";
 import { assertMetadataBounded, assertPromptBounded } from "./bounds";
 import { textOf, toApRun } from "./project";
 import { ownThread, threadTasks } from "./thread-access";
-import { WEBHOOK_LOOP } from "./webhook-sql";
+import { insertApRun } from "./sql";
+import { insertWebhook, WEBHOOK_LOOP } from "./webhook-sql";
 
 /** The assistant id of Herald's native research (the only graph this server offers). */
 export const RESEARCH_ASSISTANT = "research";
@@ -88,28 +89,25 @@ export async function createRun(
     const { task } = await startTask({ ownerId, conversationId: threadId, title, prompt, clientRequestId: runId });
     taskId = task.id;
   }
-  const db = getDb();
-  const row = await db.$transaction(async (tx) => {
-    const created = await tx.apRun.create({
-      data: {
-        id: runId,
-        ownerId,
-        conversationId: threadId,
-        taskId,
-        assistantId: body.assistant_id,
-        input: prompt,
-        metadata: (body.metadata ?? {}) as Prisma.InputJsonObject,
-        multitaskStrategy: strategy,
-      },
+  const row = await transaction(async (tx) => {
+    const created = await insertApRun(tx, {
+      id: runId,
+      ownerId,
+      conversationId: threadId,
+      taskId,
+      assistantId: body.assistant_id,
+      input: prompt,
+      metadata: jsonb(body.metadata ?? {}),
+      multitaskStrategy: strategy,
     });
     // The webhook's outbox row commits with the run: once the run exists its end will be POSTed.
     if (body.webhook) {
-      await tx.apWebhook.create({ data: { ownerId, runId, threadId, url: body.webhook, secret: signingSecret! } });
+      await insertWebhook(tx, { ownerId, runId, threadId, url: body.webhook, secret: signingSecret! });
     }
     // Taking the task over ends the runs before this one: their webhooks are due at this commit.
     if (active.length > 0 && strategy === "interrupt") await wakeWorkers(tx, WEBHOOK_LOOP);
     return created;
   });
-  const task = await db.task.findUniqueOrThrow({ where: { id: taskId } });
+  const task = await getDb().task.findUniqueOrThrow({ where: { id: taskId } });
   return toApRun(row, task, false);
 }

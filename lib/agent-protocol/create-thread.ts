@@ -1,10 +1,11 @@
 import { getDb } from "@/lib/db/client";
-import type { Prisma } from "@/lib/db/generated/client.ts";
+import { jsonb, transaction } from "@/lib/db/kysely";
 import type { ApThread } from "@/lib/contract/ap";
 import { toPublicConversation } from "@/lib/contract/message";
 import { ApiError } from "@/lib/errors/api-error";
 import { emitEvent } from "@/lib/events/emit";
 import { admitConversation } from "@/lib/limits/conversation-quota";
+import { insertConversation } from "@/lib/chat/sql";
 import { assertMetadataBounded } from "./bounds";
 import { toApThread } from "./project";
 import { threadTasks } from "./thread-access";
@@ -32,16 +33,14 @@ export async function createThread(
       throw new ApiError("conflict", "thread_id: a thread with this id already exists", "thread_id");
     }
   }
-  const created = await db.$transaction(async (tx) => {
+  const created = await transaction(async (tx) => {
     // A thread is a conversation row: it counts towards the same limits.
     await admitConversation(tx, ownerId);
-    const c = await tx.conversation.create({
-      data: {
-        ...(input.thread_id ? { id: input.thread_id } : {}),
-        ownerId,
-        title: AP_THREAD_TITLE,
-        apMetadata: (input.metadata ?? {}) as Prisma.InputJsonObject,
-      },
+    const c = await insertConversation(tx, {
+      ...(input.thread_id ? { id: input.thread_id } : {}),
+      ownerId,
+      title: AP_THREAD_TITLE,
+      apMetadata: jsonb(input.metadata ?? {}),
     });
     await emitEvent(
       tx,

@@ -1,5 +1,5 @@
-import { getDb } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client.ts";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import type { ApThread } from "@/lib/contract/ap";
 import { toApThread } from "./project";
 import { threadTasks } from "./thread-access";
@@ -13,17 +13,18 @@ export async function searchThreads(
   ownerId: string,
   q: { metadata?: Record<string, unknown>; ids?: string[]; limit?: number; offset?: number },
 ): Promise<ApThread[]> {
-  const metadata = JSON.stringify(q.metadata ?? {});
-  const ids = q.ids ? Prisma.sql`AND id = ANY(${q.ids})` : Prisma.empty;
-  const rows = await getDb().$queryRaw<{ id: string; createdAt: Date; updatedAt: Date; apMetadata: unknown }[]>`
-    SELECT id, "createdAt", "updatedAt", "apMetadata" FROM "conversation"
-    WHERE "ownerId" = ${ownerId} AND "deletedAt" IS NULL AND "apMetadata" IS NOT NULL
-      AND "apMetadata" @> ${metadata}::jsonb ${ids}
-    ORDER BY "createdAt" DESC, id DESC
-    LIMIT ${q.limit ?? 10} OFFSET ${q.offset ?? 0}`;
-  return Promise.all(
-    rows.map(async (c) =>
-      toApThread({ ...c, apMetadata: c.apMetadata as Prisma.JsonValue }, await threadTasks(ownerId, c.id)),
-    ),
-  );
+  const rows = await db()
+    .selectFrom("conversation")
+    .select(["id", "createdAt", "updatedAt", "apMetadata"])
+    .where("ownerId", "=", ownerId)
+    .where("deletedAt", "is", null)
+    .where("apMetadata", "is not", null)
+    .where(sql<boolean>`"apMetadata" @> ${JSON.stringify(q.metadata ?? {})}::jsonb`)
+    .$if(q.ids !== undefined, (qb) => qb.where((eb) => eb("id", "=", eb.fn.any(sql<string[]>`${q.ids}::text[]`))))
+    .orderBy("createdAt", "desc")
+    .orderBy("id", "desc")
+    .limit(q.limit ?? 10)
+    .offset(q.offset ?? 0)
+    .execute();
+  return Promise.all(rows.map(async (c) => toApThread(c, await threadTasks(ownerId, c.id))));
 }

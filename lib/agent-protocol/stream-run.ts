@@ -1,5 +1,8 @@
 import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
+import type { DB } from "@/lib/db/generated/kysely.ts";
+import { db } from "@/lib/db/kysely";
+import { sql, type Selectable } from "kysely";
 import { AP_STREAM_MODES, type ApMessage, type ApStreamMode } from "@/lib/contract/ap";
 import type { PublicMessage } from "@/lib/contract/shapes";
 import { isTerminalStatus } from "@/lib/contract/task";
@@ -85,11 +88,8 @@ export function parseEventId(raw: string | null): Cursor | null {
   return m ? { seq: BigInt(m[1]), n: Number(m[2]) } : null;
 }
 
-interface LogRow {
-  seq: bigint;
-  type: string;
-  payload: { message?: PublicMessage };
-}
+/** A log event of the run's task; its payload is the LoggedFeedEvent's data that emitEvent wrote. */
+type LogRow = Pick<Selectable<DB["event"]>, "seq" | "type"> & { payload: { message?: PublicMessage } };
 
 interface Frame {
   event: string;
@@ -230,11 +230,11 @@ export async function openRunStream(
       const { task, superseded } = await loadRun(ownerId, threadId, runId);
       const over = superseded || isTerminalStatus(task.status) || task.status === "input_required";
       for (;;) {
-        const rows = await getDb().$queryRaw<LogRow[]>`
+        const { rows } = await sql<LogRow>`
           SELECT seq, type, payload FROM "event"
           WHERE "ownerId" = ${ownerId} AND "taskId" = ${first.row.taskId} AND seq > ${cursor}
             AND (${since}::timestamptz IS NULL OR "createdAt" >= ${since}::timestamptz)
-          ORDER BY seq LIMIT ${PAGE}::int`;
+          ORDER BY seq LIMIT ${PAGE}::int`.execute(db());
         for (const r of rows) {
           const frames = await framesOf(r, modes, runId, valuesAt);
           frames.forEach((f, i) => send(`${r.seq}-${i}`, f));

@@ -13,6 +13,8 @@ import * as assistantRoute from "@/app/api/ap/assistants/[id]/route";
 import * as assistantSchemasRoute from "@/app/api/ap/assistants/[id]/schemas/route";
 import { MAX_STREAMS_PER_ACCOUNT, openRunStream } from "@/lib/agent-protocol/stream-run";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { openFeed } from "@/lib/events/feed";
 import { pickFreePort } from "@/lib/util/free-port";
 import {
@@ -229,8 +231,12 @@ describe("Agent Protocol streaming", () => {
       client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: ["custom"] }) as AsyncIterable<Part>,
       async (p) => {
         if (p.event !== "metadata") return;
-        const [row] = await getDb().$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`;
+        const {
+          rows: [row],
+        } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`.execute(
+          db(),
+        );
         listening = row.n;
       },
     );

@@ -1,11 +1,10 @@
-import type { Tx } from "@/lib/db/client";
 import { getDb } from "@/lib/db/client";
 import type { Conversation } from "@/lib/db/generated/client.ts";
 import { notFound } from "@/lib/errors/api-error";
 
 /** The caller's live thread (a conversation of theirs), or 404: another account's thread is not found. */
-export async function ownThread(ownerId: string, id: string, tx?: Tx): Promise<Conversation> {
-  const c = await (tx ?? getDb()).conversation.findFirst({ where: { id, ownerId, deletedAt: null } });
+export async function ownThread(ownerId: string, id: string): Promise<Conversation> {
+  const c = await getDb().conversation.findFirst({ where: { id, ownerId, deletedAt: null } });
   if (!c) throw notFound("Thread");
   return c;
 }

@@ -1,8 +1,9 @@
-import { getDb, queryRows } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client.ts";
+import type { DB } from "@/lib/db/generated/kysely.ts";
+import { db, prepared, type Tx } from "@/lib/db/kysely";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
-import { sqlList } from "@/lib/db/sql-list";
+import { literals } from "@/lib/db/sql-list";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
+import { sql, type Insertable, type Selectable } from "kysely";
 
 /**
  * Every statement of the Agent Protocol webhook outbox (ap_webhook). A run
@@ -28,17 +29,28 @@ import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 export const WEBHOOK_LOOP = "ap-webhooks";
 export type WebhookState = "waiting" | "pending" | "delivered" | "dead";
 
-const TERMINAL_SQL = sqlList([...TERMINAL_STATUSES, "input_required"]);
+/** An ap_webhook row as Kysely reads it. */
+export type ApWebhookRow = Selectable<DB["ap_webhook"]>;
 
-function due(alias: string): Prisma.Sql {
-  const c = Prisma.raw(alias);
-  return Prisma.sql`(${c}."leaseUntil" IS NULL OR ${c}."leaseUntil" < now())
+const OVER_LIST = literals([...TERMINAL_STATUSES, "input_required"]);
+
+function due(alias: string) {
+  const c = sql.raw(alias);
+  return sql`(${c}."leaseUntil" IS NULL OR ${c}."leaseUntil" < now())
     AND ((${c}.state = 'pending' AND ${c}."nextAt" <= now())
       OR (${c}.state = 'waiting' AND EXISTS (
         SELECT 1 FROM "ap_run" r JOIN "task" t ON t.id = r."taskId"
         WHERE r.id = ${c}."runId"
-          AND (t.status IN (${TERMINAL_SQL})
+          AND (t.status IN ${OVER_LIST}
             OR EXISTS (SELECT 1 FROM "ap_run" n WHERE n."taskId" = r."taskId" AND n."createdAt" > r."createdAt")))))`;
+}
+
+/** The row a run created with `webhook` gets, in the run's own transaction: once the run exists its end is POSTed. */
+export async function insertWebhook(
+  tx: Tx,
+  w: Pick<Insertable<DB["ap_webhook"]>, "ownerId" | "runId" | "threadId" | "url" | "secret">,
+): Promise<void> {
+  await tx.insertInto("ap_webhook").values(w).execute();
 }
 
 export interface WebhookFence {
@@ -47,20 +59,15 @@ export interface WebhookFence {
   state: WebhookState;
 }
 
-export function claimWebhooksSql(
-  workerId: string,
-  limit: number,
-  leaseMs: number,
-  only: string[] | null = null,
-): Prisma.Sql {
+export function claimWebhooksSql(workerId: string, limit: number, leaseMs: number, only: string[] | null = null) {
   const pick = fairPick({
     table: "ap_webhook",
-    due: (a) => Prisma.sql`${due(a)} ${onlyRows(Prisma.raw(a), only)}`,
-    order: Prisma.sql`c."nextAt" NULLS FIRST, c.id`,
-    held: Prisma.sql`h."leaseToken" IS NOT NULL AND h."leaseUntil" > now()`,
+    due: (a) => sql`${due(a)} ${onlyRows(a, only)}`,
+    order: sql`c."nextAt" NULLS FIRST, c.id`,
+    held: sql`h."leaseToken" IS NOT NULL AND h."leaseUntil" > now()`,
     limit,
   });
-  return Prisma.sql`
+  return sql<WebhookFence>`${prepared}
     UPDATE "ap_webhook" w
     SET "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
         "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000})
@@ -70,23 +77,22 @@ export function claimWebhooksSql(
 
 export async function claimWebhooks(workerId: string, limit: number, leaseMs: number): Promise<WebhookFence[]> {
   if (limit <= 0) return [];
-  return queryRows<WebhookFence>(claimWebhooksSql(workerId, limit, leaseMs));
+  return (await claimWebhooksSql(workerId, limit, leaseMs).execute(db())).rows;
 }
 
-export interface ClaimedWebhook {
-  id: string;
-  ownerId: string;
-  runId: string;
-  threadId: string;
-  url: string;
-  secret: string;
-  attempts: number;
-}
+export type ClaimedWebhook = Pick<
+  ApWebhookRow,
+  "id" | "ownerId" | "runId" | "threadId" | "url" | "secret" | "attempts"
+>;
 
 export async function readClaimed(f: WebhookFence): Promise<ClaimedWebhook | null> {
-  const [row] = await getDb().$queryRaw<ClaimedWebhook[]>`
-    SELECT id, "ownerId", "runId", "threadId", url, secret, attempts FROM "ap_webhook"
-    WHERE id = ${f.id} AND "leaseToken" = ${f.token} AND "leaseUntil" > clock_timestamp()`;
+  const row = await db()
+    .selectFrom("ap_webhook")
+    .select(["id", "ownerId", "runId", "threadId", "url", "secret", "attempts"])
+    .where("id", "=", f.id)
+    .where("leaseToken", "=", f.token)
+    .where("leaseUntil", ">", sql<Date>`clock_timestamp()`)
+    .executeTakeFirst();
   return row ?? null;
 }
 
@@ -100,20 +106,37 @@ export async function settleWebhook(
     retryInMs?: number;
   },
 ): Promise<boolean> {
-  const n = await getDb().$executeRaw`
-    UPDATE "ap_webhook" SET
-      state = ${outcome.state}, attempts = attempts + 1,
-      "lastError" = ${outcome.lastError}, "lastStatus" = ${outcome.lastStatus},
-      "nextAt" = CASE WHEN ${outcome.state}::text = 'pending' THEN clock_timestamp() + make_interval(secs => ${(outcome.retryInMs ?? 0) / 1000}) END,
-      "deliveredAt" = CASE WHEN ${outcome.state}::text = 'delivered' THEN clock_timestamp() END,
-      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseUntil" = NULL, "updatedAt" = clock_timestamp()
-    WHERE id = ${f.id} AND "leaseToken" = ${f.token} AND "leaseUntil" > clock_timestamp() AND state = ${f.state}`;
-  return n > 0;
+  const { numUpdatedRows } = await db()
+    .updateTable("ap_webhook")
+    .set((eb) => ({
+      state: outcome.state,
+      attempts: eb("attempts", "+", 1),
+      lastError: outcome.lastError,
+      lastStatus: outcome.lastStatus,
+      nextAt:
+        outcome.state === "pending"
+          ? sql<Date>`clock_timestamp() + make_interval(secs => ${(outcome.retryInMs ?? 0) / 1000})`
+          : null,
+      deliveredAt: outcome.state === "delivered" ? sql<Date>`clock_timestamp()` : null,
+      leaseOwner: null,
+      leaseToken: null,
+      leaseUntil: null,
+      updatedAt: sql<Date>`clock_timestamp()`,
+    }))
+    .where("id", "=", f.id)
+    .where("leaseToken", "=", f.token)
+    .where("leaseUntil", ">", sql<Date>`clock_timestamp()`)
+    .where("state", "=", f.state)
+    .executeTakeFirstOrThrow();
+  return numUpdatedRows > 0n;
 }
 
 /** Milliseconds until the earliest retry is due; a waiting row wakes the loop when its run ends (lib/tasks/emit-task.ts). */
 export async function nextWebhookDueMs(): Promise<number | null> {
-  const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
-    SELECT (extract(epoch FROM (min("nextAt") - now())) * 1000)::float8 AS ms FROM "ap_webhook" WHERE state = 'pending'`;
+  const row = await db()
+    .selectFrom("ap_webhook")
+    .select(sql<number | null>`(extract(epoch FROM (min("nextAt") - now())) * 1000)::float8`.as("ms"))
+    .where("state", "=", "pending")
+    .executeTakeFirst();
   return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }

@@ -8,6 +8,9 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { getDb } from "@/lib/db/client";
+import { db, jsonb } from "@/lib/db/kysely";
+import { transactionWithEvents } from "@/lib/events/emit";
+import { sql } from "kysely";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import { postMessage } from "@/lib/chat/post-message";
 import { recordEventAndAnnounce } from "@/lib/notify/event";
@@ -94,7 +97,7 @@ function makeTask(user: TestUser, conversationId: string, data: Partial<Prisma.T
 
 /** The task's pending event through the real outbox: claim → notice + narration run (T7). */
 async function narrationRunFor(taskId: string): Promise<string> {
-  expect(await getDb().$transaction((tx) => recordEventAndAnnounce(tx, taskId))).toBe(true);
+  expect(await transactionWithEvents((tx) => recordEventAndAnnounce(tx, taskId))).toBe(true);
   const [row] = await waitFor(
     async () => {
       const r = await claimNotifications("injection-test", 4, { onlyTaskIds: [taskId] });
@@ -204,12 +207,18 @@ const offered = (o: LanguageModelV3CallOptions) => (o.tools ?? []).map((t) => t.
 /** A live worker heartbeat while fn runs: cancel refuses without one, and must not be why nothing was cancelled. */
 async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
   const id = `injection-test-${randomUUID()}`;
-  await getDb().$executeRaw`
-    INSERT INTO "worker_heartbeat" (id, host, pid, loops, "lastBeatAt") VALUES (${id}, ${os.hostname()}, ${process.pid}, '[]'::jsonb, now())`;
+  await db()
+    .insertInto("worker_heartbeat")
+    .values({ id, host: os.hostname(), pid: process.pid, loops: jsonb([]), lastBeatAt: sql<Date>`now()` })
+    .execute();
   try {
     return await fn();
   } finally {
-    await getDb().$executeRaw`UPDATE "worker_heartbeat" SET "stoppedAt" = now() WHERE id = ${id}`;
+    await db()
+      .updateTable("worker_heartbeat")
+      .set({ stoppedAt: sql<Date>`now()` })
+      .where("id", "=", id)
+      .execute();
   }
 }
 

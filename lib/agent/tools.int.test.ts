@@ -4,6 +4,9 @@ import os from "node:os";
 import { generateText, stepCountIs, type ToolSet } from "ai";
 import type { z } from "zod";
 import { getDb } from "@/lib/db/client";
+import { db, jsonb } from "@/lib/db/kysely";
+import { transactionWithEvents } from "@/lib/events/emit";
+import { sql } from "kysely";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import { appendMessage } from "@/lib/chat/append-message";
 import { startTask } from "@/lib/tasks/start-task";
@@ -36,7 +39,7 @@ afterAll(async () => {
  * of a concurrently running suite executes it behind our back.
  */
 async function turn(user: TestUser, conversationId: string, content: string, meta?: Prisma.InputJsonValue) {
-  return getDb().$transaction(async (tx) => {
+  return transactionWithEvents(async (tx) => {
     const message = await appendMessage(tx, {
       conversationId,
       ownerId: user.id,
@@ -45,8 +48,9 @@ async function turn(user: TestUser, conversationId: string, content: string, met
       meta,
       clientMessageId: randomUUID(),
     });
-    const run = await tx.run.create({
-      data: {
+    const run = await tx
+      .insertInto("run")
+      .values({
         ownerId: user.id,
         conversationId,
         kind: "chat",
@@ -56,8 +60,9 @@ async function turn(user: TestUser, conversationId: string, content: string, met
         leaseOwner: "tools-test",
         leaseToken: randomUUID(),
         leaseExpiresAt: new Date(Date.now() + DAY_MS),
-      },
-    });
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     return { message, run };
   });
 }
@@ -109,13 +114,19 @@ async function exec(tools: ToolSet, name: string, input: unknown): Promise<Loose
 async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
   const id = `tools-test-${randomUUID()}`;
   heartbeats.push(id);
-  await getDb().$executeRaw`
-    INSERT INTO "worker_heartbeat" (id, host, pid, loops, "lastBeatAt") VALUES (${id}, ${os.hostname()}, ${process.pid}, '[]'::jsonb, now())`;
+  await db()
+    .insertInto("worker_heartbeat")
+    .values({ id, host: os.hostname(), pid: process.pid, loops: jsonb([]), lastBeatAt: sql<Date>`now()` })
+    .execute();
   try {
     return await fn();
   } finally {
     // Stop at once: other suites assert the "no worker alive" answer.
-    await getDb().$executeRaw`UPDATE "worker_heartbeat" SET "stoppedAt" = now() WHERE id = ${id}`;
+    await db()
+      .updateTable("worker_heartbeat")
+      .set({ stoppedAt: sql<Date>`now()` })
+      .where("id", "=", id)
+      .execute();
   }
 }
 

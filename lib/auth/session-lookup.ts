@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 
 /**
  * better-auth's getSession reads the session row, then its user: two queries on
@@ -65,10 +65,12 @@ export async function liveSessionUser(headers: Headers, ctx: SessionCookies): Pr
   if (values.length > 1) return undefined;
   const token = verifiedToken(values[0], ctx.secret);
   if (token === null) return null;
-  const [row] = await getDb().$queryRaw<(LiveSession & { expiresAt: Date })[]>`
-    SELECT u.id, u.name, u.email, s.id AS "sessionId", s."expiresAt"
-    FROM "session" s JOIN "user" u ON u.id = s."userId"
-    WHERE s.token = ${token}`;
+  const row = await db()
+    .selectFrom("session as s")
+    .innerJoin("user as u", "u.id", "s.userId")
+    .select(["u.id", "u.name", "u.email", "s.id as sessionId", "s.expiresAt"])
+    .where("s.token", "=", token)
+    .executeTakeFirst();
   if (!row) return undefined;
   const expires = row.expiresAt.getTime();
   const now = Date.now();

@@ -9,7 +9,7 @@
 // refused until `windowStart + window` (DB clock), then the next hit starts a new one.
 
 import { createHash } from "node:crypto";
-import { getDb } from "@/lib/db/client";
+import { deleteBucket, hitBucket, pruneBuckets } from "./sql";
 
 export interface ThrottleRule {
   /** Seconds. */
@@ -32,31 +32,18 @@ const PRUNE_BATCH = 100;
 
 /** One atomic hit on a bucket (an upsert under the row lock: concurrent hits cannot overshoot). */
 export async function consume(key: string, rule: ThrottleRule): Promise<ThrottleResult> {
-  const db = getDb();
-  const [row] = await db.$queryRaw<{ hits: number; retryAfter: number }[]>`
-    INSERT INTO "auth_throttle" AS t (key, hits, "windowStart") VALUES (${key}, 1, now())
-    ON CONFLICT (key) DO UPDATE SET
-      hits = CASE WHEN t."windowStart" <= now() - make_interval(secs => ${rule.window}::float8) THEN 1
-                  ELSE LEAST(t.hits + 1, ${rule.max + 1}::int) END,
-      "windowStart" = CASE WHEN t."windowStart" <= now() - make_interval(secs => ${rule.window}::float8) THEN now()
-                           ELSE t."windowStart" END
-    RETURNING t.hits,
-      GREATEST(1, ceil(extract(epoch FROM t."windowStart" + make_interval(secs => ${rule.window}::float8) - now())))::int AS "retryAfter"`;
-  if (row!.hits === 1) await prune();
-  return row!.hits <= rule.max ? { allowed: true, retryAfter: null } : { allowed: false, retryAfter: row!.retryAfter };
+  const row = await hitBucket(key, rule);
+  if (row.hits === 1) await prune();
+  return row.hits <= rule.max ? { allowed: true, retryAfter: null } : { allowed: false, retryAfter: row.retryAfter };
 }
 
 export async function clear(key: string): Promise<void> {
-  await getDb().$executeRaw`DELETE FROM "auth_throttle" WHERE key = ${key}`;
+  await deleteBucket(key);
 }
 
 /** Each new window removes a few long-dead rows, so the table stays the size of recent activity. */
 async function prune(): Promise<void> {
-  await getDb().$executeRaw`
-    DELETE FROM "auth_throttle" WHERE key IN (
-      SELECT key FROM "auth_throttle"
-      WHERE "windowStart" < now() - make_interval(secs => ${PRUNE_AFTER_SECONDS}::float8)
-      LIMIT ${PRUNE_BATCH}::int)`;
+  await pruneBuckets(PRUNE_AFTER_SECONDS, PRUNE_BATCH);
 }
 
 /** Addresses are case-insensitive in practice; hashed so the table holds no addresses of non-users. */

@@ -1,22 +1,11 @@
-import { PREPARED, type SqlTx } from "@/lib/db/client";
 import type { MessageKind, PublicConversation } from "@/lib/contract/shapes";
-import type { Message, Prisma } from "@/lib/db/generated/client.ts";
+import type { Prisma } from "@/lib/db/generated/client.ts";
+import type { Executor } from "@/lib/db/kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicMessage } from "@/lib/contract/message";
-import { heldUntilDue, momentTaskOf, SILENT_KINDS, speaks as speaksSql } from "./unread-sql";
-
-/** The conversation row as the append left it, beside the message's own columns. */
-interface ConversationColumns {
-  titleSource: string;
-  cTitle: string;
-  cCreatedAt: Date;
-  cUpdatedAt: Date;
-  cPinnedAt: Date | null;
-  cLastReadSeq: number;
-  cUnreadCount: number;
-  cNewUnread: boolean | null;
-}
+import { appendMessageSql, type MessageRow } from "./sql";
+import { SILENT_KINDS } from "./unread-sql";
 
 export interface NewMessage {
   conversationId: string;
@@ -35,7 +24,7 @@ export interface NewMessage {
 
 /** What appendMessageRow wrote, and the conversation's title source as that statement left it. */
 export interface Appended {
-  message: Message;
+  message: MessageRow;
   titleSource: string;
 }
 
@@ -44,9 +33,9 @@ export interface Appended {
  * the next per-conversation seq, and visible messages are announced on the feed
  * in the same transaction. Refuses deleted or foreign conversations (404).
  */
-export async function appendMessage(tx: SqlTx, m: NewMessage & { skipIfGone: true }): Promise<Message | null>;
-export async function appendMessage(tx: SqlTx, m: NewMessage): Promise<Message>;
-export async function appendMessage(tx: SqlTx, m: NewMessage): Promise<Message | null> {
+export async function appendMessage(tx: Executor, m: NewMessage & { skipIfGone: true }): Promise<MessageRow | null>;
+export async function appendMessage(tx: Executor, m: NewMessage): Promise<MessageRow>;
+export async function appendMessage(tx: Executor, m: NewMessage): Promise<MessageRow | null> {
   return (await appendMessageRow(tx, m))?.message ?? null;
 }
 
@@ -54,7 +43,7 @@ export async function appendMessage(tx: SqlTx, m: NewMessage): Promise<Message |
  * appendMessage, also telling the caller the conversation's title source: a user's
  * turn names an untitled conversation, and this saves it reading the row it just locked.
  */
-export async function appendMessageRow(tx: SqlTx, m: NewMessage): Promise<Appended | null> {
+export async function appendMessageRow(tx: Executor, m: NewMessage): Promise<Appended | null> {
   // createdAt is the database's now() (constant within the transaction), not
   // Prisma's client-side default: delivery contracts are anchored on it. To the
   // millisecond, as deliveryMeta reads it: a JavaScript Date holds no microseconds,
@@ -70,36 +59,8 @@ export async function appendMessageRow(tx: SqlTx, m: NewMessage): Promise<Append
   const status = (m.meta as { status?: unknown } | null | undefined)?.status;
   // Only an end that is not the promised result may be said before the promised moment.
   const mayWait = m.kind !== "notice" && !(m.kind === "terminal" && status !== "succeeded");
-  const rows = await tx.$queryRaw<(Message & ConversationColumns)[]>`${PREPARED}
-    WITH moment AS (
-      SELECT t.id, t."deliveryMode", t."dueAt" FROM "task" t
-      WHERE t.id = coalesce(${m.taskId ?? null}::text, (SELECT r."taskId" FROM "run" r WHERE r.id = ${m.runId ?? null}::text))),
-    news AS (
-      SELECT ${speaks}::boolean
-        AND NOT coalesce(${mayWait}::boolean AND (SELECT "deliveryMode" = 'at' AND date_trunc('milliseconds', now()) < "dueAt" FROM moment), false)
-        AND NOT EXISTS (
-          SELECT 1 FROM "conversation" c, "message" m, moment
-          WHERE c.id = ${m.conversationId} AND m."conversationId" = c.id AND m.seq > c."lastReadSeq"
-            AND ${speaksSql("m")} AND ${momentTaskOf("m")} = moment.id AND NOT ${heldUntilDue("m", "moment")}) AS counts),
-    bumped AS (
-      UPDATE "conversation" SET "messageSeq" = "messageSeq" + 1, "updatedAt" = now(),
-        "lastReadSeq" = CASE WHEN ${own} THEN "messageSeq" + 1 ELSE "lastReadSeq" END,
-        "unreadCount" = CASE WHEN ${own} THEN 0 WHEN (SELECT counts FROM news) THEN "unreadCount" + 1 ELSE "unreadCount" END
-      WHERE id = ${m.conversationId} AND "ownerId" = ${m.ownerId} AND "deletedAt" IS NULL
-      RETURNING "messageSeq", "titleSource", title, "createdAt", "updatedAt", "pinnedAt", "lastReadSeq", "unreadCount",
-        (SELECT counts FROM news) AS "newUnread"),
-    inserted AS (
-      INSERT INTO "message" ("conversationId", "ownerId", seq, "createdAt", kind, content, hidden, "taskId", "runId",
-        "publicationId", meta, "clientMessageId")
-      SELECT ${m.conversationId}, ${m.ownerId}, bumped."messageSeq", date_trunc('milliseconds', now()), ${m.kind}, ${m.content}, ${m.hidden ?? false}::boolean,
-        ${m.taskId ?? null}, ${m.runId ?? null}, ${m.publicationId ?? null},
-        ${m.meta === undefined ? null : JSON.stringify(m.meta)}::jsonb, ${m.clientMessageId ?? null}
-      FROM bumped
-      RETURNING *)
-    SELECT inserted.*, bumped."titleSource", bumped.title AS "cTitle", bumped."createdAt" AS "cCreatedAt",
-      bumped."updatedAt" AS "cUpdatedAt", bumped."pinnedAt" AS "cPinnedAt", bumped."lastReadSeq" AS "cLastReadSeq",
-      bumped."unreadCount" AS "cUnreadCount", bumped."newUnread" AS "cNewUnread"
-    FROM inserted, bumped`;
+  const values = { ...m, hidden: m.hidden ?? false, meta: m.meta };
+  const { rows } = await appendMessageSql(values, { own, speaks, mayWait }).execute(tx);
   if (rows.length === 0) {
     if (m.skipIfGone) return null;
     throw new ApiError("not_found", "Conversation not found");

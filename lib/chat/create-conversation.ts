@@ -1,17 +1,20 @@
-import { getDb } from "@/lib/db/client";
-import type { Conversation } from "@/lib/db/generated/client.ts";
+import { db, transaction } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { emitEvent } from "@/lib/events/emit";
 import { admitConversation } from "@/lib/limits/conversation-quota";
 import { toPublicConversation } from "@/lib/contract/message";
 import type { PublicConversation } from "@/lib/contract/shapes";
+import { insertConversation } from "./sql";
 import { DEFAULT_TITLE } from "./titles";
 
 export async function createConversation(ownerId: string, title?: string): Promise<PublicConversation> {
-  return getDb().$transaction(async (tx) => {
+  return transaction(async (tx) => {
     await admitConversation(tx, ownerId);
     const given = title?.trim();
-    const c = await tx.conversation.create({
-      data: { ownerId, title: given || DEFAULT_TITLE, titleSource: given ? "user" : "none" },
+    const c = await insertConversation(tx, {
+      ownerId,
+      title: given || DEFAULT_TITLE,
+      titleSource: given ? "user" : "none",
     });
     const conversation = toPublicConversation(c);
     await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation } }, { conversationId: c.id });
@@ -28,11 +31,21 @@ export async function createConversation(ownerId: string, title?: string): Promi
 export async function openDraftConversation(
   ownerId: string,
 ): Promise<{ conversation: PublicConversation; created: boolean }> {
-  const [empty] = await getDb().$queryRaw<Conversation[]>`
-    SELECT c.* FROM "conversation" c
-    WHERE "ownerId" = ${ownerId} AND "deletedAt" IS NULL AND "messageSeq" = 0 AND "titleSource" = 'none' AND "apMetadata" IS NULL
-      AND NOT EXISTS (SELECT 1 FROM "task" t WHERE t."conversationId" = c.id)
-    ORDER BY "createdAt" DESC, id DESC LIMIT 1`;
+  const empty = await db()
+    .selectFrom("conversation as c")
+    .selectAll("c")
+    .where("c.ownerId", "=", ownerId)
+    .where("c.deletedAt", "is", null)
+    .where("c.messageSeq", "=", 0)
+    .where("c.titleSource", "=", "none")
+    .where("c.apMetadata", "is", null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom("task as t").select(sql.lit(1).as("one")).whereRef("t.conversationId", "=", "c.id"))),
+    )
+    .orderBy("c.createdAt", "desc")
+    .orderBy("c.id", "desc")
+    .limit(1)
+    .executeTakeFirst();
   if (empty) return { conversation: toPublicConversation(empty), created: false };
   return { conversation: await createConversation(ownerId), created: true };
 }

@@ -1,4 +1,5 @@
-import type { SqlTx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/kysely";
+import { accountWording, countTasksStartedBy, userTrigger } from "./sql";
 import { messageMetaOf } from "@/lib/contract/message";
 import { formatMoment } from "@/lib/contract/clock";
 
@@ -32,20 +33,15 @@ const WORDS = {
  * never model text.
  */
 export async function deliveryNote(
-  tx: SqlTx,
+  tx: Tx,
   run: { id: string; kind: string; ownerId: string; conversationId: string; triggerMessageId: string | null },
 ): Promise<string | null> {
   if (run.kind !== "chat" || !run.triggerMessageId) return null;
-  const [trigger] = await tx.$queryRaw<{ id: string; meta: unknown }[]>`
-    SELECT id, meta FROM "message"
-    WHERE id = ${run.triggerMessageId} AND "conversationId" = ${run.conversationId} AND "ownerId" = ${run.ownerId} AND kind = 'user'`;
+  const trigger = await userTrigger(tx, { ...run, triggerMessageId: run.triggerMessageId });
   const delivery = trigger ? messageMetaOf("user", trigger.meta)?.delivery : undefined;
   if (!trigger || !delivery) return null;
-  const [{ started }] = await tx.$queryRaw<{ started: number }[]>`
-    SELECT count(*)::int AS started FROM "task"
-    WHERE "ownerId" = ${run.ownerId} AND ("originRunId" = ${run.id} OR "originMessageId" = ${trigger.id})`;
-  const [user] = await tx.$queryRaw<{ language: string | null; timeZone: string | null }[]>`
-    SELECT language, "timeZone" FROM "user" WHERE id = ${run.ownerId}`;
+  const started = await countTasksStartedBy(tx, run.ownerId, run.id, trigger.id);
+  const user = await accountWording(tx, run.ownerId);
   const lang = user?.language === "zh" ? "zh" : "en";
   const w = WORDS[lang];
   if (started === 0)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
 import * as listRoute from "@/app/api/conversations/route";
 import * as oneRoute from "@/app/api/conversations/[id]/route";
 import * as readRoute from "@/app/api/conversations/[id]/read/route";
@@ -20,7 +21,7 @@ async function add(
   content: string,
   hidden = false,
 ) {
-  return getDb().$transaction((tx) => appendMessage(tx, { conversationId, ownerId: user.id, kind, content, hidden }));
+  return transaction((tx) => appendMessage(tx, { conversationId, ownerId: user.id, kind, content, hidden }));
 }
 
 const patch = (user: TestUser, id: string, body: unknown) =>
@@ -241,7 +242,7 @@ describe("new chat and titles", () => {
         status: "queued",
       },
     });
-    await getDb().$transaction((tx) => titleAfterExchange(tx, u.id, conv, runId));
+    await transaction((tx) => titleAfterExchange(tx, u.id, conv, runId));
     expect(await getDb().conversation.findUniqueOrThrow({ where: { id: conv } })).toMatchObject({
       title: "Cobalt Price Outlook",
       titleSource: "task",
@@ -249,7 +250,7 @@ describe("new chat and titles", () => {
 
     const mine = await createConversationFor(u, "My own name");
     await getDb().conversation.update({ where: { id: mine }, data: { titleSource: "user" } });
-    await getDb().$transaction((tx) => titleAfterExchange(tx, u.id, mine, runId));
+    await transaction((tx) => titleAfterExchange(tx, u.id, mine, runId));
     expect((await getDb().conversation.findUniqueOrThrow({ where: { id: mine } })).title).toBe("My own name");
   });
 
@@ -278,7 +279,7 @@ describe("new chat and titles", () => {
           },
         });
       }
-      await getDb().$transaction((tx) => titleAfterExchange(tx, u.id, conv, runId));
+      await transaction((tx) => titleAfterExchange(tx, u.id, conv, runId));
       return getDb().conversation.findUniqueOrThrow({ where: { id: conv } });
     };
     expect(await turn("Hi")).toMatchObject({ title: "Hi", titleSource: "message" });

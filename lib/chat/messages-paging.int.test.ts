@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
 import * as messagesRoute from "@/app/api/conversations/[id]/messages/route";
 import { PG_INT_MAX } from "@/lib/contract/schemas";
 import type { PublicMessage } from "@/lib/contract/shapes";
@@ -8,22 +8,19 @@ import { appendMessage } from "./append-message";
 
 async function seed(user: TestUser, conversationId: string, n: number): Promise<number[]> {
   const visible: number[] = [];
-  await getDb().$transaction(
-    async (tx) => {
-      for (let i = 1; i <= n; i++) {
-        // Every seventh is a hidden prompt: it takes a seq but is never served.
-        const m = await appendMessage(tx, {
-          conversationId,
-          ownerId: user.id,
-          kind: i % 2 ? "user" : "assistant",
-          content: `m${i}`,
-          hidden: i % 7 === 0,
-        });
-        if (!m.hidden) visible.push(m.seq);
-      }
-    },
-    { timeout: 60_000 },
-  );
+  await transaction(async (tx) => {
+    for (let i = 1; i <= n; i++) {
+      // Every seventh is a hidden prompt: it takes a seq but is never served.
+      const m = await appendMessage(tx, {
+        conversationId,
+        ownerId: user.id,
+        kind: i % 2 ? "user" : "assistant",
+        content: `m${i}`,
+        hidden: i % 7 === 0,
+      });
+      if (!m.hidden) visible.push(m.seq);
+    }
+  });
   return visible;
 }
 

@@ -1,16 +1,19 @@
 import { isUniqueViolation } from "@/lib/db/errors";
-import { getDb, sqlTransaction, type SqlTx } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
+import { transaction, type Tx } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { parseDeliveryPhrase, type ParsedDelivery } from "@/lib/text/delivery-phrases";
 import { dueAtFrom } from "@/lib/contract/due-at";
 import { assertMessageAdmitted, messageAdmission, type MessageAdmission } from "@/lib/limits/quotas";
 import { insertChatRun } from "@/lib/runs/sql";
 import type { DeliveryContract } from "@/lib/contract/schemas";
 import { ApiError } from "@/lib/errors/api-error";
-import { Prisma, type Conversation } from "@/lib/db/generated/client.ts";
+import type { Prisma } from "@/lib/db/generated/client.ts";
 import { emitEvent } from "@/lib/events/emit";
 import type { PublicMessage, PublicRun } from "@/lib/contract/shapes";
 import { driverForWorkChoice } from "@/lib/drivers/choices";
 import { appendMessageRow } from "./append-message";
+import { renameConversation } from "./sql";
 import { titleFromMessage } from "./titles";
 import { toPublicConversation, toPublicMessage, toPublicRun } from "@/lib/contract/message";
 
@@ -30,13 +33,15 @@ export interface PostMessageInput {
  * The phrase was parsed before the transaction opened (no text work under locks).
  */
 async function deliveryMeta(
-  tx: SqlTx,
+  tx: Tx,
   input: PostMessageInput,
   parsed: ParsedDelivery | null,
 ): Promise<Prisma.InputJsonValue | undefined> {
   const d: DeliveryContract | null = input.delivery ?? parsed;
   if (!d) return undefined;
-  const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT date_trunc('milliseconds', now()) AS now`;
+  const {
+    rows: [{ now }],
+  } = await sql<{ now: Date }>`SELECT date_trunc('milliseconds', now()) AS now`.execute(tx);
   const dueAt = dueAtFrom(d, now, now);
   return {
     delivery: {
@@ -99,8 +104,8 @@ export async function postMessage(
   }
   const parsed = input.delivery ? null : parseDeliveryPhrase(input.content);
   try {
-    // On `pg`, not Prisma: every statement here is raw SQL, and this is the path of every message a user sends.
-    return await sqlTransaction(async (tx) => {
+    // Not transactionWithEvents: the run's admission counts queued turns after the message's event took the account lock.
+    return await transaction(async (tx) => {
       const appended = await appendMessageRow(tx, {
         conversationId,
         ownerId,
@@ -123,8 +128,7 @@ export async function postMessage(
       ]);
       // The first message names the conversation for now; the first exchange may name it better (titles.ts).
       if (titleSource === "none") {
-        const [renamed] = await tx.$queryRaw<Conversation[]>`
-          UPDATE "conversation" SET title = ${titleFromMessage(input.content)}, "titleSource" = 'message' WHERE id = ${conversationId} RETURNING *`;
+        const renamed = await renameConversation(tx, conversationId, titleFromMessage(input.content), "message");
         await emitEvent(
           tx,
           ownerId,

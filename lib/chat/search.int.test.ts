@@ -1,23 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { createConversationFor, signUp } from "@/tests/helpers";
-import { Prisma } from "@/lib/db/generated/client.ts";
+import { sql, type RawBuilder } from "kysely";
 import { matchingConversations, searchConversations, trigramIndexable, UNINDEXED_SCAN_MESSAGES } from "./search";
 
 /** `n` visible assistant messages of a reply's length in one conversation, oldest first; the oldest says `first`. */
 async function fill(ownerId: string, conversationId: string, n: number, first: string): Promise<void> {
-  await getDb().$executeRaw`
+  await sql`
     INSERT INTO "message" ("conversationId", "ownerId", seq, kind, content, "createdAt")
     SELECT ${conversationId}, ${ownerId}, s, 'assistant',
       CASE WHEN s = 1 THEN ${first} ELSE 'market report ' || s || ' ' || repeat(md5(s::text) || ' ', 8) END,
       now() - make_interval(secs => ${n}::int - s)
-    FROM generate_series(1, ${n}::int) s`;
-  await getDb().$executeRaw`UPDATE "conversation" SET "messageSeq" = ${n}::int WHERE id = ${conversationId}`;
-  await getDb().$executeRaw`ANALYZE "message"`;
+    FROM generate_series(1, ${n}::int) s`.execute(db());
+  await db().updateTable("conversation").set({ messageSeq: n }).where("id", "=", conversationId).execute();
+  await sql`ANALYZE "message"`.execute(db());
 }
 
-async function planOf(sql: Prisma.Sql): Promise<string> {
-  const rows = await getDb().$queryRaw<{ "QUERY PLAN": unknown }[]>`EXPLAIN (FORMAT JSON) ${sql}`;
+async function planOf(query: RawBuilder<unknown>): Promise<string> {
+  const { rows } = await sql<{ "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) ${query}`.execute(db());
   return JSON.stringify(rows[0]["QUERY PLAN"]);
 }
 

@@ -1,10 +1,11 @@
 import { consume } from "@/lib/auth/throttle";
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { limits, limitsOff } from "@/lib/limits/config";
-import { Prisma, type Conversation } from "@/lib/db/generated/client.ts";
+import { sql, type RawBuilder } from "kysely";
 import { toPublicConversation } from "@/lib/contract/message";
 import type { PublicConversation } from "@/lib/contract/shapes";
+import type { ConversationRow } from "./sql";
 
 export interface ConversationSearchHit {
   conversation: PublicConversation;
@@ -40,13 +41,17 @@ export const UNINDEXED_SCAN_MESSAGES = 20_000;
  * The account's conversations holding a visible message that contains `q`: through
  * the trigram index when `q` has a trigram, else among the newest messages.
  */
-export function matchingConversations(ownerId: string, q: string, pattern = likePattern(q)): Prisma.Sql {
+export function matchingConversations(
+  ownerId: string,
+  q: string,
+  pattern = likePattern(q),
+): RawBuilder<{ conversationId: string }> {
   // The literals repeat the partial index's predicate, so the planner may use it.
   return trigramIndexable(q)
-    ? Prisma.sql`
+    ? sql`
         SELECT DISTINCT "conversationId" FROM "message"
         WHERE "ownerId" = ${ownerId} AND NOT hidden AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}`
-    : Prisma.sql`
+    : sql`
         SELECT DISTINCT "conversationId" FROM (
           SELECT "conversationId", hidden, kind, content FROM "message" WHERE "ownerId" = ${ownerId}
           ORDER BY "createdAt" DESC LIMIT ${UNINDEXED_SCAN_MESSAGES}::int) recent
@@ -69,9 +74,7 @@ export async function searchConversations(ownerId: string, q: string, limit = 20
   await throttleSearch(ownerId);
   const pattern = likePattern(q);
   const matching = matchingConversations(ownerId, q, pattern);
-  const rows = await getDb().$queryRaw<
-    (Conversation & { matchSeq: number | null; snippet: string | null; titleHit: boolean })[]
-  >`
+  const { rows } = await sql<ConversationRow & { matchSeq: number | null; snippet: string | null; titleHit: boolean }>`
     WITH matching AS MATERIALIZED (${matching}),
     newest AS (
       SELECT x."conversationId", m.seq, m.snippet FROM matching x
@@ -89,7 +92,7 @@ export async function searchConversations(ownerId: string, q: string, limit = 20
     WHERE c."ownerId" = ${ownerId} AND c."deletedAt" IS NULL
       AND (c.title ILIKE ${pattern} OR m.seq IS NOT NULL)
     ORDER BY "titleHit" DESC, c."updatedAt" DESC, c.id DESC
-    LIMIT ${limit}`;
+    LIMIT ${limit}`.execute(db());
   return rows.map((r) => ({
     conversation: toPublicConversation(r),
     match: r.titleHit ? "title" : "message",

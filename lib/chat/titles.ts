@@ -1,8 +1,15 @@
-import type { SqlTx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/kysely";
 import { stripDeliveryPhrases } from "@/lib/text/delivery-phrases";
 import { emitEvent } from "@/lib/events/emit";
 import { toPublicConversation } from "@/lib/contract/message";
-import type { Conversation } from "@/lib/db/generated/client.ts";
+import {
+  firstTaskTitleOfRun,
+  firstUserText,
+  lockRetitlable,
+  renameConversation,
+  triggerText,
+  type ConversationRow,
+} from "./sql";
 
 export const DEFAULT_TITLE = "New chat";
 const MAX_CHARS = 60;
@@ -100,7 +107,7 @@ export function isSmallTalk(content: string): boolean {
   return key === "" || SMALL_TALK.has(key);
 }
 
-type TitleRow = Pick<Conversation, "id" | "title" | "titleSource">;
+type TitleRow = Pick<ConversationRow, "id" | "title" | "titleSource">;
 
 /**
  * After each chat reply, in its transaction: the title follows the chat's topic
@@ -114,26 +121,21 @@ type TitleRow = Pick<Conversation, "id" | "title" | "titleSource">;
  * - a title the user gave (`user`) or a research topic (`task`) is never replaced.
  */
 export async function titleAfterExchange(
-  tx: SqlTx,
+  tx: Tx,
   ownerId: string,
   conversationId: string,
   runId: string,
 ): Promise<void> {
-  const [c] = await tx.$queryRaw<TitleRow[]>`
-    SELECT id, title, "titleSource" FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL
-      AND "titleSource" IN ('none', 'message', 'exchange') FOR UPDATE`;
+  const c = await lockRetitlable(tx, ownerId, conversationId);
   if (!c) return;
-  const [task] = await tx.$queryRaw<{ title: string }[]>`
-    SELECT title FROM "task" WHERE "ownerId" = ${ownerId} AND "conversationId" = ${conversationId} AND "originRunId" = ${runId}
-    ORDER BY "createdAt" LIMIT 1`;
-  const next = task?.title.trim()
-    ? { title: cut(task.title.replace(/\s+/g, " ").trim()), source: "task" }
+  const taskTitle = await firstTaskTitleOfRun(tx, ownerId, conversationId, runId);
+  const next = taskTitle?.trim()
+    ? { title: cut(taskTitle.replace(/\s+/g, " ").trim()), source: "task" }
     : c.titleSource === "exchange"
       ? null
       : await titleFromTurn(tx, ownerId, c, runId);
   if (!next) return;
-  const [updated] = await tx.$queryRaw<Conversation[]>`
-    UPDATE "conversation" SET title = ${next.title}, "titleSource" = ${next.source} WHERE id = ${c.id} RETURNING *`;
+  const updated = await renameConversation(tx, c.id, next.title, next.source);
   if (next.title !== c.title) {
     await emitEvent(
       tx,
@@ -146,18 +148,14 @@ export async function titleAfterExchange(
 
 /** An exchange without a task: the title it settles on, or a better provisional one after small talk. */
 async function titleFromTurn(
-  tx: SqlTx,
+  tx: Tx,
   ownerId: string,
   c: TitleRow,
   runId: string,
 ): Promise<{ title: string; source: string } | null> {
-  const [first] = await tx.$queryRaw<{ content: string }[]>`
-    SELECT content FROM "message" WHERE "conversationId" = ${c.id} AND "ownerId" = ${ownerId} AND kind = 'user' AND NOT hidden
-    ORDER BY seq LIMIT 1`;
-  if (first && !isSmallTalk(first.content)) return { title: c.title, source: "exchange" };
-  const [trigger] = await tx.$queryRaw<{ content: string }[]>`
-    SELECT m.content FROM "run" r JOIN "message" m ON m.id = r."triggerMessageId"
-    WHERE r.id = ${runId} AND r."ownerId" = ${ownerId} AND m.kind = 'user'`;
-  if (!trigger || isSmallTalk(trigger.content)) return null;
-  return { title: titleFromMessage(trigger.content), source: "exchange" };
+  const first = await firstUserText(tx, ownerId, c.id);
+  if (first !== undefined && !isSmallTalk(first)) return { title: c.title, source: "exchange" };
+  const trigger = await triggerText(tx, ownerId, runId);
+  if (trigger === undefined || isSmallTalk(trigger)) return null;
+  return { title: titleFromMessage(trigger), source: "exchange" };
 }

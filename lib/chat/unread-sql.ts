@@ -1,4 +1,4 @@
-import { Prisma } from "@/lib/db/generated/client.ts";
+import { sql } from "kysely";
 
 // What counts as unread, in one place for appendMessage (one more or not) and
 // markRead (a recount). A reader is told once per task moment, not once per row:
@@ -17,21 +17,21 @@ import { Prisma } from "@/lib/db/generated/client.ts";
  * that wrote it. `m` is a row of "message"; the alias `r` must be free.
  */
 export const momentTaskOf = (m: string) =>
-  Prisma.raw(`coalesce(${m}."taskId", (SELECT r."taskId" FROM "run" r WHERE r.id = ${m}."runId"))`);
+  sql.raw<string | null>(`coalesce(${m}."taskId", (SELECT r."taskId" FROM "run" r WHERE r.id = ${m}."runId"))`);
 
 /**
  * True for a message of task row `t` (null: no task) written while an `at`
  * promise was not yet due and not telling an early end: held back from unread.
  */
 export const heldUntilDue = (m: string, t: string) =>
-  Prisma.raw(
+  sql.raw<boolean>(
     `coalesce(${t}."deliveryMode" = 'at' AND ${m}."createdAt" < ${t}."dueAt"` +
       ` AND ${m}.kind <> 'notice' AND NOT (${m}.kind = 'terminal' AND coalesce(${m}.meta->>'status', '') <> 'succeeded'), false)`,
   );
 
 /** Kinds never unread: the reader's own turns (they read everything before them) and progress lines (by the dozen). */
 export const SILENT_KINDS = ["user", "progress"] as const;
-const silent = Prisma.raw(SILENT_KINDS.map((k) => `'${k}'`).join(", "));
+const silent = SILENT_KINDS.map((k) => `'${k}'`).join(", ");
 
 /** A visible message that may be unread: `m` is a row of "message". */
-export const speaks = (m: string) => Prisma.raw(`(NOT ${m}.hidden AND ${m}.kind NOT IN (${silent.text}))`);
+export const speaks = (m: string) => sql.raw<boolean>(`(NOT ${m}.hidden AND ${m}.kind NOT IN (${silent}))`);

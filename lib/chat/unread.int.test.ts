@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db, transaction } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import type { MessageKind } from "@/lib/contract/shapes";
 import { createConversationFor, signUp, type TestUser } from "@/tests/helpers";
 import { appendMessage } from "./append-message";
@@ -15,9 +17,7 @@ async function add(
   kind: MessageKind,
   extra: { taskId?: string; runId?: string; meta?: object; hidden?: boolean } = {},
 ) {
-  return getDb().$transaction((tx) =>
-    appendMessage(tx, { conversationId, ownerId: user.id, kind, content: kind, ...extra }),
-  );
+  return transaction((tx) => appendMessage(tx, { conversationId, ownerId: user.id, kind, content: kind, ...extra }));
 }
 
 async function task(
@@ -112,9 +112,16 @@ describe("unread moments", () => {
     void early;
 
     // The promised moment comes: those messages were written before it, the notice at it.
-    await getDb()
-      .$executeRaw`UPDATE "message" SET "createdAt" = "createdAt" - interval '2 hours' WHERE "conversationId" = ${conv}`;
-    await getDb().$executeRaw`UPDATE "task" SET "dueAt" = now() - interval '1 hour' WHERE id = ${t}`;
+    await db()
+      .updateTable("message")
+      .set({ createdAt: sql<Date>`"createdAt" - interval '2 hours'` })
+      .where("conversationId", "=", conv)
+      .execute();
+    await db()
+      .updateTable("task")
+      .set({ dueAt: sql<Date>`now() - interval '1 hour'` })
+      .where("id", "=", t)
+      .execute();
     const due = await add(u, conv, "notice", { taskId: t });
     expect(await unread(conv)).toBe(1);
     expect(await announced(u, conv)).toEqual([0, 1]); // the read, then the due notice

@@ -1,11 +1,11 @@
-import { getDb } from "@/lib/db/client";
-import type { Conversation } from "@/lib/db/generated/client.ts";
+import { transaction } from "@/lib/db/kysely";
 import { emitEvent } from "@/lib/events/emit";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { toPublicConversation } from "@/lib/contract/message";
 import { MAX_PINNED_CONVERSATIONS } from "@/lib/contract/schemas";
 import type { PublicConversation } from "@/lib/contract/shapes";
 import { lockAccount } from "@/lib/limits/quotas";
+import { countPinned, lockConversation, patchConversation } from "./sql";
 
 export interface ConversationPatch {
   title?: string;
@@ -25,15 +25,13 @@ export async function updateConversation(
   id: string,
   patch: ConversationPatch,
 ): Promise<PublicConversation> {
-  return getDb().$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<Conversation[]>`
-      SELECT * FROM "conversation" WHERE id = ${id} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL FOR UPDATE`;
+  return transaction(async (tx) => {
+    const row = await lockConversation(tx, ownerId, id);
     if (!row) throw notFound("Conversation");
     if (patch.pinned === true && row.pinnedAt === null) {
       // Under the account lock, so two tabs pinning at once cannot both take the last place.
       await lockAccount(tx, ownerId);
-      const pinned = await tx.conversation.count({ where: { ownerId, deletedAt: null, pinnedAt: { not: null } } });
-      if (pinned >= MAX_PINNED_CONVERSATIONS) {
+      if ((await countPinned(tx, ownerId)) >= MAX_PINNED_CONVERSATIONS) {
         throw new ApiError(
           "quota_exceeded",
           `pinned: you can pin up to ${MAX_PINNED_CONVERSATIONS} conversations; unpin one first`,
@@ -42,16 +40,7 @@ export async function updateConversation(
         );
       }
     }
-    const [updated] = await tx.$queryRaw<Conversation[]>`
-      UPDATE "conversation" SET
-        "title" = COALESCE(${patch.title ?? null}::text, "title"),
-        "titleSource" = CASE WHEN ${patch.title ?? null}::text IS NULL THEN "titleSource" ELSE 'user' END,
-        "pinnedAt" = CASE
-          WHEN ${patch.pinned ?? null}::boolean IS NULL THEN "pinnedAt"
-          WHEN ${patch.pinned ?? null}::boolean THEN COALESCE("pinnedAt", now())
-          ELSE NULL END,
-        "updatedAt" = "updatedAt" + interval '1 millisecond'
-      WHERE id = ${id} RETURNING *`;
+    const updated = await patchConversation(tx, id, patch);
     const conversation = toPublicConversation(updated);
     await emitEvent(tx, ownerId, { type: "conversation.updated", data: { conversation } }, { conversationId: id });
     return conversation;

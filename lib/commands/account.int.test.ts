@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db, transaction } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { appendMessage } from "@/lib/chat/append-message";
 import { postMessage } from "@/lib/chat/post-message";
 import { startTask } from "@/lib/tasks/start-task";
@@ -33,7 +35,6 @@ import { startSmtpSink, type SinkLine, type SmtpSink } from "@/tests/smtp-sink-p
 let sink: SmtpSink;
 let lines: SinkLine[] = [];
 const PASSWORD = "correct horse battery";
-const db = () => getDb();
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -158,7 +159,7 @@ async function seed(u: TestUser, secret: string) {
   const conversationId = await createConversationFor(u, `chat of ${secret}`);
   // A queued chat turn (no worker runs here): deletion cancels and removes it.
   await postMessage(u.id, conversationId, { content: `turn ${secret}`, clientMessageId: randomUUID() });
-  await db().$transaction(async (tx) => {
+  await transaction(async (tx) => {
     await appendMessage(tx, { conversationId, ownerId: u.id, kind: "user", content: `visible ${secret}` });
     await appendMessage(tx, {
       conversationId,
@@ -183,7 +184,7 @@ async function seed(u: TestUser, secret: string) {
     clientRequestId: randomUUID(),
   });
   // Server-only columns hold the secret too: the export must not carry them.
-  await db().task.update({
+  await getDb().task.update({
     where: { id: done.id },
     data: {
       status: "succeeded",
@@ -193,7 +194,7 @@ async function seed(u: TestUser, secret: string) {
       driverData: { key: `driver-${secret}` },
     },
   });
-  const publication = await db().publication.create({
+  const publication = await getDb().publication.create({
     data: {
       taskId: done.id,
       conversationId,
@@ -204,7 +205,7 @@ async function seed(u: TestUser, secret: string) {
       sha256: "x",
     },
   });
-  await db().apiKey.create({
+  await getDb().apiKey.create({
     data: { ownerId: u.id, name: "k", prefix: "hk_", hash: `hash-${secret}-${randomUUID()}` },
   });
   return { conversationId, activeId: active.id, doneId: done.id, publicationId: publication.id };
@@ -212,28 +213,30 @@ async function seed(u: TestUser, secret: string) {
 
 async function counts(ownerId: string) {
   const [messages, publications, tasks, events, keys, sessions, conversations, runs] = await Promise.all([
-    db().message.count({ where: { ownerId } }),
-    db().publication.count({ where: { ownerId } }),
-    db().task.count({ where: { ownerId } }),
-    db().event.count({ where: { ownerId } }),
-    db().apiKey.count({ where: { ownerId } }),
-    db().session.count({ where: { userId: ownerId } }),
-    db().conversation.count({ where: { ownerId, deletedAt: null } }),
-    db().run.count({ where: { ownerId } }),
+    getDb().message.count({ where: { ownerId } }),
+    getDb().publication.count({ where: { ownerId } }),
+    getDb().task.count({ where: { ownerId } }),
+    getDb().event.count({ where: { ownerId } }),
+    getDb().apiKey.count({ where: { ownerId } }),
+    getDb().session.count({ where: { userId: ownerId } }),
+    getDb().conversation.count({ where: { ownerId, deletedAt: null } }),
+    getDb().run.count({ where: { ownerId } }),
   ]);
   return { messages, publications, tasks, events, keys, sessions, conversations, runs };
 }
 
 /** Every row of every table whose text holds one of `needles`, as "table: row". */
 async function rowsMentioning(needles: string[]): Promise<string[]> {
-  const tables = await db().$queryRaw<{ name: string }[]>`
-    SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`;
+  const { rows: tables } = await sql<{ name: string }>`
+    SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(
+    db(),
+  );
   expect(tables.length).toBeGreaterThan(15);
   const out: string[] = [];
   for (const { name } of tables) {
-    const rows = await db().$queryRawUnsafe<{ row: string }[]>(
-      `SELECT t::text AS row FROM "${name}" t WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) n WHERE strpos(t::text, n) > 0)`,
-      needles,
+    const { rows } = await sql<{ row: string }>`
+      SELECT t::text AS row FROM ${sql.table(name)} t WHERE EXISTS (SELECT 1 FROM unnest(${needles}::text[]) n WHERE strpos(t::text, n) > 0)`.execute(
+      db(),
     );
     out.push(...rows.map((r) => `${name}: ${r.row.slice(0, 300)}`));
   }
@@ -243,8 +246,8 @@ async function rowsMentioning(needles: string[]): Promise<string[]> {
 /** What identifies an account's rows anywhere: its id, address, the address's throttle key, its tasks and conversations. */
 async function needlesOf(u: TestUser): Promise<string[]> {
   const [tasks, conversations] = await Promise.all([
-    db().task.findMany({ where: { ownerId: u.id }, select: { id: true } }),
-    db().conversation.findMany({ where: { ownerId: u.id }, select: { id: true } }),
+    getDb().task.findMany({ where: { ownerId: u.id }, select: { id: true } }),
+    getDb().conversation.findMany({ where: { ownerId: u.id }, select: { id: true } }),
   ]);
   return [u.id, u.email, emailKey(u.email), ...tasks.map((t) => t.id), ...conversations.map((c) => c.id)];
 }
@@ -296,10 +299,10 @@ describe("account deletion", () => {
 
     // The other account is untouched.
     expect(await counts(b.id)).toEqual(bBefore);
-    const bTask = await db().task.findUniqueOrThrow({ where: { id: sb.activeId } });
+    const bTask = await getDb().task.findUniqueOrThrow({ where: { id: sb.activeId } });
     expect(bTask.cancelRequestedAt).toBeNull();
     expect(bTask.title).toBe("active BBB");
-    expect(await db().publication.count({ where: { id: sb.publicationId } })).toBe(1);
+    expect(await getDb().publication.count({ where: { id: sb.publicationId } })).toBe(1);
   });
 
   it("leaves no row behind while a worker is in the middle of the account's research: its late writes miss", async () => {
@@ -313,7 +316,7 @@ describe("account deletion", () => {
     const worker = startWorkerProcess({ HERALD_TASK_LEASE_MS: "2000" });
     workers.push(worker);
     await waitFor(
-      async () => (await db().taskStep.count({ where: { taskId: running } })) >= 2,
+      async () => (await getDb().taskStep.count({ where: { taskId: running } })) >= 2,
       30_000,
       "the leaver's task to be under way",
     );
@@ -324,12 +327,12 @@ describe("account deletion", () => {
     expect(await rowsMentioning(needles)).toEqual([]);
 
     await waitFor(
-      async () => (await db().task.findUnique({ where: { id: witness } }))?.status === "succeeded",
+      async () => (await getDb().task.findUnique({ where: { id: witness } }))?.status === "succeeded",
       60_000,
       "the neighbour's task to finish",
     );
     expect(await rowsMentioning(needles)).toEqual([]);
-    expect(await db().taskStep.count({ where: { taskId: witness } })).toBeGreaterThan(2);
+    expect(await getDb().taskStep.count({ where: { taskId: witness } })).toBeGreaterThan(2);
     // The tests below count chat replies: no worker answers their queued turns.
     await stopWorkers(worker);
   });

@@ -1,7 +1,15 @@
 import { confirmPassword } from "@/lib/auth/account-guard";
+import { deleteAccountBuckets, deleteUser, lockUser } from "@/lib/auth/sql";
 import { emailKey } from "@/lib/auth/throttle";
-import { getDb } from "@/lib/db/client";
-import type { Task } from "@/lib/db/generated/client.ts";
+import { transaction, type Tx } from "@/lib/db/kysely";
+import { deleteOwnerApRuns } from "@/lib/agent-protocol/sql";
+import { deleteOwnerConversations, deleteOwnerMessages, lockOwnerConversations } from "@/lib/chat/sql";
+import { deleteOwnerNotices } from "@/lib/delivery/sql";
+import { deleteOwnerEvents } from "@/lib/events/sql";
+import { deleteOwnerKeys } from "@/lib/keys/sql";
+import { deleteOwnerRuns, lockOwnerRuns } from "@/lib/runs/sql";
+import { deleteOwnerShares } from "@/lib/share/sql";
+import { deleteOwnerTasks, lockOwnerTasks, type TaskRow } from "@/lib/tasks/sql";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { notifySessionEnded } from "@/lib/events/session-liveness";
 import { driverFor } from "@/lib/drivers/registry";
@@ -30,47 +38,35 @@ const REMOTE_CANCEL_MS = 10_000;
  * reaper cancels it if this cancel did not get through.
  */
 export async function deleteAccount(userId: string): Promise<void> {
-  const active = await getDb().$transaction(
-    async (tx) => {
-      await tx.$queryRaw`SELECT id FROM "run" WHERE "ownerId" = ${userId} ORDER BY id FOR UPDATE`;
-      const tasks = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE "ownerId" = ${userId} ORDER BY id FOR UPDATE`;
-      await tx.$queryRaw`SELECT id FROM "conversation" WHERE "ownerId" = ${userId} ORDER BY id FOR UPDATE`;
-      const [user] = await tx.$queryRaw<{ email: string }[]>`SELECT email FROM "user" WHERE id = ${userId} FOR UPDATE`;
-
-      // Children before the rows they name (no foreign keys here, but a reader never sees an orphan).
-      await tx.$executeRaw`DELETE FROM "task_step" WHERE "taskId" IN (SELECT id FROM "task" WHERE "ownerId" = ${userId})`;
-      await tx.$executeRaw`DELETE FROM "report_share" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "publication" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "notice" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "ap_run" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "message" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "run" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "task" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "conversation" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "event" WHERE "ownerId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "api_key" WHERE "ownerId" = ${userId}`;
-      // Reset tokens carry the user id as their value.
-      await tx.$executeRaw`DELETE FROM "verification" WHERE value = ${userId}`;
-      if (user) {
-        // Throttle buckets: per address ("email|…", "<bucket>|email|…") and per account ("<what>|<id>").
-        const byEmail = emailKey(user.email);
-        await tx.$executeRaw`
-          DELETE FROM "auth_throttle" WHERE key = ${byEmail} OR key = ANY(
-            SELECT key FROM "auth_throttle" WHERE right(key, ${byEmail.length + 1}) = ${`|${byEmail}`} OR right(key, ${userId.length + 1}) = ${`|${userId}`})`;
-      }
-      await tx.$executeRaw`DELETE FROM "session" WHERE "userId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "account" WHERE "userId" = ${userId}`;
-      await tx.$executeRaw`DELETE FROM "user" WHERE id = ${userId}`;
-      return tasks.filter((t) => !isTerminalStatus(t.status));
-    },
-    { timeout: 60_000 },
-  );
+  const active = await transaction(async (tx) => {
+    await lockOwnerRuns(tx, userId);
+    const tasks = await lockOwnerTasks(tx, userId);
+    await lockOwnerConversations(tx, userId);
+    const email = await lockUser(tx, userId);
+    await deleteAccountRows(tx, userId);
+    if (email !== undefined) await deleteAccountBuckets(tx, emailKey(email), userId);
+    await deleteUser(tx, userId);
+    return tasks.filter((t) => !isTerminalStatus(t.status));
+  });
   // Open feeds of the account re-check their session now and end.
   await notifySessionEnded(userId).catch((err: unknown) => log("account").warn({ err }, "session-ended notify failed"));
   await cancelRemoteWork(active);
 }
 
-async function cancelRemoteWork(tasks: Task[]): Promise<void> {
+/** Herald's rows of the account, children before the rows they name (no foreign keys here, but a reader never sees an orphan). */
+async function deleteAccountRows(tx: Tx, userId: string): Promise<void> {
+  await deleteOwnerShares(tx, userId);
+  await deleteOwnerNotices(tx, userId);
+  await deleteOwnerApRuns(tx, userId);
+  await deleteOwnerMessages(tx, userId);
+  await deleteOwnerRuns(tx, userId);
+  await deleteOwnerTasks(tx, userId);
+  await deleteOwnerConversations(tx, userId);
+  await deleteOwnerEvents(tx, userId);
+  await deleteOwnerKeys(tx, userId);
+}
+
+async function cancelRemoteWork(tasks: TaskRow[]): Promise<void> {
   const signal = AbortSignal.timeout(REMOTE_CANCEL_MS);
   await Promise.all(
     tasks.map(async (task) => {

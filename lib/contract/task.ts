@@ -10,7 +10,7 @@ export type TaskStatus = (typeof ACTIVE)[number] | TerminalStatus;
 /**
  * The one definition of each closed set a task column holds. The database
  * enforces the same sets (CHECK constraints, lib/db/statuses.int.test.ts
- * compares them) and SQL builds its lists from these (`sqlList`), never retyped.
+ * compares them) and SQL builds its lists from these (`literals`), never retyped.
  */
 export const ACTIVE_STATUSES: TaskStatus[] = [...ACTIVE];
 export const TERMINAL_STATUSES: TaskStatus[] = [...TERMINAL];

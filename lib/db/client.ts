@@ -4,11 +4,9 @@ import { behindPooler } from "./urls";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Prisma, PrismaClient } from "./generated/client.ts";
-import { withTransactionRetry } from "./retry";
+import { PrismaClient } from "./generated/client.ts";
 
 export type Db = PrismaClient;
-export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
 // One client per process. Next dev re-evaluates modules on every edit, so the
 // instance is parked on globalThis to avoid leaking a pool per reload.
@@ -74,17 +72,16 @@ async function checkPoolerTimeout(pool: pg.Pool, wantMs: number): Promise<void> 
  * took as long to plan as to run, and so do the statements every task and turn runs
  * (feed events, message appends, the row guards; a one-step task's path got 8 % faster).
  * Only statements whose text never varies may carry it (each distinct text stays
- * prepared on every connection).
+ * prepared on every connection). Kysely's statements carry it as `prepared` (lib/db/kysely.ts).
  */
-export const PREPARED = Prisma.raw("/* prepared */");
-const PREPARED_MARK = "/* prepared */";
+export const PREPARED_MARK = "/* prepared */";
 
 // An empty name leaves the statement unnamed (pg prepares only when `name` is truthy).
 // Named per text once: hashing the text on every run cost 1 % of a busy worker's CPU.
 const statementNames = new Map<string, string>();
 // Behind a transaction-mode pooler every statement is unnamed: a name prepared on one server connection is unknown
 // on the next (26000) or already taken there (42P05), and PgBouncer before 1.21 cannot track them.
-const statementName = (q: { sql: string }) => {
+export const statementName = (q: { sql: string }) => {
   if (!q.sql.includes(PREPARED_MARK) || pooledPool()) return "";
   let name = statementNames.get(q.sql);
   if (name === undefined)
@@ -92,114 +89,13 @@ const statementName = (q: { sql: string }) => {
   return name;
 };
 
-// Named by the text it sends, as Prisma's adapter names its own: one name never stands for two texts on a connection
-// (pg refuses that), and a statement both run is prepared once.
-const run = <T>(client: pg.Pool | pg.PoolClient, q: Prisma.Sql) =>
-  client.query<T & pg.QueryResultRow>({
-    name: statementName({ sql: q.text }) || undefined,
-    text: q.text,
-    values: q.values,
-  });
-
-/**
- * Runs one statement on Prisma's own pool without going through Prisma, for the lease loops' claims: a claim there
- * cost 0.7 ms more wall time and 0.5 ms more CPU than the same prepared statement on `pg` (docs/benchmarks.md), and
- * the loop claims one at a time. Only for statements outside a transaction whose columns `pg` parses as Prisma would:
- * every timestamp is TIMESTAMPTZ, and a BIGINT (pg: a string; Prisma: a bigint) must be cast or not read.
- */
-export function queryRows<T>(q: Prisma.Sql): Promise<T[]> {
-  return poolSql().$queryRaw<T[]>(q);
-}
-
-/** The raw-SQL half of a transaction. Functions that need no more take it, and run in either kind of transaction. */
-export interface SqlTx {
-  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
-  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
-}
-
-/** A JSON value as text for a `::jsonb` parameter (either client sends it as written); SQL NULL for none. */
-export const jsonOrNull = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-
-const asSql = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) =>
-  query instanceof Prisma.Sql ? query : Prisma.sql(query, ...(values as Prisma.Sql[]));
-
-function sqlOn(client: pg.Pool | pg.PoolClient): SqlTx {
-  return {
-    $queryRaw: async <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
-      (await run(client, asSql(query, values))).rows as R,
-    $executeRaw: async (query, ...values) => (await run(client, asSql(query, values))).rowCount ?? 0,
-  };
-}
-
-/** A `SqlTx` whose statements run on their own, each on any connection of the pool (queryRows' caveats). */
-export const poolSql = (): SqlTx => sqlOn(getPool());
-
-/**
- * A transaction of raw statements on `pg`, with queryRows' caveats. Prisma's interactive transaction cost 2.7 ms of CPU
- * for five one-row statements where `pg` took 0.4 ms (measured here), so the hottest request paths use this one.
- * A statement may run HERALD_STATEMENT_TIMEOUT_MS (20 s), as long as a Prisma transaction may (getDb's `timeout`). Aborted by Postgres as a deadlock
- * or serialization failure, the whole transaction runs again (lib/db/retry.ts): `fn` must be safe to run twice.
- */
-export async function sqlTransaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-  return withTransactionRetry(() => sqlTransactionOnce(fn));
-}
-
-async function sqlTransactionOnce<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-  const client = await getPool().connect();
-  const on = sqlOn(client);
-  // The first statement that failed: once one has, Postgres commits nothing, whatever the body made of the error.
-  let failed: unknown;
-  const noted = <R>(p: Promise<R>) => p.catch((err: unknown) => Promise.reject((failed ??= err)));
-  const tx: SqlTx = {
-    $queryRaw: <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
-      noted(on.$queryRaw<R>(query, ...values)),
-    $executeRaw: (query, ...values) => noted(on.$executeRaw(query, ...values)),
-  };
-  let broken: Error | undefined;
-  try {
-    // SET LOCAL ends with the transaction, so it is safe behind a transaction pooler, where the connection's own
-    // startup setting cannot be sent (getPool).
-    await client.query(`BEGIN; SET LOCAL statement_timeout = ${env("HERALD_STATEMENT_TIMEOUT_MS")}`);
-    const result = await fn(tx);
-    // A COMMIT after a failed statement is answered ROLLBACK, not an error: a body that swallowed the failure (a
-    // deadlock among them) must not be told its writes are in. Its own error is thrown, so the retry policy sees it.
-    if ((await client.query("COMMIT")).command === "ROLLBACK")
-      throw failed ?? new Error("the transaction was rolled back at COMMIT");
-    return result;
-  } catch (err) {
-    await client.query("ROLLBACK").catch((e: Error) => (broken = e));
-    throw err;
-  } finally {
-    // A connection that could not roll back is closed, not handed to the next caller mid-transaction.
-    client.release(broken);
-  }
-}
-
+/** Prisma's model calls (no transactions: those are Kysely's `transaction`, lib/db/kysely.ts). */
 export function getDb(): PrismaClient {
-  // Prisma's defaults (2 s to start, 5 s to finish) fail a chat turn whenever the
-  // machine is briefly saturated; waiting a little longer is always the better answer.
-  globalForDb.heraldDb ??= retryingTransactions(
-    new PrismaClient({
-      adapter: new PrismaPg(getPool(), { statementNameGenerator: statementName }),
-      errorFormat: "minimal",
-      transactionOptions: { maxWait: 10_000, timeout: 20_000 },
-    }),
-  );
+  globalForDb.heraldDb ??= new PrismaClient({
+    adapter: new PrismaPg(getPool(), { statementNameGenerator: statementName }),
+    errorFormat: "minimal",
+  });
   return globalForDb.heraldDb;
-}
-
-/**
- * Every `$transaction` of the client (interactive or a batch) under the retry policy of `sqlTransaction`
- * (lib/db/retry.ts), so no call site can forget it. A nested one (`tx.$transaction`, a savepoint) is part of its outer
- * transaction's run: only the outer one is run again.
- */
-function retryingTransactions(client: PrismaClient): PrismaClient {
-  const once = client.$transaction as (...args: unknown[]) => Promise<unknown>;
-  function $transaction(this: unknown, ...args: unknown[]) {
-    return this === client ? withTransactionRetry(() => once.apply(client, args)) : once.apply(this, args);
-  }
-  Object.defineProperty(client, "$transaction", { value: $transaction, writable: true, configurable: true });
-  return client;
 }
 
 export async function closeDb(): Promise<void> {

@@ -1,25 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { Prisma } from "@/lib/db/generated/client.ts";
-import { getDb } from "@/lib/db/client";
+import { sql } from "kysely";
+import { ACTIVE_STATUSES } from "@/lib/contract/task";
+import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
+import { db } from "@/lib/db/kysely";
+import { literals } from "@/lib/db/sql-list";
 import { claimCancelsSql, claimExecutionSql, nextExecutionDueSql } from "@/lib/tasks/sql";
 import { claimRunsSql } from "@/lib/runs/sql";
 import { claimNotificationSql } from "@/lib/notify/sql";
 import { taskHistorySql } from "@/lib/tasks/history";
+import { planWithoutSeqScans, type Explainable } from "@/tests/explain";
 
 /**
  * Every hot lookup must be servable by an index: with sequential scans
  * priced out, a plan that still reads a whole table means no index can
  * answer it (the table only grows with every account's history).
  */
-async function plan(sql: Prisma.Sql): Promise<string> {
-  return getDb().$transaction(async (tx) => {
-    await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
-    const rows = await tx.$queryRaw<{ "QUERY PLAN": string }[]>`EXPLAIN ${sql}`;
-    // EXPLAIN of an UPDATE does not run it; roll back anyway.
-    return rows.map((r) => r["QUERY PLAN"]).join("\n");
-  });
-}
-
 const HOT_TABLES = ["task", "run", "message", "event", "conversation"];
 
 function seqScans(text: string): string[] {
@@ -29,7 +24,8 @@ function seqScans(text: string): string[] {
 const OWNER = "index-test-owner";
 
 describe("hot queries are served by indexes", () => {
-  const cases: [string, Prisma.Sql][] = [
+  const recent = sql<Date>`now() - interval '60 seconds'`;
+  const cases: [string, Explainable][] = [
     ["task execution claim", claimExecutionSql("w", 4, null)],
     ["task cancel claim", claimCancelsSql("w", 2)],
     ["notification claim", claimNotificationSql("w", 4, 10_000, null)],
@@ -37,36 +33,75 @@ describe("hot queries are served by indexes", () => {
     ["next execution wake-up", nextExecutionDueSql],
     [
       "message idempotency",
-      Prisma.sql`SELECT id FROM "message" WHERE "ownerId" = ${OWNER} AND "clientMessageId" = 'x'`,
+      db().selectFrom("message").select("id").where("ownerId", "=", OWNER).where("clientMessageId", "=", "x"),
     ],
-    ["task idempotency", Prisma.sql`SELECT id FROM "task" WHERE "ownerId" = ${OWNER} AND "clientRequestId" = 'x'`],
-    ["run idempotency", Prisma.sql`SELECT id FROM "run" WHERE "idempotencyKey" = 'x'`],
+    [
+      "task idempotency",
+      db().selectFrom("task").select("id").where("ownerId", "=", OWNER).where("clientRequestId", "=", "x"),
+    ],
+    ["run idempotency", db().selectFrom("run").select("id").where("idempotencyKey", "=", "x")],
     [
       "active-task quota",
-      Prisma.sql`SELECT count(*) FROM "task" WHERE "ownerId" = ${OWNER} AND status IN ('submitted','queued','running','updating','input_required')`,
+      db()
+        .selectFrom("task")
+        .select(sql<number>`count(*)::int`.as("n"))
+        .where("ownerId", "=", OWNER)
+        .where("status", "in", literals(ACTIVE_STATUSES)),
     ],
     [
       "task-start rate",
-      Prisma.sql`SELECT count(*) FROM "task" WHERE "ownerId" = ${OWNER} AND "createdAt" > now() - interval '60 seconds'`,
+      db()
+        .selectFrom("task")
+        .select(sql<number>`count(*)::int`.as("n"))
+        .where("ownerId", "=", OWNER)
+        .where("createdAt", ">", recent),
     ],
     [
       "message rate",
-      Prisma.sql`SELECT count(*) FROM "message" WHERE "ownerId" = ${OWNER} AND kind = 'user' AND NOT hidden AND "createdAt" > now() - interval '60 seconds'`,
+      db()
+        .selectFrom("message")
+        .select(sql<number>`count(*)::int`.as("n"))
+        .where("ownerId", "=", OWNER)
+        .where("kind", "=", "user")
+        .where((eb) => eb.not(eb.ref("hidden")))
+        .where("createdAt", ">", recent),
     ],
     [
       "queued turns",
-      Prisma.sql`SELECT count(*) FROM "run" WHERE "ownerId" = ${OWNER} AND kind = 'chat' AND status IN ('queued','running')`,
+      db()
+        .selectFrom("run")
+        .select(sql<number>`count(*)::int`.as("n"))
+        .where("ownerId", "=", OWNER)
+        .where("kind", "=", "chat")
+        .where("status", "in", literals(RUN_ACTIVE_STATUSES)),
     ],
-    ["feed replay", Prisma.sql`SELECT * FROM "event" WHERE "ownerId" = ${OWNER} AND seq > 10 ORDER BY seq LIMIT 100`],
+    [
+      "feed replay",
+      db()
+        .selectFrom("event")
+        .selectAll()
+        .where("ownerId", "=", OWNER)
+        .where("seq", ">", 10n)
+        .orderBy("seq")
+        .limit(100),
+    ],
     [
       "conversation page before a seq",
-      Prisma.sql`SELECT * FROM "message" WHERE "conversationId" = 'c' AND "ownerId" = ${OWNER} AND NOT hidden AND seq < 2147483647 ORDER BY seq DESC LIMIT 51`,
+      db()
+        .selectFrom("message")
+        .selectAll()
+        .where("conversationId", "=", "c")
+        .where("ownerId", "=", OWNER)
+        .where((eb) => eb.not(eb.ref("hidden")))
+        .where("seq", "<", 2147483647)
+        .orderBy("seq", "desc")
+        .limit(51),
     ],
     ["task history", taskHistorySql(OWNER, "t", null, 101)],
   ];
-  for (const [name, sql] of cases) {
+  for (const [name, statement] of cases) {
     it(name, async () => {
-      const text = await plan(sql);
+      const text = await planWithoutSeqScans(statement);
       expect(seqScans(text), text).toEqual([]);
     });
   }

@@ -6,8 +6,9 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { closeDb, getDb, queryRows } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "kysely";
+import { closeDb, getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { pickFreePort } from "@/lib/util/free-port";
 import { collectFeed, post, startWeb, type Web } from "@/tests/web-client";
 import { signUp, startWorkerProcess, stopWorkers, waitFor, type WorkerProc } from "@/tests/helpers";
@@ -284,10 +285,18 @@ describe("statement_timeout on the pool", () => {
 
   it("cancels a statement over HERALD_STATEMENT_TIMEOUT_MS (57014), through Prisma and through pg, instead of letting it run on", async () => {
     const started = Date.now();
-    await expect(queryRows(Prisma.sql`SELECT pg_sleep(10)`)).rejects.toMatchObject({ code: "57014" });
-    await expect(getDb().$queryRaw`SELECT pg_sleep(10)`).rejects.toThrow(/57014|statement timeout/);
+    await expect(sql`SELECT pg_sleep(10)`.execute(db())).rejects.toMatchObject({ code: "57014" });
+    // Prisma sends no raw SQL any more: its model call waits on a lock another connection holds.
+    await onDirect(async (c) => {
+      await c.query(`BEGIN; LOCK TABLE "maintenance_job" IN ACCESS EXCLUSIVE MODE`);
+      try {
+        await expect(getDb().maintenanceJob.findMany()).rejects.toThrow(/57014|statement timeout/);
+      } finally {
+        await c.query("ROLLBACK");
+      }
+    });
     expect(Date.now() - started).toBeLessThan(5_000);
     // The connection is still good for the next caller.
-    expect(await queryRows<{ one: number }>(Prisma.sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+    expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db())).rows).toEqual([{ one: 1 }]);
   });
 });

@@ -8,9 +8,6 @@ import { TRANSACTION_ATTEMPTS, transactionBackoffMs, withTransactionRetry } from
 const pgError = (code: string) => Object.assign(new pg.DatabaseError(`error ${code}`, 0, "error"), { code });
 const prismaError = (code: string, meta?: Record<string, unknown>) =>
   new Prisma.PrismaClientKnownRequestError(`prisma ${code}`, { code, clientVersion: "test", meta });
-/** The shape adapter-pg gives a raw query's driver error (lib/db/errors.ts). */
-const prismaRaw = (sqlState: string, kind: string) =>
-  prismaError("P2010", { driverAdapterError: { cause: { originalCode: sqlState, kind } } });
 
 /** Runs `withTransactionRetry` over a body failing with `errors` in turn, then succeeding; records runs and waits. */
 async function runWith(errors: unknown[]) {
@@ -35,14 +32,8 @@ async function runWith(errors: unknown[]) {
 }
 
 describe("the transaction retry policy", () => {
-  it("runs a transaction aborted as a deadlock or serialization failure again, by pg or Prisma error", async () => {
-    for (const err of [
-      pgError("40P01"),
-      pgError("40001"),
-      prismaError("P2034"),
-      prismaRaw("40P01", "TransactionWriteConflict"),
-      prismaRaw("40001", "TransactionWriteConflict"),
-    ]) {
+  it("runs a transaction aborted as a deadlock or serialization failure again", async () => {
+    for (const err of [pgError("40P01"), pgError("40001")]) {
       const r = await runWith([err]);
       expect(r.result).toEqual({ ok: "committed" });
       expect(r.runs()).toBe(2);
@@ -65,7 +56,6 @@ describe("the transaction retry policy", () => {
       pgError("23505"),
       pgError("57014"),
       prismaError("P2002"),
-      prismaRaw("23505", "UniqueConstraintViolation"),
       prismaError("P2028"),
       new ApiError("quota_exceeded", "too many", undefined, 60),
       new ApiError("not_found", "Conversation not found"),
@@ -91,8 +81,7 @@ describe("the transaction retry policy", () => {
 
   it("reads the SQLSTATE an abort carries, and nothing else", () => {
     expect(transientTransactionCode(pgError("40P01"))).toBe("40P01");
-    expect(transientTransactionCode(prismaRaw("40001", "TransactionWriteConflict"))).toBe("40001");
-    expect(transientTransactionCode(prismaError("P2034"))).toBe("P2034");
+    expect(transientTransactionCode(pgError("40001"))).toBe("40001");
     expect(transientTransactionCode(pgError("40P02"))).toBeNull();
     expect(transientTransactionCode(null)).toBeNull();
   });

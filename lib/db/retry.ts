@@ -3,8 +3,8 @@ import { sleep } from "@/lib/util/sleep";
 import { transientTransactionCode } from "./errors";
 
 /**
- * The one retry policy of every transaction (`sqlTransaction`, hence `transactionWithEvents`, and Prisma's
- * `$transaction`, both in lib/db/client.ts): when Postgres aborts a transaction as a deadlock (40P01) or a
+ * The one retry policy of every transaction (`transaction` in lib/db/kysely.ts, hence `transactionWithEvents` in
+ * lib/events/emit.ts): when Postgres aborts a transaction as a deadlock (40P01) or a
  * serialization failure (40001), it has rolled everything back and the other side goes on, so the whole transaction
  * runs again, a few times at most, after a short wait with jitter. Nothing else is retried: a refusal, a unique
  * violation or a timeout would meet the same answer again.
@@ -23,7 +23,6 @@ const CAP_MS = 1_000;
 const REASONS: Record<string, string> = {
   "40P01": "deadlock",
   "40001": "serialization_failure",
-  P2034: "write_conflict",
 };
 
 /** The wait before retry `n` (1-based): exponential, half of it fixed and half random so the two sides spread out. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { Prisma } from "@/lib/db/generated/client.ts";
+import { sql } from "kysely";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { EMAIL_NOTICE_MODES } from "@/lib/contract/settings";
 import { MESSAGE_KINDS, NOTICE_OUTCOMES, RUN_ACTIVE_STATUSES, RUN_KINDS, RUN_STATUSES } from "@/lib/contract/shapes";
 import {
@@ -16,6 +17,7 @@ import { CLAIMABLE as NOTIFY_CLAIMABLE, NOTIFICATION_STATUSES } from "@/lib/noti
 import { postMessage } from "@/lib/chat/post-message";
 import { claimCancelsSql } from "@/lib/tasks/sql";
 import { STOP_REASONS } from "@/lib/tasks/columns";
+import { planWithoutSeqScans } from "@/tests/explain";
 import { createConversationFor, signUp } from "@/tests/helpers";
 
 /**
@@ -44,20 +46,22 @@ const sorted = (v: readonly string[]) => [...v].sort();
 const literals = (def: string) => [...def.matchAll(/'([^']*)'::text/g)].map((m) => m[1]);
 
 async function checkDef(table: string, column: string): Promise<string | null> {
-  const rows = await getDb().$queryRaw<{ def: string }[]>`
+  const { rows } = await sql<{ def: string }>`
     SELECT pg_get_constraintdef(c.oid) AS def FROM pg_constraint c
     WHERE c.conrelid = ${`"${table}"`}::regclass AND c.contype = 'c' AND c.convalidated
-      AND c.conname = ${`${table}_${column}_check`}`;
+      AND c.conname = ${`${table}_${column}_check`}`.execute(db());
   return rows[0]?.def ?? null;
 }
 
 async function indexPredicate(name: string): Promise<string> {
-  const [row] = await getDb().$queryRaw<{ pred: string }[]>`
-    SELECT pg_get_expr(i.indpred, i.indrelid) AS pred FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ${name}`;
-  return row.pred;
+  const { rows } = await sql<{ pred: string }>`
+    SELECT pg_get_expr(i.indpred, i.indrelid) AS pred FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ${name}`.execute(
+    db(),
+  );
+  return rows[0].pred;
 }
 
-/** The error a statement fails with (Prisma wraps the driver's), as text. */
+/** The error a statement fails with (Prisma wraps the driver's; pg's carries its constraint), as text. */
 async function failure(run: () => Promise<unknown>): Promise<string> {
   try {
     await run();
@@ -77,24 +81,24 @@ describe("the database enforces every status the code defines", () => {
   }
 
   it("leaves no status-like text column unchecked", async () => {
-    const unchecked = await getDb().$queryRaw<{ col: string }[]>`
+    const { rows: unchecked } = await sql<{ col: string }>`
       SELECT col.table_name || '.' || col.column_name AS col FROM information_schema.columns col
       WHERE col.table_schema = current_schema() AND col.data_type = 'text'
         AND col.column_name ~* '(status|state|kind|mode|outcome|notices)$'
         AND NOT EXISTS (
           SELECT 1 FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey)
           WHERE c.contype = 'c' AND c.conrelid = format('%I', col.table_name)::regclass AND a.attname = col.column_name)
-      ORDER BY 1`;
+      ORDER BY 1`.execute(db());
     expect(unchecked.map((c) => c.col)).toEqual(OPEN_COLUMNS);
   });
 
-  it("refuses a write outside the set, from raw SQL and from Prisma's client", async () => {
+  it("refuses a write outside the set, from SQL and from Prisma's client", async () => {
     const u = await signUp("Statuses");
     const conv = await createConversationFor(u);
     const { run, message } = await postMessage(u.id, conv, { content: "hi", clientMessageId: randomUUID() });
-    const db = getDb();
-    const task = await db.task.create({ data: { ownerId: u.id, conversationId: conv, title: "t", prompt: "p" } });
-    const notice = await db.notice.create({
+    const prisma = getDb();
+    const task = await prisma.task.create({ data: { ownerId: u.id, conversationId: conv, title: "t", prompt: "p" } });
+    const notice = await prisma.notice.create({
       data: { taskId: task.id, conversationId: conv, ownerId: u.id, key: "final", outcome: "done", text: "n" },
     });
     const ids: Record<string, string> = {
@@ -106,21 +110,21 @@ describe("the database enforces every status the code defines", () => {
     };
 
     for (const { table, column } of CHECKS) {
-      const err = await failure(
-        () =>
-          db.$executeRaw`UPDATE ${Prisma.raw(`"${table}"`)} SET ${Prisma.raw(`"${column}"`)} = 'bogus' WHERE id = ${ids[table]}`,
+      const err = await failure(() =>
+        sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = 'bogus' WHERE id = ${ids[table]}`.execute(db()),
       );
       expect(err, `${table}.${column}`).toContain(`${table}_${column}_check`);
     }
-    expect(await failure(() => db.task.update({ where: { id: task.id }, data: { status: "done" } }))).toContain(
+    expect(await failure(() => prisma.task.update({ where: { id: task.id }, data: { status: "done" } }))).toContain(
       "task_status_check",
     );
     // The rows are as they were: every value the code writes still goes in.
-    for (const status of TASK_STATUSES) await db.task.update({ where: { id: task.id }, data: { status } });
+    for (const status of TASK_STATUSES) await prisma.task.update({ where: { id: task.id }, data: { status } });
     for (const notificationStatus of NOTIFICATION_STATUSES)
-      await db.task.update({ where: { id: task.id }, data: { notificationStatus } });
-    for (const emailState of EMAIL_STATES) await db.notice.update({ where: { id: notice.id }, data: { emailState } });
-    await db.task.update({ where: { id: task.id }, data: { deliveryOutcome: null } });
+      await prisma.task.update({ where: { id: task.id }, data: { notificationStatus } });
+    for (const emailState of EMAIL_STATES)
+      await prisma.notice.update({ where: { id: notice.id }, data: { emailState } });
+    await prisma.task.update({ where: { id: task.id }, data: { deliveryOutcome: null } });
   });
 });
 
@@ -142,11 +146,7 @@ describe("the partial indexes the loops claim through list the loops' groups", (
   }
 
   it("the cancel claim is served by task_cancel_due_idx", async () => {
-    const plan = await getDb().$transaction(async (tx) => {
-      await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
-      const rows = await tx.$queryRaw<{ "QUERY PLAN": string }[]>`EXPLAIN ${claimCancelsSql("w", 2)}`;
-      return rows.map((r) => r["QUERY PLAN"]).join("\n");
-    });
+    const plan = await planWithoutSeqScans(claimCancelsSql("w", 2));
     expect(plan).toContain("task_cancel_due_idx");
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db as kysely } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { startTask } from "@/lib/tasks/start-task";
 import type { DeliveryContract } from "@/lib/contract/schemas";
 import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
@@ -123,11 +125,25 @@ describe("a timed task cancelled before its due time", () => {
     // Built in one insert so no loop can touch it first: running, fenced by its user, its cancel lease held
     // (a remote that takes long to stop), and already past its due time.
     const id = randomUUID();
-    await db().$executeRaw`
-      INSERT INTO "task" (id, "ownerId", "conversationId", title, prompt, status, "deliveryMode", "dueAt",
-                          "cancelRequestedAt", "nextCancelAt", "cancelLeaseOwner", "cancelLeaseToken", "cancelLeaseExpiresAt", "updatedAt")
-      VALUES (${id}, ${u.id}, ${conv}, 'slow to stop', 'p', 'running', 'at', now() - interval '1 second',
-              now() - interval '5 seconds', now(), 'test', 'held-by-test', now() + interval '1 hour', now())`;
+    await kysely()
+      .insertInto("task")
+      .values({
+        id,
+        ownerId: u.id,
+        conversationId: conv,
+        title: "slow to stop",
+        prompt: "p",
+        status: "running",
+        deliveryMode: "at",
+        dueAt: sql<Date>`now() - interval '1 second'`,
+        cancelRequestedAt: sql<Date>`now() - interval '5 seconds'`,
+        nextCancelAt: sql<Date>`now()`,
+        cancelLeaseOwner: "test",
+        cancelLeaseToken: "held-by-test",
+        cancelLeaseExpiresAt: sql<Date>`now() + interval '1 hour'`,
+        updatedAt: sql<Date>`now()`,
+      })
+      .execute();
     expect(await findDue(100, [])).not.toContain(id);
     expect(await evaluateDueTask(id)).toBe("skipped");
     const row = await task(id);

@@ -1,6 +1,9 @@
-import { getDb, PREPARED, type SqlTx } from "@/lib/db/client";
-import { Prisma, type Notice, type Task } from "@/lib/db/generated/client.ts";
+import type { DB } from "@/lib/db/generated/kysely.ts";
+import { db, prepared, type Executor, type Tx } from "@/lib/db/kysely";
+import { literals } from "@/lib/db/sql-list";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
+import type { TaskRow } from "@/lib/tasks/sql";
+import { sql, type Selectable } from "kysely";
 import type { NoticeSpec } from "./contract";
 
 /**
@@ -22,40 +25,68 @@ import type { NoticeSpec } from "./contract";
  * dueEvaluatedAt. A cancel that loses the race to a finished result (succeeded)
  * is due again, so an "at" result still gets its notice.
  */
-const TERMINAL = Prisma.raw(TERMINAL_STATUSES.map((s) => `'${s}'`).join(", "));
-const DUE_OPEN = Prisma.sql`("status" = 'succeeded' OR ("status" NOT IN (${TERMINAL}) AND "cancelRequestedAt" IS NULL))`;
+const NOT_TERMINAL = literals(TERMINAL_STATUSES);
+const DUE_OPEN = sql<boolean>`("status" = 'succeeded' OR ("status" NOT IN ${NOT_TERMINAL} AND "cancelRequestedAt" IS NULL))`;
+
+/** A notice row as Kysely reads it (the same shape as Prisma's `Notice`). */
+export type NoticeRow = Selectable<DB["notice"]>;
+
+/** Not evaluated yet, promise still open, not among `busy` (rows this worker is evaluating). */
+const unevaluated = (busy: string[]) =>
+  db()
+    .selectFrom("task")
+    .where("dueAt", "is not", null)
+    .where("dueEvaluatedAt", "is", null)
+    .where(DUE_OPEN)
+    .where((eb) => eb.not(eb("id", "=", eb.fn.any(sql<string[]>`${busy}::text[]`))));
 
 /** Due and not yet evaluated, oldest due first; `busy` are rows this worker is evaluating. */
 export async function findDue(limit: number, busy: string[]): Promise<string[]> {
-  const rows = await getDb().$queryRaw<{ id: string }[]>`
-    SELECT id FROM "task"
-    WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now() AND ${DUE_OPEN} AND NOT (id = ANY(${busy}))
-    ORDER BY "dueAt" LIMIT ${limit}`;
+  const rows = await unevaluated(busy)
+    .select("id")
+    .where("dueAt", "<=", sql<Date>`now()`)
+    .orderBy("dueAt")
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.id);
 }
 
 /** Milliseconds until the earliest unevaluated dueAt, ignoring `busy` rows. */
 export async function nextDueMs(busy: string[] = []): Promise<number | null> {
-  const [row] = await getDb().$queryRaw<{ ms: number | null }[]>`
-    SELECT (extract(epoch FROM (min("dueAt") - now())) * 1000)::float8 AS ms
-    FROM "task" WHERE "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND ${DUE_OPEN} AND NOT (id = ANY(${busy}))`;
+  const row = await unevaluated(busy)
+    .select(sql<number | null>`(extract(epoch FROM (min("dueAt") - now())) * 1000)::float8`.as("ms"))
+    .executeTakeFirst();
   return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }
 
 /** Locks a due, unevaluated row (SKIP LOCKED: another worker evaluating it wins). */
-export async function lockDue(tx: SqlTx, id: string): Promise<(Task & { dbNow: Date }) | null> {
-  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`
-    SELECT *, now() AS "dbNow" FROM "task"
-    WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "dueAt" <= now() AND ${DUE_OPEN}
-    FOR UPDATE SKIP LOCKED`;
-  return rows[0] ?? null;
+export async function lockDue(tx: Tx, id: string): Promise<(TaskRow & { dbNow: Date }) | null> {
+  const row = await tx
+    .selectFrom("task")
+    .selectAll()
+    .select(sql<Date>`now()`.as("dbNow"))
+    .where("id", "=", id)
+    .where("dueAt", "is not", null)
+    .where("dueEvaluatedAt", "is", null)
+    .where("dueAt", "<=", sql<Date>`now()`)
+    .where(DUE_OPEN)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  return row ?? null;
 }
 
-export async function markDueEvaluated(tx: SqlTx, id: string, outcome: string | null): Promise<Task> {
-  const [evaluated] = await tx.$queryRaw<Task[]>`
-    UPDATE "task" SET "dueEvaluatedAt" = now(), "deliveryOutcome" = coalesce("deliveryOutcome", ${outcome}), "updatedAt" = now()
-    WHERE id = ${id} RETURNING *`;
-  return evaluated;
+export async function markDueEvaluated(tx: Tx, id: string, outcome: string | null): Promise<TaskRow> {
+  return tx
+    .updateTable("task")
+    .set({
+      dueEvaluatedAt: sql<Date>`now()`,
+      deliveryOutcome: sql<string | null>`coalesce("deliveryOutcome", ${outcome})`,
+      updatedAt: sql<Date>`now()`,
+    })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /**
@@ -64,28 +95,68 @@ export async function markDueEvaluated(tx: SqlTx, id: string, outcome: string | 
  * is not a missed promise), so no later evaluation can judge it. Returns the row
  * as it stands after: one statement for the write and the read the caller needs next.
  */
-export async function closeAtEnd(tx: SqlTx, id: string): Promise<Task> {
-  const [task] = await tx.$queryRaw<Task[]>`${PREPARED}
+export async function closeAtEnd(tx: Executor, id: string): Promise<TaskRow> {
+  const {
+    rows: [task],
+  } = await sql<TaskRow>`${prepared}
     WITH closed AS (
       UPDATE "task" SET "dueEvaluatedAt" = now()
       WHERE id = ${id} AND "dueAt" IS NOT NULL AND "dueEvaluatedAt" IS NULL AND "status" IN ('cancelled', 'failed')
       RETURNING *)
     SELECT * FROM closed
-    UNION ALL SELECT * FROM "task" WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM closed)`;
+    UNION ALL SELECT * FROM "task" WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM closed)`.execute(tx);
   if (!task) throw new Error(`task ${id} not found`);
   return task;
 }
 
-export async function setDeliveryOutcomeOnce(tx: SqlTx, id: string, outcome: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET "deliveryOutcome" = ${outcome} WHERE id = ${id} AND "deliveryOutcome" IS NULL`;
+export async function setDeliveryOutcomeOnce(tx: Executor, id: string, outcome: string): Promise<void> {
+  await tx
+    .updateTable("task")
+    .set({ deliveryOutcome: outcome })
+    .where("id", "=", id)
+    .where("deliveryOutcome", "is", null)
+    .execute();
 }
 
 /** The notice row, once per (task, key); null when it already existed. */
-export async function insertNotice(tx: SqlTx, task: Task, spec: NoticeSpec, text: string): Promise<Notice | null> {
-  const rows = await tx.$queryRaw<Notice[]>`${PREPARED}
-    INSERT INTO "notice" (id, "taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
-    VALUES (gen_random_uuid()::text, ${task.id}, ${task.conversationId}, ${task.ownerId}, ${spec.key}, ${spec.outcome}, ${spec.publicationId}, ${text})
-    ON CONFLICT ("taskId", key) DO NOTHING
-    RETURNING *`;
-  return rows[0] ?? null;
+export async function insertNotice(
+  tx: Executor,
+  task: Pick<TaskRow, "id" | "conversationId" | "ownerId">,
+  spec: NoticeSpec,
+  text: string,
+): Promise<NoticeRow | null> {
+  const row = await tx
+    .insertInto("notice")
+    .values({
+      taskId: task.id,
+      conversationId: task.conversationId,
+      ownerId: task.ownerId,
+      key: spec.key,
+      outcome: spec.outcome,
+      publicationId: spec.publicationId,
+      text,
+    })
+    .onConflict((oc) => oc.columns(["taskId", "key"]).doNothing())
+    .returningAll()
+    .modifyEnd(prepared)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The account's notices, on its deletion. */
+export async function deleteOwnerNotices(tx: Tx, ownerId: string): Promise<void> {
+  await tx.deleteFrom("notice").where("ownerId", "=", ownerId).execute();
+}
+
+/** The task's latest publication that is not partial (its result), if any. */
+export async function finalPublicationId(on: Executor, taskId: string): Promise<string | undefined> {
+  const final = await on
+    .selectFrom("publication")
+    .select("id")
+    .where("taskId", "=", taskId)
+    .where((eb) => eb.not(eb.ref("partial")))
+    .orderBy("version", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return final?.id;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db as kysely } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { transactionWithEvents } from "@/lib/events/emit";
 import { evaluateDueTask, stopAtDeadline } from "@/lib/runtime/due-loop";
 import { executeCancel } from "@/lib/runtime/execute-cancel";
@@ -20,9 +22,23 @@ async function runningPastDue(error: string | null, allowOvertime: boolean): Pro
   const u = await signUp("StopReason");
   const conv = await createConversationFor(u);
   const id = randomUUID();
-  await db().$executeRaw`
-    INSERT INTO "task" (id, "ownerId", "conversationId", title, prompt, status, "deliveryMode", "dueAt", "allowOvertime", error, "startedAt", "updatedAt")
-    VALUES (${id}, ${u.id}, ${conv}, 'past due', 'p', 'running', 'at', now() - interval '1 second', ${allowOvertime}, ${error}, now(), now())`;
+  await kysely()
+    .insertInto("task")
+    .values({
+      id,
+      ownerId: u.id,
+      conversationId: conv,
+      title: "past due",
+      prompt: "p",
+      status: "running",
+      deliveryMode: "at",
+      dueAt: sql<Date>`now() - interval '1 second'`,
+      allowOvertime,
+      error,
+      startedAt: sql<Date>`now()`,
+      updatedAt: sql<Date>`now()`,
+    })
+    .execute();
   return id;
 }
 

@@ -1,13 +1,13 @@
 import { toPublicNotice } from "@/lib/contract/notice";
-import type { SqlTx } from "@/lib/db/client";
-import type { Notice, Task } from "@/lib/db/generated/client.ts";
+import type { Task } from "@/lib/db/generated/client.ts";
+import type { Executor, Tx } from "@/lib/db/kysely";
 import type { NoticeMessageMeta } from "@/lib/contract/shapes";
 import { appendMessage } from "@/lib/chat/append-message";
 import type { TaskStatus } from "@/lib/contract/task";
 import { emitEvent } from "@/lib/events/emit";
 import { queueNoticeEmail } from "@/lib/email/queue-notice-email";
 import { byOutcome, noticeInConversation, plannedNotices, type ContractFacts, type NoticeSpec } from "./contract";
-import { closeAtEnd, insertNotice, setDeliveryOutcomeOnce } from "./sql";
+import { closeAtEnd, finalPublicationId, insertNotice, setDeliveryOutcomeOnce, type NoticeRow } from "./sql";
 import type { StopReason } from "@/lib/tasks/columns";
 
 /** Host wording: built from committed facts only, never from model text. */
@@ -40,9 +40,8 @@ export function noticeText(task: Pick<Task, "title" | "error">, spec: NoticeSpec
   }
 }
 
-export async function factsOf(tx: SqlTx, task: Task): Promise<ContractFacts> {
-  const [final] = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM "publication" WHERE "taskId" = ${task.id} AND NOT partial ORDER BY version DESC LIMIT 1`;
+export async function factsOf(tx: Executor, task: Task): Promise<ContractFacts> {
+  const finalId = await finalPublicationId(tx, task.id);
   return {
     mode: task.deliveryMode as ContractFacts["mode"],
     dueAt: task.dueAt,
@@ -53,7 +52,7 @@ export async function factsOf(tx: SqlTx, task: Task): Promise<ContractFacts> {
     dueEvaluatedAt: task.dueEvaluatedAt,
     stoppedAtDeadline: task.stopReason === STOPPED_AT_DEADLINE,
     stoppedInOvertime: task.stopReason === STOPPED_IN_OVERTIME,
-    finalPublicationId: final?.id ?? null,
+    finalPublicationId: finalId ?? null,
     latestPublicationId: task.latestPublicationId,
   };
 }
@@ -71,11 +70,11 @@ export function stoppedByDeadline(task: Pick<Task, "stopReason">): boolean {
  * message and feed event. Returns null when the key already existed.
  */
 export async function writeNotice(
-  tx: SqlTx,
+  tx: Executor,
   task: Task,
   spec: NoticeSpec,
   text = noticeText(task, spec),
-): Promise<Notice | null> {
+): Promise<NoticeRow | null> {
   const notice = await insertNotice(tx, task, spec, text);
   if (!notice) return null;
   await queueNoticeEmail(tx, notice, task);
@@ -110,10 +109,10 @@ export async function writeNotice(
 }
 
 /** Brings the task's notices up to date with its committed facts (caller holds the row lock). */
-export async function syncNotices(tx: SqlTx, taskId: string): Promise<Notice[]> {
+export async function syncNotices(tx: Tx, taskId: string): Promise<NoticeRow[]> {
   // A promise that ended with a cancel or a failure is closed before anything else reads the row.
   const task = await closeAtEnd(tx, taskId);
-  const written: Notice[] = [];
+  const written: NoticeRow[] = [];
   const facts = await factsOf(tx, task);
   for (const spec of plannedNotices(facts)) {
     const n = await writeNotice(tx, task, spec);

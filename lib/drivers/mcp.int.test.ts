@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db, jsonb } from "@/lib/db/kysely";
+import type { JsonText } from "@/lib/db/json-column-type.ts";
+import { transactionWithEvents } from "@/lib/events/emit";
+import { sql } from "kysely";
 import * as tasksRoute from "@/app/api/tasks/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import * as inputRoute from "@/app/api/tasks/[id]/input/route";
@@ -69,7 +73,11 @@ const row = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
 
 /** One execution claim of this task, ignoring backoff. */
 async function tick(id: string) {
-  await getDb().$executeRaw`UPDATE "task" SET "nextRunAt" = now() WHERE id = ${id}`;
+  await db()
+    .updateTable("task")
+    .set({ nextRunAt: sql<Date>`now()` })
+    .where("id", "=", id)
+    .execute();
   const [leased] = await claimExecution("mcp-test-worker", 1, [id]);
   if (!leased) throw new Error("nothing to claim");
   return executeTask(leased, new AbortController().signal);
@@ -91,9 +99,13 @@ const callsOf = (method: string, remoteId?: string) =>
 
 /** Cancel as the API does (fence), then one cancel-loop claim of exactly this row. */
 async function cancelNow(id: string) {
-  await getDb().$transaction((tx) => fenceCancel(tx, u.id, id));
+  await transactionWithEvents((tx) => fenceCancel(tx, u.id, id));
   // Earliest due first: leftovers of other suites must not be claimed instead.
-  await getDb().$executeRaw`UPDATE "task" SET "nextCancelAt" = '2000-01-01T00:00:00Z' WHERE id = ${id}`;
+  await db()
+    .updateTable("task")
+    .set({ nextCancelAt: new Date("2000-01-01T00:00:00Z") })
+    .where("id", "=", id)
+    .execute();
   const [leased] = await claimCancels("mcp-test-worker", 1);
   expect(leased?.id).toBe(id);
   return executeCancel(leased, new AbortController().signal);
@@ -182,7 +194,7 @@ describe("mcp driver against a real MCP Tasks server", () => {
     const { id } = await newTask();
     await submitted(id);
     const lost = "0123456789abcdef0123456789abcdef";
-    await getDb().$executeRaw`UPDATE "task" SET "remoteRef" = ${lost} WHERE id = ${id}`;
+    await db().updateTable("task").set({ remoteRef: lost }).where("id", "=", id).execute();
     expect(await tick(id)).toBe("failed");
     const r = await row(id);
     // The driver's explanation goes to the log; users see the category's sentence.
@@ -343,8 +355,11 @@ describe("mcp driver against a real MCP Tasks server", () => {
     const remoteId = await submitted(id);
     await remoteStatus(remoteId, "input_required");
     expect(await tick(id)).toBe("stepped");
-    await getDb()
-      .$executeRaw`UPDATE "task" SET "driverData" = "driverData" || '{"session":"forgotten-session"}'::jsonb WHERE id = ${id}`;
+    await db()
+      .updateTable("task")
+      .set({ driverData: sql<JsonText>`"driverData" || ${jsonb({ session: "forgotten-session" })}::jsonb` })
+      .where("id", "=", id)
+      .execute();
     expect((await call(inputRoute.POST, { user: u, params: { id }, body: { response: "Asia" } })).status).toBe(200);
     const other = createMcpDriver({ name: "peer", url: peer.url, tool: "research" });
     registerDriver("mcp:peer", other);
@@ -438,7 +453,7 @@ describe("mcp driver against a real MCP Tasks server", () => {
     const submit = driver.submit.bind(driver);
     const spy = vi.spyOn(driver, "submit").mockImplementation(async (task, signal) => {
       const handle = await submit(task, signal);
-      await getDb().$executeRaw`UPDATE "task" SET "leaseToken" = 'someone-else' WHERE id = ${id}`;
+      await db().updateTable("task").set({ leaseToken: "someone-else" }).where("id", "=", id).execute();
       return handle;
     });
     try {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { getDb } from "@/lib/db/client";
+import { transactionWithEvents } from "@/lib/events/emit";
 import { createOfflineModel } from "@/lib/agent/offline-model";
 import { appendMessage } from "@/lib/chat/append-message";
 import type { TaskStep } from "@/lib/db/generated/client.ts";
@@ -37,7 +38,7 @@ describe("native research writes in the conversation's language", () => {
   it("a Chinese message whose task prompt is English gets a Chinese plan, progress, headings and body", async () => {
     const user = await signUp("LangZh");
     const conversationId = await createConversationFor(user);
-    const origin = await getDb().$transaction((tx) =>
+    const origin = await transactionWithEvents((tx) =>
       appendMessage(tx, { conversationId, ownerId: user.id, kind: "user", content: "请帮我研究欧洲的电动车市场" }),
     );
     // What a real model's start tool may hand over: the topic restated in English.

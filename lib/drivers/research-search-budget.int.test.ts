@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { randomUUID } from "node:crypto";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { startTask } from "@/lib/tasks/start-task";
 import { claimExecution } from "@/lib/tasks/sql";
 import { executeTask } from "@/lib/runtime/execute-task";
@@ -57,7 +59,11 @@ const row = (id: string) => getDb().task.findUniqueOrThrow({ where: { id } });
 
 /** Claims the task (made due at once: a failed step waits out a backoff) and runs one unit of work. */
 async function runOnce(id: string): Promise<string> {
-  await getDb().$executeRaw`UPDATE "task" SET "nextRunAt" = now() WHERE id = ${id}`;
+  await db()
+    .updateTable("task")
+    .set({ nextRunAt: sql<Date>`now()` })
+    .where("id", "=", id)
+    .execute();
   const [claimed] = await waitFor(
     async () => {
       const got = await claimExecution("budget-test", 1, [id]);

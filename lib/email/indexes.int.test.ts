@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Prisma } from "@/lib/db/generated/client.ts";
-import { getDb } from "@/lib/db/client";
+import { CompiledQuery, sql, type RawBuilder } from "kysely";
+import { db, transaction } from "@/lib/db/kysely";
 import { claimEmailSql } from "./sql";
 
 /**
@@ -8,12 +8,22 @@ import { claimEmailSql } from "./sql";
  * leases (notice_email_lease_idx), and the operator's gauge only dead letters
  * (notice_email_dead_idx): sent notices, which grow forever, are never read.
  */
-async function plan(sql: Prisma.Sql): Promise<string> {
-  return getDb().$transaction(async (tx) => {
-    await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
-    const rows = await tx.$queryRaw<{ "QUERY PLAN": string }[]>`EXPLAIN ${sql}`;
-    return rows.map((r) => r["QUERY PLAN"]).join("\n");
+async function plan(q: RawBuilder<unknown>): Promise<string> {
+  const { sql: text, parameters } = q.compile(db());
+  // EXPLAIN of an UPDATE does not run it; roll back anyway.
+  const rolledBack = new Error("rolled back");
+  let planText = "";
+  await transaction(async (tx) => {
+    await sql`SET LOCAL enable_seqscan = off`.execute(tx);
+    const { rows } = await tx.executeQuery<{ "QUERY PLAN": string }>(
+      CompiledQuery.raw(`EXPLAIN ${text}`, [...parameters]),
+    );
+    planText = rows.map((r) => r["QUERY PLAN"]).join("\n");
+    throw rolledBack;
+  }).catch((err: unknown) => {
+    if (err !== rolledBack) throw err;
   });
+  return planText;
 }
 
 describe("email outbox queries are served by partial indexes", () => {
@@ -25,7 +35,7 @@ describe("email outbox queries are served by partial indexes", () => {
   });
 
   it("the gauge counts dead letters without reading sent rows", async () => {
-    const text = await plan(Prisma.sql`SELECT count(*) FROM "notice" WHERE "emailState" = 'dead_letter'`);
+    const text = await plan(sql`SELECT count(*) FROM "notice" WHERE "emailState" = 'dead_letter'`);
     expect(text).toContain("notice_email_dead_idx");
     expect(text).not.toMatch(/Seq Scan on "?notice"?/);
   });

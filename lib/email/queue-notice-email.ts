@@ -1,4 +1,4 @@
-import type { SqlTx } from "@/lib/db/client";
+import type { Executor } from "@/lib/db/kysely";
 import { queueNoticeEmailSql } from "./sql";
 import { modesWanting } from "./state";
 
@@ -11,7 +11,7 @@ import { modesWanting } from "./state";
  * SMTP is configured (and E3 drops what waited too long for one).
  */
 export async function queueNoticeEmail(
-  tx: SqlTx,
+  tx: Executor,
   notice: { id: string; ownerId: string; key: string },
   task: { deliveryMode: string },
 ): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
 import { awayMs, decideAfterSend, decideOnClaim, onStopping, type EmailDecision } from "./state";
 import { asEmailMode } from "@/lib/settings/queries";
 import { applyEmailPatch, lockClaimedEmail, type EmailFence } from "./sql";
@@ -18,8 +18,7 @@ export async function sendNoticeEmail(
   stopping: AbortSignal,
   log: Log,
 ): Promise<EmailDecision["t"] | "lost"> {
-  const db = getDb();
-  const first = await db.$transaction(async (tx) => {
+  const first = await transaction(async (tx) => {
     const row = await lockClaimedEmail(tx, fence);
     if (!row) return null;
     if (stopping.aborted) {
@@ -64,7 +63,7 @@ export async function sendNoticeEmail(
   const outcome = await sendEmail(first.mail);
   if (outcome.ok) await testHooks().afterEmailSend?.(fence.id);
   const after = decideAfterSend(first.attempts, outcome);
-  const stored = await db.$transaction(async (tx) => {
+  const stored = await transaction(async (tx) => {
     const row = await lockClaimedEmail(tx, fence, ["sending"]);
     if (!row) return false;
     return applyEmailPatch(tx, fence, after.patch);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { getDb } from "@/lib/db/client";
+import { sql } from "kysely";
 import { patientClient, signUp, waitFor, type TestUser } from "@/tests/helpers";
 import { emitEvent, transactionWithEvents } from "./emit";
 
@@ -29,11 +30,21 @@ describe("transactionWithEvents aborted by a real deadlock", () => {
     let pid = 0;
     const committed = transactionWithEvents(async (tx) => {
       runs++;
-      [{ pid }] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
-      await tx.$executeRaw`UPDATE "conversation" SET title = ${`mine ${runs}`} WHERE id = ${a.id}`;
+      ({
+        rows: [{ pid }],
+      } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(tx));
+      await tx
+        .updateTable("conversation")
+        .set({ title: `mine ${runs}` })
+        .where("id", "=", a.id)
+        .execute();
       // Buffered until the end of the run: an aborted run must take it with it.
       await emitEvent(tx, user.id, { type: "task.updated", data: { task: { tag, run: runs } as never } });
-      await tx.$executeRaw`UPDATE "conversation" SET title = ${`mine ${runs}`} WHERE id = ${b.id}`;
+      await tx
+        .updateTable("conversation")
+        .set({ title: `mine ${runs}` })
+        .where("id", "=", b.id)
+        .execute();
       return runs;
     });
     await waitFor(

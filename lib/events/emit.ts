@@ -1,16 +1,14 @@
 import type { LoggedFeedEvent, RunDelta } from "@/lib/contract/shapes";
-import { DELTAS_CHANNEL, EVENTS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
-import { getDb, PREPARED, sqlTransaction, type SqlTx } from "@/lib/db/client";
-
-interface PendingEvent {
-  ownerId: string;
-  event: LoggedFeedEvent;
-  refs: { conversationId?: string | null; taskId?: string | null };
-  wake: readonly string[];
-}
+import { DELTAS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
+import { db, transaction, type Executor, type Tx } from "@/lib/db/kysely";
+import { writeEvents, type PendingEvent } from "./sql";
+import { sql } from "kysely";
 
 /** Events of a transaction opened by transactionWithEvents, written together before it commits. */
-const batches = new WeakMap<SqlTx, PendingEvent[]>();
+const batches = new WeakMap<object, PendingEvent[]>();
+
+/** The transaction `transactionWithEvents` hands its body: a plain Kysely `Tx` whose events are batched. */
+export type EventTx = Tx;
 
 /**
  * Appends a durable event to the account's log inside the caller's transaction
@@ -26,7 +24,7 @@ const batches = new WeakMap<SqlTx, PendingEvent[]>();
  * start: a task's timeline interleaves events with rows written in the same transaction.
  */
 export async function emitEvent(
-  tx: SqlTx,
+  tx: Executor,
   ownerId: string,
   event: LoggedFeedEvent,
   refs: { conversationId?: string | null; taskId?: string | null } = {},
@@ -43,11 +41,11 @@ export async function emitEvent(
  * its end (a task's terminal write emits five: four round trips fewer). The
  * account's row is then locked only for the last moment of the transaction, and
  * after the conversation's, the order every other writer takes them in.
- * A run that Postgres aborts (a deadlock) is run again by sqlTransaction's retry policy: each run has its own batch,
+ * A run that Postgres aborts (a deadlock) is run again by transaction's retry policy: each run has its own batch,
  * so the events of an aborted run are never written.
  */
-export async function transactionWithEvents<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-  return sqlTransaction(async (tx) => {
+export async function transactionWithEvents<T>(fn: (tx: EventTx) => Promise<T>): Promise<T> {
+  return transaction(async (tx) => {
     const batch: PendingEvent[] = [];
     batches.set(tx, batch);
     try {
@@ -66,33 +64,9 @@ export async function transactionWithEvents<T>(fn: (tx: SqlTx) => Promise<T>): P
   });
 }
 
-// One statement (bump, insert, NOTIFY) for any number of events: a task's path emits about ten, and three
-// round trips each were a fifth of every statement a task cost. pg_notify returns void, which the driver
-// cannot read: it runs in laterals that yield no column read. The wake-ups are counted (one row whatever
-// their number) so an empty list keeps the event's row.
-async function writeEvents(tx: SqlTx, ownerId: string, events: PendingEvent[]): Promise<void> {
-  const wake = [...new Set(events.flatMap((e) => e.wake))];
-  // Seqs n-k+1 … n in the order emitted; one NOTIFY with the last seq (a wake-up reads the log past its cursor).
-  await tx.$queryRaw`${PREPARED}
-    WITH e AS (
-      SELECT * FROM unnest(${events.map((e) => e.event.type)}::text[], ${events.map((e) => e.refs.conversationId ?? null)}::text[],
-                           ${events.map((e) => e.refs.taskId ?? null)}::text[], ${events.map((e) => JSON.stringify(e.event.data))}::text[])
-        WITH ORDINALITY AS e(type, conv, task, payload, ord)),
-    bumped AS (UPDATE "user" SET "eventSeq" = "eventSeq" + (SELECT count(*) FROM e) WHERE id = ${ownerId} RETURNING "eventSeq"),
-    inserted AS (
-      INSERT INTO "event" ("ownerId", seq, type, "conversationId", "taskId", payload, "createdAt")
-      SELECT ${ownerId}, bumped."eventSeq" - (SELECT count(*) FROM e) + e.ord, e.type, e.conv, e.task, e.payload::jsonb, clock_timestamp()
-      FROM bumped, e
-      RETURNING "ownerId", seq)
-    SELECT last.seq FROM (SELECT * FROM inserted ORDER BY seq DESC LIMIT 1) last
-    CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, json_build_object('o', last."ownerId", 's', last.seq::text)::text)) notified
-    CROSS JOIN LATERAL (SELECT count(*) FROM (SELECT pg_notify(${WORK_CHANNEL}, w) FROM unnest(${wake}::text[]) w) n) woken`;
-}
-
 /** Tells idle workers there is due work for a loop. Transactional when given a tx. */
-export async function wakeWorkers(tx: SqlTx | null, loop: string): Promise<void> {
-  const q = tx ?? getDb();
-  await q.$executeRaw`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`;
+export async function wakeWorkers(tx: Executor | null, loop: string): Promise<void> {
+  await sql`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`.execute(tx ?? db());
 }
 
 /** Streamed text is ephemeral: no seq, may be dropped; the stored message is the truth. */
@@ -105,5 +79,5 @@ export async function publishDelta(ownerId: string, delta: RunDelta): Promise<vo
     await publishDelta(ownerId, { ...delta, delta: delta.delta.slice(half), offset: delta.offset + half });
     return;
   }
-  await getDb().$executeRaw`SELECT pg_notify(${DELTAS_CHANNEL}, ${payload})`;
+  await sql`SELECT pg_notify(${DELTAS_CHANNEL}, ${payload})`.execute(db());
 }

@@ -1,6 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { getAuth, userFromHeaders } from "@/lib/auth/auth";
 import { getDb } from "@/lib/db/client";
+import { db, transaction } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { emitEvent } from "@/lib/events/emit";
 import * as events from "@/app/api/events/route";
 import { call, ORIGIN, signUp, type TestUser } from "@/tests/helpers";
@@ -81,9 +83,7 @@ async function openFeed(user: TestUser) {
 
 async function emit(user: TestUser, tag: string, n = 1) {
   for (let i = 0; i < n; i++) {
-    await getDb().$transaction((tx) =>
-      emitEvent(tx, user.id, { type: "task.updated", data: { task: { tag, i } as never } }),
-    );
+    await transaction((tx) => emitEvent(tx, user.id, { type: "task.updated", data: { task: { tag, i } as never } }));
   }
 }
 
@@ -145,7 +145,7 @@ describe("the feed ends with its session", () => {
     await feed.until(1);
     const { sessionId } = (await userFromHeaders(new Headers({ cookie: u.cookie })))!;
     // Behind better-auth's back: no database hook fires, so no session-ended notification.
-    await getDb().$executeRaw`DELETE FROM "session" WHERE id = ${sessionId}`;
+    await db().deleteFrom("session").where("id", "=", sessionId).execute();
     await emit(u, "after", 2);
     expect(await feed.ended(PROMPTLY_MS)).toBe(true);
     expect(tags(feed.events)).toEqual(["before"]);
@@ -163,7 +163,11 @@ describe("the feed ends with its session", () => {
     const { sessionId } = (await userFromHeaders(new Headers({ cookie: u.cookie })))!;
     expect(await getDb().session.count({ where: { userId: u.id } })).toBe(2);
     // The feed's session expires: no hook, no notification, only the heartbeat can notice.
-    await getDb().$executeRaw`UPDATE "session" SET "expiresAt" = now() - interval '1 second' WHERE id = ${sessionId}`;
+    await db()
+      .updateTable("session")
+      .set({ expiresAt: sql<Date>`now() - interval '1 second'` })
+      .where("id", "=", sessionId)
+      .execute();
     expect(await feed.ended(PROMPTLY_MS)).toBe(true);
 
     // The other device's feed is untouched.

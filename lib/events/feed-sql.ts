@@ -1,4 +1,7 @@
 import { getDb } from "@/lib/db/client";
+import type { DB } from "@/lib/db/generated/kysely.ts";
+import { db } from "@/lib/db/kysely";
+import { sql, type Selectable } from "kysely";
 
 // The feed's reads of the event log (lib/events/feed.ts serves them): where a
 // resuming client starts, one stream's page, and the shared page of an account.
@@ -29,21 +32,20 @@ export async function resolveCursor(
   return { cursor: after, reset: false };
 }
 
-export interface FeedRow {
-  live: boolean;
-  seq: bigint | null;
-  type: string | null;
-  payload: unknown;
-}
+type LoggedEvent = Pick<Selectable<DB["event"]>, "seq" | "type" | "payload">;
+/** An event of the page, or all nulls when the page is empty (the left join keeps the session row). */
+type PageEvent = { [K in keyof LoggedEvent]: LoggedEvent[K] | null };
+
+export type FeedRow = PageEvent & { live: boolean };
 
 /**
  * One stream's next page of the log, read in the same statement (one snapshot) as
  * its session check: an event committed after the session was deleted is never
  * returned with `live` still true. Without a session id nothing is checked.
  */
-export function readOwnPage(ownerId: string, sessionId: string | null, cursor: bigint): Promise<FeedRow[]> {
+export async function readOwnPage(ownerId: string, sessionId: string | null, cursor: bigint): Promise<FeedRow[]> {
   feedReads.own += 1;
-  return getDb().$queryRaw<FeedRow[]>`
+  const { rows } = await sql<FeedRow>`
     SELECT s.live, e.seq, e.type, e.payload
     FROM (SELECT ${sessionId}::text IS NULL
             OR EXISTS (SELECT 1 FROM "session" WHERE id = ${sessionId}::text AND "expiresAt" > now()) AS live) s
@@ -53,24 +55,21 @@ export function readOwnPage(ownerId: string, sessionId: string | null, cursor: b
       ORDER BY seq
       LIMIT ${REPLAY_PAGE}::int
     ) e ON true
-    ORDER BY e.seq`;
+    ORDER BY e.seq`.execute(db());
+  return rows;
 }
 
-export interface SharedRow {
-  live: string[];
-  seq: bigint | null;
-  type: string | null;
-  payload: unknown;
-}
+/** `live`: the ids among the streams' sessions that still exist. */
+export type SharedRow = PageEvent & { live: string[] };
 
 /**
  * The account's next page after `head` for all its streams at once, with the
  * sessions among `sessionIds` that are still live — one statement, one snapshot,
  * so the same guarantee as readOwnPage holds for every stream it serves.
  */
-export function readSharedPage(ownerId: string, sessionIds: string[], head: bigint): Promise<SharedRow[]> {
+export async function readSharedPage(ownerId: string, sessionIds: string[], head: bigint): Promise<SharedRow[]> {
   feedReads.shared += 1;
-  return getDb().$queryRaw<SharedRow[]>`
+  const { rows } = await sql<SharedRow>`
     SELECT l.live, e.seq, e.type, e.payload
     FROM (SELECT coalesce(array_agg(id), '{}'::text[]) AS live FROM "session"
           WHERE id = ANY(${sessionIds}::text[]) AND "expiresAt" > now()) l
@@ -80,5 +79,6 @@ export function readSharedPage(ownerId: string, sessionIds: string[], head: bigi
       ORDER BY seq
       LIMIT ${REPLAY_PAGE}::int
     ) e ON true
-    ORDER BY e.seq`;
+    ORDER BY e.seq`.execute(db());
+  return rows;
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
 import { emitEvent } from "@/lib/events/emit";
 import { feedReads } from "@/lib/events/feed-sql";
 import * as events from "@/app/api/events/route";
@@ -47,9 +48,7 @@ function sseReader(res: Response) {
 // The log does not read payloads: a tagged stand-in for a task is enough to follow an event through it.
 async function emitN(user: TestUser, n: number, tag: string) {
   for (let i = 0; i < n; i++) {
-    await getDb().$transaction((tx) =>
-      emitEvent(tx, user.id, { type: "task.updated", data: { task: { tag, i } as never } }),
-    );
+    await transaction((tx) => emitEvent(tx, user.id, { type: "task.updated", data: { task: { tag, i } as never } }));
   }
 }
 
@@ -100,19 +99,15 @@ describe("event feed", () => {
     const firstHolds = new Promise<void>((res) => (releaseFirst = res));
     let firstEmitted!: () => void;
     const firstHasSeq = new Promise<void>((res) => (firstEmitted = res));
-    const t1 = getDb().$transaction(
-      async (tx) => {
-        await emitEvent(tx, u.id, { type: "task.updated", data: { task: { n: "first" } as never } });
-        firstEmitted();
-        await firstHolds;
-      },
-      { timeout: 20_000 },
-    );
+    const t1 = transaction(async (tx) => {
+      await emitEvent(tx, u.id, { type: "task.updated", data: { task: { n: "first" } as never } });
+      firstEmitted();
+      await firstHolds;
+    });
     await firstHasSeq;
     // The second writer finishes its own work now but must queue behind the first.
-    const t2 = getDb().$transaction(
-      (tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { n: "second" } as never } }),
-      { timeout: 20_000 },
+    const t2 = transaction((tx) =>
+      emitEvent(tx, u.id, { type: "task.updated", data: { task: { n: "second" } as never } }),
     );
     expect(await sse.drain(500)).toEqual([]);
     releaseFirst();
@@ -158,9 +153,7 @@ describe("event feed", () => {
     const r = await openFeed(u, "0").res;
     const big = "x".repeat(60_000);
     for (let i = 0; i < 25; i++) {
-      await getDb().$transaction((tx) =>
-        emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, big } as never } }),
-      );
+      await transaction((tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, big } as never } }));
     }
     // Nothing was read so far; now drain what was buffered: the stream must end, not hang.
     const reader = r.res.body!.getReader();
@@ -186,9 +179,7 @@ describe("event feed", () => {
     // 300 KB: the stream's high-water mark and the response's own buffer come on top of the bound.
     const body = "y".repeat(10_000);
     for (let i = 0; i < 30; i++) {
-      await getDb().$transaction((tx) =>
-        emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, body } as never } }),
-      );
+      await transaction((tx) => emitEvent(tx, u.id, { type: "task.updated", data: { task: { i, body } as never } }));
     }
     const reader = r.res.body!.getReader();
     // Under the default bound (1 MB) this stream stays open: a read past its queue never settles.
@@ -240,13 +231,10 @@ describe("event feed", () => {
     const u = await signUp("Lagging");
     const live = sseReader((await openFeed(u).res).res);
     // More than a page (500) behind, in one transaction to keep the test quick.
-    await getDb().$transaction(
-      async (tx) => {
-        for (let i = 0; i < 620; i++)
-          await emitEvent(tx, u.id, { type: "task.updated", data: { task: { tag: "old", i } as never } });
-      },
-      { timeout: 60_000 },
-    );
+    await transaction(async (tx) => {
+      for (let i = 0; i < 620; i++)
+        await emitEvent(tx, u.id, { type: "task.updated", data: { task: { tag: "old", i } as never } });
+    });
     expect((await live.next(620, 20_000)).length).toBe(620);
     const before = { ...feedReads };
     const lagging = sseReader((await openFeed(u, "3").res).res);

@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import { getDb } from "@/lib/db/client";
+import { touchPresenceAt } from "./sql";
 import { log } from "@/lib/util/log";
 
 /**
@@ -21,14 +21,7 @@ export function presenceIntervalMs(): number {
  */
 export async function touchPresence(ownerIds: readonly string[], opts: { skipLocked?: boolean } = {}): Promise<void> {
   if (ownerIds.length === 0) return;
-  const ids = [...ownerIds];
-  if (opts.skipLocked) {
-    await getDb().$executeRaw`
-      UPDATE "user" SET "presenceAt" = now()
-      WHERE id IN (SELECT id FROM "user" WHERE id = ANY(${ids}::text[]) FOR UPDATE SKIP LOCKED)`;
-  } else {
-    await getDb().$executeRaw`UPDATE "user" SET "presenceAt" = now() WHERE id = ANY(${ids}::text[])`;
-  }
+  await touchPresenceAt([...ownerIds], opts.skipLocked === true);
 }
 
 /** Fire and forget: presence is a hint for email, never worth failing a feed over. */

@@ -1,4 +1,6 @@
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
+import { touchKey } from "./sql";
 import { hashKey, KEY_PREFIX, keyFromHeaders } from "./secret";
 
 export interface KeyUser {
@@ -20,20 +22,18 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export async function userFromApiKey(headers: Headers): Promise<KeyUser | null> {
   const key = keyFromHeaders(headers);
   if (!key || !key.startsWith(KEY_PREFIX) || key.length > 200) return null;
-  const db = getDb();
-  const [row] = await db.$queryRaw<(Omit<KeyUser, "keyId"> & { keyId: string; lastUsedAt: Date | null })[]>`
-    SELECT k.id AS "keyId", k."lastUsedAt", u.id, u.name, u.email
-    FROM "api_key" k JOIN "user" u ON u.id = k."ownerId"
-    WHERE k.hash = ${hashKey(key)} AND (k."expiresAt" IS NULL OR k."expiresAt" > now())`;
+  const row = await db()
+    .selectFrom("api_key as k")
+    .innerJoin("user as u", "u.id", "k.ownerId")
+    .select(["k.id as keyId", "k.lastUsedAt", "u.id", "u.name", "u.email"])
+    .where("k.hash", "=", hashKey(key))
+    .where((eb) => eb.or([eb("k.expiresAt", "is", null), eb("k.expiresAt", ">", sql<Date>`now()`)]))
+    .executeTakeFirst();
   if (!row) return null;
   // The web clock only decides whether to try (most requests skip the write); the time written, and the guard that
   // keeps two web processes from both writing, are the database's, like every other timestamp.
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
-    await db.$executeRaw`
-      UPDATE "api_key" SET "lastUsedAt" = now()
-      WHERE id = ${row.keyId} AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - ${LAST_USED_GRANULARITY_MS} * interval '1 millisecond')`.catch(
-      () => {},
-    );
+    await touchKey(row.keyId, LAST_USED_GRANULARITY_MS).catch(() => {});
   }
   return { id: row.id, name: row.name, email: row.email, keyId: row.keyId };
 }

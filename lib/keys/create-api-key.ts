@@ -1,10 +1,11 @@
 import { isAPIError } from "better-auth/api";
-import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { toPublicApiKey, type CreateKeyBody, type PublicApiKey } from "@/lib/contract/keys";
 import { CONFIRM_RULE, throttleAccount } from "@/lib/auth/account-guard";
 import { getAuth } from "@/lib/auth/auth";
 import { newKey } from "./secret";
+import { countKeys, insertKey, lockOwnerForKey } from "./sql";
 
 /** Keys per account: enough for every agent a person runs, not a way to fill the table. Expired keys count until revoked. */
 export const MAX_KEYS_PER_ACCOUNT = 20;
@@ -33,14 +34,10 @@ export async function createApiKey(
 ): Promise<PublicApiKey & { key: string }> {
   await confirmOwnerPassword(headers, ownerId, body.password);
   const days = body.expiresInDays ?? null;
-  return getDb().$transaction(async (tx) => {
+  return transaction(async (tx) => {
     // The account row orders concurrent creates, so the cap holds under a burst.
-    // The expiry is read off the database clock: /api/ap compares it with now().
-    const [{ expiresAt }] = await tx.$queryRaw<{ expiresAt: Date | null }[]>`
-      SELECT CASE WHEN ${days}::int IS NULL THEN NULL ELSE now() + make_interval(days => ${days}::int) END AS "expiresAt"
-      FROM "user" WHERE id = ${ownerId} FOR UPDATE`;
-    const count = await tx.apiKey.count({ where: { ownerId } });
-    if (count >= MAX_KEYS_PER_ACCOUNT) {
+    const expiresAt = await lockOwnerForKey(tx, ownerId, days);
+    if ((await countKeys(tx, ownerId)) >= MAX_KEYS_PER_ACCOUNT) {
       throw new ApiError(
         "quota_exceeded",
         `At most ${MAX_KEYS_PER_ACCOUNT} API keys per account; revoke one you no longer use`,
@@ -49,7 +46,7 @@ export async function createApiKey(
       );
     }
     const { key, prefix, hash } = newKey();
-    const row = await tx.apiKey.create({ data: { ownerId, name: body.name, prefix, hash, expiresAt } });
+    const row = await insertKey(tx, { ownerId, name: body.name, prefix, hash, expiresAt });
     return { ...toPublicApiKey(row), key };
   });
 }

@@ -4,6 +4,8 @@ import * as searchRoute from "@/app/api/ap/threads/search/route";
 import { handleAuthRequest } from "@/lib/auth/handler";
 import { setPasswordResetMailer, type PasswordResetMail } from "@/lib/auth/reset-mail";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { call, ORIGIN, signUp, waitFor, type TestUser } from "@/tests/helpers";
 
 /** The password tests/helpers.ts signs every account up with. */
@@ -80,7 +82,9 @@ describe("POST /api/keys asks for the account's password", () => {
 describe("key expiry", () => {
   it("a key with expiresInDays carries its expiry in the list, works until then, and is refused by /api/ap after", async () => {
     const u = await signUp("KeyExpiry");
-    const [{ now }] = await getDb().$queryRaw<{ now: Date }[]>`SELECT now()`;
+    const {
+      rows: [{ now }],
+    } = await sql<{ now: Date }>`SELECT now() AS now`.execute(db());
     const k = await mint(u, { expiresInDays: 30 });
     const forever = await mint(u, { name: "forever" });
     const days = (new Date(k.expiresAt!).getTime() - now.getTime()) / 86_400_000;
@@ -95,7 +99,11 @@ describe("key expiry", () => {
     expect(await apStatus(k.key)).toBe(200);
 
     // Thirty days later, by the database clock that set the expiry.
-    await getDb().$executeRaw`UPDATE "api_key" SET "expiresAt" = now() - interval '1 second' WHERE id = ${k.id}`;
+    await db()
+      .updateTable("api_key")
+      .set({ expiresAt: sql<Date>`now() - interval '1 second'` })
+      .where("id", "=", k.id)
+      .execute();
     expect(await apStatus(k.key)).toBe(401);
     expect(await apStatus(forever.key)).toBe(200);
   });

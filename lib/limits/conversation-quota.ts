@@ -1,4 +1,5 @@
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { limits, limitsOff } from "./config";
 import { lockAccount } from "./quotas";
@@ -25,11 +26,13 @@ export async function admitConversation(tx: Tx, ownerId: string): Promise<void> 
   if (limitsOff()) return;
   const l = limits();
   await lockAccount(tx, ownerId);
-  const [a] = await tx.$queryRaw<ConversationAdmission[]>`
+  const {
+    rows: [a],
+  } = await sql<ConversationAdmission>`
     SELECT count(*) FILTER (WHERE "deletedAt" IS NULL)::int AS live,
       count(*) FILTER (WHERE "createdAt" > now() - interval '60 seconds')::int AS recent,
       greatest(1, ceil(60 - extract(epoch FROM now() - min("createdAt") FILTER (WHERE "createdAt" > now() - interval '60 seconds'))))::int AS retry
-    FROM "conversation" WHERE "ownerId" = ${ownerId}`;
+    FROM "conversation" WHERE "ownerId" = ${ownerId}`.execute(tx);
   if (a.recent >= l.conversationsPerMinute) {
     throw new ApiError(
       "rate_limited",

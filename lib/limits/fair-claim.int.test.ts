@@ -1,6 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { claimCancels, claimExecution } from "@/lib/tasks/sql";
 import { claimRuns } from "@/lib/runs/sql";
 import { claimNotificationLeases } from "@/lib/notify/sql";
@@ -20,12 +21,24 @@ import {
 // Rows left by earlier files (no worker ran them) would compete for the claims
 // measured here: finish them first so each test sees only its own accounts.
 beforeEach(async () => {
-  const db = getDb();
-  await db.$executeRaw`UPDATE "run" SET status = 'cancelled' WHERE status IN ('queued', 'running')`;
-  await db.$executeRaw`
-    UPDATE "task" SET status = 'cancelled', "notificationStatus" = 'none', "leaseToken" = NULL, "leaseExpiresAt" = NULL,
-      "cancelLeaseToken" = NULL, "notifyLeaseToken" = NULL
-    WHERE status NOT IN ('succeeded', 'failed', 'cancelled') OR "notificationStatus" IN ('pending','claimed','dispatched','retry')`;
+  await db().updateTable("run").set({ status: "cancelled" }).where("status", "in", ["queued", "running"]).execute();
+  await db()
+    .updateTable("task")
+    .set({
+      status: "cancelled",
+      notificationStatus: "none",
+      leaseToken: null,
+      leaseExpiresAt: null,
+      cancelLeaseToken: null,
+      notifyLeaseToken: null,
+    })
+    .where((eb) =>
+      eb.or([
+        eb("status", "not in", ["succeeded", "failed", "cancelled"]),
+        eb("notificationStatus", "in", ["pending", "claimed", "dispatched", "retry"]),
+      ]),
+    )
+    .execute();
 });
 
 async function tasksFor(user: TestUser, n: number, ageSeconds: number) {

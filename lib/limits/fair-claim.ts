@@ -1,6 +1,6 @@
-import { Prisma } from "@/lib/db/generated/client.ts";
 import { limits } from "@/lib/limits/config";
-import { PREPARED } from "@/lib/db/client";
+import { prepared } from "@/lib/db/kysely";
+import { sql, type RawBuilder } from "kysely";
 
 /**
  * The fair-share pick every lease loop claims through, so one account with a
@@ -35,11 +35,11 @@ export interface FairPick {
   /** The leased table: "task", "run", "notice" (the email outbox) or "ap_webhook". */
   table: "task" | "run" | "notice" | "ap_webhook";
   /** Due predicate on the given alias. */
-  due(alias: string): Prisma.Sql;
+  due(alias: string): RawBuilder<unknown>;
   /** The loop's own order on alias `c` (oldest first); an index in this order under `due` keeps the window cheap. */
-  order: Prisma.Sql;
+  order: RawBuilder<unknown>;
   /** On alias `h`: rows of this loop leased right now. */
-  held: Prisma.Sql;
+  held: RawBuilder<unknown>;
   limit: number;
 }
 
@@ -53,39 +53,41 @@ const CANDIDATES_PER_ROW = 4;
  * prepared statement afresh on every claim (a custom plan, 1.2 ms of a 2.2 ms claim on a 4,000-row backlog): the
  * generic plan could not see the LIMITs. They take a handful of values, so each gets its own prepared statement.
  */
-function literal(n: number): Prisma.Sql {
+function literal(n: number): string {
   if (!Number.isSafeInteger(n)) throw new Error(`fairPick: ${n} is not a whole number`);
-  return Prisma.raw(String(n));
+  return String(n);
 }
 
 /**
- * A due predicate's narrowing to given rows (tests drive one row by hand). Left out of the text when there is none: a
- * bound `NULL` there would also keep the claim off its generic plan.
+ * A due predicate's narrowing to given rows (tests drive one row by hand), on the alias `a`. Left out of the text when
+ * there is none: a bound `NULL` there would also keep the claim off its generic plan.
  */
-export function onlyRows(alias: Prisma.Sql, ids: string[] | null): Prisma.Sql {
-  return ids ? Prisma.sql`AND ${alias}.id = ANY(${ids}::text[])` : Prisma.empty;
+export function onlyRows(a: string, ids: string[] | null): RawBuilder<unknown> {
+  return ids ? sql`AND ${sql.raw(a)}.id = ANY(${ids}::text[])` : sql``;
 }
 
-export function fairPick({ table, due, order, held, limit }: FairPick): Prisma.Sql {
-  const t = Prisma.raw(`"${table}"`);
-  const slots = literal(limits().slotsPerLoop);
-  return Prisma.sql`${PREPARED}
+/** The ids to lease, a subquery for `WHERE t.id IN (…)`. */
+export function fairPick({ table, due, order, held, limit }: FairPick): RawBuilder<{ id: string }> {
+  const raw = sql.raw;
+  const t = raw(`"${table}"`);
+  const slots = raw(literal(limits().slotsPerLoop));
+  return sql<{ id: string }>`${prepared}
     WITH held AS (
       SELECT h."ownerId", count(*)::int AS n FROM ${t} h WHERE ${held} GROUP BY h."ownerId"
     ), win AS (
       SELECT c.id, c."ownerId", row_number() OVER (ORDER BY ${order}) AS pos FROM ${t} c
       WHERE ${due("c")} AND c."ownerId" NOT IN (SELECT "ownerId" FROM held WHERE n >= ${slots})
-      ORDER BY ${order} LIMIT ${literal(windowSize(limit))}
+      ORDER BY ${order} LIMIT ${raw(literal(windowSize(limit)))}
     ), ranked AS (
       SELECT w.id, w.pos, coalesce(held.n, 0) + row_number() OVER (PARTITION BY w."ownerId" ORDER BY w.pos) AS prio
       FROM win w LEFT JOIN held ON held."ownerId" = w."ownerId"
     ), picked AS (
       SELECT r.id, row_number() OVER (ORDER BY r.prio, r.pos) AS ord FROM ranked r
       WHERE r.prio <= ${slots}
-      ORDER BY r.prio, r.pos LIMIT ${literal(limit * CANDIDATES_PER_ROW)}
+      ORDER BY r.prio, r.pos LIMIT ${raw(literal(limit * CANDIDATES_PER_ROW))}
     )
     SELECT d.id FROM picked p JOIN ${t} d ON d.id = p.id
     WHERE ${due("d")}
-    ORDER BY p.ord LIMIT ${literal(limit)}
+    ORDER BY p.ord LIMIT ${raw(literal(limit))}
     FOR UPDATE OF d SKIP LOCKED`;
 }

@@ -1,14 +1,14 @@
-import type { Tx } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/kysely";
 import { ApiError } from "@/lib/errors/api-error";
-import { Prisma } from "@/lib/db/generated/client.ts";
+import { sql, type RawBuilder } from "kysely";
 import { limits } from "./config";
-import { sqlList } from "@/lib/db/sql-list";
+import { literals } from "@/lib/db/sql-list";
 import { ACTIVE_STATUSES } from "@/lib/contract/task";
 import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
 
 // Literals (task_owner_active_idx, run_owner_active_idx are partial on them), from the one definition of each set.
-const TASK_ACTIVE = sqlList(ACTIVE_STATUSES);
-const RUN_ACTIVE = sqlList(RUN_ACTIVE_STATUSES);
+const TASK_ACTIVE = literals(ACTIVE_STATUSES);
+const RUN_ACTIVE = literals(RUN_ACTIVE_STATUSES);
 
 /**
  * Quota checks run inside the transaction that creates the row, under the
@@ -20,7 +20,12 @@ const RUN_ACTIVE = sqlList(RUN_ACTIVE_STATUSES);
 
 /** Serialises an account's creating requests; emitEvent takes the same lock later anyway. */
 export async function lockAccount(tx: Tx, ownerId: string): Promise<void> {
-  await tx.$queryRaw`SELECT 1 FROM "user" WHERE id = ${ownerId} FOR UPDATE`;
+  await tx
+    .selectFrom("user")
+    .select(sql`1`.as("one"))
+    .where("id", "=", ownerId)
+    .forUpdate()
+    .execute();
 }
 
 /** Seconds until a rolling-minute window frees a unit: the oldest entry's 60th second. */
@@ -44,13 +49,13 @@ export interface TaskAdmission {
  * from a snapshot older than the lock), so a concurrent start of the account is
  * counted in turn. The task's insert reads it in the same statement (lib/tasks/sql.ts).
  */
-export function taskAdmission(ownerId: string): Prisma.Sql {
+export function taskAdmission(ownerId: string): RawBuilder<TaskAdmission> {
   const l = limits();
-  return Prisma.sql`
+  return sql<TaskAdmission>`
     SELECT t.active, r.recent, r.oldest_age,
       (t.active < ${l.activeTasks}::bigint AND r.recent < ${l.taskStartsPerMinute}::bigint) AS admitted
     FROM (SELECT count(*)::int AS active FROM "task"
-            WHERE "ownerId" = ${ownerId} AND status IN (${TASK_ACTIVE})) t,
+            WHERE "ownerId" = ${ownerId} AND status IN ${TASK_ACTIVE}) t,
          (SELECT count(*)::int AS recent, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
             FROM "task" WHERE "ownerId" = ${ownerId} AND "createdAt" > now() - interval '60 seconds') r`;
 }
@@ -91,16 +96,16 @@ export interface MessageAdmission {
  * a concurrent post of the account is counted in turn; its run is not created yet.
  * The caller may read it inside the statement that creates the run (lib/runs/sql.ts).
  */
-export function messageAdmission(ownerId: string): Prisma.Sql {
+export function messageAdmission(ownerId: string): RawBuilder<MessageAdmission> {
   const l = limits();
-  return Prisma.sql`
+  return sql<MessageAdmission>`
     SELECT m.recent, m.oldest_age, r.turns,
       (m.recent <= ${l.messagesPerMinute}::bigint AND r.turns < ${l.queuedTurns}::bigint) AS admitted
     FROM (SELECT count(*)::int AS recent, extract(epoch FROM now() - min("createdAt"))::float8 AS oldest_age
             FROM "message"
             WHERE "ownerId" = ${ownerId} AND kind = 'user' AND NOT hidden AND "createdAt" > now() - interval '60 seconds') m,
          (SELECT count(*)::int AS turns FROM "run"
-            WHERE "ownerId" = ${ownerId} AND kind = 'chat' AND status IN (${RUN_ACTIVE})) r`;
+            WHERE "ownerId" = ${ownerId} AND kind = 'chat' AND status IN ${RUN_ACTIVE}) r`;
 }
 
 /** Throws the 429 a refused MessageAdmission calls for. */

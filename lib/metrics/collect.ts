@@ -1,11 +1,12 @@
 import { env } from "@/lib/config/env";
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { heartbeatStaleMs } from "@/lib/fleet/heartbeat";
 import { singleFlight } from "./cache";
 import { renderFleet } from "./fleet";
 import type { ProcessSnapshot } from "./process";
 import { QUEUES_COLUMN, QUEUES_CTE, renderQueues, type QueueRow } from "./queues";
-import { sqlList } from "@/lib/db/sql-list";
+import { literals } from "@/lib/db/sql-list";
 import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
 import { ACTIVE_STATUSES } from "@/lib/contract/task";
 import { EMAIL_CLAIMABLE } from "@/lib/email/state";
@@ -54,17 +55,19 @@ interface Figures {
  *   lease count and the last hour's start delays ride along in that same pass;
  * - live workers come from the small heartbeat table.
  */
-const RUN_ACTIVE = sqlList(RUN_ACTIVE_STATUSES);
-const TASK_ACTIVE = sqlList(ACTIVE_STATUSES);
-const EMAIL_OPEN = sqlList(EMAIL_CLAIMABLE);
+const RUN_ACTIVE = literals(RUN_ACTIVE_STATUSES);
+const TASK_ACTIVE = literals(ACTIVE_STATUSES);
+const EMAIL_OPEN = literals(EMAIL_CLAIMABLE);
 
 async function queryFigures(): Promise<Figures> {
   const stale = heartbeatStaleMs() / 1000;
-  const [row] = await getDb().$queryRaw<Figures[]>`
+  const {
+    rows: [row],
+  } = await sql<Figures>`
     WITH active_runs AS (
       SELECT kind, status, count(*)::int AS n,
              count(*) FILTER (WHERE status = 'running' AND "leaseExpiresAt" > now())::int AS leased
-      FROM "run" WHERE status IN (${RUN_ACTIVE})
+      FROM "run" WHERE status IN ${RUN_ACTIVE}
       GROUP BY kind, status
     ), run_waits AS (
       SELECT extract(epoch FROM ("startedAt" - "createdAt"))::float8 AS s
@@ -89,7 +92,7 @@ async function queryFigures(): Promise<Figures> {
       -- Two partial indexes (notice_email_due_idx, notice_email_dead_idx): sent and skipped rows are never read.
       (SELECT coalesce(json_agg(json_build_object('state', state, 'n', n) ORDER BY state), '[]'::json)
          FROM (SELECT "emailState" AS state, count(*)::int AS n FROM "notice"
-                 WHERE "emailState" IN (${EMAIL_OPEN}) GROUP BY "emailState"
+                 WHERE "emailState" IN ${EMAIL_OPEN} GROUP BY "emailState"
                UNION ALL
                SELECT 'dead_letter', count(*)::int FROM "notice" WHERE "emailState" = 'dead_letter') e) AS emails,
       rw.p50 AS run_wait_p50, rw.p99 AS run_wait_p99,
@@ -104,7 +107,7 @@ async function queryFigures(): Promise<Figures> {
            FROM task_groups),
         (SELECT json_build_object('work', 'run', 'input', coalesce(sum("inputTokens"), 0)::float8, 'output', coalesce(sum("outputTokens"), 0)::float8,
                 'cost', sum("costUsd")::float8) FROM "run")) AS usage,
-      (SELECT coalesce(sum(waiting), 0)::int FROM task_groups WHERE status IN (${TASK_ACTIVE}))
+      (SELECT coalesce(sum(waiting), 0)::int FROM task_groups WHERE status IN ${TASK_ACTIVE})
         AS waiting_for_provider,
       -- Small: only remote tasks a dead worker left untracked (lib/runtime/orphans-sql.ts).
       (SELECT count(*)::int FROM "remote_orphan" WHERE "cancelledAt" IS NOT NULL) AS orphans_cancelled,
@@ -119,7 +122,7 @@ async function queryFigures(): Promise<Figures> {
             FROM run_waits) rw,
          (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50,
                  percentile_cont(0.99) WITHIN GROUP (ORDER BY s) AS p99
-            FROM task_groups, unnest(delays) AS s) ts`;
+            FROM task_groups, unnest(delays) AS s) ts`.execute(db());
   return row;
 }
 

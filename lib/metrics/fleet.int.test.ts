@@ -3,6 +3,8 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import * as metrics from "@/app/api/metrics/route";
 import { getDb } from "@/lib/db/client";
+import { db as kysely } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { postMessage } from "@/lib/chat/post-message";
 import { startTask } from "@/lib/tasks/start-task";
 import { collectMetrics } from "@/lib/metrics/collect";
@@ -49,14 +51,30 @@ describe("/api/metrics after real work", () => {
     // conversation), so its recovery can only happen once the test releases that turn.
     const holding = await postMessage(u.id, conv, { content: "first", clientMessageId: randomUUID() });
     const crashed = await postMessage(u.id, conv, { content: "hello", clientMessageId: randomUUID() });
-    await db.$executeRaw`
-      UPDATE "run" SET status = 'running', attempts = 1, "leaseOwner" = 'live-worker', "leaseToken" = 'live-token',
-        "leaseExpiresAt" = now() + interval '10 minutes', "startedAt" = now()
-      WHERE id = ${holding.run.id}`;
-    await db.$executeRaw`
-      UPDATE "run" SET status = 'running', attempts = 1, "leaseOwner" = 'dead-worker', "leaseToken" = 'dead-token',
-        "leaseExpiresAt" = now() - interval '5 seconds', "startedAt" = now() - interval '40 seconds'
-      WHERE id = ${crashed.run.id}`;
+    await kysely()
+      .updateTable("run")
+      .set({
+        status: "running",
+        attempts: 1,
+        leaseOwner: "live-worker",
+        leaseToken: "live-token",
+        leaseExpiresAt: sql<Date>`now() + interval '10 minutes'`,
+        startedAt: sql<Date>`now()`,
+      })
+      .where("id", "=", holding.run.id)
+      .execute();
+    await kysely()
+      .updateTable("run")
+      .set({
+        status: "running",
+        attempts: 1,
+        leaseOwner: "dead-worker",
+        leaseToken: "dead-token",
+        leaseExpiresAt: sql<Date>`now() - interval '5 seconds'`,
+        startedAt: sql<Date>`now() - interval '40 seconds'`,
+      })
+      .where("id", "=", crashed.run.id)
+      .execute();
     // A task due since a minute ago: the oldest due age reads at least that.
     const due = await startTask({
       ownerId: u.id,
@@ -66,7 +84,11 @@ describe("/api/metrics after real work", () => {
       clientRequestId: randomUUID(),
       options: { simulate: { steps: 1, stepMs: 0 } },
     });
-    await db.$executeRaw`UPDATE "task" SET "nextRunAt" = now() - interval '60 seconds' WHERE id = ${due.task.id}`;
+    await kysely()
+      .updateTable("task")
+      .set({ nextRunAt: sql<Date>`now() - interval '60 seconds'` })
+      .where("id", "=", due.task.id)
+      .execute();
 
     const before = await collectMetrics();
     expect(sample(before, "herald_leases_expired", 'loop="runs"')).toBeGreaterThanOrEqual(1);
@@ -87,10 +109,18 @@ describe("/api/metrics after real work", () => {
     // left in the shared database is claimed first, and the task can start and finish
     // between two beats); a snapshot that counts the recovery was taken after it, hence after
     // every claim of the task.
-    await db.$executeRaw`
-      UPDATE "run" SET status = 'succeeded', "finishedAt" = now(), "updatedAt" = now(),
-        "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
-      WHERE id = ${holding.run.id}`;
+    await kysely()
+      .updateTable("run")
+      .set({
+        status: "succeeded",
+        finishedAt: sql<Date>`now()`,
+        updatedAt: sql<Date>`now()`,
+        leaseOwner: null,
+        leaseToken: null,
+        leaseExpiresAt: null,
+      })
+      .where("id", "=", holding.run.id)
+      .execute();
     await waitFor(
       async () => (await db.run.findUniqueOrThrow({ where: { id: crashed.run.id } })).status === "succeeded",
       60_000,

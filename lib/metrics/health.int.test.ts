@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import os from "node:os";
 import { randomUUID } from "node:crypto";
 import * as health from "@/app/api/health/route";
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { HEALTH_CACHE_MS, HEALTH_TIMEOUT_MS } from "@/lib/metrics/health";
 import { beat, markStopped } from "@/lib/fleet/heartbeat";
 
@@ -54,7 +54,7 @@ describe("/api/health", () => {
   it("answers 503 without error text when the database query fails", async () => {
     freshWindow();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    vi.spyOn(getDb(), "$queryRaw").mockRejectedValue(
+    vi.spyOn(db().getExecutor(), "executeQuery").mockRejectedValue(
       new Error(`connect ECONNREFUSED 127.0.0.1:5432 PostgreSQL 18.1 on ${os.hostname()} pid ${process.pid}`),
     );
     const res = await health.GET();
@@ -68,7 +68,7 @@ describe("/api/health", () => {
   it("answers 503 when the database does not answer in time", async () => {
     freshWindow(["Date", "setTimeout", "clearTimeout"]);
     vi.spyOn(console, "error").mockImplementation(() => {});
-    vi.spyOn(getDb(), "$queryRaw").mockReturnValue(new Promise(() => {}) as never);
+    vi.spyOn(db().getExecutor(), "executeQuery").mockReturnValue(new Promise(() => {}) as never);
     const pending = health.GET();
     await vi.advanceTimersByTimeAsync(HEALTH_TIMEOUT_MS);
     const res = await pending;
@@ -78,7 +78,7 @@ describe("/api/health", () => {
 
   it("shares one database round trip between probes within the cache window", async () => {
     freshWindow();
-    const spy = vi.spyOn(getDb(), "$queryRaw");
+    const spy = vi.spyOn(db().getExecutor(), "executeQuery");
     const all = await Promise.all(Array.from({ length: 20 }, () => health.GET()));
     expect(all.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(spy).toHaveBeenCalledTimes(1);

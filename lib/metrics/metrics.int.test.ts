@@ -4,7 +4,10 @@ import * as metrics from "@/app/api/metrics/route";
 import { getDb } from "@/lib/db/client";
 import { postMessage } from "@/lib/chat/post-message";
 import { collectMetrics, METRICS_CACHE_MS } from "@/lib/metrics/collect";
-import { TERMINAL_SQL } from "@/lib/tasks/sql";
+import { db } from "@/lib/db/kysely";
+import { literals } from "@/lib/db/sql-list";
+import { TERMINAL_STATUSES } from "@/lib/contract/task";
+import { sql } from "kysely";
 import { createConversationFor, signUp } from "@/tests/helpers";
 
 const TOKEN = "metrics-test-token-0123456789";
@@ -55,7 +58,7 @@ describe("/api/metrics access", () => {
   });
 
   it("refuses a request without the token or with a wrong one (401)", async () => {
-    const spy = vi.spyOn(getDb(), "$queryRaw");
+    const spy = vi.spyOn(db().getExecutor(), "executeQuery");
     for (const auth of [undefined, "Bearer wrong", `Bearer ${TOKEN}x`, `Basic ${TOKEN}`]) {
       const res = await scrape(auth);
       expect(res.status, String(auth)).toBe(401);
@@ -86,8 +89,7 @@ describe("metrics collection", () => {
     const u = await signUp("Metrics");
     const conv = await createConversationFor(u);
     const { run } = await postMessage(u.id, conv, { content: "hi", clientMessageId: randomUUID() });
-    const db = getDb();
-    const task = await db.task.create({
+    const task = await getDb().task.create({
       data: {
         ownerId: u.id,
         conversationId: conv,
@@ -97,9 +99,13 @@ describe("metrics collection", () => {
         notificationStatus: "dead_letter",
       },
     });
-    await db.$executeRaw`UPDATE "task" SET "startedAt" = "createdAt" + interval '2 seconds' WHERE id = ${task.id}`;
+    await db()
+      .updateTable("task")
+      .set({ startedAt: sql<Date>`"createdAt" + interval '2 seconds'` })
+      .where("id", "=", task.id)
+      .execute();
 
-    const spy = vi.spyOn(db, "$queryRaw");
+    const spy = vi.spyOn(db().getExecutor(), "executeQuery");
     const text = await collectMetrics();
     expect(spy).toHaveBeenCalledTimes(1);
 
@@ -121,9 +127,8 @@ describe("metrics collection", () => {
   it("counts a task stopped at its deadline as finished: in herald_tasks, not in the cancel queue", async () => {
     const u = await signUp("Metrics deadline");
     const conv = await createConversationFor(u);
-    const db = getDb();
     // Fenced and scheduled as the deadline stop left it; the cancel claim never takes a terminal row, so neither may its gauge.
-    const stopped = await db.task.create({
+    const stopped = await getDb().task.create({
       data: {
         ownerId: u.id,
         conversationId: conv,
@@ -133,11 +138,20 @@ describe("metrics collection", () => {
         deliveryMode: "at",
       },
     });
-    await db.$executeRaw`UPDATE "task" SET "cancelRequestedAt" = now() - interval '1 minute', "nextCancelAt" = now() - interval '1 minute',
-      "completedAt" = now() WHERE id = ${stopped.id}`;
-    const [{ due }] = await db.$queryRaw<{ due: number }[]>`
-      SELECT count(*)::int AS due FROM "task" WHERE "cancelRequestedAt" IS NOT NULL AND status NOT IN (${TERMINAL_SQL})
-        AND "nextCancelAt" <= now() AND ("cancelLeaseExpiresAt" IS NULL OR "cancelLeaseExpiresAt" < now())`;
+    const minuteAgo = sql<Date>`now() - interval '1 minute'`;
+    await db()
+      .updateTable("task")
+      .set({ cancelRequestedAt: minuteAgo, nextCancelAt: minuteAgo, completedAt: sql<Date>`now()` })
+      .where("id", "=", stopped.id)
+      .execute();
+    const { due } = await db()
+      .selectFrom("task")
+      .select(sql<number>`count(*)::int`.as("due"))
+      .where("cancelRequestedAt", "is not", null)
+      .where("status", "not in", literals(TERMINAL_STATUSES))
+      .where("nextCancelAt", "<=", sql<Date>`now()`)
+      .where((eb) => eb.or([eb("cancelLeaseExpiresAt", "is", null), eb("cancelLeaseExpiresAt", "<", sql<Date>`now()`)]))
+      .executeTakeFirstOrThrow();
 
     const text = await collectMetrics();
     expect(value(text, /^herald_queue_depth\{loop="cancel"\} /)).toBe(due);
@@ -148,7 +162,7 @@ describe("metrics collection", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     // Past any window an earlier test may have left open.
     vi.setSystemTime(Date.now() + 60 * 60_000);
-    const spy = vi.spyOn(getDb(), "$queryRaw");
+    const spy = vi.spyOn(db().getExecutor(), "executeQuery");
 
     const responses = await Promise.all(Array.from({ length: 20 }, () => scrape(`Bearer ${TOKEN}`)));
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
@@ -170,7 +184,7 @@ describe("metrics collection", () => {
     vi.setSystemTime(Date.now() + 2 * 60 * 60_000);
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     const spy = vi
-      .spyOn(getDb(), "$queryRaw")
+      .spyOn(db().getExecutor(), "executeQuery")
       .mockRejectedValueOnce(new Error("connect ECONNREFUSED 127.0.0.1:5432 (PostgreSQL 18.1)"));
     const res = await scrape(`Bearer ${TOKEN}`);
     expect(res.status).toBe(503);

@@ -1,5 +1,5 @@
-import { Prisma } from "@/lib/db/generated/client.ts";
-import { sqlList } from "@/lib/db/sql-list";
+import { literals } from "@/lib/db/sql-list";
+import { sql } from "kysely";
 import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES } from "@/lib/contract/task";
 import { EMAIL_CLAIMABLE } from "@/lib/email/state";
@@ -27,14 +27,14 @@ export interface QueueRow {
 }
 
 // The loops' own lists (never retyped): a status added to a state module reaches the gauges too.
-const ACTIVE = Prisma.sql`(${sqlList(ACTIVE_STATUSES)})`;
-const TERMINAL = Prisma.sql`(${sqlList(TERMINAL_STATUSES)})`;
-const NOTIFY_OPEN = Prisma.sql`(${sqlList(NOTIFY_CLAIMABLE)})`;
-const EMAIL_OPEN = Prisma.sql`(${sqlList(EMAIL_CLAIMABLE)})`;
-const RUN_ACTIVE = Prisma.sql`(${sqlList(RUN_ACTIVE_STATUSES)})`;
+const ACTIVE = literals(ACTIVE_STATUSES);
+const TERMINAL = literals(TERMINAL_STATUSES);
+const NOTIFY_OPEN = literals(NOTIFY_CLAIMABLE);
+const EMAIL_OPEN = literals(EMAIL_CLAIMABLE);
+const RUN_ACTIVE = literals(RUN_ACTIVE_STATUSES);
 
 /** A CTE named `queue_rows` (loop, depth, oldest seconds, expired leases); join it with `, ` into the WITH list. */
-export const QUEUES_CTE = Prisma.sql`queue_rows AS (
+export const QUEUES_CTE = sql`queue_rows AS (
       SELECT 'runs' AS loop, count(*)::int AS depth,
              extract(epoch FROM now() - min("createdAt"))::float8 AS oldest,
              count(*) FILTER (WHERE status = 'running')::int AS expired
@@ -71,7 +71,7 @@ export const QUEUES_CTE = Prisma.sql`queue_rows AS (
     )`;
 
 /** The select-list column carrying the rows above as JSON (alias `queues`). */
-export const QUEUES_COLUMN = Prisma.sql`(SELECT json_agg(json_build_object(
+export const QUEUES_COLUMN = sql`(SELECT json_agg(json_build_object(
         'loop', q.loop, 'depth', q.depth, 'oldest', q.oldest,
         'expired', q.expired + CASE q.loop WHEN 'tasks' THEN l.tasks WHEN 'notify' THEN l.notify ELSE 0 END))
       FROM queue_rows q, task_leases l) AS queues`;

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { SqlTx } from "@/lib/db/client";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { ApiError } from "@/lib/errors/api-error";
 import { publicError } from "@/lib/errors/public";
-import { emitEvent, transactionWithEvents } from "@/lib/events/emit";
+import { emitEvent, transactionWithEvents, type EventTx } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { toPublicRun } from "@/lib/contract/message";
 import { createFrame, type Frame } from "@/lib/text/frame";
@@ -152,7 +151,7 @@ export async function notifyOne(
 async function transition(
   fence: Fence,
   statuses: readonly NotificationStatus[],
-  decide: (task: Task, tx: SqlTx) => Decision | Promise<Decision>,
+  decide: (task: Task, tx: EventTx) => Decision | Promise<Decision>,
   log: Log,
 ): Promise<NotifyResult> {
   return transactionWithEvents(async (tx) => {
@@ -167,7 +166,7 @@ async function transition(
   });
 }
 
-async function store(tx: SqlTx, fence: Fence, before: Task, d: Decision, dbNow: Date): Promise<Task> {
+async function store(tx: EventTx, fence: Fence, before: Task, d: Decision, dbNow: Date): Promise<Task> {
   const visible = isVisible(before, d.patch);
   const updated = await applyOutboxPatch(tx, { id: fence.id, token: fence.token }, d.patch, dbNow, { touch: visible });
   if (visible) await emitTaskUpdated(tx, updated);
@@ -216,7 +215,7 @@ async function deliver(fence: Fence, log: Log): Promise<NotifyResult> {
  * fact-side writer: their notice, one per event version, is written here,
  * idempotent by the unique (taskId, key).
  */
-async function writeNotices(tx: SqlTx, task: Task, event: EventSnapshot, version: number): Promise<void> {
+async function writeNotices(tx: EventTx, task: Task, event: EventSnapshot, version: number): Promise<void> {
   if (isTerminalStatus(event.status)) return;
   const plan = planNotice(event, version);
   if (!plan) return;
@@ -272,7 +271,7 @@ export function narrationPrompt(event: EventSnapshot, frame: Frame = createFrame
   return `${instruction}\n\n${frame.wrap(canonicalJson(event), "task event")}`;
 }
 
-async function createNarrationRun(tx: SqlTx, task: Task, event: EventSnapshot, key: string): Promise<string> {
+async function createNarrationRun(tx: EventTx, task: Task, event: EventSnapshot, key: string): Promise<string> {
   const { run, created } = await insertNotificationRun(tx, {
     id: randomUUID(),
     ownerId: task.ownerId,

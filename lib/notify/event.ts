@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { SqlTx } from "@/lib/db/client";
+import type { Executor, Tx } from "@/lib/db/kysely";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { emitTaskUpdated } from "@/lib/tasks/emit-task";
 import { applyOutboxPatch, lockTaskForEvent, publicationPartial } from "./sql";
@@ -85,7 +85,7 @@ export function fingerprint(snapshot: EventSnapshot): string {
 }
 
 /** The snapshot of the row as it is now, with the publication flag read in the same transaction. */
-export async function currentSnapshot(tx: SqlTx, task: Task): Promise<EventSnapshot | null> {
+export async function currentSnapshot(tx: Executor, task: Task): Promise<EventSnapshot | null> {
   const partial = task.latestPublicationId ? await publicationPartial(tx, task.latestPublicationId) : null;
   return buildEventSnapshot(task, partial);
 }
@@ -98,7 +98,7 @@ export async function currentSnapshot(tx: SqlTx, task: Task): Promise<EventSnaps
  * row the lock already read (or the patch returned), never a second read. Returns
  * true when a new event version was recorded.
  */
-export async function recordEventAndAnnounce(tx: SqlTx, taskId: string): Promise<boolean> {
+export async function recordEventAndAnnounce(tx: Tx, taskId: string): Promise<boolean> {
   const locked = await lockTaskForEvent(tx, taskId);
   if (!locked) return false;
   const { task, dbNow } = locked;

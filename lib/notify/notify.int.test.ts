@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
+import { transactionWithEvents } from "@/lib/events/emit";
 import type { Prisma, Task } from "@/lib/db/generated/client.ts";
 import { createConversationFor, waitFor, type TestUser } from "@/tests/helpers";
 import { recordEventAndAnnounce } from "./event";
@@ -46,7 +48,7 @@ async function setup(data: Partial<Prisma.TaskUncheckedCreateInput> = {}) {
 
 // As the product's writers do (terminal(), the due loop): the notices from the committed facts, then the event.
 const record = (taskId: string) =>
-  getDb().$transaction(async (tx) => {
+  transactionWithEvents(async (tx) => {
     await syncNotices(tx, taskId);
     return recordEventAndAnnounce(tx, taskId);
   });
@@ -233,7 +235,7 @@ describe("delivery", () => {
     const { task, user, conversationId } = await setup();
     const key = narrationKey(task.id, 1, 0);
     const make = () =>
-      getDb().$transaction((tx) =>
+      transaction((tx) =>
         insertNotificationRun(tx, {
           id: randomUUID(),
           ownerId: user.id,

@@ -1,8 +1,10 @@
-import { jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
-import { Prisma, type Task } from "@/lib/db/generated/client.ts";
+import type { DB } from "@/lib/db/generated/kysely.ts";
+import { db, jsonb, prepared, type Executor, type Tx } from "@/lib/db/kysely";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { RUN_ACTIVE_STATUSES, RUN_FINISHED_STATUSES } from "@/lib/contract/shapes";
-import { sqlList } from "@/lib/db/sql-list";
+import { literals } from "@/lib/db/sql-list";
+import type { TaskRow } from "@/lib/tasks/sql";
+import { sql, type Updateable } from "kysely";
 import { CLAIMABLE, IN_FLIGHT, type NotificationStatus, type OutboxPatch } from "./state";
 
 /**
@@ -15,21 +17,17 @@ import { CLAIMABLE, IN_FLIGHT, type NotificationStatus, type OutboxPatch } from 
  * dispatchVersion as claimed. A miss means another worker owns the row now.
  */
 
-const CLAIMABLE_SQL = sqlList(CLAIMABLE);
-const RUN_ACTIVE_SQL = sqlList(RUN_ACTIVE_STATUSES);
-const RUN_FINISHED_SQL = sqlList(RUN_FINISHED_STATUSES);
+const CLAIMABLE_LIST = literals(CLAIMABLE);
+const RUN_ACTIVE_LIST = literals(RUN_ACTIVE_STATUSES);
+const RUN_FINISHED_LIST = literals(RUN_FINISHED_STATUSES);
 
 /** A row this worker holds a notification lease on. */
-export type ClaimedNotification = Task & { notifyLeaseToken: string };
+export type ClaimedNotification = TaskRow & { notifyLeaseToken: string };
 
-export interface Fence {
-  id: string;
-  token: string;
-  dispatchVersion: number | null;
-}
+export type Fence = Pick<TaskRow, "id" | "dispatchVersion"> & { token: string };
 
 export interface Locked {
-  task: Task;
+  task: TaskRow;
   /** Database clock at the moment the row was locked; schedules are computed from it. */
   dbNow: Date;
 }
@@ -55,40 +53,34 @@ export async function claimNotificationLeases(
   onlyTaskIds?: string[],
 ): Promise<Fence[]> {
   if (limit <= 0) return [];
-  const sql = claimNotificationSql(workerId, limit, leaseMs, onlyTaskIds ?? null);
-  const rows = await queryRows<{ id: string; token: string; dispatchVersion: number | null }>(sql);
-  return rows.map((r) => ({ id: r.id, token: r.token, dispatchVersion: r.dispatchVersion }));
+  return (await claimNotificationSql(workerId, limit, leaseMs, onlyTaskIds ?? null).execute(db())).rows;
 }
 
 /** The statement itself, for EXPLAIN in the index test. */
-export function claimNotificationSql(
-  workerId: string,
-  limit: number,
-  leaseMs: number,
-  only: string[] | null,
-): Prisma.Sql {
+export function claimNotificationSql(workerId: string, limit: number, leaseMs: number, only: string[] | null) {
   const leaseSeconds = leaseMs / 1000;
   // The notificationStatus predicate repeats task_notify_due_idx's WHERE so the planner can use it.
   const due = (alias: string) => {
-    const c = Prisma.raw(alias);
-    return Prisma.sql`${c}."notificationStatus" IN (${CLAIMABLE_SQL})
+    const c = sql.raw(alias);
+    return sql`${c}."notificationStatus" IN ${CLAIMABLE_LIST}
       AND ${c}."eventVersion" > ${c}."notifiedVersion"
       AND (${c}."notifyLeaseExpiresAt" IS NULL OR ${c}."notifyLeaseExpiresAt" < now())
       AND (${c}."nextNotificationAt" IS NULL OR ${c}."nextNotificationAt" <= now()
            -- A scalar lookup by primary key, not EXISTS: under the OR the planner
            -- would otherwise hash the whole run table.
            OR (${c}."notificationStatus" = 'dispatched'
-               AND (SELECT r.status FROM "run" r WHERE r.id = ${c}."notificationRunId") IN (${RUN_FINISHED_SQL})))
-      ${onlyRows(c, only)}`;
+               AND (SELECT r.status FROM "run" r WHERE r.id = ${c}."notificationRunId") IN ${RUN_FINISHED_LIST}))
+      ${onlyRows(alias, only)}`;
   };
   const pick = fairPick({
     table: "task",
     due,
-    order: Prisma.sql`c."nextNotificationAt" NULLS FIRST, c.id`,
-    held: Prisma.sql`h."notifyLeaseToken" IS NOT NULL AND h."notifyLeaseExpiresAt" > now()`,
+    order: sql`c."nextNotificationAt" NULLS FIRST, c.id`,
+    held: sql`h."notifyLeaseToken" IS NOT NULL AND h."notifyLeaseExpiresAt" > now()`,
     limit,
   });
-  return Prisma.sql`
+  // A template around the pick, as every lease loop's claim (claimExecutionSql in lib/tasks/sql.ts).
+  return sql<Fence>`${prepared}
     UPDATE "task" t
     SET "notifyLeaseOwner" = ${workerId}, "notifyLeaseToken" = gen_random_uuid()::text,
         "notifyLeaseExpiresAt" = now() + make_interval(secs => ${leaseSeconds})
@@ -96,37 +88,44 @@ export function claimNotificationSql(
     RETURNING t.id, t."notifyLeaseToken" AS token, t."dispatchVersion"`;
 }
 
+/** The row with the database clock, locked for the rest of the transaction. */
+const lockedTask = (on: Executor, id: string) =>
+  on
+    .selectFrom("task")
+    .selectAll()
+    .select(sql<Date>`clock_timestamp()`.as("dbNow"))
+    .where("id", "=", id);
+
 /**
  * Locks the row for a post-claim transition if this claim still owns it in the
  * expected phase. Holding the row lock for the rest of the transaction also
  * serialises against recordEventAndAnnounce, so decisions see a stable version.
  */
 export async function lockClaimed(
-  tx: SqlTx,
+  tx: Tx,
   fence: Fence,
   statuses: readonly NotificationStatus[] = IN_FLIGHT,
 ): Promise<Locked | null> {
-  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`${PREPARED}
-    SELECT *, clock_timestamp() AS "dbNow" FROM "task"
-    WHERE id = ${fence.id}
-      AND "notifyLeaseToken" = ${fence.token}
-      AND "notifyLeaseExpiresAt" > clock_timestamp()
-      AND "notificationStatus" = ANY(${[...statuses]}::text[])
-      AND "dispatchVersion" IS NOT DISTINCT FROM ${fence.dispatchVersion}::int
-    FOR UPDATE`;
-  return rows.length === 0 ? null : locked(rows[0]);
+  const row = await lockedTask(tx, fence.id)
+    .where("notifyLeaseToken", "=", fence.token)
+    .where("notifyLeaseExpiresAt", ">", sql<Date>`clock_timestamp()`)
+    .where((eb) => eb("notificationStatus", "=", eb.fn.any(sql<string[]>`${[...statuses]}::text[]`)))
+    .where("dispatchVersion", "is not distinct from", sql<number | null>`${fence.dispatchVersion}::int`)
+    .forUpdate()
+    .modifyEnd(prepared)
+    .executeTakeFirst();
+  return row ? locked(row) : null;
 }
 
 /** The row as the lock read it (one round trip, not a lock and then a read). */
-function locked({ dbNow, ...task }: Task & { dbNow: Date }): Locked {
+function locked({ dbNow, ...task }: TaskRow & { dbNow: Date }): Locked {
   return { task, dbNow };
 }
 
 /** Locks the row for recording an event (T1), whoever holds the notification lease. */
-export async function lockTaskForEvent(tx: SqlTx, taskId: string): Promise<Locked | null> {
-  const rows = await tx.$queryRaw<(Task & { dbNow: Date })[]>`${PREPARED}
-    SELECT *, clock_timestamp() AS "dbNow" FROM "task" WHERE id = ${taskId} FOR UPDATE`;
-  return rows.length === 0 ? null : locked(rows[0]);
+export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked | null> {
+  const row = await lockedTask(tx, taskId).forUpdate().modifyEnd(prepared).executeTakeFirst();
+  return row ? locked(row) : null;
 }
 
 /**
@@ -135,69 +134,85 @@ export async function lockTaskForEvent(tx: SqlTx, taskId: string): Promise<Locke
  * one it is T1, which only runs under lockTaskForEvent.
  */
 export async function applyOutboxPatch(
-  tx: SqlTx,
+  tx: Executor,
   target: { id: string; token?: string },
   patch: OutboxPatch,
   dbNow: Date,
   opts: { touch?: boolean } = {},
-): Promise<Task> {
-  const set: Prisma.Sql[] = [];
-  const to = (column: string, value: unknown) => set.push(Prisma.sql`${Prisma.raw(`"${column}"`)} = ${value}`);
-  // A change the user can see (notification status, attempts, error) moves updatedAt,
-  // which is how browsers tell a newer copy of the task from an older one.
-  if (opts.touch) set.push(Prisma.sql`"updatedAt" = ${dbNow}::timestamptz`);
-  if (patch.notificationStatus !== undefined) to("notificationStatus", patch.notificationStatus);
-  if (patch.eventFingerprint !== undefined) to("eventFingerprint", patch.eventFingerprint);
-  if (patch.eventVersion !== undefined) to("eventVersion", patch.eventVersion);
-  if (patch.notifiedVersion !== undefined) to("notifiedVersion", patch.notifiedVersion);
-  if (patch.dispatchVersion !== undefined) to("dispatchVersion", patch.dispatchVersion);
-  if (patch.dispatchAttempt !== undefined) to("dispatchAttempt", patch.dispatchAttempt);
-  if (patch.dispatchEvent !== undefined)
-    set.push(Prisma.sql`"dispatchEvent" = ${jsonOrNull(patch.dispatchEvent)}::jsonb`);
-  if (patch.notificationRunId !== undefined) to("notificationRunId", patch.notificationRunId);
-  if (patch.notificationError !== undefined) to("notificationError", patch.notificationError);
-  if (patch.notificationAttempts !== undefined) to("notificationAttempts", patch.notificationAttempts);
-  if (patch.nextInMs !== undefined) {
-    set.push(
-      Prisma.sql`"nextNotificationAt" = ${patch.nextInMs === null ? null : new Date(dbNow.getTime() + patch.nextInMs)}::timestamptz`,
-    );
-  }
-  if (patch.releaseLease)
-    set.push(Prisma.sql`"notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL`);
-  const fence = target.token === undefined ? Prisma.empty : Prisma.sql`AND "notifyLeaseToken" = ${target.token}`;
-  const [row] = await tx.$queryRaw<Task[]>`
-    UPDATE "task" SET ${set.length ? Prisma.join(set) : Prisma.sql`id = id`} WHERE id = ${target.id} ${fence} RETURNING *`;
+): Promise<TaskRow> {
+  const columns = outboxColumns(patch, dbNow, opts);
+  const row = await tx
+    .updateTable("task")
+    // Nothing to change still returns the row (`id = id`).
+    .set((eb) => (Object.values(columns).some((v) => v !== undefined) ? columns : { id: eb.ref("id") }))
+    .where("id", "=", target.id)
+    .$if(target.token !== undefined, (qb) => qb.where("notifyLeaseToken", "=", target.token!))
+    .returningAll()
+    .executeTakeFirst();
   // The caller holds the row lock (and the fence): a miss is a bug, not a race.
   if (!row) throw new Error(`applyOutboxPatch: task ${target.id} not found under its fence`);
   return row;
 }
 
+/** The columns a patch writes, schedules from the database clock the lock read. */
+function outboxColumns(patch: OutboxPatch, dbNow: Date, opts: { touch?: boolean }): Updateable<DB["task"]> {
+  const { nextInMs, releaseLease, dispatchEvent, ...plain } = patch;
+  return {
+    ...plain,
+    // A change the user can see (notification status, attempts, error) moves updatedAt,
+    // which is how browsers tell a newer copy of the task from an older one.
+    ...(opts.touch ? { updatedAt: dbNow } : {}),
+    ...(dispatchEvent !== undefined ? { dispatchEvent: jsonb(dispatchEvent) } : {}),
+    ...(nextInMs !== undefined
+      ? { nextNotificationAt: nextInMs === null ? null : new Date(dbNow.getTime() + nextInMs) }
+      : {}),
+    ...(releaseLease ? { notifyLeaseOwner: null, notifyLeaseToken: null, notifyLeaseExpiresAt: null } : {}),
+  };
+}
+
 /** The conversation is being deleted: its pending notifications stop for good (no retry into nothing). */
 export async function deadLetterConversation(tx: Tx, ownerId: string, conversationId: string): Promise<void> {
-  await tx.$executeRaw`
-    UPDATE "task" SET "notificationStatus" = 'dead_letter', "notificationError" = 'conversation deleted',
-      "nextNotificationAt" = NULL, "notifyLeaseOwner" = NULL, "notifyLeaseToken" = NULL, "notifyLeaseExpiresAt" = NULL
-    WHERE "conversationId" = ${conversationId} AND "ownerId" = ${ownerId}
-      AND "notificationStatus" IN (${CLAIMABLE_SQL})`;
+  await tx
+    .updateTable("task")
+    .set({
+      notificationStatus: "dead_letter",
+      notificationError: "conversation deleted",
+      nextNotificationAt: null,
+      notifyLeaseOwner: null,
+      notifyLeaseToken: null,
+      notifyLeaseExpiresAt: null,
+    })
+    .where("conversationId", "=", conversationId)
+    .where("ownerId", "=", ownerId)
+    .where("notificationStatus", "in", CLAIMABLE_LIST)
+    .execute();
 }
 
 /** The conversation a notification goes to, if it still exists for that owner. */
-export async function liveConversation(tx: SqlTx, conversationId: string, ownerId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL`;
-  return rows.length === 1;
+export async function liveConversation(tx: Tx, conversationId: string, ownerId: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom("conversation")
+    .select("id")
+    .where("id", "=", conversationId)
+    .where("ownerId", "=", ownerId)
+    .where("deletedAt", "is", null)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Same predicate as the run loop's "one active run per conversation". */
-export async function conversationBusy(tx: SqlTx, conversationId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ one: number }[]>`
-    SELECT 1 AS one FROM "run" WHERE "conversationId" = ${conversationId} AND status IN (${RUN_ACTIVE_SQL}) LIMIT 1`;
-  return rows.length > 0;
+export async function conversationBusy(tx: Tx, conversationId: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom("run")
+    .select(sql<number>`1`.as("one"))
+    .where("conversationId", "=", conversationId)
+    .where("status", "in", RUN_ACTIVE_LIST)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
-export async function publicationPartial(tx: SqlTx, publicationId: string): Promise<boolean | null> {
-  const rows = await tx.$queryRaw<
-    { partial: boolean }[]
-  >`SELECT partial FROM "publication" WHERE id = ${publicationId}`;
-  return rows[0]?.partial ?? null;
+export async function publicationPartial(tx: Executor, publicationId: string): Promise<boolean | null> {
+  const row = await tx.selectFrom("publication").select("partial").where("id", "=", publicationId).executeTakeFirst();
+  return row?.partial ?? null;
 }

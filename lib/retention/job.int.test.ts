@@ -2,6 +2,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import * as events from "@/app/api/events/route";
 import { getDb } from "@/lib/db/client";
+import { db, transaction } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { emitEvent } from "@/lib/events/emit";
 import { postMessage } from "@/lib/chat/post-message";
 import {
@@ -19,16 +21,18 @@ import { RETENTION_JOB, retentionTick, runRetention } from "./job";
 
 async function emit(user: TestUser, n: number) {
   for (let i = 0; i < n; i++) {
-    await getDb().$transaction((tx) =>
-      emitEvent(tx, user.id, { type: "task.updated", data: { task: { i } as never } }),
-    );
+    await transaction((tx) => emitEvent(tx, user.id, { type: "task.updated", data: { task: { i } as never } }));
   }
 }
 
 /** Ages an account's events up to `seq` past the 30-day window. */
 const age = (user: TestUser, upto: number) =>
-  getDb()
-    .$executeRaw`UPDATE "event" SET "createdAt" = now() - interval '40 days' WHERE "ownerId" = ${user.id} AND seq <= ${upto}`;
+  db()
+    .updateTable("event")
+    .set({ createdAt: sql<Date>`now() - interval '40 days'` })
+    .where("ownerId", "=", user.id)
+    .where("seq", "<=", BigInt(upto))
+    .execute();
 
 const seqs = async (user: TestUser) =>
   (await getDb().event.findMany({ where: { ownerId: user.id }, orderBy: { seq: "asc" } })).map((e) => Number(e.seq));
@@ -128,8 +132,11 @@ describe("retention", () => {
   });
 
   it("runs once per interval however many callers ask at once", async () => {
-    await getDb()
-      .$executeRaw`UPDATE "maintenance_job" SET "nextRunAt" = now() - interval '1 second' WHERE name = ${RETENTION_JOB}`;
+    await db()
+      .updateTable("maintenance_job")
+      .set({ nextRunAt: sql<Date>`now() - interval '1 second'` })
+      .where("name", "=", RETENTION_JOB)
+      .execute();
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => retentionTick(`caller-${i}`, 60_000)));
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     expect(await retentionTick("late-caller", 60_000)).toBeNull();
@@ -142,15 +149,18 @@ describe("retention", () => {
     const u = await signUp("Retention workers");
     await emit(u, 3);
     await age(u, 3);
-    const db = getDb();
-    await db.$executeRaw`
-      INSERT INTO "maintenance_job" (name, "nextRunAt") VALUES (${RETENTION_JOB}, now() - interval '1 second')
-      ON CONFLICT (name) DO UPDATE SET "nextRunAt" = now() - interval '1 second', "lastFinishedAt" = NULL`;
+    const prisma = getDb();
+    const due = sql<Date>`now() - interval '1 second'`;
+    await db()
+      .insertInto("maintenance_job")
+      .values({ name: RETENTION_JOB, nextRunAt: due })
+      .onConflict((oc) => oc.column("name").doUpdateSet({ nextRunAt: due, lastFinishedAt: null }))
+      .execute();
     const env = { HERALD_RETENTION_INTERVAL_MS: "600000" };
     workers.push(startWorkerProcess(env), startWorkerProcess(env));
     const job = await waitFor(
       async () => {
-        const row = await db.maintenanceJob.findUniqueOrThrow({ where: { name: RETENTION_JOB } });
+        const row = await prisma.maintenanceJob.findUniqueOrThrow({ where: { name: RETENTION_JOB } });
         return row.lastFinishedAt ? row : null;
       },
       30_000,
@@ -161,7 +171,7 @@ describe("retention", () => {
     // Both workers are up and have checked (their heartbeats are written after the first check is under way).
     await waitFor(
       async () =>
-        (await db.workerHeartbeat.count({
+        (await prisma.workerHeartbeat.count({
           where: { stoppedAt: null, lastBeatAt: { gt: new Date(Date.now() - 5_000) } },
         })) >= 2,
       30_000,

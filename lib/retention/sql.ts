@@ -1,4 +1,5 @@
-import { getDb } from "@/lib/db/client";
+import { db, jsonb } from "@/lib/db/kysely";
+import { sql } from "kysely";
 
 /**
  * Every statement of the retention job (lib/retention/job.ts).
@@ -27,20 +28,32 @@ export const RETENTION_BATCH = 5_000;
 
 /** Moves the job's nextRunAt forward if it is due; true only for the one caller that moved it. */
 export async function claimJob(name: string, owner: string, everyMs: number): Promise<boolean> {
-  const rows = await getDb().$queryRaw<{ name: string }[]>`
-    INSERT INTO "maintenance_job" AS j (name, "nextRunAt", "lastOwner", "lastStartedAt")
-    VALUES (${name}, now() + make_interval(secs => ${everyMs / 1000}), ${owner}, now())
-    ON CONFLICT (name) DO UPDATE
-      SET "nextRunAt" = now() + make_interval(secs => ${everyMs / 1000}), "lastOwner" = EXCLUDED."lastOwner", "lastStartedAt" = now()
-      WHERE j."nextRunAt" <= now()
-    RETURNING name`;
+  const next = sql<Date>`now() + make_interval(secs => ${everyMs / 1000})`;
+  const rows = await db()
+    .insertInto("maintenance_job")
+    .values({ name, nextRunAt: next, lastOwner: owner, lastStartedAt: sql<Date>`now()` })
+    .onConflict((oc) =>
+      oc
+        .column("name")
+        .doUpdateSet((eb) => ({
+          nextRunAt: next,
+          lastOwner: eb.ref("excluded.lastOwner"),
+          lastStartedAt: sql<Date>`now()`,
+        }))
+        .where("maintenance_job.nextRunAt", "<=", sql<Date>`now()`),
+    )
+    .returning("name")
+    .execute();
   return rows.length === 1;
 }
 
 export async function finishJob(name: string, owner: string, result: unknown): Promise<void> {
-  await getDb().$executeRaw`
-    UPDATE "maintenance_job" SET "lastFinishedAt" = now(), "lastResult" = ${JSON.stringify(result)}::jsonb
-    WHERE name = ${name} AND "lastOwner" = ${owner}`;
+  await db()
+    .updateTable("maintenance_job")
+    .set({ lastFinishedAt: sql<Date>`now()`, lastResult: jsonb(result) })
+    .where("name", "=", name)
+    .where("lastOwner", "=", owner)
+    .execute();
 }
 
 /**
@@ -54,7 +67,7 @@ export async function finishJob(name: string, owner: string, result: unknown): P
  * window may go with the expired ones just before it — never one after.
  */
 export async function deleteOldEvents(days: number): Promise<number> {
-  return getDb().$executeRaw`
+  const r = await sql`
     WITH head AS (
       SELECT "ownerId", seq, "createdAt" FROM "event" ORDER BY id LIMIT ${RETENTION_BATCH}
     ), upto AS (
@@ -62,21 +75,33 @@ export async function deleteOldEvents(days: number): Promise<number> {
       WHERE "createdAt" < now() - make_interval(days => ${days})
       GROUP BY "ownerId"
     )
-    DELETE FROM "event" e USING upto WHERE e."ownerId" = upto."ownerId" AND e.seq <= upto.seq`;
+    DELETE FROM "event" e USING upto WHERE e."ownerId" = upto."ownerId" AND e.seq <= upto.seq`.execute(db());
+  return Number(r.numAffectedRows ?? 0);
 }
 
 export async function deleteDeadHeartbeats(): Promise<number> {
-  return getDb().$executeRaw`DELETE FROM "worker_heartbeat" WHERE "lastBeatAt" < now() - interval '1 day'`;
+  const r = await db()
+    .deleteFrom("worker_heartbeat")
+    .where("lastBeatAt", "<", sql<Date>`now() - interval '1 day'`)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
 }
 
-export async function deleteExpiredSessions(): Promise<number> {
-  return getDb().$executeRaw`
-    DELETE FROM "session" WHERE id IN (
-      SELECT id FROM "session" WHERE "expiresAt" < now() - interval '1 day' LIMIT ${RETENTION_BATCH})`;
+/** At most one batch of rows of a better-auth table that expired a day ago. */
+async function deleteExpired(table: "session" | "verification"): Promise<number> {
+  const r = await db()
+    .deleteFrom(table)
+    .where("id", "in", (eb) =>
+      eb
+        .selectFrom(table)
+        .select("id")
+        .where("expiresAt", "<", sql<Date>`now() - interval '1 day'`)
+        .limit(RETENTION_BATCH),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
 }
 
-export async function deleteExpiredVerifications(): Promise<number> {
-  return getDb().$executeRaw`
-    DELETE FROM "verification" WHERE id IN (
-      SELECT id FROM "verification" WHERE "expiresAt" < now() - interval '1 day' LIMIT ${RETENTION_BATCH})`;
-}
+export const deleteExpiredSessions = () => deleteExpired("session");
+
+export const deleteExpiredVerifications = () => deleteExpired("verification");

@@ -1,5 +1,4 @@
 import { env } from "@/lib/config/env";
-import type { SqlTx } from "@/lib/db/client";
 import type { Task } from "@/lib/db/generated/client.ts";
 import type { LoopSpec } from "@/lib/fleet/loop";
 import { recordEventAndAnnounce } from "@/lib/notify/event";
@@ -9,7 +8,7 @@ import { budgetOf, type StopReason } from "@/lib/tasks/columns";
 import { findDue, lockDue, markDueEvaluated, nextDueMs } from "@/lib/delivery/sql";
 import { evaluateDue } from "@/lib/delivery/contract";
 import { factsOf, STOPPED_AT_DEADLINE, syncNotices, writeNotice } from "@/lib/delivery/sync-notices";
-import { transactionWithEvents } from "@/lib/events/emit";
+import { transactionWithEvents, type EventTx } from "@/lib/events/emit";
 
 export function budgetExceeded(
   task: Pick<Task, "budget" | "modelRequests" | "inputTokens" | "outputTokens" | "startedAt" | "createdAt">,
@@ -23,7 +22,7 @@ export function budgetExceeded(
 }
 
 /** Stops the research through the ordinary cancel fence; partials stay. The reason picks the notice. */
-export async function stopAtDeadline(tx: SqlTx, task: Task, reason: StopReason = STOPPED_AT_DEADLINE): Promise<void> {
+export async function stopAtDeadline(tx: EventTx, task: Task, reason: StopReason = STOPPED_AT_DEADLINE): Promise<void> {
   await setStopReason(tx, task.id, reason);
   await fenceCancel(tx, task.ownerId, task.id);
 }

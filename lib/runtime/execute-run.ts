@@ -3,6 +3,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { publicError } from "@/lib/errors/public";
 import { keepLease } from "@/lib/runtime/keep-lease";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { emitEvent, publishDelta, transactionWithEvents } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { titleAfterExchange } from "@/lib/chat/titles";
@@ -47,8 +48,7 @@ async function loadTrigger(run: ClaimedRun) {
  * system prompt names.
  */
 async function loadHistory(run: ClaimedRun, trigger: { seq: number } | null, frame: Frame): Promise<ModelMessage[]> {
-  const db = getDb();
-  const rows = await db.message.findMany({
+  const rows = await getDb().message.findMany({
     where: {
       conversationId: run.conversationId,
       OR: [
@@ -225,7 +225,7 @@ const wakeOnEnd = (run: ClaimedRun) => (run.kind === "notification" ? ["notify"]
 /** One statement, atomic on its own: no transaction around it (two round trips fewer a turn). */
 async function emitRunUpdated(run: ClaimedRun): Promise<void> {
   await emitEvent(
-    getDb(),
+    db(),
     run.ownerId,
     { type: "run.updated", data: { run: toPublicRun(run) } },
     { conversationId: run.conversationId },

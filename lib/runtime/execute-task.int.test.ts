@@ -4,6 +4,7 @@ import { listMessages } from "@/lib/chat/queries";
 import { ERROR_CATEGORIES } from "@/lib/errors/categories";
 import { createConversationFor, signUp, type TestUser } from "@/tests/helpers";
 import { terminal } from "@/lib/runtime/execute-task";
+import { transactionWithEvents } from "@/lib/events/emit";
 
 /** A running task no worker will pick up (nextRunAt a day away): terminal() is called by hand. */
 async function runningTask(user: TestUser, conversationId: string, title: string) {
@@ -22,7 +23,7 @@ async function runningTask(user: TestUser, conversationId: string, title: string
 async function end(user: TestUser, title: string, status: "succeeded" | "failed" | "cancelled", error: string | null) {
   const conv = await createConversationFor(user);
   const task = await runningTask(user, conv, title);
-  const done = await getDb().$transaction((tx) => terminal(tx, task.id, status, error));
+  const done = await transactionWithEvents((tx) => terminal(tx, task.id, status, error));
   const messages = (await listMessages(user.id, conv))!.filter((m) => m.kind === "terminal");
   expect(messages).toHaveLength(1);
   const events = await getDb().event.findMany({

@@ -1,6 +1,7 @@
-import { createHash } from "node:crypto";
 import { isUniqueViolation } from "@/lib/db/errors";
-import { getDb, jsonOrNull, PREPARED, type SqlTx } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
+import type { Tx } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { appendMessage } from "@/lib/chat/append-message";
 import { getModel } from "@/lib/agent/model";
@@ -28,6 +29,8 @@ import {
   addTaskUsage,
   countTaskModelRequest,
   deferExecution,
+  insertPublication,
+  insertTaskStep,
   deferForProvider,
   providerWaitedMs,
   lockExecutionGuarded,
@@ -45,7 +48,7 @@ import {
   TASK_MAX_CONSECUTIVE_ERRORS,
   type LeasedTask,
 } from "@/lib/tasks/sql";
-import { transactionWithEvents } from "@/lib/events/emit";
+import { transactionWithEvents, type EventTx } from "@/lib/events/emit";
 import { inputResponseOf, pendingUpdatesOf } from "@/lib/tasks/columns";
 import { countTaskSearch, recordSource, researchContext } from "@/lib/tasks/sources";
 import { limits } from "@/lib/limits/config";
@@ -223,7 +226,7 @@ async function compensate(task: Task, signal: AbortSignal): Promise<void> {
 /** Past a missed deadline the research may go on only within its budget. */
 async function overtimeSpent(task: LeasedTask, token: string): Promise<boolean> {
   return transactionWithEvents(async (tx) => {
-    const rows = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+    const { rows } = await sql<{ now: Date }>`SELECT now() AS now`.execute(tx);
     const row = await lockExecutionGuarded(tx, task.id, token);
     if (!row || (row.allowOvertime && !budgetExceeded(row, rows[0].now))) return false;
     await stopAtDeadline(tx, row, STOPPED_IN_OVERTIME);
@@ -306,13 +309,8 @@ async function commitStep(
     if (row.status === "queued" && outcome.status !== "queued") await markStarted(tx, row.id, token);
     const { step } = outcome;
     if (step) {
-      // The step's index is unique per task: a second writer of the same step (a re-claim that raced) inserts nothing.
-      const created = await tx.$executeRaw`${PREPARED}
-        INSERT INTO "task_step" ("taskId", index, kind, input, output, "modelRequests", "inputTokens", "outputTokens", "createdAt")
-        VALUES (${task.id}, ${step.index}, ${step.kind}, ${jsonOrNull(step.input)}::jsonb, ${jsonOrNull(step.output)}::jsonb,
-          ${step.modelRequests}, ${usage.inputTokens}, ${usage.outputTokens}, clock_timestamp())
-        ON CONFLICT ("taskId", index) DO NOTHING`;
-      if (created === 0) return "lost";
+      // A second writer of the same step (a re-claim that raced) inserts nothing.
+      if (!(await insertTaskStep(tx, task.id, step, usage))) return "lost";
     }
     for (const page of outcome.sources ?? []) {
       // The driver numbered its pages after the sources it was handed; under this lock nobody else numbers any.
@@ -439,14 +437,8 @@ async function answer(task: LeasedTask, token: string, signal: AbortSignal): Pro
   });
 }
 
-async function publish(tx: SqlTx, task: Task, body: { partial: boolean; content: string }): Promise<void> {
-  // The next version in the insert itself: the caller holds the task's row lock, so no other writer numbers one.
-  const [{ id, v }] = await tx.$queryRaw<{ id: string; v: number }[]>`${PREPARED}
-    INSERT INTO "publication" ("taskId", "conversationId", "ownerId", version, partial, content, sha256, "createdAt")
-    SELECT ${task.id}, ${task.conversationId}, ${task.ownerId}, coalesce(max(version), 0) + 1, ${body.partial}, ${body.content},
-      ${createHash("sha256").update(body.content).digest("hex")}, clock_timestamp()
-    FROM "publication" WHERE "taskId" = ${task.id}
-    RETURNING id, version AS v`;
+async function publish(tx: EventTx, task: Task, body: { partial: boolean; content: string }): Promise<void> {
+  const { id, version: v } = await insertPublication(tx, task, body);
   await appendMessage(tx, {
     conversationId: task.conversationId,
     ownerId: task.ownerId,
@@ -463,7 +455,7 @@ async function publish(tx: SqlTx, task: Task, body: { partial: boolean; content:
  * Writes the terminal status, its TerminalFact message and the outbox event in
  * the caller's transaction (row already locked by the caller's guard).
  */
-export async function terminal(tx: SqlTx, taskId: string, status: TerminalStatus, error: string | null) {
+export async function terminal(tx: Tx, taskId: string, status: TerminalStatus, error: string | null) {
   const task = await markTerminal(tx, taskId, status, error);
   if (!task) return null;
   // Plain words (people and models read it); the moment is in meta.completedAt, browsers word it from meta.

@@ -1,4 +1,5 @@
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 
 /**
  * SQL of the orphan reaper (lib/runtime/reap-orphans.ts). A row is a remote
@@ -15,9 +16,13 @@ import { getDb } from "@/lib/db/client";
 /** Which of `refs` a task row of `driver` holds as its handle. */
 export async function trackedRefs(driver: string, refs: string[]): Promise<Set<string>> {
   if (refs.length === 0) return new Set();
-  const rows = await getDb().$queryRaw<{ remoteRef: string }[]>`
-    SELECT "remoteRef" FROM "task" WHERE driver = ${driver} AND "remoteRef" = ANY(${refs}::text[])`;
-  return new Set(rows.map((r) => r.remoteRef));
+  const rows = await db()
+    .selectFrom("task")
+    .select("remoteRef")
+    .where("driver", "=", driver)
+    .where("remoteRef", "=", sql<string>`ANY(${refs}::text[])`)
+    .execute();
+  return new Set(rows.flatMap((r) => (r.remoteRef === null ? [] : [r.remoteRef])));
 }
 
 /**
@@ -26,18 +31,25 @@ export async function trackedRefs(driver: string, refs: string[]): Promise<Set<s
  * itself); returns the refs due for cancelling.
  */
 export async function sightOrphans(driver: string, untracked: string[], graceMs: number): Promise<string[]> {
-  await getDb().$executeRaw`
-    DELETE FROM "remote_orphan"
-    WHERE driver = ${driver} AND "cancelledAt" IS NULL AND NOT ("remoteRef" = ANY(${untracked}::text[]))`;
+  await db()
+    .deleteFrom("remote_orphan")
+    .where("driver", "=", driver)
+    .where("cancelledAt", "is", null)
+    .where(sql<boolean>`NOT ("remoteRef" = ANY(${untracked}::text[]))`)
+    .execute();
   if (untracked.length === 0) return [];
-  await getDb().$executeRaw`
+  await sql`
     INSERT INTO "remote_orphan" (driver, "remoteRef")
     SELECT ${driver}, r FROM unnest(${untracked}::text[]) AS r
-    ON CONFLICT DO NOTHING`;
-  const due = await getDb().$queryRaw<{ remoteRef: string }[]>`
-    SELECT "remoteRef" FROM "remote_orphan"
-    WHERE driver = ${driver} AND "remoteRef" = ANY(${untracked}::text[]) AND "cancelledAt" IS NULL
-      AND "firstSeenAt" <= now() - make_interval(secs => ${graceMs / 1000})`;
+    ON CONFLICT DO NOTHING`.execute(db());
+  const due = await db()
+    .selectFrom("remote_orphan")
+    .select("remoteRef")
+    .where("driver", "=", driver)
+    .where("remoteRef", "=", sql<string>`ANY(${untracked}::text[])`)
+    .where("cancelledAt", "is", null)
+    .where("firstSeenAt", "<=", sql<Date>`now() - make_interval(secs => ${graceMs / 1000})`)
+    .execute();
   return due.map((r) => r.remoteRef);
 }
 
@@ -46,13 +58,21 @@ export async function sightOrphans(driver: string, untracked: string[], graceMs:
  * false when another worker's reaper counted it first.
  */
 export async function markOrphanCancelled(driver: string, remoteRef: string): Promise<boolean> {
-  const n = await getDb().$executeRaw`
-    UPDATE "remote_orphan" SET "cancelledAt" = now(), attempts = attempts + 1
-    WHERE driver = ${driver} AND "remoteRef" = ${remoteRef} AND "cancelledAt" IS NULL`;
-  return n === 1;
+  const r = await db()
+    .updateTable("remote_orphan")
+    .set((eb) => ({ cancelledAt: sql<Date>`now()`, attempts: eb("attempts", "+", 1) }))
+    .where("driver", "=", driver)
+    .where("remoteRef", "=", remoteRef)
+    .where("cancelledAt", "is", null)
+    .executeTakeFirst();
+  return r.numUpdatedRows === 1n;
 }
 
 export async function noteOrphanAttempt(driver: string, remoteRef: string): Promise<void> {
-  await getDb().$executeRaw`
-    UPDATE "remote_orphan" SET attempts = attempts + 1 WHERE driver = ${driver} AND "remoteRef" = ${remoteRef}`;
+  await db()
+    .updateTable("remote_orphan")
+    .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+    .where("driver", "=", driver)
+    .where("remoteRef", "=", remoteRef)
+    .execute();
 }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { startTask } from "@/lib/tasks/start-task";
 import { claimExecution } from "@/lib/tasks/sql";
 import { executeTask } from "@/lib/runtime/execute-task";
@@ -108,8 +110,11 @@ describe("research tasks and a failing model provider", () => {
     peer.failNext(1, { status: 429, retryAfter: 3 });
     const [claimed] = await claimExecution("outage-test", 1, [id]);
     expect(await executeTask(claimed, new AbortController().signal)).toBe("deferred");
-    const [{ wait }] = await getDb().$queryRaw<{ wait: number }[]>`
-      SELECT extract(epoch FROM "nextRunAt" - now())::float8 AS wait FROM "task" WHERE id = ${id}`;
+    const { wait } = await db()
+      .selectFrom("task")
+      .select(sql<number>`extract(epoch FROM "nextRunAt" - now())::float8`.as("wait"))
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
     expect(wait).toBeGreaterThan(2.5);
     expect(wait).toBeLessThanOrEqual(3);
     const waiting = await row(id);

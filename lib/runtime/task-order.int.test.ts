@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { literals } from "@/lib/db/sql-list";
+import { TERMINAL_STATUSES } from "@/lib/contract/task";
 import { startTask } from "@/lib/tasks/start-task";
 import {
   createConversationFor,
@@ -29,9 +32,11 @@ afterAll(async () => {
 
 // Rows left by earlier files would compete for the worker here.
 beforeEach(async () => {
-  await getDb().$executeRaw`
-    UPDATE "task" SET status = 'cancelled', "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL
-    WHERE status NOT IN ('succeeded', 'failed', 'cancelled', 'deadline_exceeded')`;
+  await db()
+    .updateTable("task")
+    .set({ status: "cancelled", leaseToken: null, leaseExpiresAt: null, nextRunAt: null })
+    .where("status", "not in", literals(TERMINAL_STATUSES))
+    .execute();
 });
 
 async function burst(user: TestUser, n: number, tag: string): Promise<string[]> {

@@ -93,7 +93,10 @@ describe("what Herald writes about a due time reads in that zone", () => {
 
   it("the agent's promise: the account's clock and a relative part, in English and Chinese", async () => {
     const en = await signUpIn("Asia/Shanghai", "Shanghai");
-    const { text, sentAt } = await reply(en, "research heat pump adoption in Europe", { mode: "at", dueInSeconds: 600 });
+    const { text, sentAt } = await reply(en, "research heat pump adoption in Europe", {
+      mode: "at",
+      dueInSeconds: 600,
+    });
     const task = await getDb().task.findFirstOrThrow({ where: { ownerId: en.id } });
     expect(text).toContain(`I'll tell you at ${clockIn(task.dueAt!, "Asia/Shanghai", "en", sentAt)}, in 10 min`);
     expect(text).not.toMatch(/UTC|GMT/);

@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import type { SharedReport } from "@/lib/contract/share";
 import { hashShareToken, isShareToken } from "./token";
 
@@ -9,16 +9,14 @@ import { hashShareToken, isShareToken } from "./token";
  */
 export async function readSharedReport(token: string): Promise<SharedReport | null> {
   if (!isShareToken(token)) return null;
-  const rows = await getDb().$queryRaw<
-    { title: string; content: string; version: number; partial: boolean; createdAt: Date }[]
-  >`
-    SELECT t.title, p.content, p.version, p.partial, p."createdAt"
-    FROM "report_share" s
-    JOIN "publication" p ON p.id = s."publicationId" AND p."ownerId" = s."ownerId"
-    JOIN "conversation" c ON c.id = p."conversationId" AND c."deletedAt" IS NULL
-    JOIN "task" t ON t.id = p."taskId"
-    WHERE s.hash = ${hashShareToken(token)}`;
-  const r = rows[0];
+  const r = await db()
+    .selectFrom("report_share as s")
+    .innerJoin("publication as p", (j) => j.onRef("p.id", "=", "s.publicationId").onRef("p.ownerId", "=", "s.ownerId"))
+    .innerJoin("conversation as c", (j) => j.onRef("c.id", "=", "p.conversationId").on("c.deletedAt", "is", null))
+    .innerJoin("task as t", "t.id", "p.taskId")
+    .select(["t.title", "p.content", "p.version", "p.partial", "p.createdAt"])
+    .where("s.hash", "=", hashShareToken(token))
+    .executeTakeFirst();
   return r
     ? {
         title: r.title,

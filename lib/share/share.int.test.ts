@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import * as sharesRoute from "@/app/api/publications/[id]/shares/route";
 import * as shareRoute from "@/app/api/shares/[id]/route";
 import * as conversationRoute from "@/app/api/conversations/[id]/route";
@@ -14,11 +16,10 @@ async function publish(
   version = 1,
 ): Promise<{ conversationId: string; publicationId: string }> {
   const conversationId = await createConversationFor(user, "Private chat title");
-  const db = getDb();
-  const task = await db.task.create({
+  const task = await getDb().task.create({
     data: { ownerId: user.id, conversationId, title: "EV market", prompt: "secret prompt" },
   });
-  const pub = await db.publication.create({
+  const pub = await getDb().publication.create({
     data: { taskId: task.id, conversationId, ownerId: user.id, version, partial: false, content, sha256: "x" },
   });
   return { conversationId, publicationId: pub.id };
@@ -161,12 +162,14 @@ describe("report share links", () => {
     expect(Number(limited.res.headers.get("retry-after"))).toBeGreaterThan(0);
 
     // Age the links out of the minute window to reach the account cap.
-    await getDb()
-      .$executeRaw`UPDATE "report_share" SET "createdAt" = now() - interval '2 minutes' WHERE "ownerId" = ${owner.id}`;
-    const db = getDb();
-    const { hash: _unused, ...template } = await db.reportShare.findFirstOrThrow({ where: { ownerId: owner.id } });
+    await db()
+      .updateTable("report_share")
+      .set({ createdAt: sql<Date>`now() - interval '2 minutes'` })
+      .where("ownerId", "=", owner.id)
+      .execute();
+    const { hash: _unused, ...template } = await getDb().reportShare.findFirstOrThrow({ where: { ownerId: owner.id } });
     void _unused;
-    await db.reportShare.createMany({
+    await getDb().reportShare.createMany({
       data: Array.from({ length: MAX_SHARES_PER_ACCOUNT - SHARES_PER_MINUTE }, (_, i) => ({
         ownerId: template.ownerId,
         publicationId: template.publicationId,

@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { emitTaskUpdated } from "./emit-task";
 import { lockOwnedTask, storeInputResponse } from "./sql";
@@ -10,7 +10,7 @@ import { toPublicTask, type PublicTask } from "@/lib/contract/task";
  * task's lease, so a crash in between loses nothing and sends nothing twice.
  */
 export async function answerInput(ownerId: string, id: string, response: string): Promise<PublicTask> {
-  return getDb().$transaction(async (tx) => {
+  return transaction(async (tx) => {
     const task = await lockOwnedTask(tx, ownerId, id);
     if (!task) throw notFound("Task");
     if (task.status !== "input_required" || task.cancelRequestedAt) {

@@ -1,10 +1,10 @@
-import type { SqlTx } from "@/lib/db/client";
-import type { Task } from "@/lib/db/generated/client.ts";
+import type { Executor } from "@/lib/db/kysely";
 import { emitEvent } from "@/lib/events/emit";
 import { isTerminalStatus, toPublicTask } from "@/lib/contract/task";
+import type { TaskRow } from "./sql";
 
 /** Announces the task's current public shape on the owner's feed, inside tx (waking `wake` loops at commit). */
-export async function emitTaskUpdated(tx: SqlTx, task: Task, wake: readonly string[] = []): Promise<void> {
+export async function emitTaskUpdated(tx: Executor, task: TaskRow, wake: readonly string[] = []): Promise<void> {
   // A run that is over is what an Agent Protocol webhook waits for (lib/agent-protocol/webhook-sql.ts): its loop wakes at
   // the commit instead of finding the row at its next poll. Waking costs each worker one claim when there is none.
   const ended = isTerminalStatus(task.status) || task.status === "input_required";
@@ -21,8 +21,8 @@ export async function emitTaskUpdated(tx: SqlTx, task: Task, wake: readonly stri
 }
 
 /** Re-reads the row inside tx and announces it; for writers that used raw SQL. */
-export async function emitTaskById(tx: SqlTx, taskId: string): Promise<Task> {
-  const [task] = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${taskId}`;
+export async function emitTaskById(tx: Executor, taskId: string): Promise<TaskRow> {
+  const task = await tx.selectFrom("task").selectAll().where("id", "=", taskId).executeTakeFirst();
   if (!task) throw new Error(`emitTaskById: no task ${taskId}`);
   await emitTaskUpdated(tx, task);
   return task;

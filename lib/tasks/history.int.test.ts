@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
+import { transactionWithEvents } from "@/lib/events/emit";
 import * as historyRoute from "@/app/api/tasks/[id]/history/route";
 import * as tasksRoute from "@/app/api/tasks/route";
 import {
@@ -203,8 +205,8 @@ describe("GET /api/tasks/:id/history", () => {
         nextRunAt: null,
       },
     });
-    await db.$transaction((tx) => emitTaskUpdated(tx, task));
-    await db.$transaction((tx) => fenceCancel(tx, u.id, task.id));
+    await transaction((tx) => emitTaskUpdated(tx, task));
+    await transaction((tx) => fenceCancel(tx, u.id, task.id));
 
     const attempt = async () => {
       const [claimed] = await waitFor(
@@ -272,8 +274,9 @@ describe("GET /api/tasks/:id/history", () => {
         nextRunAt: null,
       },
     });
-    await db.$transaction((tx) => emitTaskUpdated(tx, task));
-    await db.$transaction((tx) => terminal(tx, task.id, "failed", "the source went away"));
+    await transaction((tx) => emitTaskUpdated(tx, task));
+    // The worker's handle (lib/runtime/execute-task.ts writes a terminal status in transactionWithEvents).
+    await transactionWithEvents((tx) => terminal(tx, task.id, "failed", "the source went away"));
 
     expect(await notifyOne(await notifyClaim(task.id))).toBe("T7");
     const t = await db.task.findUniqueOrThrow({ where: { id: task.id } });

@@ -1,5 +1,6 @@
-import { Prisma } from "@/lib/db/generated/client.ts";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql, type RawBuilder } from "kysely";
 import { PUBLIC_ERROR_CHARS, TERMINAL_STATUSES, type TaskStatus } from "@/lib/contract/task";
 import {
   encodeHistoryCursor,
@@ -52,9 +53,9 @@ const RANK = {
 } as const;
 
 /** Literals: the planner must see the UNION's column types, and these are constants. */
-const rank = Object.fromEntries(Object.entries(RANK).map(([k, v]) => [k, Prisma.raw(`${v}::int`)])) as Record<
+const rank = Object.fromEntries(Object.entries(RANK).map(([k, v]) => [k, sql.raw(`${v}::int`)])) as Record<
   keyof typeof RANK,
-  Prisma.Sql
+  RawBuilder<number>
 >;
 
 const NOTIFIED: HistoryNotificationStatus[] = ["dispatched", "retry", "delivered"];
@@ -69,15 +70,20 @@ interface Row {
   d: Record<string, unknown>;
 }
 
-export function taskHistorySql(ownerId: string, taskId: string, after: HistoryCursor | null, take: number): Prisma.Sql {
-  const terminal = Prisma.join(TERMINAL_STATUSES);
-  const notified = Prisma.join(NOTIFIED);
+export function taskHistorySql(
+  ownerId: string,
+  taskId: string,
+  after: HistoryCursor | null,
+  take: number,
+): RawBuilder<Row> {
+  const terminal = sql.join(TERMINAL_STATUSES);
+  const notified = sql.join(NOTIFIED);
   const afterClause = after
-    ? Prisma.sql`WHERE (us, rank, n, k) > (${after.atUs}::bigint, ${after.rank}::int, ${after.n}::bigint, ${after.key}::text)`
-    : Prisma.empty;
+    ? sql`WHERE (us, rank, n, k) > (${after.atUs}::bigint, ${after.rank}::int, ${after.n}::bigint, ${after.key}::text)`
+    : sql``;
   // A row with its feed event takes the event's time and seq (rank LOG): that is commit order, even inside one
   // transaction, where stored times mix the database's transaction start and the writer's clock.
-  return Prisma.sql`
+  return sql<Row>`
     WITH log AS (
       SELECT e.seq, e."createdAt" AS at, e.type, e.payload
       FROM "event" e
@@ -322,10 +328,9 @@ export async function getTaskHistory(
   taskId: string,
   opts: { after?: HistoryCursor | null; limit?: number } = {},
 ): Promise<PublicHistoryPage | null> {
-  const db = getDb();
-  if (!(await db.task.findFirst({ where: { id: taskId, ownerId }, select: { id: true } }))) return null;
+  if (!(await getDb().task.findFirst({ where: { id: taskId, ownerId }, select: { id: true } }))) return null;
   const limit = opts.limit ?? HISTORY_DEFAULT_LIMIT;
-  const rows = await db.$queryRaw<Row[]>(taskHistorySql(ownerId, taskId, opts.after ?? null, limit + 1));
+  const { rows } = await taskHistorySql(ownerId, taskId, opts.after ?? null, limit + 1).execute(db());
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

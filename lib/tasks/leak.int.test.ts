@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { transactionWithEvents } from "@/lib/events/emit";
 import * as tasksRoute from "@/app/api/tasks/route";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import * as cancelRoute from "@/app/api/tasks/[id]/cancel/route";
@@ -70,7 +71,7 @@ describe("server-only task data never leaves the server", () => {
       expect(r.status).toBe(200);
       assertClean("API response", r.json);
     }
-    await db.$transaction((tx) => terminal(tx, task.id, "cancelled", null));
+    await transactionWithEvents((tx) => terminal(tx, task.id, "cancelled", null));
     assertClean("messages API", (await call(messagesRoute.GET, { user: u, params: { id: conv } })).json);
 
     const events = await db.event.findMany({ where: { ownerId: u.id } });

@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { registerDriver } from "@/lib/drivers/registry";
 import type { Driver, StepOutcome } from "@/lib/drivers/types";
 import * as inputRoute from "@/app/api/tasks/[id]/input/route";
@@ -58,7 +60,11 @@ async function newTask() {
 
 /** One claim of this task, ignoring backoff (tests do not wait for timers). */
 async function tick(id: string) {
-  await getDb().$executeRaw`UPDATE "task" SET "nextRunAt" = now() WHERE id = ${id}`;
+  await db()
+    .updateTable("task")
+    .set({ nextRunAt: sql<Date>`now()` })
+    .where("id", "=", id)
+    .execute();
   const [row] = await claimExecution("test-worker", 1, [id]);
   if (!row) throw new Error("nothing to claim");
   return executeTask(row, new AbortController().signal);

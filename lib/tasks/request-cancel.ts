@@ -1,9 +1,9 @@
-import { getDb, type SqlTx } from "@/lib/db/client";
-import type { Task } from "@/lib/db/generated/client.ts";
+import { getDb } from "@/lib/db/client";
+import { transaction, type Tx } from "@/lib/db/kysely";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { liveWorkers } from "@/lib/fleet/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
-import { lockOwnedTask, markCancelAnsweredInChat, setCancelFence } from "./sql";
+import { lockOwnedTask, markCancelAnsweredInChat, setCancelFence, type TaskRow } from "./sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { isTerminalStatus } from "@/lib/contract/task";
 
@@ -19,11 +19,11 @@ import { isTerminalStatus } from "@/lib/contract/task";
  * hidden (one moment, one message), whichever of the two commits first.
  */
 export async function fenceCancel(
-  tx: SqlTx,
+  tx: Tx,
   ownerId: string,
   id: string,
   answeredInChat = false,
-): Promise<Task | null> {
+): Promise<TaskRow | null> {
   const task = await lockOwnedTask(tx, ownerId, id);
   if (!task) return null;
   if (isTerminalStatus(task.status)) return task;
@@ -51,7 +51,7 @@ export async function requestCancel(
       "No worker is running, so the task cannot be cancelled now; start a worker (npm run worker) and try again",
     );
   }
-  const task = await db.$transaction((tx) => fenceCancel(tx, ownerId, id, opts.answeredInChat ?? false));
+  const task = await transaction((tx) => fenceCancel(tx, ownerId, id, opts.answeredInChat ?? false));
   if (!task) throw notFound("Task");
   return toPublicTask(task);
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { getDb, sqlTransaction } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
+import { db, transaction } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import * as taskRoute from "@/app/api/tasks/[id]/route";
 import * as tasksRoute from "@/app/api/tasks/route";
 import * as historyRoute from "@/app/api/tasks/[id]/history/route";
@@ -35,7 +37,7 @@ describe("task sources", () => {
   it("are numbered in reading order, a URL once per task, excerpts bounded; GET /api/tasks/:id lists them without their text", async () => {
     const user = await signUp();
     const taskId = await newTask(user);
-    const first = await sqlTransaction((tx) =>
+    const first = await transaction((tx) =>
       recordSource(
         tx,
         taskId,
@@ -46,8 +48,8 @@ describe("task sources", () => {
         }),
       ),
     );
-    const second = await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://b.example/tools")));
-    const again = await sqlTransaction((tx) =>
+    const second = await transaction((tx) => recordSource(tx, taskId, user.id, page("https://b.example/tools")));
+    const again = await transaction((tx) =>
       recordSource(tx, taskId, user.id, page("https://a.example/otters", { title: "changed" })),
     );
     expect([first, second, again]).toEqual([
@@ -92,7 +94,7 @@ describe("task sources", () => {
     const taskId = await newTask(user);
     const res = await call(taskRoute.GET, { user, path: `/api/tasks/${taskId}`, params: { id: taskId } });
     expect(res.json.task.sources).toEqual([]);
-    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://c.example/")));
+    await transaction((tx) => recordSource(tx, taskId, user.id, page("https://c.example/")));
     expect(await getDb().taskSource.count({ where: { ownerId: user.id } })).toBe(1);
     await deleteAccount(user.id);
     expect(await getDb().taskSource.count({ where: { ownerId: user.id } })).toBe(0);
@@ -103,8 +105,8 @@ describe("sources in the timeline and against the account's hourly allowance", (
   it("each source read is a history item with its number; pages read in the last hour are counted per account", async () => {
     const user = await signUp("Reader");
     const taskId = await newTask(user);
-    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://d.example/otters")));
-    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://e.example/stones")));
+    await transaction((tx) => recordSource(tx, taskId, user.id, page("https://d.example/otters")));
+    await transaction((tx) => recordSource(tx, taskId, user.id, page("https://e.example/stones")));
     const history = await call(historyRoute.GET, {
       user,
       path: `/api/tasks/${taskId}/history`,
@@ -124,8 +126,12 @@ describe("sources in the timeline and against the account's hourly allowance", (
 
     expect(await pagesReadLastHour(user.id)).toBe(2);
     // An hour-old read no longer counts, and another account's reads never do.
-    await getDb()
-      .$executeRaw`UPDATE "task_source" SET "fetchedAt" = now() - interval '61 minutes' WHERE "taskId" = ${taskId} AND n = 1`;
+    await db()
+      .updateTable("task_source")
+      .set({ fetchedAt: sql<Date>`now() - interval '61 minutes'` })
+      .where("taskId", "=", taskId)
+      .where("n", "=", 1)
+      .execute();
     expect(await pagesReadLastHour(user.id)).toBe(1);
     const other = await signUp("OtherReader");
     expect(await pagesReadLastHour(other.id)).toBe(0);
@@ -135,11 +141,11 @@ describe("sources in the timeline and against the account's hourly allowance", (
     const user = await signUp("OneTrip");
     const taskId = await newTask(user);
     const otherTask = await newTask(user);
-    await sqlTransaction((tx) =>
+    await transaction((tx) =>
       recordSource(tx, taskId, user.id, page("https://f.example/a", { text: "Otters float on their backs." })),
     );
-    await sqlTransaction((tx) => recordSource(tx, taskId, user.id, page("https://f.example/b")));
-    await sqlTransaction((tx) => recordSource(tx, otherTask, user.id, page("https://g.example/c")));
+    await transaction((tx) => recordSource(tx, taskId, user.id, page("https://f.example/b")));
+    await transaction((tx) => recordSource(tx, otherTask, user.id, page("https://g.example/c")));
     const { result, statements } = await statementsOf(() => researchContext(taskId, user.id, 6));
     expect(statements).toHaveLength(1);
     expect(result).toEqual({

@@ -1,4 +1,7 @@
-import { getDb, type SqlTx } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/kysely";
+import { countTaskSearchUnder, insertTaskSource, taskSourceNumber } from "./sql";
+import { sql } from "kysely";
 import { toPublicSource, type PublicTaskSource } from "@/lib/contract/task";
 import type { PageText } from "@/lib/research/read-page";
 
@@ -17,24 +20,25 @@ export type SourceRead = PageText;
  * otherwise pick the same number.
  */
 export async function recordSource(
-  tx: SqlTx,
+  tx: Tx,
   taskId: string,
   ownerId: string,
   page: SourceRead,
 ): Promise<{ n: number; inserted: boolean }> {
   const excerpt =
     page.text.length > SOURCE_EXCERPT_MAX_CHARS ? page.text.slice(0, SOURCE_EXCERPT_MAX_CHARS) : page.text;
-  const inserted = await tx.$queryRaw<{ n: number }[]>`
-    INSERT INTO "task_source" ("taskId", "ownerId", n, url, "finalUrl", title, site, excerpt, hash, "fetchedAt")
-    SELECT ${taskId}, ${ownerId}, coalesce(max(n), 0) + 1, ${page.url}, ${page.finalUrl}, ${page.title}, ${page.site}, ${excerpt}, ${page.hash}, clock_timestamp()
-    FROM "task_source" WHERE "taskId" = ${taskId}
-    ON CONFLICT ("taskId", url) DO NOTHING
-    RETURNING n`;
-  if (inserted[0]) return { n: inserted[0].n, inserted: true };
-  const existing = await tx.$queryRaw<
-    { n: number }[]
-  >`SELECT n FROM "task_source" WHERE "taskId" = ${taskId} AND url = ${page.url}`;
-  return { n: existing[0]!.n, inserted: false };
+  const n = await insertTaskSource(tx, {
+    taskId,
+    ownerId,
+    url: page.url,
+    finalUrl: page.finalUrl,
+    title: page.title,
+    site: page.site,
+    excerpt,
+    hash: page.hash,
+  });
+  if (n !== null) return { n, inserted: true };
+  return { n: await taskSourceNumber(tx, taskId, page.url), inserted: false };
 }
 
 /** The sources a task of this account read, in citation order. */
@@ -55,12 +59,7 @@ export async function listSources(ownerId: string, taskId: string): Promise<Publ
  * commit later writes the same total.
  */
 export async function countTaskSearch(id: string, token: string, max: number): Promise<boolean> {
-  const n = await getDb().$executeRaw`
-    UPDATE "task" SET "driverData" = jsonb_set(coalesce("driverData", '{}'::jsonb), '{searches}', to_jsonb(
-      CASE WHEN jsonb_typeof("driverData"->'searches') = 'number' THEN ("driverData"->>'searches')::numeric ELSE 0 END + 1))
-    WHERE id = ${id} AND "leaseToken" = ${token} AND "cancelRequestedAt" IS NULL
-      AND CASE WHEN jsonb_typeof("driverData"->'searches') = 'number' THEN ("driverData"->>'searches')::numeric ELSE 0 END < ${max}`;
-  return n === 1;
+  return countTaskSearchUnder(id, token, max);
 }
 
 export interface StoredSource {
@@ -84,12 +83,16 @@ export async function researchContext(
   ownerId: string,
   textChars: number,
 ): Promise<{ sources: StoredSource[]; pagesLastHour: number }> {
-  const [row] = await getDb().$queryRaw<{ sources: StoredSource[]; pagesLastHour: number }[]>`
+  const {
+    rows: [row],
+  } = await sql<{ sources: StoredSource[]; pagesLastHour: number }>`
     SELECT
       coalesce((
         SELECT json_agg(json_build_object('n', n, 'url', url, 'finalUrl', "finalUrl", 'title', title, 'site', site, 'text', left(excerpt, ${textChars}::int)) ORDER BY n)
         FROM "task_source" WHERE "taskId" = ${taskId}
       ), '[]'::json) AS sources,
-      (SELECT count(*)::int FROM "task_source" WHERE "ownerId" = ${ownerId} AND "fetchedAt" > now() - interval '1 hour') AS "pagesLastHour"`;
+      (SELECT count(*)::int FROM "task_source" WHERE "ownerId" = ${ownerId} AND "fetchedAt" > now() - interval '1 hour') AS "pagesLastHour"`.execute(
+    db(),
+  );
   return { sources: row!.sources, pagesLastHour: row!.pagesLastHour };
 }

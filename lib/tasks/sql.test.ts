@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { db } from "@/lib/db/kysely";
 import { backoffMs, claimCancelsSql, claimExecutionSql } from "./sql";
 
 afterEach(() => vi.unstubAllEnvs());
@@ -6,8 +7,8 @@ afterEach(() => vi.unstubAllEnvs());
 describe("task settings are read when used, not when the module loads", () => {
   it("the execution and cancel claims lease for HERALD_TASK_LEASE_MS as it is now", () => {
     vi.stubEnv("HERALD_TASK_LEASE_MS", "7000");
-    expect(claimExecutionSql("w", 1, null).values).toContain(7);
-    expect(claimCancelsSql("w", 1).values).toContain(7);
+    expect(claimExecutionSql("w", 1, null).compile(db()).parameters).toContain(7);
+    expect(claimCancelsSql("w", 1).compile(db()).parameters).toContain(7);
   });
 
   it("retry backoff follows HERALD_TASK_RETRY_MS and HERALD_TASK_RETRY_CAP_MS", () => {

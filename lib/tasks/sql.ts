@@ -1,9 +1,12 @@
+import { createHash } from "node:crypto";
 import { env } from "@/lib/config/env";
-import { getDb, jsonOrNull, PREPARED, queryRows, type SqlTx, type Tx } from "@/lib/db/client";
-import { Prisma, type Task } from "@/lib/db/generated/client.ts";
+import type { Prisma } from "@/lib/db/generated/client.ts";
+import type { DB } from "@/lib/db/generated/kysely.ts";
+import { db, jsonb, jsonValue, prepared, type Executor, type Tx } from "@/lib/db/kysely";
 import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
-import { sqlList } from "@/lib/db/sql-list";
+import { literals } from "@/lib/db/sql-list";
+import { sql, type RawBuilder, type Selectable } from "kysely";
 import { STOP_SENTENCES, type StopReason } from "./columns";
 
 /**
@@ -42,27 +45,34 @@ export const TASK_MAX_CONSECUTIVE_ERRORS = 5;
 const secs = (ms: number) => ms / 1000;
 
 /**
- * `status NOT IN (${TERMINAL_SQL})`: the terminal list from lib/contract/task.ts, never retyped in SQL.
+ * `status NOT IN ${TERMINAL_SQL}`: the terminal list from lib/contract/task.ts, never retyped in SQL.
  * Literals, not parameters, so the planner can match the partial indexes on status.
  */
-export const TERMINAL_SQL = sqlList(TERMINAL_STATUSES);
+export const TERMINAL_SQL = literals(TERMINAL_STATUSES);
 export const backoffMs = (
   failures: number,
   base = env("HERALD_TASK_RETRY_MS"),
   cap = env("HERALD_TASK_RETRY_CAP_MS"),
 ) => Math.min(base * 2 ** Math.min(failures, 16), cap);
 
-export type LeasedTask = Task & { leaseToken: string };
-export type CancelLeasedTask = Task & { cancelLeaseToken: string };
+/** A task row as Kysely reads it (the same shape as Prisma's `Task`). */
+export type TaskRow = Selectable<DB["task"]>;
+export type LeasedTask = TaskRow & { leaseToken: string };
+export type CancelLeasedTask = TaskRow & { cancelLeaseToken: string };
+/** A source a research task read (lib/tasks/sources.ts). */
+export type TaskSourceRow = Selectable<DB["task_source"]>;
 
-const ACTIVE = Prisma.sql`(${sqlList(ACTIVE_STATUSES)})`;
+const ACTIVE = literals(ACTIVE_STATUSES);
+
+// The lease loop's statements are templates, not the builder: the builder cost 18 µs of CPU a statement to build and
+// compile, a template 1 µs (docs/benchmarks.md, "Typed SQL"). User commands use the builder.
 
 /** Due for execution; `a` is the table alias. Repeats task_exec_due_idx's WHERE so the index serves it. */
 const execDue = (a: string, only: string[] | null) => {
-  const c = Prisma.raw(a);
-  return Prisma.sql`${c}.status IN ${ACTIVE} AND ${c}."cancelRequestedAt" IS NULL
+  const c = sql.raw(a);
+  return sql`${c}.status IN ${ACTIVE} AND ${c}."cancelRequestedAt" IS NULL
     AND ${c}."nextRunAt" <= now() AND (${c}."leaseExpiresAt" IS NULL OR ${c}."leaseExpiresAt" < now())
-    ${onlyRows(c, only)}`;
+    ${onlyRows(a, only)}`;
 };
 
 /**
@@ -71,11 +81,11 @@ const execDue = (a: string, only: string[] | null) => {
  */
 export async function claimExecution(workerId: string, limit: number, onlyIds?: string[]): Promise<LeasedTask[]> {
   if (limit <= 0) return [];
-  return queryRows<LeasedTask>(claimExecutionSql(workerId, limit, onlyIds ?? null));
+  return (await claimExecutionSql(workerId, limit, onlyIds ?? null).execute(db())).rows;
 }
 
 /** The statement itself, for EXPLAIN in the index test. */
-export function claimExecutionSql(workerId: string, limit: number, only: string[] | null): Prisma.Sql {
+export function claimExecutionSql(workerId: string, limit: number, only: string[] | null): RawBuilder<LeasedTask> {
   const pick = fairPick({
     table: "task",
     due: (a) => execDue(a, only),
@@ -84,11 +94,11 @@ export function claimExecutionSql(workerId: string, limit: number, only: string[
     // it — a burst would finish all at once at its end. By arrival a started task goes
     // on first, so tasks finish in the order they came; fairPick still puts an account
     // holding fewer leases first, and waits (pacing, backoff) still hold no slot.
-    order: Prisma.sql`c."createdAt", c.id`,
-    held: Prisma.sql`h."leaseToken" IS NOT NULL AND h."leaseExpiresAt" > now()`,
+    order: sql`c."createdAt", c.id`,
+    held: sql`h."leaseToken" IS NOT NULL AND h."leaseExpiresAt" > now()`,
     limit,
   });
-  return Prisma.sql`
+  return sql<LeasedTask>`${prepared}
     UPDATE "task" t
     SET "leaseOwner" = ${workerId}, "leaseToken" = gen_random_uuid()::text,
         "leaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())}),
@@ -99,28 +109,34 @@ export function claimExecutionSql(workerId: string, limit: number, only: string[
 
 /** Our execution lease still holds and nothing fenced the row: the guard of every write after work. */
 const leaseHeld = (token: string) =>
-  Prisma.sql`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN (${TERMINAL_SQL})`;
+  sql<boolean>`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN ${TERMINAL_SQL}`;
+
+/** Whether an UPDATE without RETURNING changed exactly one row. */
+const one = (r: { numAffectedRows?: bigint }) => r.numAffectedRows === 1n;
 
 /** Locks the row for a post-work write, only if our execution lease still holds. */
-export async function lockExecutionGuarded(tx: SqlTx, id: string, token: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<
-    Task[]
-  >`${PREPARED} SELECT * FROM "task" WHERE id = ${id} AND ${leaseHeld(token)} FOR UPDATE`;
+export async function lockExecutionGuarded(tx: Tx, id: string, token: string): Promise<TaskRow | null> {
+  const { rows } = await sql<TaskRow>`${prepared}
+    SELECT * FROM "task" WHERE id = ${id} AND ${leaseHeld(token)} FOR UPDATE`.execute(tx);
   return rows[0] ?? null;
 }
 
 export async function renewExecutionLease(id: string, token: string): Promise<boolean> {
-  const n = await getDb().$executeRaw`
-    UPDATE "task" SET "leaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())})
-    WHERE id = ${id} AND "leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL`;
-  return n === 1;
+  return one(
+    await sql`
+      UPDATE "task" SET "leaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())})
+      WHERE id = ${id} AND "leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL`.execute(
+      db(),
+    ),
+  );
 }
 
 export async function countTaskModelRequest(id: string, token: string): Promise<boolean> {
-  const n = await getDb().$executeRaw`
-    UPDATE "task" SET "modelRequests" = "modelRequests" + 1
-    WHERE id = ${id} AND "leaseToken" = ${token} AND "cancelRequestedAt" IS NULL`;
-  return n === 1;
+  return one(
+    await sql`
+      UPDATE "task" SET "modelRequests" = "modelRequests" + 1
+      WHERE id = ${id} AND "leaseToken" = ${token} AND "cancelRequestedAt" IS NULL`.execute(db()),
+  );
 }
 
 /**
@@ -131,17 +147,19 @@ export async function addTaskUsage(
   id: string,
   u: { inputTokens: number; outputTokens: number; costUsd: number | null },
 ): Promise<void> {
-  await getDb().$executeRaw`
+  await sql`
     UPDATE "task" SET "inputTokens" = "inputTokens" + ${u.inputTokens}, "outputTokens" = "outputTokens" + ${u.outputTokens},
       "costUsd" = CASE WHEN ${u.costUsd}::float8 IS NULL THEN "costUsd" ELSE coalesce("costUsd", 0) + ${u.costUsd}::float8 END
-    WHERE id = ${id}`;
+    WHERE id = ${id}`.execute(db());
 }
 
 /** How long the task has been waiting for the model provider (database clock); 0 when it is not. */
-export async function providerWaitedMs(tx: SqlTx, id: string): Promise<number> {
-  const [row] = await tx.$queryRaw<{ ms: number }[]>`
-    SELECT (extract(epoch FROM now() - coalesce("providerWaitSince", now())) * 1000)::float8 AS ms FROM "task" WHERE id = ${id}`;
-  return row?.ms ?? 0;
+export async function providerWaitedMs(tx: Tx, id: string): Promise<number> {
+  const { rows } = await sql<{ ms: number }>`
+    SELECT (extract(epoch FROM now() - coalesce("providerWaitSince", now())) * 1000)::float8 AS ms FROM "task" WHERE id = ${id}`.execute(
+    tx,
+  );
+  return rows[0]?.ms ?? 0;
 }
 
 /**
@@ -150,8 +168,8 @@ export async function providerWaitedMs(tx: SqlTx, id: string): Promise<number> {
  * (the task now says so); later waits of the same outage do not. True when the
  * wait just began.
  */
-export async function deferForProvider(tx: SqlTx, id: string, delayMs: number): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ began: boolean }[]>`
+export async function deferForProvider(tx: Tx, id: string, delayMs: number): Promise<boolean> {
+  const { rows } = await sql<{ began: boolean }>`
     UPDATE "task" t SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),
       attempts = t.attempts - 1, "consecutiveErrors" = 0,
@@ -159,13 +177,13 @@ export async function deferForProvider(tx: SqlTx, id: string, delayMs: number): 
       "updatedAt" = CASE WHEN t."providerWaitSince" IS NULL THEN now() ELSE t."updatedAt" END
     FROM (SELECT "providerWaitSince" IS NULL AS began FROM "task" WHERE id = ${id}) before
     WHERE t.id = ${id}
-    RETURNING before.began`;
+    RETURNING before.began`.execute(tx);
   return rows[0]?.began ?? false;
 }
 
 /** What a start writes; everything else takes its column default. */
 export type NewTask = Pick<
-  Task,
+  TaskRow,
   | "ownerId"
   | "conversationId"
   | "originMessageId"
@@ -188,24 +206,24 @@ export type NewTask = Pick<
  * with now(), never this process's clock.
  */
 export async function insertTaskIfAdmitted<A extends { admitted: boolean }>(
-  tx: SqlTx,
+  tx: Tx,
   now: Date,
   t: NewTask,
-  admission: Prisma.Sql,
-): Promise<{ task: Task | null; admission: A }> {
-  const [row] = await tx.$queryRaw<(Task & { admission: A })[]>`${PREPARED}
+  admission: RawBuilder<A>,
+): Promise<{ task: TaskRow | null; admission: A }> {
+  const { rows } = await sql<TaskRow & { admission: A }>`${prepared}
     WITH admission AS (${admission}),
     inserted AS (
       INSERT INTO "task" ("ownerId", "conversationId", "originMessageId", "originRunId", "clientRequestId", title, prompt, driver,
         options, "deliveryMode", "dueAt", "reportIfUnfinished", "allowOvertime", budget, status, "createdAt", "updatedAt", "nextRunAt")
       SELECT ${t.ownerId}, ${t.conversationId}, ${t.originMessageId}, ${t.originRunId}, ${t.clientRequestId}, ${t.title}, ${t.prompt}, ${t.driver},
-        ${jsonOrNull(t.options)}::jsonb, ${t.deliveryMode}, ${t.dueAt}::timestamptz, ${t.reportIfUnfinished}, ${t.allowOvertime}, ${jsonOrNull(t.budget)}::jsonb,
+        ${jsonb(t.options)}::jsonb, ${t.deliveryMode}, ${t.dueAt}::timestamptz, ${t.reportIfUnfinished}, ${t.allowOvertime}, ${jsonb(t.budget)}::jsonb,
         'submitted', ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       FROM admission WHERE admission.admitted
       RETURNING *)
     SELECT to_jsonb(admission) AS admission, inserted.*
-    FROM admission LEFT JOIN inserted ON true`;
-  const { admission: figures, ...task } = row;
+    FROM admission LEFT JOIN inserted ON true`.execute(tx);
+  const { admission: figures, ...task } = rows[0];
   return { task: task.id === null ? null : task, admission: figures };
 }
 
@@ -216,44 +234,119 @@ export async function insertTaskIfAdmitted<A extends { admitted: boolean }>(
  * The lease guard is in the update itself (null: the lease is gone), a statement fewer than a guard lock first.
  */
 export async function storeHandle(
-  tx: SqlTx,
+  tx: Tx,
   id: string,
   token: string,
   remoteRef: string,
   driverData: Record<string, unknown>,
-): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`${PREPARED}
-    UPDATE "task" SET "remoteRef" = ${remoteRef}, "driverData" = ${JSON.stringify(driverData)}::jsonb,
+): Promise<TaskRow | null> {
+  const { rows } = await sql<TaskRow>`${prepared}
+    UPDATE "task" SET "remoteRef" = ${remoteRef}, "driverData" = ${jsonb(driverData)}::jsonb,
       status = 'queued', "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "nextRunAt" = now(), "updatedAt" = now()
     WHERE id = ${id} AND ${leaseHeld(token)}
-    RETURNING *`;
+    RETURNING *`.execute(tx);
   return rows[0] ?? null;
 }
 
 /** queued → running on the first step, under the lease; the row when it changed (writers announce it without reading it again). */
-export async function markStarted(tx: SqlTx, id: string, token: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`${PREPARED}
+export async function markStarted(tx: Tx, id: string, token: string): Promise<TaskRow | null> {
+  const { rows } = await sql<TaskRow>`${prepared}
     UPDATE "task" SET status = 'running', "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
     WHERE id = ${id} AND status IN ('queued') AND ${leaseHeld(token)}
-    RETURNING *`;
+    RETURNING *`.execute(tx);
   return rows[0] ?? null;
 }
 
-export async function setProgress(tx: SqlTx, id: string, text: string): Promise<Task> {
-  const [task] = await tx.$queryRaw<
-    Task[]
-  >`${PREPARED} UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id} RETURNING *`;
-  return task;
+export async function setProgress(tx: Tx, id: string, text: string): Promise<TaskRow> {
+  const { rows } = await sql<TaskRow>`${prepared}
+    UPDATE "task" SET "progressText" = ${text}, "progressAt" = now() WHERE id = ${id} RETURNING *`.execute(tx);
+  return rows[0];
 }
 
 /** The driver's step count; stepsAt (database clock) anchors the ETA the browser works out. */
-export async function setStepCount(tx: SqlTx, id: string, done: number, total: number): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET "stepsDone" = ${done}, "stepsTotal" = ${total}, "stepsAt" = now() WHERE id = ${id}`;
+export async function setStepCount(tx: Tx, id: string, done: number, total: number): Promise<void> {
+  await sql`UPDATE "task" SET "stepsDone" = ${done}, "stepsTotal" = ${total}, "stepsAt" = now() WHERE id = ${id}`.execute(
+    tx,
+  );
 }
 
-export async function setLatestPublication(tx: SqlTx, id: string, publicationId: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET "latestPublicationId" = ${publicationId} WHERE id = ${id}`;
+export type PublicationRow = Selectable<DB["publication"]>;
+
+/**
+ * A step's checkpoint row; false when the task already has one at this index (a re-claim that raced wrote it).
+ * A template, not the builder: a per-step write (AGENTS.md, "Builder or sql").
+ */
+export async function insertTaskStep(
+  tx: Tx,
+  taskId: string,
+  step: { index: number; kind: string; input: unknown; output: unknown; modelRequests: number },
+  usage: { inputTokens: number; outputTokens: number },
+): Promise<boolean> {
+  const created = await sql`${prepared}
+    INSERT INTO "task_step" ("taskId", index, kind, input, output, "modelRequests", "inputTokens", "outputTokens", "createdAt")
+    VALUES (${taskId}, ${step.index}, ${step.kind}, ${jsonb(step.input)}::jsonb, ${jsonb(step.output)}::jsonb,
+      ${step.modelRequests}, ${usage.inputTokens}, ${usage.outputTokens}, clock_timestamp())
+    ON CONFLICT ("taskId", index) DO NOTHING`.execute(tx);
+  return created.numAffectedRows !== 0n;
+}
+
+/** The task's next publication version. The caller holds the task's row lock, so no other writer numbers one. */
+export async function insertPublication(
+  tx: Tx,
+  task: Pick<TaskRow, "id" | "conversationId" | "ownerId">,
+  body: { partial: boolean; content: string },
+): Promise<Pick<PublicationRow, "id" | "version">> {
+  const {
+    rows: [row],
+  } = await sql<Pick<PublicationRow, "id" | "version">>`${prepared}
+    INSERT INTO "publication" ("taskId", "conversationId", "ownerId", version, partial, content, sha256, "createdAt")
+    SELECT ${task.id}, ${task.conversationId}, ${task.ownerId}, coalesce(max(version), 0) + 1, ${body.partial}, ${body.content},
+      ${createHash("sha256").update(body.content).digest("hex")}, clock_timestamp()
+    FROM "publication" WHERE "taskId" = ${task.id}
+    RETURNING id, version`.execute(tx);
+  return row;
+}
+
+export async function setLatestPublication(tx: Tx, id: string, publicationId: string): Promise<void> {
+  await sql`UPDATE "task" SET "latestPublicationId" = ${publicationId} WHERE id = ${id}`.execute(tx);
+}
+
+/** A page a step read, numbered next for its task; null when the task already has the URL (its row is kept). */
+export async function insertTaskSource(
+  tx: Tx,
+  r: Pick<TaskSourceRow, "taskId" | "ownerId" | "url" | "finalUrl" | "title" | "site" | "excerpt" | "hash">,
+): Promise<number | null> {
+  const { rows } = await sql<Pick<TaskSourceRow, "n">>`
+    INSERT INTO "task_source" ("taskId", "ownerId", n, url, "finalUrl", title, site, excerpt, hash, "fetchedAt")
+    SELECT ${r.taskId}, ${r.ownerId}, coalesce(max(n), 0) + 1, ${r.url}, ${r.finalUrl}, ${r.title}, ${r.site}, ${r.excerpt}, ${r.hash}, clock_timestamp()
+    FROM "task_source" WHERE "taskId" = ${r.taskId}
+    ON CONFLICT ("taskId", url) DO NOTHING
+    RETURNING n`.execute(tx);
+  return rows[0]?.n ?? null;
+}
+
+/** The number a task's source with this URL was given. */
+export async function taskSourceNumber(tx: Tx, taskId: string, url: string): Promise<number> {
+  const row = await tx
+    .selectFrom("task_source")
+    .select("n")
+    .where("taskId", "=", taskId)
+    .where("url", "=", url)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** driverData.searches + 1 under the execution lease, unless it already reached `max` (lib/tasks/sources.ts). */
+export async function countTaskSearchUnder(id: string, token: string, max: number): Promise<boolean> {
+  const searches = sql`CASE WHEN jsonb_typeof("driverData"->'searches') = 'number' THEN ("driverData"->>'searches')::numeric ELSE 0 END`;
+  return one(
+    await sql`
+      UPDATE "task" SET "driverData" = jsonb_set(coalesce("driverData", '{}'::jsonb), '{searches}', to_jsonb(${searches} + 1))
+      WHERE id = ${id} AND "leaseToken" = ${token} AND "cancelRequestedAt" IS NULL AND ${searches} < ${max}`.execute(
+      db(),
+    ),
+  );
 }
 
 export interface PollResult {
@@ -271,36 +364,39 @@ export interface PollResult {
  * This is the only place input_required is entered, and — with resumeAfterAnswer —
  * left: running|updating ⇄ input_required, updating → running once its updates are consumed.
  */
-export async function commitPoll(tx: SqlTx, id: string, r: PollResult): Promise<void> {
-  await tx.$executeRaw`
+export async function commitPoll(tx: Tx, id: string, r: PollResult): Promise<void> {
+  // JSON null, not SQL NULL, for a waiting task without a request, as it always has stored.
+  await sql`
     UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
       "consecutiveErrors" = 0, "updatedAt" = now(), "providerWaitSince" = NULL,
       -- An answer stored while this poll ran is handed over at once; once the remote
       -- stops waiting, a stored answer belongs to no question and is dropped.
       "nextRunAt" = CASE WHEN ${r.waiting} AND "inputResponse" IS NOT NULL THEN now() ELSE now() + make_interval(secs => ${secs(r.delayMs)}) END,
       "inputResponse" = CASE WHEN ${r.waiting} THEN "inputResponse" ELSE NULL END,
-      "pendingUpdates" = ${JSON.stringify(r.remainingUpdates)}::jsonb,
-      "driverData" = coalesce("driverData", '{}'::jsonb) || ${JSON.stringify(r.driverState ?? {})}::jsonb,
-      "inputRequest" = CASE WHEN ${r.waiting} THEN ${JSON.stringify(r.inputRequest ?? null)}::jsonb ELSE NULL END,
+      "pendingUpdates" = ${jsonb(r.remainingUpdates)}::jsonb,
+      "driverData" = coalesce("driverData", '{}'::jsonb) || ${jsonb(r.driverState ?? {})}::jsonb,
+      "inputRequest" = CASE WHEN ${r.waiting} THEN ${jsonValue(r.inputRequest)}::jsonb ELSE NULL END,
       status = CASE
         WHEN ${r.waiting} THEN 'input_required'
         WHEN status = 'input_required' THEN 'running'
         WHEN status = 'updating' AND ${r.remainingUpdates.length} = 0 THEN 'running'
         ELSE status END
-    WHERE id = ${id}`;
+    WHERE id = ${id}`.execute(tx);
 }
 
 /** Driver bookkeeping that outlives the lease (a finishing step's counts): merged into driverData, nothing else moves. */
-export async function mergeDriverState(tx: SqlTx, id: string, state: Record<string, unknown>): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET "driverData" = coalesce("driverData", '{}'::jsonb) || ${JSON.stringify(state)}::jsonb WHERE id = ${id}`;
+export async function mergeDriverState(tx: Tx, id: string, state: Record<string, unknown>): Promise<void> {
+  await sql`UPDATE "task" SET "driverData" = coalesce("driverData", '{}'::jsonb) || ${jsonb(state)}::jsonb WHERE id = ${id}`.execute(
+    tx,
+  );
 }
 
 /** input_required → running: the driver took the stored answer; poll again at once. */
-export async function resumeAfterAnswer(tx: SqlTx, id: string): Promise<void> {
-  await tx.$executeRaw`
+export async function resumeAfterAnswer(tx: Tx, id: string): Promise<void> {
+  await sql`
     UPDATE "task" SET "inputResponse" = NULL, "inputRequest" = NULL, status = 'running', "nextRunAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
-    WHERE id = ${id}`;
+    WHERE id = ${id}`.execute(tx);
 }
 
 /**
@@ -309,91 +405,120 @@ export async function resumeAfterAnswer(tx: SqlTx, id: string): Promise<void> {
  * for a terminal write that needs no other write beside it.
  */
 export async function markTerminal(
-  tx: SqlTx,
+  tx: Executor,
   id: string,
   status: TerminalStatus,
   error: string | null,
   leaseToken?: string,
-): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`${PREPARED}
+): Promise<TaskRow | null> {
+  const q = sql<TaskRow>`${prepared}
     UPDATE "task" SET status = ${status}, error = coalesce(${error}, error), "completedAt" = now(), "updatedAt" = now(),
       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "nextRunAt" = NULL,
       "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL, "nextCancelAt" = NULL
-    WHERE id = ${id} AND status NOT IN (${TERMINAL_SQL}) AND ${leaseToken === undefined ? Prisma.sql`true` : leaseHeld(leaseToken)}
+    WHERE id = ${id} AND status NOT IN ${TERMINAL_SQL} AND ${leaseToken === undefined ? sql`true` : leaseHeld(leaseToken)}
     RETURNING *`;
-  return rows[0] ?? null;
+  const [row] = (await q.execute(tx)).rows;
+  return row ?? null;
 }
 
 // ---- user commands (the row locked by lockOwnedTask) ----
 
 /** The owner's task, locked for a command; null for a foreign or missing id. */
-export async function lockOwnedTask(tx: SqlTx, ownerId: string, id: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`SELECT * FROM "task" WHERE id = ${id} AND "ownerId" = ${ownerId} FOR UPDATE`;
-  return rows[0] ?? null;
+export async function lockOwnedTask(tx: Tx, ownerId: string, id: string): Promise<TaskRow | null> {
+  const row = await tx
+    .selectFrom("task")
+    .selectAll()
+    .where("id", "=", id)
+    .where("ownerId", "=", ownerId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /** Any active → (same) + cancel fence: no further step may commit; the cancel loop takes over. */
-export async function setCancelFence(tx: SqlTx, id: string, answeredInChat = false): Promise<Task> {
-  const [fenced] = await tx.$queryRaw<Task[]>`
-    UPDATE "task" SET "cancelRequestedAt" = now(), "nextCancelAt" = coalesce("nextCancelAt", now()), "updatedAt" = now(),
-      "cancelAnsweredInChat" = "cancelAnsweredInChat" OR ${answeredInChat},
-      "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL
-    WHERE id = ${id} RETURNING *`;
-  return fenced;
+export async function setCancelFence(tx: Executor, id: string, answeredInChat = false): Promise<TaskRow> {
+  return tx
+    .updateTable("task")
+    .set({
+      cancelRequestedAt: sql<Date>`now()`,
+      nextCancelAt: sql<Date>`coalesce("nextCancelAt", now())`,
+      updatedAt: sql<Date>`now()`,
+      cancelAnsweredInChat: sql<boolean>`"cancelAnsweredInChat" OR ${answeredInChat}`,
+      leaseOwner: null,
+      leaseToken: null,
+      leaseExpiresAt: null,
+    })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** A chat turn asked again for a cancel already under way: its reply says it, so the terminal line goes hidden. */
-export async function markCancelAnsweredInChat(tx: SqlTx, id: string): Promise<void> {
-  await tx.$executeRaw`UPDATE "task" SET "cancelAnsweredInChat" = true WHERE id = ${id}`;
+export async function markCancelAnsweredInChat(tx: Executor, id: string): Promise<void> {
+  await tx.updateTable("task").set({ cancelAnsweredInChat: true }).where("id", "=", id).execute();
 }
 
 /** Stores the user's answer for the next claim to hand over (input_required stays until then). */
-export async function storeInputResponse(tx: Tx, id: string, response: string): Promise<Task> {
-  const [updated] = await tx.$queryRaw<Task[]>`
-    UPDATE "task" SET "inputResponse" = ${JSON.stringify({ response })}::jsonb, "nextRunAt" = now(), "updatedAt" = now()
-    WHERE id = ${id} RETURNING *`;
-  return updated;
+export async function storeInputResponse(tx: Tx, id: string, response: string): Promise<TaskRow> {
+  return tx
+    .updateTable("task")
+    .set({ inputResponse: jsonb({ response }), nextRunAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** queued|running → updating with one more instruction for the next step. */
-export async function appendPendingUpdate(tx: Tx, id: string, pending: string[]): Promise<Task> {
-  const [updated] = await tx.$queryRaw<Task[]>`
-    UPDATE "task" SET "pendingUpdates" = ${JSON.stringify(pending)}::jsonb, "updatedAt" = now(),
-      status = CASE WHEN status IN ('queued', 'running') THEN 'updating' ELSE status END
-    WHERE id = ${id} RETURNING *`;
-  return updated;
+export async function appendPendingUpdate(tx: Tx, id: string, pending: string[]): Promise<TaskRow> {
+  return tx
+    .updateTable("task")
+    .set({
+      pendingUpdates: jsonb(pending),
+      updatedAt: sql<Date>`now()`,
+      status: sql<string>`CASE WHEN status IN ('queued', 'running') THEN 'updating' ELSE status END`,
+    })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /**
  * Marks why the research stopped (the reason picks the terminal status and the notice); the first reason wins. The
  * sentence is for people and only fills an empty `error`: an earlier attempt's error is kept, and no code reads it.
  */
-export async function setStopReason(tx: SqlTx, id: string, reason: StopReason): Promise<void> {
-  await tx.$executeRaw`
-    UPDATE "task" SET "stopReason" = coalesce("stopReason", ${reason}), error = coalesce(error, ${STOP_SENTENCES[reason]})
-    WHERE id = ${id}`;
+export async function setStopReason(tx: Executor, id: string, reason: StopReason): Promise<void> {
+  await tx
+    .updateTable("task")
+    .set({
+      stopReason: sql<string>`coalesce("stopReason", ${reason})`,
+      error: sql<string>`coalesce(error, ${STOP_SENTENCES[reason]})`,
+    })
+    .where("id", "=", id)
+    .execute();
 }
 
-/** Gives the row back (shutdown: not counted; transient error: counted, with backoff from now). */
+/** Gives the row back (shutdown: not counted; transient error: counted, with backoff from now). False: not ours. */
 export async function releaseExecution(
   id: string,
   token: string,
   error: string | null,
   delayMs: number,
   counted: boolean,
-) {
-  return getDb().$executeRaw`
-    UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
-      "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),
-      "consecutiveErrors" = "consecutiveErrors" + ${counted ? 1 : 0},
-      attempts = attempts - ${counted ? 0 : 1},
-      error = coalesce(${error}, error)
-    WHERE id = ${id} AND "leaseToken" = ${token}`;
+): Promise<boolean> {
+  return one(
+    await sql`
+      UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+        "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),
+        "consecutiveErrors" = "consecutiveErrors" + ${counted ? 1 : 0},
+        attempts = attempts - ${counted ? 0 : 1},
+        error = coalesce(${error}, error)
+      WHERE id = ${id} AND "leaseToken" = ${token}`.execute(db()),
+  );
 }
 
 const cancelDue = (a: string) => {
-  const c = Prisma.raw(a);
-  return Prisma.sql`${c}."cancelRequestedAt" IS NOT NULL AND ${c}.status NOT IN (${TERMINAL_SQL})
+  const c = sql.raw(a);
+  return sql`${c}."cancelRequestedAt" IS NOT NULL AND ${c}.status NOT IN ${TERMINAL_SQL}
     AND ${c}."nextCancelAt" <= now() AND (${c}."cancelLeaseExpiresAt" IS NULL OR ${c}."cancelLeaseExpiresAt" < now())`;
 };
 
@@ -402,29 +527,32 @@ const cancelDue = (a: string) => {
  * attempt and not an error; `driverState` is merged into driverData.
  */
 export async function deferExecution(id: string, token: string, delayMs: number, driverState: Record<string, unknown>) {
-  const n = await getDb().$executeRaw`
-    UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
-      "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),
-      attempts = attempts - 1, "consecutiveErrors" = 0,
-      "driverData" = coalesce("driverData", '{}'::jsonb) || ${JSON.stringify(driverState)}::jsonb
-    WHERE id = ${id} AND "leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL`;
-  return n === 1;
+  return one(
+    await sql`
+      UPDATE "task" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL,
+        "nextRunAt" = now() + make_interval(secs => ${secs(delayMs)}),
+        attempts = attempts - 1, "consecutiveErrors" = 0,
+        "driverData" = coalesce("driverData", '{}'::jsonb) || ${jsonb(driverState)}::jsonb
+      WHERE id = ${id} AND "leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL`.execute(
+      db(),
+    ),
+  );
 }
 
 export async function claimCancels(workerId: string, limit: number): Promise<CancelLeasedTask[]> {
   if (limit <= 0) return [];
-  return queryRows<CancelLeasedTask>(claimCancelsSql(workerId, limit));
+  return (await claimCancelsSql(workerId, limit).execute(db())).rows;
 }
 
-export function claimCancelsSql(workerId: string, limit: number): Prisma.Sql {
+export function claimCancelsSql(workerId: string, limit: number): RawBuilder<CancelLeasedTask> {
   const pick = fairPick({
     table: "task",
     due: cancelDue,
-    order: Prisma.sql`c."nextCancelAt", c.id`,
-    held: Prisma.sql`h."cancelLeaseToken" IS NOT NULL AND h."cancelLeaseExpiresAt" > now()`,
+    order: sql`c."nextCancelAt", c.id`,
+    held: sql`h."cancelLeaseToken" IS NOT NULL AND h."cancelLeaseExpiresAt" > now()`,
     limit,
   });
-  return Prisma.sql`
+  return sql<CancelLeasedTask>`
     UPDATE "task" t
     SET "cancelLeaseOwner" = ${workerId}, "cancelLeaseToken" = gen_random_uuid()::text,
         "cancelLeaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())}),
@@ -433,31 +561,68 @@ export function claimCancelsSql(workerId: string, limit: number): Prisma.Sql {
     RETURNING t.*`;
 }
 
-export async function lockCancelGuarded(tx: SqlTx, id: string, token: string): Promise<Task | null> {
-  const rows = await tx.$queryRaw<Task[]>`
+export async function lockCancelGuarded(tx: Tx, id: string, token: string): Promise<TaskRow | null> {
+  const { rows } = await sql<TaskRow>`
     SELECT * FROM "task"
     WHERE id = ${id} AND "cancelLeaseToken" = ${token} AND "cancelLeaseExpiresAt" > now()
-      AND status NOT IN (${TERMINAL_SQL})
-    FOR UPDATE`;
+      AND status NOT IN ${TERMINAL_SQL}
+    FOR UPDATE`.execute(tx);
   return rows[0] ?? null;
 }
 
-/** Remote cancel failed: retry later, backoff measured from now (the failed call's end). */
-export async function releaseCancel(id: string, token: string, error: string, attempts: number) {
-  return getDb().$executeRaw`
-    UPDATE "task" SET "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL,
-      "lastCancelError" = ${error.slice(0, 4000)},
-      "nextCancelAt" = now() + make_interval(secs => ${secs(backoffMs(Math.max(attempts - 1, 0)))})
-    WHERE id = ${id} AND "cancelLeaseToken" = ${token}`;
+/** Remote cancel failed: retry later, backoff measured from now (the failed call's end). False: not ours. */
+export async function releaseCancel(id: string, token: string, error: string, attempts: number): Promise<boolean> {
+  return one(
+    await sql`
+      UPDATE "task" SET "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL,
+        "lastCancelError" = ${error.slice(0, 4000)},
+        "nextCancelAt" = now() + make_interval(secs => ${secs(backoffMs(Math.max(attempts - 1, 0)))})
+      WHERE id = ${id} AND "cancelLeaseToken" = ${token}`.execute(db()),
+  );
 }
 
 /** The earliest time the execution loop has work (for sleeping instead of polling blindly). */
 export async function nextExecutionDueMs(): Promise<number | null> {
-  const [row] = await getDb().$queryRaw<{ ms: number | null }[]>(nextExecutionDueSql);
+  const [row] = (await nextExecutionDueSql.execute(db())).rows;
   return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }
 
-export const nextExecutionDueSql = Prisma.sql`
+export const nextExecutionDueSql = sql<{ ms: number | null }>`
     SELECT (extract(epoch FROM (min(greatest("nextRunAt", coalesce("leaseExpiresAt", "nextRunAt"))) - now())) * 1000)::float8 AS ms
     FROM "task"
     WHERE status IN ${ACTIVE} AND "cancelRequestedAt" IS NULL`;
+
+/** Locks the owner's tasks (of one conversation, if given) in id order, as a deletion does after the runs. */
+export async function lockOwnerTasks(tx: Tx, ownerId: string, conversationId?: string): Promise<TaskRow[]> {
+  return tx
+    .selectFrom("task")
+    .selectAll()
+    .where("ownerId", "=", ownerId)
+    .$if(conversationId !== undefined, (qb) => qb.where("conversationId", "=", conversationId!))
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+}
+
+/** The conversation's tasks still active and not yet fenced for a cancel. */
+export async function uncancelledTaskIds(tx: Tx, ownerId: string, conversationId: string): Promise<string[]> {
+  const rows = await tx
+    .selectFrom("task")
+    .select("id")
+    .where("ownerId", "=", ownerId)
+    .where("conversationId", "=", conversationId)
+    .where("status", "not in", TERMINAL_SQL)
+    .where("cancelRequestedAt", "is", null)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The account's tasks with their steps and publications, on its deletion (children first). */
+export async function deleteOwnerTasks(tx: Tx, ownerId: string): Promise<void> {
+  await tx
+    .deleteFrom("task_step")
+    .where("taskId", "in", tx.selectFrom("task").select("id").where("ownerId", "=", ownerId))
+    .execute();
+  await tx.deleteFrom("publication").where("ownerId", "=", ownerId).execute();
+  await tx.deleteFrom("task").where("ownerId", "=", ownerId).execute();
+}

@@ -1,5 +1,7 @@
 import { isUniqueViolation } from "@/lib/db/errors";
-import { getDb, sqlTransaction } from "@/lib/db/client";
+import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitTaskUpdated } from "./emit-task";
@@ -53,18 +55,18 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
   };
   let started: { task: PublicTask; created: boolean } | null;
   try {
-    // On `pg`, not Prisma: every statement here is raw SQL, and this is the path of every POST /api/tasks.
-    started = await sqlTransaction(async (tx) => {
+    // Not Prisma's interactive transaction: this is the path of every POST /api/tasks.
+    started = await transaction(async (tx) => {
       // The conversation before the account (writer order: never a deadlock with workers
       // appending messages); the account's lock serialises its starts for the quota.
       // A retry whose task exists takes neither: a worker holds that task's row and takes
       // the account's lock last, and a retry waiting on the row under that lock was a deadlock.
       // Looked for in the same statement, so a first start pays no round trip for it.
-      const conv = await tx.$queryRaw<{ id: string; now: Date }[]>`
+      const { rows: conv } = await sql<{ id: string; now: Date }>`
         SELECT c.id, now() AS now FROM "conversation" c JOIN "user" u ON u.id = c."ownerId"
         WHERE c.id = ${input.conversationId} AND c."ownerId" = ${input.ownerId} AND c."deletedAt" IS NULL
           AND NOT EXISTS (SELECT 1 FROM "task" t WHERE t."ownerId" = ${input.ownerId} AND t."clientRequestId" = ${input.clientRequestId})
-        FOR SHARE OF c FOR UPDATE OF u`;
+        FOR SHARE OF c FOR UPDATE OF u`.execute(tx);
       if (conv.length === 0) return null;
       const d = input.delivery;
       const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
+import { sql } from "kysely";
 import { registerDriver } from "@/lib/drivers/registry";
 import type { Driver, SubmitResult } from "@/lib/drivers/types";
 import { startTask } from "./start-task";
@@ -86,7 +88,11 @@ describe("submit rules (docs/architecture.md#drivers)", () => {
     const [row] = await claimExecution("test-worker", 1, [id]);
     nextHandle = async () => {
       // Someone cancels while the remote call is in flight: our guard will miss.
-      await getDb().$executeRaw`UPDATE "task" SET "cancelRequestedAt" = now(), "leaseToken" = NULL WHERE id = ${id}`;
+      await db()
+        .updateTable("task")
+        .set({ cancelRequestedAt: sql<Date>`now()`, leaseToken: null })
+        .where("id", "=", id)
+        .execute();
       return { remoteRef: `remote-${randomUUID()}` };
     };
     const outcome = await executeTask(row, new AbortController().signal);

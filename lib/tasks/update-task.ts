@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db/client";
+import { transaction } from "@/lib/db/kysely";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { emitTaskUpdated } from "./emit-task";
 import { appendPendingUpdate, lockOwnedTask } from "./sql";
@@ -21,7 +21,7 @@ export async function updateTask(ownerId: string, id: string, message: string): 
       "message",
     );
   }
-  return getDb().$transaction(async (tx) => {
+  return transaction(async (tx) => {
     const task = await lockOwnedTask(tx, ownerId, id);
     if (!task) throw notFound("Task");
     if (isTerminalStatus(task.status) || task.cancelRequestedAt) {

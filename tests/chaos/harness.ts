@@ -126,8 +126,9 @@ export async function runChaos(profile: ChaosProfile): Promise<ChaosReport> {
   };
   const env: NodeJS.ProcessEnv = { ...process.env, ...overrides };
   const { getDb } = await import("@/lib/db/client");
-  const recovery = new RecoveryAudit(getDb, LEASE_MS, CONCURRENCY);
-  const trace = profile.traceDir ? new ChaosTrace(profile.traceDir, getDb, log) : null;
+  const kysely = await import("@/lib/db/kysely");
+  const recovery = new RecoveryAudit(kysely.db, LEASE_MS, CONCURRENCY);
+  const trace = profile.traceDir ? new ChaosTrace(profile.traceDir, kysely.db, log) : null;
 
   const events = { workerKills: 0, pgFastRestarts: 0, pgKills: 0, webKills: 0 };
   let web = await startWeb(env);

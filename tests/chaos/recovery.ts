@@ -8,8 +8,10 @@
 // The recovery time is that first observation minus the moment of the kill, so it
 // overstates the truth by at most one poll interval plus one query.
 
-import { Prisma } from "@/lib/db/generated/client.ts";
+import { sql, type RawBuilder } from "kysely";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
+import type { Executor } from "@/lib/db/kysely";
+import { literals } from "@/lib/db/sql-list";
 
 export const POLL_MS = 100;
 
@@ -57,10 +59,6 @@ interface Outage {
   to: number;
 }
 
-interface Db {
-  $queryRaw<T>(query: Prisma.Sql): Promise<T>;
-}
-
 type Row = {
   kind: Kind;
   id: string;
@@ -75,30 +73,28 @@ interface Slots {
   beating: number;
 }
 
-const TERMINAL = Prisma.join(TERMINAL_STATUSES.map((s) => Prisma.sql`${s}`));
-
-const msLeft = (col: Prisma.Sql) => Prisma.sql`(extract(epoch FROM ${col} - now()) * 1000)::float8 AS "msLeft"`;
+const msLeft = (col: string) => sql`(extract(epoch FROM ${sql.ref(col)} - now()) * 1000)::float8 AS "msLeft"`;
 
 /** Task execution leases held by workers other than `owner`, and the other workers with a fresh heartbeat. */
 const slotsSql = (owner: string, pid: number) =>
-  Prisma.sql`SELECT (SELECT count(*)::int FROM "task" WHERE "leaseExpiresAt" > now() AND "leaseOwner" NOT LIKE ${owner}) AS busy,
+  sql<Slots>`SELECT (SELECT count(*)::int FROM "task" WHERE "leaseExpiresAt" > now() AND "leaseOwner" NOT LIKE ${owner}) AS busy,
     (SELECT count(*)::int FROM "worker_heartbeat" WHERE "lastBeatAt" > now() - interval '1.5 seconds'
        AND "stoppedAt" IS NULL AND pid <> ${pid}) AS beating`;
 
 /** Every lease loop's rows in one shape: task execution, task cancel, chat and narration runs. */
-function leases(where: { owner: string } | { ids: string[] } | "open"): Prisma.Sql {
+function leases(where: { owner: string } | { ids: string[] } | "open"): RawBuilder<Row> {
   // A finished row may keep its owner's name; it holds nothing to recover.
-  const open = Prisma.sql`status NOT IN (${TERMINAL})`;
+  const open = sql`status NOT IN ${literals(TERMINAL_STATUSES)}`;
   const by = (ownerColumn: string) =>
     where === "open"
       ? open
       : "owner" in where
-        ? Prisma.sql`${Prisma.raw(`"${ownerColumn}"`)} LIKE ${where.owner} AND ${open}`
-        : Prisma.sql`id = ANY(${where.ids})`;
-  return Prisma.sql`
-    SELECT 'task' AS kind, id, "leaseOwner" AS owner, "leaseToken" AS token, status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "task" WHERE ${by("leaseOwner")}
-    UNION ALL SELECT 'cancel', id, "cancelLeaseOwner", "cancelLeaseToken", status, ${msLeft(Prisma.sql`"cancelLeaseExpiresAt"`)} FROM "task" WHERE ${by("cancelLeaseOwner")}
-    UNION ALL SELECT 'run', id, "leaseOwner", "leaseToken", status, ${msLeft(Prisma.sql`"leaseExpiresAt"`)} FROM "run" WHERE ${by("leaseOwner")}`;
+        ? sql`${sql.ref(ownerColumn)} LIKE ${where.owner} AND ${open}`
+        : sql`id = ANY(${where.ids}::text[])`;
+  return sql<Row>`
+    SELECT 'task' AS kind, id, "leaseOwner" AS owner, "leaseToken" AS token, status, ${msLeft("leaseExpiresAt")} FROM "task" WHERE ${by("leaseOwner")}
+    UNION ALL SELECT 'cancel', id, "cancelLeaseOwner", "cancelLeaseToken", status, ${msLeft("cancelLeaseExpiresAt")} FROM "task" WHERE ${by("cancelLeaseOwner")}
+    UNION ALL SELECT 'run', id, "leaseOwner", "leaseToken", status, ${msLeft("leaseExpiresAt")} FROM "run" WHERE ${by("leaseOwner")}`;
 }
 
 /**
@@ -135,7 +131,7 @@ export class RecoveryAudit {
   private poller: Promise<void>;
 
   constructor(
-    private db: () => Db,
+    private db: () => Executor,
     private leaseMs: number,
     private concurrency: number,
   ) {
@@ -144,11 +140,11 @@ export class RecoveryAudit {
 
   /** Pids of the processes holding an open lease right now: the killer's preferred targets (tests/chaos/harness.ts). */
   async holders(): Promise<Set<number>> {
-    const rows = await this.db()
-      .$queryRaw<{ pid: number }[]>(
-        Prisma.sql`SELECT DISTINCT substring(l.owner FROM ':([0-9]+):[^:]*$')::int AS pid FROM (${leases("open")}) l
-          WHERE l.owner IS NOT NULL AND l."msLeft" > 0`,
-      )
+    const rows = await sql<{ pid: number }>`
+      SELECT DISTINCT substring(l.owner FROM ':([0-9]+):[^:]*$')::int AS pid FROM (${leases("open")}) l
+      WHERE l.owner IS NOT NULL AND l."msLeft" > 0`
+      .execute(this.db())
+      .then((r) => r.rows)
       .catch(() => []);
     return new Set(rows.map((r) => r.pid));
   }
@@ -171,10 +167,10 @@ export class RecoveryAudit {
         for (let tries = 0; ; tries++) {
           try {
             const readAt = Date.now();
-            const rows = await this.db().$queryRaw<Row[]>(leases({ owner }));
+            const { rows } = await leases({ owner }).execute(this.db());
             // The survivors' free execution slots: a lease is never pre-empted, so with none free the work waits for a
             // step to end or the replacement to boot, not for the lease.
-            const [{ busy, beating }] = await this.db().$queryRaw<Slots[]>(slotsSql(owner, pid));
+            const [{ busy, beating }] = (await slotsSql(owner, pid).execute(this.db())).rows;
             if (tries > 0) this.killsReadLate++;
             for (const r of rows) {
               if (!r.token) continue;
@@ -194,8 +190,9 @@ export class RecoveryAudit {
     while (!this.stopped) {
       const open = this.held.filter((h) => h.recoveredMs === undefined);
       if (open.length) {
-        const rows = await this.db()
-          .$queryRaw<Row[]>(leases({ ids: [...new Set(open.map((h) => h.id))] }))
+        const rows = await leases({ ids: [...new Set(open.map((h) => h.id))] })
+          .execute(this.db())
+          .then((r) => r.rows)
           .catch(() => null);
         const now = Date.now();
         for (const h of rows ? open : []) {
@@ -210,8 +207,9 @@ export class RecoveryAudit {
         );
         for (const owner of new Set(expired.map((h) => h.owner))) {
           const of = expired.filter((h) => h.owner === owner);
-          const slots = await this.db()
-            .$queryRaw<Slots[]>(slotsSql(owner, of[0].pid))
+          const slots = await slotsSql(owner, of[0].pid)
+            .execute(this.db())
+            .then((r) => r.rows)
             .catch(() => null);
           if (slots) for (const h of of) h.atExpiry = slots[0];
         }

@@ -5,12 +5,11 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { Prisma } from "@/lib/db/generated/client.ts";
+import { sql, type RawBuilder } from "kysely";
+import { ACTIVE_STATUSES } from "@/lib/contract/task";
+import type { Executor } from "@/lib/db/kysely";
+import { literals } from "@/lib/db/sql-list";
 import type { WorkerProc } from "@/tests/helpers";
-
-interface Db {
-  $queryRaw<T>(query: Prisma.Sql): Promise<T>;
-}
 
 type Count = { k: string; n: number };
 
@@ -22,7 +21,7 @@ export class ChaosTrace {
 
   constructor(
     private dir: string,
-    private db: () => Db,
+    private db: () => Executor,
     private log: (line: string) => void,
     everyMs = 5000,
   ) {
@@ -35,22 +34,23 @@ export class ChaosTrace {
     while (!this.stopped) {
       await new Promise((r) => setTimeout(r, everyMs));
       try {
-        const tasks = await this.db().$queryRaw<Count[]>(Prisma.sql`
+        const rows = async <T>(q: RawBuilder<T>) => (await q.execute(this.db())).rows;
+        const tasks = await rows(sql<Count>`
           SELECT status || CASE WHEN "leaseExpiresAt" > now() THEN '*' ELSE '' END AS k, count(*)::int AS n FROM "task" GROUP BY 1 ORDER BY 1`);
         // Re-claims as the audit counts them: claims beyond one per committed step plus the submit.
-        const [t] = await this.db().$queryRaw<{ reclaims: number; steps: number; due: number }[]>(Prisma.sql`
+        const [t] = await rows(sql<{ reclaims: number; steps: number; due: number }>`
           SELECT (SELECT coalesce(sum(greatest(0, t.attempts - 1 - (SELECT count(*) FROM "task_step" s WHERE s."taskId" = t.id))), 0)::int
               FROM "task" t) AS reclaims,
             (SELECT count(*)::int FROM "task_step") AS steps,
-            (SELECT count(*)::int FROM "task" WHERE status IN ('submitted','queued','running','updating','input_required')
+            (SELECT count(*)::int FROM "task" WHERE status IN ${literals(ACTIVE_STATUSES)}
                AND "cancelRequestedAt" IS NULL AND "nextRunAt" <= now() AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now())) AS due`);
-        const runs = await this.db().$queryRaw<Count[]>(
-          Prisma.sql`SELECT kind || ':' || status AS k, count(*)::int AS n FROM "run" GROUP BY 1 ORDER BY 1`,
+        const runs = await rows(
+          sql<Count>`SELECT kind || ':' || status AS k, count(*)::int AS n FROM "run" GROUP BY 1 ORDER BY 1`,
         );
-        const notify = await this.db().$queryRaw<Count[]>(
-          Prisma.sql`SELECT "notificationStatus" AS k, count(*)::int AS n FROM "task" GROUP BY 1 ORDER BY 1`,
+        const notify = await rows(
+          sql<Count>`SELECT "notificationStatus" AS k, count(*)::int AS n FROM "task" GROUP BY 1 ORDER BY 1`,
         );
-        const act = await this.db().$queryRaw<Count[]>(Prisma.sql`
+        const act = await rows(sql<Count>`
           SELECT coalesce(state, '?') || '/' || coalesce(wait_event, '-') || ' ' || regexp_replace(left(query, 50), '\\s+', ' ', 'g') AS k, count(*)::int AS n
           FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1 ORDER BY 2 DESC LIMIT 8`);
         const fmt = (cs: Count[]) => cs.map((c) => `${c.k} ${c.n}`).join(", ");

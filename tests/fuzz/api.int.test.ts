@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 import { getDb } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { createConversation } from "@/lib/chat/create-conversation";
 import { findUnstorable } from "@/lib/http/route";
 import * as conversations from "@/app/api/conversations/route";
@@ -51,13 +53,13 @@ interface Counts {
 }
 
 async function counts(ownerId: string): Promise<Counts> {
-  const [row] = await getDb().$queryRaw<Counts[]>`
+  const { rows } = await sql<Counts>`
     SELECT (SELECT count(*) FROM "message" WHERE "ownerId" = ${ownerId})::int AS messages,
            (SELECT count(*) FROM "run" WHERE "ownerId" = ${ownerId})::int AS runs,
            (SELECT count(*) FROM "task" WHERE "ownerId" = ${ownerId})::int AS tasks,
            (SELECT count(*) FROM "conversation" WHERE "ownerId" = ${ownerId})::int AS conversations,
-           (SELECT count(*) FROM "event" WHERE "ownerId" = ${ownerId})::int AS events`;
-  return row;
+           (SELECT count(*) FROM "event" WHERE "ownerId" = ${ownerId})::int AS events`.execute(db());
+  return rows[0];
 }
 
 const rows = ({ events: _events, ...rest }: Counts) => rest;
