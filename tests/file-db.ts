@@ -1,7 +1,7 @@
-// vitest setupFiles: each integration file (`*.int.test.ts`) runs against its own copy of the run's migrated template
-// (tests/global-setup.ts). Every file runs in a process of its own, so DATABASE_URL set here is this file's, and so is
-// every worker or web process it starts (they inherit it). Unit files get no database: one that reaches for it hits
-// the template, which takes no connections, and fails.
+// vitest setupFiles of the integration project (vitest.config.ts): each `*.int.test.ts` runs against its own copy of
+// the run's migrated template (tests/global-setup.ts). Every such file runs in a process of its own, so DATABASE_URL
+// set here is this file's, and so is every worker or web process it starts (they inherit it). Unit files are another
+// project, without this file or a database.
 import { afterAll, expect, inject } from "vitest";
 import { copyTemplate } from "./db";
 
