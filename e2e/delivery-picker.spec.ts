@@ -21,13 +21,21 @@ test("Tell me at a time of day, with a sentence saying what will happen", async 
   );
   await expect(explainer).toContainText("A deadline only applies if the message starts background research.");
 
-  // A time of day 3 minutes ahead in the reader's zone (Asia/Shanghai), seconds included.
+  // A time of day 3 minutes ahead in the reader's zone (Asia/Shanghai), seconds included; shown with its day in front
+  // when that is tomorrow there (a run in the three minutes before midnight).
   const target = await page.evaluate(() => {
-    const d = new Date(Date.now() + 3 * 60_000);
+    const now = new Date();
+    const d = new Date(now.getTime() + 3 * 60_000);
     const p = (n: number) => String(n).padStart(2, "0");
+    const tomorrow = d.getDate() !== now.getDate();
     return {
       value: `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`,
-      shown: d.toLocaleTimeString("en", { hour: "numeric", minute: "2-digit", second: "2-digit" }),
+      shown: d.toLocaleString("en", {
+        ...(tomorrow ? { weekday: "short", month: "short", day: "numeric" } : {}),
+        hour: "numeric",
+        minute: "2-digit",
+        second: "2-digit",
+      }),
     };
   });
   await picker.getByLabel("At a time of day").check();
