@@ -1,66 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PostgresQueryCompiler, sql, type RawBuilder } from "kysely";
 import { env } from "@/lib/config/env";
 import { getPool } from "./client";
-import { db, jsonb, prepared, transaction, type Tx } from "./kysely";
+import { db, jsonb, prepared, transaction } from "./kysely";
 import { signUp, type TestUser } from "@/tests/helpers";
-
-/** Postgres aborts the statement as it would a deadlock's victim or a serialization failure, with the real error. */
-const abortAs = (tx: Tx, code: "40P01" | "40001") =>
-  sql`DO $$ BEGIN RAISE EXCEPTION 'simulated abort' USING ERRCODE = '${sql.raw(code)}'; END $$`.execute(tx);
 
 let user: TestUser;
 beforeAll(async () => {
   user = await signUp("Kysely");
 });
 
-const titled = async (title: string) =>
-  (
-    await db()
-      .selectFrom("conversation")
-      .select(sql<number>`count(*)::int`.as("n"))
-      .where("ownerId", "=", user.id)
-      .where("title", "=", title)
-      .executeTakeFirstOrThrow()
-  ).n;
-const insertTitled = (tx: Tx, title: string) =>
-  tx.insertInto("conversation").values({ ownerId: user.id, title }).execute();
-
 describe("transaction", () => {
-  it("runs again from the start when Postgres aborts it; the aborted run's writes are rolled back", async () => {
-    const title = `k-${randomUUID()}`;
-    let runs = 0;
-    const result = await transaction(async (tx) => {
-      runs++;
-      await insertTitled(tx, title);
-      if (runs === 1) await abortAs(tx, "40P01");
-      return runs;
-    });
-    expect(result).toBe(2);
-    expect(await titled(title)).toBe(1);
-  });
-
-  it("a run whose body swallowed the abort is not reported as committed: COMMIT throws the first failure", async () => {
-    const title = `swallowed-${randomUUID()}`;
-    let runs = 0;
-    const result = await transaction(async (tx) => {
-      runs++;
-      await insertTitled(tx, title);
-      if (runs === 1) await abortAs(tx, "40001").catch(() => {});
-      return runs;
-    });
-    expect(result).toBe(2);
-    expect(await titled(title)).toBe(1);
-
-    const err = await transaction(async (tx) => {
-      await sql`SELECT 1/0`.execute(tx).catch(() => {});
-      await sql`SELECT 1`.execute(tx).catch(() => {});
-    }).catch((e: unknown) => e);
-    expect((err as { code?: string }).code).toBe("22012");
-  });
-
+  // Its retry policy (an abort, a swallowed abort, a real deadlock) is tested in retry.int.test.ts.
   it("bounds its statements with SET LOCAL statement_timeout, in BEGIN's round trip", async () => {
     const ms = await transaction(
       async (tx) =>
