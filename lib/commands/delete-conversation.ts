@@ -1,7 +1,7 @@
 import { transaction } from "@/lib/db/kysely";
 import { readConversation, softDeleteConversation } from "@/lib/chat/sql";
 import { cancelConversationRuns, lockOwnerRuns } from "@/lib/runs/sql";
-import { lockOwnerTasks, uncancelledTaskIds } from "@/lib/tasks/sql";
+import { lockOwnerTasks, uncancelledTaskIds } from "@/lib/tasks/owner-sql";
 import { emitEvent } from "@/lib/events/emit";
 import { notFound } from "@/lib/errors/api-error";
 import { toPublicConversation } from "@/lib/contract/message";

@@ -15,7 +15,7 @@ import {
 import { EMAIL_CLAIMABLE, EMAIL_STATES } from "@/lib/email/state";
 import { CLAIMABLE as NOTIFY_CLAIMABLE, NOTIFICATION_STATUSES } from "@/lib/notify/state";
 import { postMessage } from "@/lib/chat/post-message";
-import { claimCancelsSql } from "@/lib/tasks/sql";
+import { claimCancelsSql } from "@/lib/tasks/cancel-sql";
 import { STOP_REASONS } from "@/lib/tasks/columns";
 import { planWithoutSeqScans } from "@/tests/explain";
 import { createConversationFor, signUp } from "@/tests/helpers";

@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import { transactionWithEvents } from "@/lib/events/emit";
 import { evaluateDueTask, stopAtDeadline } from "@/lib/runtime/due-loop";
 import { executeCancel } from "@/lib/runtime/execute-cancel";
-import { claimCancels } from "@/lib/tasks/sql";
+import { claimCancels } from "@/lib/tasks/cancel-sql";
 import { STOPPED_IN_OVERTIME } from "./sync-notices";
 import { createConversationFor, signUp } from "@/tests/helpers";
 

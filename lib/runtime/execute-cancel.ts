@@ -2,7 +2,8 @@ import { driverFor } from "@/lib/drivers/registry";
 import { publicError } from "@/lib/errors/public";
 import { terminal } from "@/lib/runtime/execute-task";
 import { stoppedByDeadline } from "@/lib/delivery/sync-notices";
-import { lockCancelGuarded, releaseCancel, type CancelLeasedTask } from "@/lib/tasks/sql";
+import type { CancelLeasedTask } from "@/lib/tasks/sql";
+import { lockCancelGuarded, releaseCancel } from "@/lib/tasks/cancel-sql";
 import { emitTaskById } from "@/lib/tasks/emit-task";
 import { transactionWithEvents } from "@/lib/events/emit";
 

@@ -29,8 +29,6 @@ import {
   addTaskUsage,
   countTaskModelRequest,
   deferExecution,
-  insertPublication,
-  insertTaskStep,
   deferForProvider,
   providerWaitedMs,
   lockExecutionGuarded,
@@ -48,6 +46,7 @@ import {
   TASK_MAX_CONSECUTIVE_ERRORS,
   type LeasedTask,
 } from "@/lib/tasks/sql";
+import { insertPublication, insertTaskStep } from "@/lib/tasks/step-output-sql";
 import { transactionWithEvents, type EventTx } from "@/lib/events/emit";
 import { inputResponseOf, pendingUpdatesOf } from "@/lib/tasks/columns";
 import { countTaskSearch, recordSource, researchContext } from "@/lib/tasks/sources";

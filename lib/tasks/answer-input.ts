@@ -1,7 +1,7 @@
 import { transaction } from "@/lib/db/kysely";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { emitTaskUpdated } from "./emit-task";
-import { lockOwnedTask, storeInputResponse } from "./sql";
+import { lockOwnedTask, storeInputResponse } from "./owner-sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 
 /**

@@ -18,7 +18,7 @@ import {
 import type { PublicHistoryItem } from "@/lib/contract/history";
 import { emitTaskUpdated } from "./emit-task";
 import { fenceCancel } from "./request-cancel";
-import { claimCancels } from "./sql";
+import { claimCancels } from "./cancel-sql";
 import { executeCancel } from "@/lib/runtime/execute-cancel";
 import { terminal } from "@/lib/runtime/execute-task";
 import { claimNotifications, notifyOne } from "@/lib/notify/deliver";

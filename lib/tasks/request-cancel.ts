@@ -3,7 +3,8 @@ import { transaction, type Tx } from "@/lib/db/kysely";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { liveWorkers } from "@/lib/fleet/heartbeat";
 import { emitTaskUpdated } from "./emit-task";
-import { lockOwnedTask, markCancelAnsweredInChat, setCancelFence, type TaskRow } from "./sql";
+import type { TaskRow } from "./sql";
+import { lockOwnedTask, markCancelAnsweredInChat, setCancelFence } from "./owner-sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { isTerminalStatus } from "@/lib/contract/task";
 

@@ -1,6 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { db, type Tx } from "@/lib/db/kysely";
-import { countTaskSearchUnder, insertTaskSource, taskSourceNumber } from "./sql";
+import { countTaskSearchUnder } from "./sql";
+import { insertTaskSource, taskSourceNumber } from "./step-output-sql";
 import { sql } from "kysely";
 import { toPublicSource, type PublicTaskSource } from "@/lib/contract/task";
 import type { PageText } from "@/lib/research/read-page";

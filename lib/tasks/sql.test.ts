@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/kysely";
-import { backoffMs, claimCancelsSql, claimExecutionSql } from "./sql";
+import { backoffMs, claimExecutionSql } from "./sql";
+import { claimCancelsSql } from "./cancel-sql";
 
 afterEach(() => vi.unstubAllEnvs());
 

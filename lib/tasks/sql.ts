@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { env } from "@/lib/config/env";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import type { DB } from "@/lib/db/generated/kysely.ts";
@@ -42,7 +41,7 @@ import { STOP_SENTENCES, type StopReason } from "./columns";
 export const taskLeaseMs = () => env("HERALD_TASK_LEASE_MS");
 export const TASK_MAX_CONSECUTIVE_ERRORS = 5;
 
-const secs = (ms: number) => ms / 1000;
+export const secs = (ms: number) => ms / 1000;
 
 /**
  * `status NOT IN ${TERMINAL_SQL}`: the terminal list from lib/contract/task.ts, never retyped in SQL.
@@ -112,7 +111,7 @@ const leaseHeld = (token: string) =>
   sql<boolean>`"leaseToken" = ${token} AND "leaseExpiresAt" > now() AND "cancelRequestedAt" IS NULL AND status NOT IN ${TERMINAL_SQL}`;
 
 /** Whether an UPDATE without RETURNING changed exactly one row. */
-const one = (r: { numAffectedRows?: bigint }) => r.numAffectedRows === 1n;
+export const one = (r: { numAffectedRows?: bigint }) => r.numAffectedRows === 1n;
 
 /** Locks the row for a post-work write, only if our execution lease still holds. */
 export async function lockExecutionGuarded(tx: Tx, id: string, token: string): Promise<TaskRow | null> {
@@ -271,70 +270,8 @@ export async function setStepCount(tx: Tx, id: string, done: number, total: numb
   );
 }
 
-export type PublicationRow = Selectable<DB["publication"]>;
-
-/**
- * A step's checkpoint row; false when the task already has one at this index (a re-claim that raced wrote it).
- * A template, not the builder: a per-step write (AGENTS.md, "Builder or sql").
- */
-export async function insertTaskStep(
-  tx: Tx,
-  taskId: string,
-  step: { index: number; kind: string; input: unknown; output: unknown; modelRequests: number },
-  usage: { inputTokens: number; outputTokens: number },
-): Promise<boolean> {
-  const created = await sql`${prepared}
-    INSERT INTO "task_step" ("taskId", index, kind, input, output, "modelRequests", "inputTokens", "outputTokens", "createdAt")
-    VALUES (${taskId}, ${step.index}, ${step.kind}, ${jsonb(step.input)}::jsonb, ${jsonb(step.output)}::jsonb,
-      ${step.modelRequests}, ${usage.inputTokens}, ${usage.outputTokens}, clock_timestamp())
-    ON CONFLICT ("taskId", index) DO NOTHING`.execute(tx);
-  return created.numAffectedRows !== 0n;
-}
-
-/** The task's next publication version. The caller holds the task's row lock, so no other writer numbers one. */
-export async function insertPublication(
-  tx: Tx,
-  task: Pick<TaskRow, "id" | "conversationId" | "ownerId">,
-  body: { partial: boolean; content: string },
-): Promise<Pick<PublicationRow, "id" | "version">> {
-  const {
-    rows: [row],
-  } = await sql<Pick<PublicationRow, "id" | "version">>`${prepared}
-    INSERT INTO "publication" ("taskId", "conversationId", "ownerId", version, partial, content, sha256, "createdAt")
-    SELECT ${task.id}, ${task.conversationId}, ${task.ownerId}, coalesce(max(version), 0) + 1, ${body.partial}, ${body.content},
-      ${createHash("sha256").update(body.content).digest("hex")}, clock_timestamp()
-    FROM "publication" WHERE "taskId" = ${task.id}
-    RETURNING id, version`.execute(tx);
-  return row;
-}
-
 export async function setLatestPublication(tx: Tx, id: string, publicationId: string): Promise<void> {
   await sql`UPDATE "task" SET "latestPublicationId" = ${publicationId} WHERE id = ${id}`.execute(tx);
-}
-
-/** A page a step read, numbered next for its task; null when the task already has the URL (its row is kept). */
-export async function insertTaskSource(
-  tx: Tx,
-  r: Pick<TaskSourceRow, "taskId" | "ownerId" | "url" | "finalUrl" | "title" | "site" | "excerpt" | "hash">,
-): Promise<number | null> {
-  const { rows } = await sql<Pick<TaskSourceRow, "n">>`
-    INSERT INTO "task_source" ("taskId", "ownerId", n, url, "finalUrl", title, site, excerpt, hash, "fetchedAt")
-    SELECT ${r.taskId}, ${r.ownerId}, coalesce(max(n), 0) + 1, ${r.url}, ${r.finalUrl}, ${r.title}, ${r.site}, ${r.excerpt}, ${r.hash}, clock_timestamp()
-    FROM "task_source" WHERE "taskId" = ${r.taskId}
-    ON CONFLICT ("taskId", url) DO NOTHING
-    RETURNING n`.execute(tx);
-  return rows[0]?.n ?? null;
-}
-
-/** The number a task's source with this URL was given. */
-export async function taskSourceNumber(tx: Tx, taskId: string, url: string): Promise<number> {
-  const row = await tx
-    .selectFrom("task_source")
-    .select("n")
-    .where("taskId", "=", taskId)
-    .where("url", "=", url)
-    .executeTakeFirstOrThrow();
-  return row.n;
 }
 
 /** driverData.searches + 1 under the execution lease, unless it already reached `max` (lib/tasks/sources.ts). */
@@ -421,67 +358,6 @@ export async function markTerminal(
   return row ?? null;
 }
 
-// ---- user commands (the row locked by lockOwnedTask) ----
-
-/** The owner's task, locked for a command; null for a foreign or missing id. */
-export async function lockOwnedTask(tx: Tx, ownerId: string, id: string): Promise<TaskRow | null> {
-  const row = await tx
-    .selectFrom("task")
-    .selectAll()
-    .where("id", "=", id)
-    .where("ownerId", "=", ownerId)
-    .forUpdate()
-    .executeTakeFirst();
-  return row ?? null;
-}
-
-/** Any active → (same) + cancel fence: no further step may commit; the cancel loop takes over. */
-export async function setCancelFence(tx: Executor, id: string, answeredInChat = false): Promise<TaskRow> {
-  return tx
-    .updateTable("task")
-    .set({
-      cancelRequestedAt: sql<Date>`now()`,
-      nextCancelAt: sql<Date>`coalesce("nextCancelAt", now())`,
-      updatedAt: sql<Date>`now()`,
-      cancelAnsweredInChat: sql<boolean>`"cancelAnsweredInChat" OR ${answeredInChat}`,
-      leaseOwner: null,
-      leaseToken: null,
-      leaseExpiresAt: null,
-    })
-    .where("id", "=", id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** A chat turn asked again for a cancel already under way: its reply says it, so the terminal line goes hidden. */
-export async function markCancelAnsweredInChat(tx: Executor, id: string): Promise<void> {
-  await tx.updateTable("task").set({ cancelAnsweredInChat: true }).where("id", "=", id).execute();
-}
-
-/** Stores the user's answer for the next claim to hand over (input_required stays until then). */
-export async function storeInputResponse(tx: Tx, id: string, response: string): Promise<TaskRow> {
-  return tx
-    .updateTable("task")
-    .set({ inputResponse: jsonb({ response }), nextRunAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
-    .where("id", "=", id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** queued|running → updating with one more instruction for the next step. */
-export async function appendPendingUpdate(tx: Tx, id: string, pending: string[]): Promise<TaskRow> {
-  return tx
-    .updateTable("task")
-    .set({
-      pendingUpdates: jsonb(pending),
-      updatedAt: sql<Date>`now()`,
-      status: sql<string>`CASE WHEN status IN ('queued', 'running') THEN 'updating' ELSE status END`,
-    })
-    .where("id", "=", id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
 /**
  * Marks why the research stopped (the reason picks the terminal status and the notice); the first reason wins. The
  * sentence is for people and only fills an empty `error`: an earlier attempt's error is kept, and no code reads it.
@@ -516,12 +392,6 @@ export async function releaseExecution(
   );
 }
 
-const cancelDue = (a: string) => {
-  const c = sql.raw(a);
-  return sql`${c}."cancelRequestedAt" IS NOT NULL AND ${c}.status NOT IN ${TERMINAL_SQL}
-    AND ${c}."nextCancelAt" <= now() AND (${c}."cancelLeaseExpiresAt" IS NULL OR ${c}."cancelLeaseExpiresAt" < now())`;
-};
-
 /**
  * Ends the claim without work: the task waits `delayMs` holding no slot. Not an
  * attempt and not an error; `driverState` is merged into driverData.
@@ -539,48 +409,6 @@ export async function deferExecution(id: string, token: string, delayMs: number,
   );
 }
 
-export async function claimCancels(workerId: string, limit: number): Promise<CancelLeasedTask[]> {
-  if (limit <= 0) return [];
-  return (await claimCancelsSql(workerId, limit).execute(db())).rows;
-}
-
-export function claimCancelsSql(workerId: string, limit: number): RawBuilder<CancelLeasedTask> {
-  const pick = fairPick({
-    table: "task",
-    due: cancelDue,
-    order: sql`c."nextCancelAt", c.id`,
-    held: sql`h."cancelLeaseToken" IS NOT NULL AND h."cancelLeaseExpiresAt" > now()`,
-    limit,
-  });
-  return sql<CancelLeasedTask>`
-    UPDATE "task" t
-    SET "cancelLeaseOwner" = ${workerId}, "cancelLeaseToken" = gen_random_uuid()::text,
-        "cancelLeaseExpiresAt" = now() + make_interval(secs => ${secs(taskLeaseMs())}),
-        "cancelAttempts" = t."cancelAttempts" + 1
-    WHERE t.id IN (${pick})
-    RETURNING t.*`;
-}
-
-export async function lockCancelGuarded(tx: Tx, id: string, token: string): Promise<TaskRow | null> {
-  const { rows } = await sql<TaskRow>`
-    SELECT * FROM "task"
-    WHERE id = ${id} AND "cancelLeaseToken" = ${token} AND "cancelLeaseExpiresAt" > now()
-      AND status NOT IN ${TERMINAL_SQL}
-    FOR UPDATE`.execute(tx);
-  return rows[0] ?? null;
-}
-
-/** Remote cancel failed: retry later, backoff measured from now (the failed call's end). False: not ours. */
-export async function releaseCancel(id: string, token: string, error: string, attempts: number): Promise<boolean> {
-  return one(
-    await sql`
-      UPDATE "task" SET "cancelLeaseOwner" = NULL, "cancelLeaseToken" = NULL, "cancelLeaseExpiresAt" = NULL,
-        "lastCancelError" = ${error.slice(0, 4000)},
-        "nextCancelAt" = now() + make_interval(secs => ${secs(backoffMs(Math.max(attempts - 1, 0)))})
-      WHERE id = ${id} AND "cancelLeaseToken" = ${token}`.execute(db()),
-  );
-}
-
 /** The earliest time the execution loop has work (for sleeping instead of polling blindly). */
 export async function nextExecutionDueMs(): Promise<number | null> {
   const [row] = (await nextExecutionDueSql.execute(db())).rows;
@@ -591,38 +419,3 @@ export const nextExecutionDueSql = sql<{ ms: number | null }>`
     SELECT (extract(epoch FROM (min(greatest("nextRunAt", coalesce("leaseExpiresAt", "nextRunAt"))) - now())) * 1000)::float8 AS ms
     FROM "task"
     WHERE status IN ${ACTIVE} AND "cancelRequestedAt" IS NULL`;
-
-/** Locks the owner's tasks (of one conversation, if given) in id order, as a deletion does after the runs. */
-export async function lockOwnerTasks(tx: Tx, ownerId: string, conversationId?: string): Promise<TaskRow[]> {
-  return tx
-    .selectFrom("task")
-    .selectAll()
-    .where("ownerId", "=", ownerId)
-    .$if(conversationId !== undefined, (qb) => qb.where("conversationId", "=", conversationId!))
-    .orderBy("id")
-    .forUpdate()
-    .execute();
-}
-
-/** The conversation's tasks still active and not yet fenced for a cancel. */
-export async function uncancelledTaskIds(tx: Tx, ownerId: string, conversationId: string): Promise<string[]> {
-  const rows = await tx
-    .selectFrom("task")
-    .select("id")
-    .where("ownerId", "=", ownerId)
-    .where("conversationId", "=", conversationId)
-    .where("status", "not in", TERMINAL_SQL)
-    .where("cancelRequestedAt", "is", null)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/** The account's tasks with their steps and publications, on its deletion (children first). */
-export async function deleteOwnerTasks(tx: Tx, ownerId: string): Promise<void> {
-  await tx
-    .deleteFrom("task_step")
-    .where("taskId", "in", tx.selectFrom("task").select("id").where("ownerId", "=", ownerId))
-    .execute();
-  await tx.deleteFrom("publication").where("ownerId", "=", ownerId).execute();
-  await tx.deleteFrom("task").where("ownerId", "=", ownerId).execute();
-}

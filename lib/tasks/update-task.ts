@@ -1,7 +1,7 @@
 import { transaction } from "@/lib/db/kysely";
 import { ApiError, notFound } from "@/lib/errors/api-error";
 import { emitTaskUpdated } from "./emit-task";
-import { appendPendingUpdate, lockOwnedTask } from "./sql";
+import { appendPendingUpdate, lockOwnedTask } from "./owner-sql";
 import { pendingUpdatesOf } from "./columns";
 import { driverFor } from "@/lib/drivers/registry";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
