@@ -5,8 +5,11 @@
 //     dropped at the end; otherwise a throwaway embedded cluster.
 //   - tests that need the server itself (to make databases of their own) read inject("serverUrl").
 
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { createTestDatabaseOn, markTemplate, startTestDatabase, type TestDatabase } from "./db";
+import { bundleTestProcesses } from "./process-bundles";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -20,6 +23,12 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const external = process.env.DATABASE_URL;
   const started = Date.now();
+  // The worker and web processes files start (tests/process-bundles.ts); a directory per run, so two runs side by
+  // side never start each other's build.
+  const root = path.resolve(import.meta.dirname, "..");
+  await mkdir(path.join(root, "node_modules/.cache"), { recursive: true });
+  const bundles = await mkdtemp(path.join(root, "node_modules/.cache/herald-test-"));
+  await bundleTestProcesses(root, bundles);
   let server: TestDatabase | undefined;
   const serverUrl = external ?? (server = await startTestDatabase({ migrate: false })).url;
   let template: TestDatabase;
@@ -28,6 +37,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await markTemplate(serverUrl, template.url);
   } catch (err) {
     await server?.stop();
+    await rm(bundles, { recursive: true, force: true });
     throw err;
   }
   if (process.env.HERALD_TEST_VERBOSE) {
@@ -40,6 +50,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await template.stop().catch(() => {});
     await server?.stop();
+    await rm(bundles, { recursive: true, force: true });
     if (external === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = external;
   };

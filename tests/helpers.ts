@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { databaseUrl, getDb } from "@/lib/db/client";
 import { db } from "@/lib/db/kysely";
 import { createApiKey } from "@/lib/keys/create-api-key";
+import { testProcessArgs } from "./process-bundles";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const ORIGIN = "http://localhost:3000";
@@ -146,7 +147,7 @@ export async function waitForBeat(w: WorkerProc, timeoutMs = 60_000): Promise<vo
 /** Starts a real worker process (node + tsx loader, so the pid is the worker itself). */
 export function startWorkerProcess(env: Record<string, string> = {}): WorkerProc {
   let out = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "worker/index.ts"], {
+  const child = spawn(process.execPath, testProcessArgs("worker"), {
     cwd: ROOT,
     env: { ...process.env, HERALD_POLL_MS: "500", HERALD_HEARTBEAT_MS: "1000", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,5 +1,6 @@
 // Driving a web process (tests/web-process.ts) over real HTTP from a test: start it, read its feed, post to it.
 import { spawn, type ChildProcess } from "node:child_process";
+import { testProcessArgs } from "./process-bundles";
 import { takeSseFrames } from "./sse";
 import { ROOT, type TestUser } from "./helpers";
 
@@ -12,7 +13,7 @@ export interface Web {
 
 /** A web process of its own (own pools, LISTEN connection and feed fan-out), ready once it prints its address. */
 export async function startWeb(env: Record<string, string> = {}): Promise<Web> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "tests/web-process.ts"], {
+  const proc = spawn(process.execPath, testProcessArgs("web"), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -19,6 +19,7 @@ import type { ChaosProfile, ChaosReport } from "@/tests/chaos/report";
 import { ChaosTrace } from "@/tests/chaos/trace";
 import { Fleet } from "@/tests/chaos/fleet";
 import { ROOT, signUp, type TestUser } from "@/tests/helpers";
+import { testProcessArgs } from "@/tests/process-bundles";
 
 /** Every lease in the chaos run (task execution, cancel, runs, notification): short, so recovery is quick and measured. */
 const LEASE_MS = 2000;
@@ -65,7 +66,7 @@ interface Web {
 }
 
 async function startWeb(env: NodeJS.ProcessEnv): Promise<Web> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "tests/web-process.ts"], {
+  const proc = spawn(process.execPath, testProcessArgs("web"), {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
