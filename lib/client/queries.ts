@@ -190,7 +190,15 @@ export function useTaskList(conversationId: TaskScope, options: { poll?: boolean
   return useQuery({
     queryKey: key,
     queryFn: async ({ signal }) => {
-      const { tasks } = await listTasks({ conversationId, scope: "all", signal });
+      const tasks = await listTasks({ conversationId, scope: "all", signal }).then(
+        (r) => r.tasks,
+        (err: unknown) => {
+          // The conversation was deleted (a chat open in this tab, deleted elsewhere): its list answers 404 for good,
+          // and its tasks' last states reach the page on the feed only, so the list is what the feed told.
+          if (conversationId && err instanceof ResponseError && err.status === 404) return [];
+          throw err;
+        },
+      );
       return mergeTaskSnapshot(qc.getQueryData<PublicTask[]>(key), tasks, conversationId, seenTasks(qc));
     },
     staleTime: TASK_STALE_MS,
