@@ -71,7 +71,7 @@ async function cpuBench(jobs: number, rounds: number) {
   const { benchAccount } = await import("./fresh");
   const { db } = await import("../lib/db/kysely");
   const { sql } = await import("kysely");
-  setUpDrivers({ noop: noopDriver() });
+  await setUpDrivers({ noop: noopDriver() });
   const { user, conv } = await benchAccount("cpu");
   for (let i = 0; i < jobs; i += 8)
     await Promise.all(

@@ -57,7 +57,7 @@ async function heraldAdapter(url: string, system: "herald" | "herald-loop"): Pro
   const { noopDriver } = await import("./noop-driver");
   const { startTask } = await import("../lib/tasks/start-task");
   const { benchAccount } = await import("./fresh");
-  setUpDrivers({ noop: noopDriver() });
+  await setUpDrivers({ noop: noopDriver() });
   const { user, conv } = await benchAccount("queue");
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => {});

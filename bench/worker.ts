@@ -34,7 +34,7 @@ const started = (id: string) => starts.push([id, now()]);
 async function herald(): Promise<() => Promise<void>> {
   const { setUpDrivers } = await import("../lib/drivers/setup");
   const { noopDriver } = await import("./noop-driver");
-  setUpDrivers({ noop: noopDriver(started) });
+  await setUpDrivers({ noop: noopDriver(started) });
   const { startWorker } = await import("../lib/runtime/start-worker");
   const w = await startWorker({ concurrency });
   return () => w.stop();

@@ -75,7 +75,7 @@ async function serveFeed(handler: RouteHandler, req: http.IncomingMessage, res: 
 
 async function main(): Promise<void> {
   // Before Next loads any route: they find the drivers on globalThis (lib/drivers/registry.ts).
-  const drivers = setUpDrivers();
+  const drivers = await setUpDrivers();
   say(`drivers: ${drivers.join(", ")}`);
   const trusted = parseTrustedProxies(env("HERALD_TRUSTED_PROXIES"));
   if (trusted) say(`trusting X-Forwarded-For from ${env("HERALD_TRUSTED_PROXIES")}`);
@@ -85,6 +85,11 @@ async function main(): Promise<void> {
   const { default: next } = await import("next");
 
   const server = http.createServer();
+  // A client that reuses an idle keep-alive connection at the moment the server closes it gets ECONNRESET for a
+  // request the server never saw (the browser suite's API calls met it at Node's 5 s default). Clients and proxies drop
+  // idle connections well within a minute, so the server keeps them longer; Node wants the header limit above it.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   // Upgraded sockets (the dev HMR websocket) are no longer the HTTP server's to
   // close, but server.close() still waits for them: we end them ourselves.
   const upgraded = new Set<Duplex>();

@@ -11,7 +11,7 @@ if (/\.int\.test\.tsx?$/.test(file)) {
   process.env.DATABASE_URL = db.url;
   // What an entry point does at process start (lib/drivers/setup.ts); a file that changes the drivers'
   // configuration calls setUpDrivers() again.
-  (await import("@/lib/drivers/setup")).setUpDrivers();
+  await (await import("@/lib/drivers/setup")).setUpDrivers();
   // Registered first, so it runs after the file's own afterAll hooks (they stop the workers they started).
   afterAll(async () => {
     // Imported here: unit files should not pay for loading the database client.

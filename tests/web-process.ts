@@ -11,7 +11,7 @@ import { serveRoutes } from "./route-server";
 import { setUpDrivers } from "@/lib/drivers/setup";
 
 // As scripts/server.ts does at start.
-setUpDrivers();
+await setUpDrivers();
 const server = await serveRoutes([
   { path: "/api/events", methods: { GET: eventsRoute.GET } },
   { path: "/api/conversations", methods: { GET: conversationsRoute.GET, POST: conversationsRoute.POST } },

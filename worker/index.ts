@@ -10,7 +10,7 @@ import { installTestHooksFromEnv } from "@/lib/util/test-hooks";
 checkEnv();
 // Crash tests reach a worker process only through env: their pauses are read here, once (lib/util/test-hooks.ts).
 installTestHooksFromEnv();
-setUpDrivers();
+await setUpDrivers();
 const logger = log("worker");
 let db: DatabaseHandle | null = null;
 if (!env("DATABASE_URL")) {

@@ -1,6 +1,6 @@
 import { env } from "@/lib/config/env";
 import { z } from "zod";
-import { createMcpDriver, type McpDriver } from "./mcp";
+import type { McpDriver } from "./mcp";
 import { log } from "@/lib/util/log";
 
 /**
@@ -85,10 +85,16 @@ export function configuredMcpNames(raw: string | undefined = env("HERALD_MCP_SER
  * A driver for every configured server, for `setUpDrivers()`. The same
  * instances (and their connections) while the configuration is unchanged.
  */
-export function configuredMcpDrivers(raw: string | undefined = env("HERALD_MCP_SERVERS")): [string, McpDriver][] {
+export async function configuredMcpDrivers(
+  raw: string | undefined = env("HERALD_MCP_SERVERS"),
+): Promise<[string, McpDriver][]> {
   const c = configuration(raw);
-  c.drivers ??= c.servers.map((s) => [`mcp:${s.name}`, createMcpDriver(s)]);
-  return c.drivers;
+  if (c.drivers) return c.drivers;
+  // The MCP SDK is loaded by a process that has a server to talk to: a fifth of a bare worker's start otherwise.
+  const made: [string, McpDriver][] = c.servers.length
+    ? await import("./mcp").then(({ createMcpDriver }) => c.servers.map((s) => [`mcp:${s.name}`, createMcpDriver(s)]))
+    : [];
+  return (c.drivers ??= made);
 }
 
 /** Servers the chat model may pick (those with a `description`). */

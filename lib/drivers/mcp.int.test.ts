@@ -512,7 +512,7 @@ describe("orphan reaper (tasks/list) against the real MCP server", () => {
 });
 
 describe("mcp driver configuration", () => {
-  it("HERALD_MCP_SERVERS: valid entries become mcp:<name> drivers; bad ones are logged and skipped", () => {
+  it("HERALD_MCP_SERVERS: valid entries become mcp:<name> drivers; bad ones are logged and skipped", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       const raw = JSON.stringify([
@@ -529,10 +529,10 @@ describe("mcp driver configuration", () => {
         "nonsense",
       ]);
       expect(parseMcpServers(raw).map((s) => s.name)).toEqual(["alpha"]);
-      const drivers = configuredMcpDrivers(raw);
+      const drivers = await configuredMcpDrivers(raw);
       expect(drivers.map(([name]) => name)).toEqual(["mcp:alpha"]);
       // The same instance (and its connections) while the configuration is unchanged.
-      expect(configuredMcpDrivers(raw)[0][1]).toBe(drivers[0][1]);
+      expect((await configuredMcpDrivers(raw))[0][1]).toBe(drivers[0][1]);
       expect(parseMcpServers("not json")).toEqual([]);
       expect(parseMcpServers('{"name":"x"}')).toEqual([]);
       expect(parseMcpServers(undefined)).toEqual([]);

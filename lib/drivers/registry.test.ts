@@ -16,11 +16,11 @@ describe("the driver registry", () => {
     expect(() => registerDriver("double", {} as never)).toThrow(DriversNotSetUpError);
   });
 
-  it("setUpDrivers registers research and every configured remote driver, as the configuration reads at that call", () => {
+  it("setUpDrivers registers research and every configured remote driver, as the configuration reads at that call", async () => {
     process.env.HERALD_REMOTE_AGENTS = JSON.stringify([
       { name: "peer", description: "d", url: "http://127.0.0.1:1", assistantId: "g" },
     ]);
-    expect(setUpDrivers()).toEqual(["research", "agent:peer"]);
+    expect(await setUpDrivers()).toEqual(["research", "agent:peer"]);
     expect(driverFor("research")).not.toBeNull();
     expect(driverFor("agent:peer")?.acceptsUpdates).toBe(true);
     expect(driverFor("agent:other")).toBeNull();

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { env } from "@/lib/config/env";
 import { z } from "zod";
 import type { Driver } from "./types";
-import { createAgentDriver } from "./remote-agent";
 import { log } from "@/lib/util/log";
 
 /**
@@ -154,8 +153,16 @@ export function configuredAgents(raw: string | undefined = env("HERALD_REMOTE_AG
 }
 
 /** A driver for every configured remote agent, for `setUpDrivers()`; the same instances while the configuration is unchanged. */
-export function configuredAgentDrivers(raw: string | undefined = env("HERALD_REMOTE_AGENTS")): [string, Driver][] {
+export async function configuredAgentDrivers(
+  raw: string | undefined = env("HERALD_REMOTE_AGENTS"),
+): Promise<[string, Driver][]> {
   const c = configuration(raw);
-  c.drivers ??= c.agents.map((a) => [`agent:${a.name}`, createAgentDriver(a)]);
-  return c.drivers;
+  if (c.drivers) return c.drivers;
+  // The LangGraph SDK is loaded by a process that has an agent to talk to (mcp-config.ts says why).
+  const made: [string, Driver][] = c.agents.length
+    ? await import("./remote-agent").then(({ createAgentDriver }) =>
+        c.agents.map((a) => [`agent:${a.name}`, createAgentDriver(a)]),
+      )
+    : [];
+  return (c.drivers ??= made);
 }

@@ -61,7 +61,7 @@ beforeAll(async () => {
   process.env.HERALD_REMOTE_AGENTS = agentsJson(peer.url);
   process.env.HERALD_TEST_AGENT_SECRET = SECRET;
   // This process serves the API (updates ask the driver whether it takes them): set up with the agent configured.
-  setUpDrivers();
+  await setUpDrivers();
   remote = new Client({ apiUrl: peer.url, apiKey: null });
   workers.push(startWorkerProcess(FAST_RETRY));
   u = await signUp("Agents");
@@ -397,7 +397,7 @@ describe("agent-protocol driver against langgraphjs dev", () => {
 });
 
 describe("HERALD_REMOTE_AGENTS", () => {
-  it("valid entries become agent:<name>; bad ones and missing secrets are logged by name only and skipped", () => {
+  it("valid entries become agent:<name>; bad ones and missing secrets are logged by name only and skipped", async () => {
     const logged: string[] = [];
     const orig = console.error;
     console.error = (...a: unknown[]) => void logged.push(a.map(String).join(" "));
@@ -434,7 +434,9 @@ describe("HERALD_REMOTE_AGENTS", () => {
       expect(logged.join("\n")).not.toContain("hunter2");
       expect(logged).toHaveLength(3);
       expect(parseRemoteAgents("not json and not a file")).toEqual([]);
-      expect(configuredAgentDrivers(agentsJson("http://127.0.0.1:1")).map(([name]) => name)).toEqual(["agent:peer"]);
+      expect((await configuredAgentDrivers(agentsJson("http://127.0.0.1:1"))).map(([name]) => name)).toEqual([
+        "agent:peer",
+      ]);
     } finally {
       console.error = orig;
     }

@@ -12,12 +12,12 @@ import { driverFor, driversSetUp, openRegistry, registerDriver } from "./registr
  * anything. Calling it again (a test that changed the configuration) adds the
  * newly configured drivers and keeps the instances of unchanged ones.
  */
-export function setUpDrivers(extra: Record<string, Driver> = {}): string[] {
+export async function setUpDrivers(extra: Record<string, Driver> = {}): Promise<string[]> {
   openRegistry();
   const all: [string, Driver][] = [
     ["research", researchDriver],
-    ...configuredMcpDrivers(),
-    ...configuredAgentDrivers(),
+    ...(await configuredMcpDrivers()),
+    ...(await configuredAgentDrivers()),
     ...Object.entries(extra),
   ];
   for (const [name, driver] of all) registerDriver(name, driver);

@@ -1,4 +1,3 @@
-import { extractText, mayRead } from "./extract";
 import { FetchError, safeFetch, type SafeFetchOptions } from "./safe-fetch";
 import type { RobotsCache } from "./robots";
 
@@ -24,6 +23,9 @@ export interface ReadPageOptions extends Omit<SafeFetchOptions, "beforeHop"> {
  * (`robots`, `type` and `empty` besides the fetcher's own reasons).
  */
 export async function readPage(url: string, opts: ReadPageOptions): Promise<PageText> {
+  // Loaded on the first page read: the HTML reader (linkedom) is a seventh of a worker's start, and most workers of a
+  // deployment without a search provider never read a page.
+  const { extractText, mayRead } = await import("./extract");
   const { robots, ...fetchOptions } = opts;
   const res = await safeFetch(url, {
     ...fetchOptions,
