@@ -23,8 +23,7 @@ export interface ReadPageOptions extends Omit<SafeFetchOptions, "beforeHop"> {
  * (`robots`, `type` and `empty` besides the fetcher's own reasons).
  */
 export async function readPage(url: string, opts: ReadPageOptions): Promise<PageText> {
-  // Loaded on the first page read: the HTML reader (linkedom) is a seventh of a worker's start, and most workers of a
-  // deployment without a search provider never read a page.
+  // Loaded on the first page read, not at every process start (lib/drivers/mcp-config.ts says what that saves).
   const { extractText, mayRead } = await import("./extract");
   const { robots, ...fetchOptions } = opts;
   const res = await safeFetch(url, {
