@@ -31,6 +31,9 @@ export default defineConfig({
     baseURL,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
+    // The UI honours reduced motion (motion-reduce:, globals.css): without it, the spinners and pulses of every open
+    // page kept the browser repainting, and the browser was the suite's largest use of CPU.
+    reducedMotion: "reduce",
     launchOptions,
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
