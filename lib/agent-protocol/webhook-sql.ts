@@ -133,10 +133,11 @@ export async function settleWebhook(
 
 /** Milliseconds until the earliest retry is due; a waiting row wakes the loop when its run ends (lib/tasks/emit-task.ts). */
 export async function nextWebhookDueMs(): Promise<number | null> {
-  const row = await db()
-    .selectFrom("ap_webhook")
-    .select(sql<number | null>`(extract(epoch FROM (min("nextAt") - now())) * 1000)::float8`.as("ms"))
-    .where("state", "=", "pending")
-    .executeTakeFirst();
+  // A template: the webhook loop asks on every idle tick.
+  const {
+    rows: [row],
+  } = await sql<{ ms: number | null }>`
+    SELECT (extract(epoch FROM (min("nextAt") - now())) * 1000)::float8 AS ms
+    FROM "ap_webhook" WHERE state = 'pending'`.execute(db());
   return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }

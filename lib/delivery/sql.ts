@@ -125,21 +125,14 @@ export async function insertNotice(
   spec: NoticeSpec,
   text: string,
 ): Promise<NoticeRow | null> {
-  const row = await tx
-    .insertInto("notice")
-    .values({
-      taskId: task.id,
-      conversationId: task.conversationId,
-      ownerId: task.ownerId,
-      key: spec.key,
-      outcome: spec.outcome,
-      publicationId: spec.publicationId,
-      text,
-    })
-    .onConflict((oc) => oc.columns(["taskId", "key"]).doNothing())
-    .returningAll()
-    .modifyEnd(prepared)
-    .executeTakeFirst();
+  // A template, as every statement a task runs each time (lib/notify/sql.ts says why).
+  const {
+    rows: [row],
+  } = await sql<NoticeRow>`${prepared}
+    INSERT INTO "notice" ("taskId", "conversationId", "ownerId", key, outcome, "publicationId", text)
+    VALUES (${task.id}, ${task.conversationId}, ${task.ownerId}, ${spec.key}, ${spec.outcome}, ${spec.publicationId ?? null}, ${text})
+    ON CONFLICT ("taskId", key) DO NOTHING
+    RETURNING *`.execute(tx);
   return row ?? null;
 }
 
@@ -150,13 +143,9 @@ export async function deleteOwnerNotices(tx: Tx, ownerId: string): Promise<void>
 
 /** The task's latest publication that is not partial (its result), if any. */
 export async function finalPublicationId(on: Executor, taskId: string): Promise<string | undefined> {
-  const final = await on
-    .selectFrom("publication")
-    .select("id")
-    .where("taskId", "=", taskId)
-    .where((eb) => eb.not(eb.ref("partial")))
-    .orderBy("version", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  const {
+    rows: [final],
+  } = await sql<{ id: string }>`
+    SELECT id FROM "publication" WHERE "taskId" = ${taskId} AND NOT partial ORDER BY version DESC LIMIT 1`.execute(on);
   return final?.id;
 }

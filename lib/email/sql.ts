@@ -35,24 +35,15 @@ export async function queueNoticeEmailSql(
   modes: EmailNoticeMode[],
 ): Promise<boolean> {
   if (modes.length === 0) return false;
-  const queued = await tx
-    .updateTable("notice")
-    .set({ emailState: "pending", emailNextAt: sql<Date>`now()` })
-    .where("id", "=", noticeId)
-    .where("emailState", "=", "none")
-    .where(({ exists, selectFrom, fn }) =>
-      exists(
-        selectFrom("user as u")
-          .select(sql<number>`1`.as("one"))
-          .where("u.id", "=", ownerId)
-          .where("u.emailNotices", "=", fn.any(sql<string[]>`${modes}::text[]`))
-          .where("u.emailVerified", "=", true),
-      ),
-    )
-    .returning("id")
-    .executeTakeFirst();
-  if (queued) await wakeWorkers(tx, EMAIL_LOOP);
-  return queued !== undefined;
+  // A template: it runs with every notice (lib/notify/sql.ts says why).
+  const { rows } = await sql<{ id: string }>`
+    UPDATE "notice" SET "emailState" = 'pending', "emailNextAt" = now()
+    WHERE id = ${noticeId} AND "emailState" = 'none'
+      AND EXISTS (SELECT 1 FROM "user" u
+                  WHERE u.id = ${ownerId} AND u."emailNotices" = ANY(${modes}::text[]) AND u."emailVerified")
+    RETURNING id`.execute(tx);
+  if (rows.length > 0) await wakeWorkers(tx, EMAIL_LOOP);
+  return rows.length > 0;
 }
 
 const CLAIMABLE_LIST = literals(EMAIL_CLAIMABLE);

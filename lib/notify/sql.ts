@@ -88,13 +88,13 @@ export function claimNotificationSql(workerId: string, limit: number, leaseMs: n
     RETURNING t.id, t."notifyLeaseToken" AS token, t."dispatchVersion"`;
 }
 
-/** The row with the database clock, locked for the rest of the transaction. */
-const lockedTask = (on: Executor, id: string) =>
-  on
-    .selectFrom("task")
-    .selectAll()
-    .select(sql<Date>`clock_timestamp()`.as("dbNow"))
-    .where("id", "=", id);
+// The statements below run for every task, several times (a notice, its narration run, each outbox step): they are
+// `sql` templates, compiled once per shape, where the builder cost 10-20 µs of CPU each to build and compile and was
+// most of the task path's time in Kysely (docs/benchmarks.md, "Typed SQL").
+
+/** The row with the database clock, locked for the rest of the transaction, if `guard` holds. */
+const lockedTask = (id: string, guard = sql``) => sql<TaskRow & { dbNow: Date }>`${prepared}
+  SELECT *, clock_timestamp() AS "dbNow" FROM "task" WHERE id = ${id} ${guard} FOR UPDATE`;
 
 /**
  * Locks the row for a post-claim transition if this claim still owns it in the
@@ -106,14 +106,14 @@ export async function lockClaimed(
   fence: Fence,
   statuses: readonly NotificationStatus[] = IN_FLIGHT,
 ): Promise<Locked | null> {
-  const row = await lockedTask(tx, fence.id)
-    .where("notifyLeaseToken", "=", fence.token)
-    .where("notifyLeaseExpiresAt", ">", sql<Date>`clock_timestamp()`)
-    .where((eb) => eb("notificationStatus", "=", eb.fn.any(sql<string[]>`${[...statuses]}::text[]`)))
-    .where("dispatchVersion", "is not distinct from", sql<number | null>`${fence.dispatchVersion}::int`)
-    .forUpdate()
-    .modifyEnd(prepared)
-    .executeTakeFirst();
+  const {
+    rows: [row],
+  } = await lockedTask(
+    fence.id,
+    sql`AND "notifyLeaseToken" = ${fence.token} AND "notifyLeaseExpiresAt" > clock_timestamp()
+      AND "notificationStatus" = ANY(${[...statuses]}::text[])
+      AND "dispatchVersion" IS NOT DISTINCT FROM ${fence.dispatchVersion}::int`,
+  ).execute(tx);
   return row ? locked(row) : null;
 }
 
@@ -124,7 +124,9 @@ function locked({ dbNow, ...task }: TaskRow & { dbNow: Date }): Locked {
 
 /** Locks the row for recording an event (T1), whoever holds the notification lease. */
 export async function lockTaskForEvent(tx: Tx, taskId: string): Promise<Locked | null> {
-  const row = await lockedTask(tx, taskId).forUpdate().modifyEnd(prepared).executeTakeFirst();
+  const {
+    rows: [row],
+  } = await lockedTask(taskId).execute(tx);
   return row ? locked(row) : null;
 }
 
@@ -140,15 +142,17 @@ export async function applyOutboxPatch(
   dbNow: Date,
   opts: { touch?: boolean } = {},
 ): Promise<TaskRow> {
-  const columns = outboxColumns(patch, dbNow, opts);
-  const row = await tx
-    .updateTable("task")
-    // Nothing to change still returns the row (`id = id`).
-    .set((eb) => (Object.values(columns).some((v) => v !== undefined) ? columns : { id: eb.ref("id") }))
-    .where("id", "=", target.id)
-    .$if(target.token !== undefined, (qb) => qb.where("notifyLeaseToken", "=", target.token!))
-    .returningAll()
-    .executeTakeFirst();
+  // Column names are the patch's own keys (OutboxPatch, a type of this module), never input; the values are parameters.
+  const set = Object.entries(outboxColumns(patch, dbNow, opts))
+    .filter(([, v]) => v !== undefined)
+    .map(([column, v]) => sql`${sql.raw(`"${column}"`)} = ${v}`);
+  const {
+    rows: [row],
+  } = await sql<TaskRow>`
+    -- Nothing to change still returns the row (id = id).
+    UPDATE "task" SET ${set.length > 0 ? sql.join(set) : sql`id = id`}
+    WHERE id = ${target.id} ${target.token !== undefined ? sql`AND "notifyLeaseToken" = ${target.token}` : sql``}
+    RETURNING *`.execute(tx);
   // The caller holds the row lock (and the fence): a miss is a bug, not a race.
   if (!row) throw new Error(`applyOutboxPatch: task ${target.id} not found under its fence`);
   return row;
@@ -190,29 +194,25 @@ export async function deadLetterConversation(tx: Tx, ownerId: string, conversati
 
 /** The conversation a notification goes to, if it still exists for that owner. */
 export async function liveConversation(tx: Tx, conversationId: string, ownerId: string): Promise<boolean> {
-  const row = await tx
-    .selectFrom("conversation")
-    .select("id")
-    .where("id", "=", conversationId)
-    .where("ownerId", "=", ownerId)
-    .where("deletedAt", "is", null)
-    .executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await sql`
+    SELECT 1 FROM "conversation" WHERE id = ${conversationId} AND "ownerId" = ${ownerId} AND "deletedAt" IS NULL`.execute(
+    tx,
+  );
+  return rows.length > 0;
 }
 
 /** Same predicate as the run loop's "one active run per conversation". */
 export async function conversationBusy(tx: Tx, conversationId: string): Promise<boolean> {
-  const row = await tx
-    .selectFrom("run")
-    .select(sql<number>`1`.as("one"))
-    .where("conversationId", "=", conversationId)
-    .where("status", "in", RUN_ACTIVE_LIST)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await sql`
+    SELECT 1 FROM "run" WHERE "conversationId" = ${conversationId} AND status IN ${RUN_ACTIVE_LIST} LIMIT 1`.execute(
+    tx,
+  );
+  return rows.length > 0;
 }
 
 export async function publicationPartial(tx: Executor, publicationId: string): Promise<boolean | null> {
-  const row = await tx.selectFrom("publication").select("partial").where("id", "=", publicationId).executeTakeFirst();
+  const {
+    rows: [row],
+  } = await sql<{ partial: boolean }>`SELECT partial FROM "publication" WHERE id = ${publicationId}`.execute(tx);
   return row?.partial ?? null;
 }

@@ -191,13 +191,18 @@ export async function cancelConversationRuns(tx: Executor, conversationId: strin
 }
 
 export async function findRunByKey(tx: Executor, idempotencyKey: string): Promise<RunRow | null> {
-  return (
-    (await tx.selectFrom("run").selectAll().where("idempotencyKey", "=", idempotencyKey).executeTakeFirst()) ?? null
-  );
+  // Templates, as every statement a task's narration runs each time (lib/notify/sql.ts says why).
+  const {
+    rows: [run],
+  } = await sql<RunRow>`SELECT * FROM "run" WHERE "idempotencyKey" = ${idempotencyKey}`.execute(tx);
+  return run ?? null;
 }
 
 export async function findRun(tx: Executor, id: string): Promise<RunRow | null> {
-  return (await tx.selectFrom("run").selectAll().where("id", "=", id).executeTakeFirst()) ?? null;
+  const {
+    rows: [run],
+  } = await sql<RunRow>`SELECT * FROM "run" WHERE id = ${id}`.execute(tx);
+  return run ?? null;
 }
 
 /**
@@ -210,12 +215,13 @@ export async function insertNotificationRun(
   tx: Tx,
   r: { id?: string; ownerId: string; conversationId: string; taskId: string; idempotencyKey: string },
 ): Promise<{ run: RunRow; created: boolean }> {
-  const inserted = await tx
-    .insertInto("run")
-    .values({ ...r, kind: "notification", status: "queued" })
-    .onConflict((oc) => oc.column("idempotencyKey").doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  const {
+    rows: [inserted],
+  } = await sql<RunRow>`
+    INSERT INTO "run" (${r.id === undefined ? sql`` : sql`id, `}"ownerId", "conversationId", "taskId", "idempotencyKey", kind, status)
+    VALUES (${r.id === undefined ? sql`` : sql`${r.id}, `}${r.ownerId}, ${r.conversationId}, ${r.taskId}, ${r.idempotencyKey}, 'notification', 'queued')
+    ON CONFLICT ("idempotencyKey") DO NOTHING
+    RETURNING *`.execute(tx);
   if (inserted) return { run: inserted, created: true };
   const existing = await findRunByKey(tx, r.idempotencyKey);
   if (!existing) throw new Error(`notification run ${r.idempotencyKey} neither inserted nor found`);
@@ -224,12 +230,9 @@ export async function insertNotificationRun(
 
 /** Points the run at its hidden prompt so its history stops there. */
 export async function setRunTrigger(tx: Tx, runId: string, messageId: string): Promise<RunRow> {
-  const run = await tx
-    .updateTable("run")
-    .set({ triggerMessageId: messageId })
-    .where("id", "=", runId)
-    .returningAll()
-    .executeTakeFirst();
+  const {
+    rows: [run],
+  } = await sql<RunRow>`UPDATE "run" SET "triggerMessageId" = ${messageId} WHERE id = ${runId} RETURNING *`.execute(tx);
   if (!run) throw new Error(`setRunTrigger: no run ${runId}`);
   return run;
 }
