@@ -152,7 +152,24 @@ process.on("message", async (m: Msg) => {
     process.exit(1);
   }
 });
-// Warm the module graph before the parent's clock starts.
-if (system === "herald") await import("../lib/runtime/start-worker");
-if (system === "herald-loop") await import("../lib/fleet/loop");
+// Warm every module a system's start loads before the parent's clock starts: loading them inside the timed window
+// counted a module graph's load (half a second for a query builder's) as the loop's throughput.
+const warm: Record<string, (() => Promise<unknown>)[]> = {
+  herald: [
+    () => import("../lib/drivers/setup"),
+    () => import("./noop-driver"),
+    () => import("../lib/runtime/start-worker"),
+  ],
+  "herald-loop": [
+    () => import("../lib/fleet/loop"),
+    () => import("../lib/tasks/sql"),
+    () => import("../lib/db/client"),
+    () => import("../lib/db/kysely"),
+    () => import("../lib/events/listener"),
+    () => import("../lib/events/channels"),
+  ],
+  "graphile-worker": [() => import("graphile-worker")],
+  "pg-boss": [() => import("pg-boss")],
+};
+for (const load of warm[system as string] ?? []) await load();
 process.send!({ type: "ready" });
