@@ -144,14 +144,20 @@ export async function waitForBeat(w: WorkerProc, timeoutMs = 60_000): Promise<vo
   );
 }
 
-/** Starts a real worker process (node + tsx loader, so the pid is the worker itself). */
+/** Starts a real worker process (node itself, on the run's bundle or through tsx, so the pid is the worker). */
 export function startWorkerProcess(env: Record<string, string> = {}): WorkerProc {
   let out = "";
-  const child = spawn(process.execPath, testProcessArgs("worker"), {
-    cwd: ROOT,
-    env: { ...process.env, HERALD_POLL_MS: "500", HERALD_HEARTBEAT_MS: "1000", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // BENCH_CPU_PROF=<dir>: each worker writes a CPU profile there when it exits (bench/task-burst.ts under a profiler).
+  const prof = process.env.BENCH_CPU_PROF;
+  const child = spawn(
+    process.execPath,
+    [...(prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), ...testProcessArgs("worker")],
+    {
+      cwd: ROOT,
+      env: { ...process.env, HERALD_POLL_MS: "500", HERALD_HEARTBEAT_MS: "1000", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
