@@ -1,5 +1,5 @@
 // The raw `pg` path the lease loop ran before Kysely (7095ce2: lib/db/client.ts queryRows / sqlTransaction,
-// lib/limits/fair-claim.ts, claimExecution and markTerminal in lib/tasks/sql.ts), copied here so that
+// lib/limits/fair-claim-sql.ts, claimExecution and markTerminal in lib/tasks/sql.ts), copied here so that
 // bench/kysely-cpu.ts and bench/kysely-js.ts can compare against it after the old layer is deleted.
 import { createHash } from "node:crypto";
 import type pg from "pg";

@@ -2,7 +2,7 @@ import type { DB } from "@/lib/db/generated/kysely.ts";
 import { db, prepared, type Tx } from "@/lib/db/kysely";
 import { TERMINAL_STATUSES } from "@/lib/contract/task";
 import { literals } from "@/lib/db/sql-list";
-import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
+import { fairPick, onlyRows } from "@/lib/limits/fair-claim-sql";
 import { sql, type Insertable, type Selectable } from "kysely";
 
 /**

@@ -1,6 +1,6 @@
 import type { DB } from "@/lib/db/generated/kysely.ts";
 import { db, prepared, type Executor, type Tx } from "@/lib/db/kysely";
-import { fairPick } from "@/lib/limits/fair-claim";
+import { fairPick } from "@/lib/limits/fair-claim-sql";
 import { wakeWorkers } from "@/lib/events/emit";
 import type { EmailNoticeMode } from "@/lib/contract/settings";
 import { literals } from "@/lib/db/sql-list";
@@ -56,7 +56,7 @@ function due(alias: string) {
     AND (${c}."emailLeaseUntil" IS NULL OR ${c}."emailLeaseUntil" < now())`;
 }
 
-/** The claim statement (exported for EXPLAIN in tests). Fair across accounts (lib/limits/fair-claim.ts). */
+/** The claim statement (exported for EXPLAIN in tests). Fair across accounts (lib/limits/fair-claim-sql.ts). */
 export function claimEmailSql(workerId: string, limit: number, leaseMs: number) {
   const pick = fairPick({
     table: "notice",

@@ -1,18 +1,7 @@
 import type { Tx } from "@/lib/db/kysely";
-import { sql } from "kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { limits, limitsOff } from "./config";
-import { lockAccount } from "./quotas";
-
-/** The account's conversation figures, the one being created not yet among them. */
-interface ConversationAdmission {
-  /** Conversations not deleted. */
-  live: number;
-  /** Conversations created in the rolling minute, deleted ones included (create-and-delete is still creating). */
-  recent: number;
-  /** Seconds until the oldest of `recent` leaves the window. */
-  retry: number;
-}
+import { conversationAdmission, lockAccount } from "./sql";
 
 /**
  * Admits one more conversation (a chat, a draft or an Agent Protocol thread: all
@@ -26,13 +15,7 @@ export async function admitConversation(tx: Tx, ownerId: string): Promise<void> 
   if (limitsOff()) return;
   const l = limits();
   await lockAccount(tx, ownerId);
-  const {
-    rows: [a],
-  } = await sql<ConversationAdmission>`
-    SELECT count(*) FILTER (WHERE "deletedAt" IS NULL)::int AS live,
-      count(*) FILTER (WHERE "createdAt" > now() - interval '60 seconds')::int AS recent,
-      greatest(1, ceil(60 - extract(epoch FROM now() - min("createdAt") FILTER (WHERE "createdAt" > now() - interval '60 seconds'))))::int AS retry
-    FROM "conversation" WHERE "ownerId" = ${ownerId}`.execute(tx);
+  const a = await conversationAdmission(tx, ownerId);
   if (a.recent >= l.conversationsPerMinute) {
     throw new ApiError(
       "rate_limited",

@@ -84,7 +84,7 @@ describe("fair claims across accounts", () => {
     const a = await signUp("DeepA");
     const b = await signUp("DeepB");
     const conv = await createConversationFor(a);
-    // Older than the window ranks (fair-claim.ts ranks a window of due rows, not all of them).
+    // Older than the window ranks (fair-claim-sql.ts ranks a window of due rows, not all of them).
     await getDb().task.createMany({
       data: Array.from({ length: 300 }, (_, i) => ({
         ownerId: a.id,

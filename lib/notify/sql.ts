@@ -1,6 +1,6 @@
 import type { DB } from "@/lib/db/generated/kysely.ts";
 import { db, jsonb, prepared, type Executor, type Tx } from "@/lib/db/kysely";
-import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
+import { fairPick, onlyRows } from "@/lib/limits/fair-claim-sql";
 import { RUN_ACTIVE_STATUSES, RUN_FINISHED_STATUSES } from "@/lib/contract/shapes";
 import { literals } from "@/lib/db/sql-list";
 import type { TaskRow } from "@/lib/tasks/sql";
@@ -44,7 +44,7 @@ export const fenceOf = (row: ClaimedNotification): Fence => ({
  * dispatched row, its narration run already finished: the run loop's wake-up
  * is then worth acting on), and no live lease. Status is left alone: the claim
  * transitions (T2–T6) are decided per row afterwards under the new token.
- * Fair across accounts (lib/limits/fair-claim.ts).
+ * Fair across accounts (lib/limits/fair-claim-sql.ts).
  */
 export async function claimNotificationLeases(
   workerId: string,

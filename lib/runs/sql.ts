@@ -1,7 +1,7 @@
 import { env } from "@/lib/config/env";
 import type { DB } from "@/lib/db/generated/kysely.ts";
 import { db, type Executor, type Tx } from "@/lib/db/kysely";
-import { fairPick } from "@/lib/limits/fair-claim";
+import { fairPick } from "@/lib/limits/fair-claim-sql";
 import { RUN_ACTIVE_STATUSES } from "@/lib/contract/shapes";
 import { literals } from "@/lib/db/sql-list";
 import { sql, type RawBuilder, type Selectable } from "kysely";
@@ -22,7 +22,7 @@ import { sql, type RawBuilder, type Selectable } from "kysely";
  *
  * "Head of its conversation" = no older queued/running run in the same
  * conversation, which gives both FIFO order and one active run per conversation.
- * Among accounts the claim is fair (lib/limits/fair-claim.ts): an account
+ * Among accounts the claim is fair (lib/limits/fair-claim-sql.ts): an account
  * holding fewer running runs goes first, and none holds more than its slots.
  */
 
@@ -58,7 +58,7 @@ const runDue = (a: string) => {
 /** Whether an UPDATE without RETURNING changed exactly one row. */
 const one = (r: { numAffectedRows?: bigint }) => r.numAffectedRows === 1n;
 
-/** Claims up to `limit` runs, fairly across accounts (lib/limits/fair-claim.ts). */
+/** Claims up to `limit` runs, fairly across accounts (lib/limits/fair-claim-sql.ts). */
 export async function claimRuns(workerId: string, limit: number): Promise<ClaimedRun[]> {
   if (limit <= 0) return [];
   return (await claimRunsSql(workerId, limit).execute(db())).rows;

@@ -1,7 +1,7 @@
 // The cancel loop's claim and guards: a fenced task's remote cancel, leased apart from its execution
 // (docs/state-machines.md).
 import { db, type Tx } from "@/lib/db/kysely";
-import { fairPick } from "@/lib/limits/fair-claim";
+import { fairPick } from "@/lib/limits/fair-claim-sql";
 import { sql, type RawBuilder } from "kysely";
 import { backoffMs, one, secs, taskLeaseMs, TERMINAL_SQL, type CancelLeasedTask, type TaskRow } from "./sql";
 

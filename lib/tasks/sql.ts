@@ -2,7 +2,7 @@ import { env } from "@/lib/config/env";
 import type { Prisma } from "@/lib/db/generated/client.ts";
 import type { DB } from "@/lib/db/generated/kysely.ts";
 import { db, jsonb, jsonValue, prepared, type Executor, type Tx } from "@/lib/db/kysely";
-import { fairPick, onlyRows } from "@/lib/limits/fair-claim";
+import { fairPick, onlyRows } from "@/lib/limits/fair-claim-sql";
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type TerminalStatus } from "@/lib/contract/task";
 import { literals } from "@/lib/db/sql-list";
 import { sql, type RawBuilder, type Selectable } from "kysely";
@@ -36,7 +36,7 @@ import { STOP_SENTENCES, type StopReason } from "./columns";
  *
  * Execution and cancel use separate lease tokens; a crash needs no recovery
  * code, the lease expires and the row is claimable again. Claims are fair
- * across accounts (lib/limits/fair-claim.ts).
+ * across accounts (lib/limits/fair-claim-sql.ts).
  */
 export const taskLeaseMs = () => env("HERALD_TASK_LEASE_MS");
 export const TASK_MAX_CONSECUTIVE_ERRORS = 5;
@@ -75,7 +75,7 @@ const execDue = (a: string, only: string[] | null) => {
 };
 
 /**
- * Claims up to `limit` due tasks, fairly across accounts (lib/limits/fair-claim.ts).
+ * Claims up to `limit` due tasks, fairly across accounts (lib/limits/fair-claim-sql.ts).
  * `onlyIds` narrows the claim to given rows (tests drive one task by hand).
  */
 export async function claimExecution(workerId: string, limit: number, onlyIds?: string[]): Promise<LeasedTask[]> {
