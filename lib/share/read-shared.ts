@@ -1,5 +1,5 @@
-import { db } from "@/lib/db/kysely";
 import type { SharedReport } from "@/lib/contract/share";
+import { sharedReportByHash } from "./sql";
 import { hashShareToken, isShareToken } from "./token";
 
 /**
@@ -9,14 +9,7 @@ import { hashShareToken, isShareToken } from "./token";
  */
 export async function readSharedReport(token: string): Promise<SharedReport | null> {
   if (!isShareToken(token)) return null;
-  const r = await db()
-    .selectFrom("report_share as s")
-    .innerJoin("publication as p", (j) => j.onRef("p.id", "=", "s.publicationId").onRef("p.ownerId", "=", "s.ownerId"))
-    .innerJoin("conversation as c", (j) => j.onRef("c.id", "=", "p.conversationId").on("c.deletedAt", "is", null))
-    .innerJoin("task as t", "t.id", "p.taskId")
-    .select(["t.title", "p.content", "p.version", "p.partial", "p.createdAt"])
-    .where("s.hash", "=", hashShareToken(token))
-    .executeTakeFirst();
+  const r = await sharedReportByHash(hashShareToken(token));
   return r
     ? {
         title: r.title,

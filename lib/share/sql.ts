@@ -1,5 +1,5 @@
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import type { Executor, Tx } from "@/lib/db/kysely";
+import { db, type Executor, type Tx } from "@/lib/db/kysely";
 import { sql, type Selectable } from "kysely";
 
 /** A share link row as Kysely reads it (Prisma's `ReportShare`). */
@@ -48,4 +48,19 @@ export async function insertShare(
 /** The account's share links, on its deletion. */
 export async function deleteOwnerShares(tx: Tx, ownerId: string): Promise<void> {
   await tx.deleteFrom("report_share").where("ownerId", "=", ownerId).execute();
+}
+
+/**
+ * The report behind a share link's hash, or undefined (unknown, revoked, or its conversation deleted). Selects only
+ * what the public page shows: nothing about the account, the conversation or other messages.
+ */
+export async function sharedReportByHash(hash: string) {
+  return db()
+    .selectFrom("report_share as s")
+    .innerJoin("publication as p", (j) => j.onRef("p.id", "=", "s.publicationId").onRef("p.ownerId", "=", "s.ownerId"))
+    .innerJoin("conversation as c", (j) => j.onRef("c.id", "=", "p.conversationId").on("c.deletedAt", "is", null))
+    .innerJoin("task as t", "t.id", "p.taskId")
+    .select(["t.title", "p.content", "p.version", "p.partial", "p.createdAt"])
+    .where("s.hash", "=", hash)
+    .executeTakeFirst();
 }
