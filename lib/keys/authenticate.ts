@@ -1,6 +1,4 @@
-import { db } from "@/lib/db/kysely";
-import { sql } from "kysely";
-import { touchKey } from "./sql";
+import { keyUserByHash, touchKey } from "./sql";
 import { hashKey, KEY_PREFIX, keyFromHeaders } from "./secret";
 
 export interface KeyUser {
@@ -22,13 +20,7 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export async function userFromApiKey(headers: Headers): Promise<KeyUser | null> {
   const key = keyFromHeaders(headers);
   if (!key || !key.startsWith(KEY_PREFIX) || key.length > 200) return null;
-  const row = await db()
-    .selectFrom("api_key as k")
-    .innerJoin("user as u", "u.id", "k.ownerId")
-    .select(["k.id as keyId", "k.lastUsedAt", "u.id", "u.name", "u.email"])
-    .where("k.hash", "=", hashKey(key))
-    .where((eb) => eb.or([eb("k.expiresAt", "is", null), eb("k.expiresAt", ">", sql<Date>`now()`)]))
-    .executeTakeFirst();
+  const row = await keyUserByHash(hashKey(key));
   if (!row) return null;
   // The web clock only decides whether to try (most requests skip the write); the time written, and the guard that
   // keeps two web processes from both writing, are the database's, like every other timestamp.

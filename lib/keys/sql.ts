@@ -61,3 +61,17 @@ export async function touchKey(id: string, granularityMs: number): Promise<void>
 export async function deleteOwnerKeys(tx: Tx, ownerId: string): Promise<void> {
   await tx.deleteFrom("api_key").where("ownerId", "=", ownerId).execute();
 }
+
+/**
+ * The account and key an API key's hash names, unless the key has expired by the database clock that set its expiry
+ * (a revoked key's row is gone).
+ */
+export async function keyUserByHash(hash: string) {
+  return db()
+    .selectFrom("api_key as k")
+    .innerJoin("user as u", "u.id", "k.ownerId")
+    .select(["k.id as keyId", "k.lastUsedAt", "u.id", "u.name", "u.email"])
+    .where("k.hash", "=", hash)
+    .where((eb) => eb.or([eb("k.expiresAt", "is", null), eb("k.expiresAt", ">", sql<Date>`now()`)]))
+    .executeTakeFirst();
+}
