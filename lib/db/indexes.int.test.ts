@@ -8,7 +8,7 @@ import { claimExecutionSql, nextExecutionDueSql } from "@/lib/tasks/sql";
 import { claimCancelsSql } from "@/lib/tasks/cancel-sql";
 import { claimRunsSql } from "@/lib/runs/sql";
 import { claimNotificationSql } from "@/lib/notify/sql";
-import { taskHistorySql } from "@/lib/tasks/history";
+import { taskHistorySql } from "@/lib/tasks/history-sql";
 import { planWithoutSeqScans, type Explainable } from "@/tests/explain";
 
 /**

@@ -2,6 +2,7 @@ import type { Executor } from "@/lib/db/kysely";
 import { emitEvent } from "@/lib/events/emit";
 import { isTerminalStatus, toPublicTask } from "@/lib/contract/task";
 import type { TaskRow } from "./sql";
+import { readTask } from "./read-sql";
 
 /** Announces the task's current public shape on the owner's feed, inside tx (waking `wake` loops at commit). */
 export async function emitTaskUpdated(tx: Executor, task: TaskRow, wake: readonly string[] = []): Promise<void> {
@@ -22,7 +23,7 @@ export async function emitTaskUpdated(tx: Executor, task: TaskRow, wake: readonl
 
 /** Re-reads the row inside tx and announces it; for writers that used raw SQL. */
 export async function emitTaskById(tx: Executor, taskId: string): Promise<TaskRow> {
-  const task = await tx.selectFrom("task").selectAll().where("id", "=", taskId).executeTakeFirst();
+  const task = await readTask(tx, taskId);
   if (!task) throw new Error(`emitTaskById: no task ${taskId}`);
   await emitTaskUpdated(tx, task);
   return task;

@@ -97,3 +97,21 @@ export async function deleteOwnerTasks(tx: Tx, ownerId: string): Promise<void> {
   await tx.deleteFrom("publication").where("ownerId", "=", ownerId).execute();
   await tx.deleteFrom("task").where("ownerId", "=", ownerId).execute();
 }
+
+/**
+ * A task start's locks, in writer order: the owner's live conversation (shared), then the account (its lock serialises
+ * the account's starts for the quota). No row when the conversation is not theirs or gone, and none when the task of
+ * this clientRequestId exists: a retry then takes neither lock (a worker holds that task's row and takes the account's
+ * lock last; a retry waiting on the row under that lock was a deadlock). `now` is the transaction's clock.
+ */
+export async function lockStartConversation(
+  tx: Tx,
+  input: { conversationId: string; ownerId: string; clientRequestId: string },
+): Promise<{ id: string; now: Date }[]> {
+  const { rows: conv } = await sql<{ id: string; now: Date }>`
+        SELECT c.id, now() AS now FROM "conversation" c JOIN "user" u ON u.id = c."ownerId"
+        WHERE c.id = ${input.conversationId} AND c."ownerId" = ${input.ownerId} AND c."deletedAt" IS NULL
+          AND NOT EXISTS (SELECT 1 FROM "task" t WHERE t."ownerId" = ${input.ownerId} AND t."clientRequestId" = ${input.clientRequestId})
+        FOR SHARE OF c FOR UPDATE OF u`.execute(tx);
+  return conv;
+}

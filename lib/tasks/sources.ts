@@ -1,8 +1,7 @@
 import { getDb } from "@/lib/db/client";
-import { db, type Tx } from "@/lib/db/kysely";
+import type { Tx } from "@/lib/db/kysely";
 import { countTaskSearchUnder } from "./sql";
-import { insertTaskSource, taskSourceNumber } from "./step-output-sql";
-import { sql } from "kysely";
+import { insertTaskSource, researchContextRow, taskSourceNumber, type StoredSource } from "./step-output-sql";
 import { toPublicSource, type PublicTaskSource } from "@/lib/contract/task";
 import type { PageText } from "@/lib/research/read-page";
 
@@ -63,15 +62,6 @@ export async function countTaskSearch(id: string, token: string, max: number): P
   return countTaskSearchUnder(id, token, max);
 }
 
-export interface StoredSource {
-  n: number;
-  url: string;
-  finalUrl: string;
-  title: string;
-  site: string;
-  text: string;
-}
-
 /**
  * What a research step needs before it starts, in one round trip: the pages
  * its task already read (skip them, number on from them, list them, reread the
@@ -84,16 +74,6 @@ export async function researchContext(
   ownerId: string,
   textChars: number,
 ): Promise<{ sources: StoredSource[]; pagesLastHour: number }> {
-  const {
-    rows: [row],
-  } = await sql<{ sources: StoredSource[]; pagesLastHour: number }>`
-    SELECT
-      coalesce((
-        SELECT json_agg(json_build_object('n', n, 'url', url, 'finalUrl', "finalUrl", 'title', title, 'site', site, 'text', left(excerpt, ${textChars}::int)) ORDER BY n)
-        FROM "task_source" WHERE "taskId" = ${taskId}
-      ), '[]'::json) AS sources,
-      (SELECT count(*)::int FROM "task_source" WHERE "ownerId" = ${ownerId} AND "fetchedAt" > now() - interval '1 hour') AS "pagesLastHour"`.execute(
-    db(),
-  );
+  const row = await researchContextRow(taskId, ownerId, textChars);
   return { sources: row!.sources, pagesLastHour: row!.pagesLastHour };
 }

@@ -1,15 +1,16 @@
 import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb } from "@/lib/db/client";
 import { transaction } from "@/lib/db/kysely";
-import { sql } from "kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { Prisma } from "@/lib/db/generated/client.ts";
 import { emitTaskUpdated } from "./emit-task";
 import { insertTaskIfAdmitted } from "./sql";
+import { lockStartConversation } from "./owner-sql";
 import { toPublicTask, type PublicTask } from "@/lib/contract/task";
 import { isKnownDriver } from "@/lib/drivers/setup";
 import type { DeliveryContract } from "@/lib/contract/schemas";
-import { taskAdmission, taskRefusal, type TaskAdmission } from "@/lib/limits/quotas";
+import { taskRefusal } from "@/lib/limits/quotas";
+import { taskAdmission, type TaskAdmission } from "@/lib/limits/sql";
 import { simulateAllowed } from "@/lib/limits/config";
 import { dueAtFrom } from "@/lib/contract/due-at";
 
@@ -62,11 +63,7 @@ export async function startTask(input: StartTaskInput): Promise<{ task: PublicTa
       // A retry whose task exists takes neither: a worker holds that task's row and takes
       // the account's lock last, and a retry waiting on the row under that lock was a deadlock.
       // Looked for in the same statement, so a first start pays no round trip for it.
-      const { rows: conv } = await sql<{ id: string; now: Date }>`
-        SELECT c.id, now() AS now FROM "conversation" c JOIN "user" u ON u.id = c."ownerId"
-        WHERE c.id = ${input.conversationId} AND c."ownerId" = ${input.ownerId} AND c."deletedAt" IS NULL
-          AND NOT EXISTS (SELECT 1 FROM "task" t WHERE t."ownerId" = ${input.ownerId} AND t."clientRequestId" = ${input.clientRequestId})
-        FOR SHARE OF c FOR UPDATE OF u`.execute(tx);
+      const conv = await lockStartConversation(tx, input);
       if (conv.length === 0) return null;
       const d = input.delivery;
       const dueAt = d ? dueAtFrom(d, input.anchorAt ?? conv[0].now, conv[0].now) : null;

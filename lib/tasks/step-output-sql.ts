@@ -1,7 +1,7 @@
 // What a step leaves behind besides the task's own row: its checkpoint, the published bodies, the pages it read.
 import { createHash } from "node:crypto";
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { jsonb, prepared, type Tx } from "@/lib/db/kysely";
+import { db, jsonb, prepared, type Tx } from "@/lib/db/kysely";
 import { sql, type Selectable } from "kysely";
 import type { TaskRow, TaskSourceRow } from "./sql";
 
@@ -65,4 +65,37 @@ export async function taskSourceNumber(tx: Tx, taskId: string, url: string): Pro
     .where("url", "=", url)
     .executeTakeFirstOrThrow();
   return row.n;
+}
+
+/** A source as a research step rereads it (lib/tasks/sources.ts#researchContext). */
+export interface StoredSource {
+  n: number;
+  url: string;
+  finalUrl: string;
+  title: string;
+  site: string;
+  text: string;
+}
+
+/**
+ * The pages the task already read (the first `textChars` of each excerpt) and how many pages the account's tasks read
+ * in the last hour, in one round trip (index task_source_ownerId_fetchedAt_idx).
+ */
+export async function researchContextRow(
+  taskId: string,
+  ownerId: string,
+  textChars: number,
+): Promise<{ sources: StoredSource[]; pagesLastHour: number } | undefined> {
+  const {
+    rows: [row],
+  } = await sql<{ sources: StoredSource[]; pagesLastHour: number }>`
+    SELECT
+      coalesce((
+        SELECT json_agg(json_build_object('n', n, 'url', url, 'finalUrl', "finalUrl", 'title', title, 'site', site, 'text', left(excerpt, ${textChars}::int)) ORDER BY n)
+        FROM "task_source" WHERE "taskId" = ${taskId}
+      ), '[]'::json) AS sources,
+      (SELECT count(*)::int FROM "task_source" WHERE "ownerId" = ${ownerId} AND "fetchedAt" > now() - interval '1 hour') AS "pagesLastHour"`.execute(
+    db(),
+  );
+  return row;
 }
