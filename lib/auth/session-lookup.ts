@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { db } from "@/lib/db/kysely";
+import { sessionByToken } from "./sql";
 
 /**
  * better-auth's getSession reads the session row, then its user: two queries on
@@ -65,12 +65,7 @@ export async function liveSessionUser(headers: Headers, ctx: SessionCookies): Pr
   if (values.length > 1) return undefined;
   const token = verifiedToken(values[0], ctx.secret);
   if (token === null) return null;
-  const row = await db()
-    .selectFrom("session as s")
-    .innerJoin("user as u", "u.id", "s.userId")
-    .select(["u.id", "u.name", "u.email", "s.id as sessionId", "s.expiresAt"])
-    .where("s.token", "=", token)
-    .executeTakeFirst();
+  const row = await sessionByToken(token);
   if (!row) return undefined;
   const expires = row.expiresAt.getTime();
   const now = Date.now();

@@ -83,3 +83,13 @@ export async function deleteUser(tx: Tx, userId: string): Promise<void> {
   await tx.deleteFrom("user").where("id", "=", userId).execute();
   await tx.deleteFrom("verification").where("value", "=", userId).execute();
 }
+
+/** The session of this token with its user, in one joined query (lib/auth/session-lookup.ts: the per-request check). */
+export async function sessionByToken(token: string) {
+  return db()
+    .selectFrom("session as s")
+    .innerJoin("user as u", "u.id", "s.userId")
+    .select(["u.id", "u.name", "u.email", "s.id as sessionId", "s.expiresAt"])
+    .where("s.token", "=", token)
+    .executeTakeFirst();
+}
