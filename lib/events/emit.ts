@@ -1,8 +1,7 @@
 import type { LoggedFeedEvent, RunDelta } from "@/lib/contract/shapes";
-import { DELTAS_CHANNEL, MAX_NOTIFY_BYTES, WORK_CHANNEL } from "./channels";
+import { MAX_NOTIFY_BYTES } from "./channels";
 import { db, transaction, type Executor, type Tx } from "@/lib/db/kysely";
-import { writeEvents, type PendingEvent } from "./sql";
-import { sql } from "kysely";
+import { notifyDelta, notifyWork, writeEvents, type PendingEvent } from "./sql";
 
 /** Events of a transaction opened by transactionWithEvents, written together before it commits. */
 const batches = new WeakMap<object, PendingEvent[]>();
@@ -66,7 +65,7 @@ export async function transactionWithEvents<T>(fn: (tx: EventTx) => Promise<T>):
 
 /** Tells idle workers there is due work for a loop. Transactional when given a tx. */
 export async function wakeWorkers(tx: Executor | null, loop: string): Promise<void> {
-  await sql`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`.execute(tx ?? db());
+  await notifyWork(tx ?? db(), loop);
 }
 
 /** Streamed text is ephemeral: no seq, may be dropped; the stored message is the truth. */
@@ -79,5 +78,5 @@ export async function publishDelta(ownerId: string, delta: RunDelta): Promise<vo
     await publishDelta(ownerId, { ...delta, delta: delta.delta.slice(half), offset: delta.offset + half });
     return;
   }
-  await sql`SELECT pg_notify(${DELTAS_CHANNEL}, ${payload})`.execute(db());
+  await notifyDelta(payload);
 }

@@ -1,6 +1,6 @@
 import { db, prepared, type Executor, type Tx } from "@/lib/db/kysely";
 import { sql } from "kysely";
-import { EVENTS_CHANNEL, WORK_CHANNEL } from "./channels";
+import { DELTAS_CHANNEL, EVENTS_CHANNEL, SESSIONS_CHANNEL, WORK_CHANNEL } from "./channels";
 import type { LoggedFeedEvent } from "@/lib/contract/shapes";
 
 /** An event waiting for its transaction's one write (emitEvent, lib/events/emit.ts). */
@@ -62,4 +62,29 @@ export async function touchPresenceAt(ids: string[], skipLocked: boolean): Promi
 /** The account's event log, on its deletion. */
 export async function deleteOwnerEvents(tx: Tx, ownerId: string): Promise<void> {
   await tx.deleteFrom("event").where("ownerId", "=", ownerId).execute();
+}
+
+/** Wakes idle workers for a loop (wakeWorkers); in a transaction, Postgres delivers it at commit. */
+export async function notifyWork(on: Executor, loop: string): Promise<void> {
+  await sql`SELECT pg_notify(${WORK_CHANNEL}, ${loop})`.execute(on);
+}
+
+/** One streamed-text NOTIFY (publishDelta), its payload already within MAX_NOTIFY_BYTES. */
+export async function notifyDelta(payload: string): Promise<void> {
+  await sql`SELECT pg_notify(${DELTAS_CHANNEL}, ${payload})`.execute(db());
+}
+
+/** The ids among `ids` whose session row exists and has not expired (one primary-key lookup). */
+export async function selectLiveSessionIds(ids: readonly string[]): Promise<{ id: string }[]> {
+  return db()
+    .selectFrom("session")
+    .select("id")
+    .where((eb) => eb("id", "=", eb.fn.any(sql<string[]>`${[...ids]}::text[]`)))
+    .where("expiresAt", ">", sql<Date>`now()`)
+    .execute();
+}
+
+/** Tells the account's feeds a session ended (notifySessionEnded), so they re-check at once. */
+export async function notifyEndedSession(userId: string): Promise<void> {
+  await sql`SELECT pg_notify(${SESSIONS_CHANNEL}, ${JSON.stringify({ o: userId })})`.execute(db());
 }
