@@ -1,10 +1,9 @@
-import { db, transaction } from "@/lib/db/kysely";
-import { sql } from "kysely";
+import { transaction } from "@/lib/db/kysely";
 import { emitEvent } from "@/lib/events/emit";
 import { admitConversation } from "@/lib/limits/conversation-quota";
 import { toPublicConversation } from "@/lib/contract/message";
 import type { PublicConversation } from "@/lib/contract/shapes";
-import { insertConversation } from "./sql";
+import { insertConversation, newestEmptyConversation } from "./sql";
 import { DEFAULT_TITLE } from "./titles";
 
 export async function createConversation(ownerId: string, title?: string): Promise<PublicConversation> {
@@ -31,21 +30,7 @@ export async function createConversation(ownerId: string, title?: string): Promi
 export async function openDraftConversation(
   ownerId: string,
 ): Promise<{ conversation: PublicConversation; created: boolean }> {
-  const empty = await db()
-    .selectFrom("conversation as c")
-    .selectAll("c")
-    .where("c.ownerId", "=", ownerId)
-    .where("c.deletedAt", "is", null)
-    .where("c.messageSeq", "=", 0)
-    .where("c.titleSource", "=", "none")
-    .where("c.apMetadata", "is", null)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom("task as t").select(sql.lit(1).as("one")).whereRef("t.conversationId", "=", "c.id"))),
-    )
-    .orderBy("c.createdAt", "desc")
-    .orderBy("c.id", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  const empty = await newestEmptyConversation(ownerId);
   if (empty) return { conversation: toPublicConversation(empty), created: false };
   return { conversation: await createConversation(ownerId), created: true };
 }

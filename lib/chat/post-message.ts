@@ -1,7 +1,6 @@
 import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb } from "@/lib/db/client";
 import { transaction, type Tx } from "@/lib/db/kysely";
-import { sql } from "kysely";
 import { parseDeliveryPhrase, type ParsedDelivery } from "@/lib/text/delivery-phrases";
 import { dueAtFrom } from "@/lib/contract/due-at";
 import { assertMessageAdmitted, messageAdmission, type MessageAdmission } from "@/lib/limits/quotas";
@@ -13,7 +12,7 @@ import { emitEvent } from "@/lib/events/emit";
 import type { PublicMessage, PublicRun } from "@/lib/contract/shapes";
 import { driverForWorkChoice } from "@/lib/drivers/choices";
 import { appendMessageRow } from "./append-message";
-import { renameConversation } from "./sql";
+import { renameConversation, transactionNowMs } from "./sql";
 import { titleFromMessage } from "./titles";
 import { toPublicConversation, toPublicMessage, toPublicRun } from "@/lib/contract/message";
 
@@ -39,9 +38,7 @@ async function deliveryMeta(
 ): Promise<Prisma.InputJsonValue | undefined> {
   const d: DeliveryContract | null = input.delivery ?? parsed;
   if (!d) return undefined;
-  const {
-    rows: [{ now }],
-  } = await sql<{ now: Date }>`SELECT date_trunc('milliseconds', now()) AS now`.execute(tx);
+  const now = await transactionNowMs(tx);
   const dueAt = dueAtFrom(d, now, now);
   return {
     delivery: {

@@ -1,11 +1,10 @@
 import { consume } from "@/lib/auth/throttle";
-import { db } from "@/lib/db/kysely";
 import { ApiError } from "@/lib/errors/api-error";
 import { limits, limitsOff } from "@/lib/limits/config";
-import { sql, type RawBuilder } from "kysely";
+import type { RawBuilder } from "kysely";
 import { toPublicConversation } from "@/lib/contract/message";
 import type { PublicConversation } from "@/lib/contract/shapes";
-import type { ConversationRow } from "./sql";
+import { matchingConversationsSql, searchConversationRows } from "./search-sql";
 
 export interface ConversationSearchHit {
   conversation: PublicConversation;
@@ -46,16 +45,7 @@ export function matchingConversations(
   q: string,
   pattern = likePattern(q),
 ): RawBuilder<{ conversationId: string }> {
-  // The literals repeat the partial index's predicate, so the planner may use it.
-  return trigramIndexable(q)
-    ? sql`
-        SELECT DISTINCT "conversationId" FROM "message"
-        WHERE "ownerId" = ${ownerId} AND NOT hidden AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}`
-    : sql`
-        SELECT DISTINCT "conversationId" FROM (
-          SELECT "conversationId", hidden, kind, content FROM "message" WHERE "ownerId" = ${ownerId}
-          ORDER BY "createdAt" DESC LIMIT ${UNINDEXED_SCAN_MESSAGES}::int) recent
-        WHERE NOT hidden AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}`;
+  return matchingConversationsSql(ownerId, pattern, trigramIndexable(q), UNINDEXED_SCAN_MESSAGES);
 }
 
 /**
@@ -74,25 +64,10 @@ export async function searchConversations(ownerId: string, q: string, limit = 20
   await throttleSearch(ownerId);
   const pattern = likePattern(q);
   const matching = matchingConversations(ownerId, q, pattern);
-  const { rows } = await sql<ConversationRow & { matchSeq: number | null; snippet: string | null; titleHit: boolean }>`
-    WITH matching AS MATERIALIZED (${matching}),
-    newest AS (
-      SELECT x."conversationId", m.seq, m.snippet FROM matching x
-      CROSS JOIN LATERAL (
-        SELECT seq, substr(content, greatest(1, strpos(lower(content), lower(${q})) - ${SNIPPET_BEFORE}), ${SNIPPET_CHARS}) AS snippet
-        FROM "message"
-        WHERE "conversationId" = x."conversationId" AND "ownerId" = ${ownerId} AND NOT hidden
-          AND kind IN ('user', 'assistant', 'body') AND content ILIKE ${pattern}
-        ORDER BY seq DESC LIMIT 1
-      ) m
-    )
-    SELECT c.*, (c.title ILIKE ${pattern}) AS "titleHit", m.seq AS "matchSeq", m.snippet
-    FROM "conversation" c
-    LEFT JOIN newest m ON m."conversationId" = c.id AND NOT (c.title ILIKE ${pattern})
-    WHERE c."ownerId" = ${ownerId} AND c."deletedAt" IS NULL
-      AND (c.title ILIKE ${pattern} OR m.seq IS NOT NULL)
-    ORDER BY "titleHit" DESC, c."updatedAt" DESC, c.id DESC
-    LIMIT ${limit}`.execute(db());
+  const rows = await searchConversationRows(ownerId, q, pattern, matching, limit, {
+    before: SNIPPET_BEFORE,
+    chars: SNIPPET_CHARS,
+  });
   return rows.map((r) => ({
     conversation: toPublicConversation(r),
     match: r.titleHit ? "title" : "message",

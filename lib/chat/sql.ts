@@ -1,5 +1,5 @@
 import type { DB } from "@/lib/db/generated/kysely.ts";
-import { jsonb, prepared, type Tx } from "@/lib/db/kysely";
+import { db, jsonb, prepared, type Tx } from "@/lib/db/kysely";
 import { sql, type Insertable, type Selectable } from "kysely";
 import { heldUntilDue, momentTaskOf, speaks as speaksSql } from "./unread-sql";
 
@@ -304,4 +304,31 @@ export async function accountWording(
   userId: string,
 ): Promise<{ language: string | null; timeZone: string | null } | undefined> {
   return tx.selectFrom("user").select(["language", "timeZone"]).where("id", "=", userId).executeTakeFirst();
+}
+
+/** The transaction's now(), to the millisecond (a message's createdAt): a turn's delivery promise counts from it. */
+export async function transactionNowMs(tx: Tx): Promise<Date> {
+  const {
+    rows: [{ now }],
+  } = await sql<{ now: Date }>`SELECT date_trunc('milliseconds', now()) AS now`.execute(tx);
+  return now;
+}
+
+/** The account's newest live conversation nothing was ever written in (no message, title, AP metadata or task). */
+export async function newestEmptyConversation(ownerId: string): Promise<ConversationRow | undefined> {
+  return db()
+    .selectFrom("conversation as c")
+    .selectAll("c")
+    .where("c.ownerId", "=", ownerId)
+    .where("c.deletedAt", "is", null)
+    .where("c.messageSeq", "=", 0)
+    .where("c.titleSource", "=", "none")
+    .where("c.apMetadata", "is", null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom("task as t").select(sql.lit(1).as("one")).whereRef("t.conversationId", "=", "c.id"))),
+    )
+    .orderBy("c.createdAt", "desc")
+    .orderBy("c.id", "desc")
+    .limit(1)
+    .executeTakeFirst();
 }
