@@ -1,7 +1,7 @@
 import { isUniqueViolation } from "@/lib/db/errors";
 import { getDb } from "@/lib/db/client";
 import type { Tx } from "@/lib/db/kysely";
-import { sql } from "kysely";
+import { transactionNow } from "@/lib/runtime/sql";
 import type { Task } from "@/lib/db/generated/client.ts";
 import { appendMessage } from "@/lib/chat/append-message";
 import { getModel } from "@/lib/agent/model";
@@ -225,9 +225,9 @@ async function compensate(task: Task, signal: AbortSignal): Promise<void> {
 /** Past a missed deadline the research may go on only within its budget. */
 async function overtimeSpent(task: LeasedTask, token: string): Promise<boolean> {
   return transactionWithEvents(async (tx) => {
-    const { rows } = await sql<{ now: Date }>`SELECT now() AS now`.execute(tx);
+    const now = await transactionNow(tx);
     const row = await lockExecutionGuarded(tx, task.id, token);
-    if (!row || (row.allowOvertime && !budgetExceeded(row, rows[0].now))) return false;
+    if (!row || (row.allowOvertime && !budgetExceeded(row, now))) return false;
     await stopAtDeadline(tx, row, STOPPED_IN_OVERTIME);
     return true;
   });
