@@ -1,10 +1,6 @@
 import { env } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
-import type { DB } from "@/lib/db/generated/kysely.ts";
-import { db } from "@/lib/db/kysely";
-import { sql, type Selectable } from "kysely";
 import { AP_STREAM_MODES, type ApMessage, type ApStreamMode } from "@/lib/contract/ap";
-import type { PublicMessage } from "@/lib/contract/shapes";
 import { isTerminalStatus } from "@/lib/contract/task";
 import { ApiError } from "@/lib/errors/api-error";
 import { watchAccount } from "@/lib/events/feed";
@@ -13,6 +9,7 @@ import { log } from "@/lib/util/log";
 import { loadRun } from "./get-run";
 import { stateAt, threadSteps } from "./get-thread-state";
 import { apMessage } from "./project";
+import { runLogPage, type RunLogRow } from "./sql";
 
 /**
  * `runs.stream` / `runs.joinStream` as the LangGraph API serves them: SSE whose
@@ -88,9 +85,6 @@ export function parseEventId(raw: string | null): Cursor | null {
   return m ? { seq: BigInt(m[1]), n: Number(m[2]) } : null;
 }
 
-/** A log event of the run's task; its payload is the LoggedFeedEvent's data that emitEvent wrote. */
-type LogRow = Pick<Selectable<DB["event"]>, "seq" | "type"> & { payload: { message?: PublicMessage } };
-
 interface Frame {
   event: string;
   data: unknown;
@@ -101,7 +95,7 @@ interface Frame {
  * checkpoint (read from durable rows only when the values mode asks for them).
  */
 async function framesOf(
-  row: LogRow,
+  row: RunLogRow,
   modes: ApStreamMode[],
   runId: string,
   valuesAt: (id: string) => Promise<unknown>,
@@ -230,11 +224,7 @@ export async function openRunStream(
       const { task, superseded } = await loadRun(ownerId, threadId, runId);
       const over = superseded || isTerminalStatus(task.status) || task.status === "input_required";
       for (;;) {
-        const { rows } = await sql<LogRow>`
-          SELECT seq, type, payload FROM "event"
-          WHERE "ownerId" = ${ownerId} AND "taskId" = ${first.row.taskId} AND seq > ${cursor}
-            AND (${since}::timestamptz IS NULL OR "createdAt" >= ${since}::timestamptz)
-          ORDER BY seq LIMIT ${PAGE}::int`.execute(db());
+        const rows = await runLogPage(ownerId, first.row.taskId, cursor, since, PAGE);
         for (const r of rows) {
           const frames = await framesOf(r, modes, runId, valuesAt);
           frames.forEach((f, i) => send(`${r.seq}-${i}`, f));
