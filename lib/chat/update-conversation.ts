@@ -4,7 +4,7 @@ import { ApiError, notFound } from "@/lib/errors/api-error";
 import { toPublicConversation } from "@/lib/contract/message";
 import { MAX_PINNED_CONVERSATIONS } from "@/lib/contract/schemas";
 import type { PublicConversation } from "@/lib/contract/shapes";
-import { lockAccount } from "@/lib/limits/quotas";
+import { lockAccount } from "@/lib/limits/sql";
 import { countPinned, lockConversation, patchConversation } from "./sql";
 
 export interface ConversationPatch {

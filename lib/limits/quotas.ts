@@ -2,8 +2,7 @@ import { ApiError } from "@/lib/errors/api-error";
 import { limits } from "./config";
 import type { MessageAdmission, TaskAdmission } from "./sql";
 
-// The statements live in ./sql.ts; callers elsewhere take them from here with the refusals that read their rows.
-export { lockAccount, messageAdmission, taskAdmission, type MessageAdmission, type TaskAdmission } from "./sql";
+// The refusals that read the admission statements' rows (./sql.ts).
 
 /** Seconds until a rolling-minute window frees a unit: the oldest entry's 60th second. */
 function windowRetry(oldestAgeSeconds: number): number {

@@ -1,6 +1,6 @@
 import { transaction } from "@/lib/db/kysely";
 import { ApiError, notFound } from "@/lib/errors/api-error";
-import { lockAccount } from "@/lib/limits/quotas";
+import { lockAccount } from "@/lib/limits/sql";
 import { limitsOff } from "@/lib/limits/config";
 import { sharePath, toPublicShare, type CreatedShare } from "@/lib/contract/share";
 import { insertShare, ownLivePublication, shareCounts } from "./sql";
