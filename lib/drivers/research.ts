@@ -311,35 +311,7 @@ async function sectionStep(
   // A search that found little new (a narrow topic, a second section on the same pages): write from what fits of the earlier pages too.
   const again = fresh.length >= 2 ? [] : rereadable(known, sectionTerms, SECTION_MAX_SOURCES - fresh.length);
 
-  const result = await generateText({
-    model: ctx.model,
-    abortSignal: ctx.signal,
-    maxRetries: 0,
-    ...progressTool(ctx),
-    prompt: [
-      `${RESEARCH_STEP_MARK} section=${index}/${total} lang=${lang}`,
-      `Write the section "${neutralizeUntrusted(sectionTitle)}" of a research report on the topic below. ${WRITE_IN[lang]} ${SECTION_RULES}`,
-      total > 1
-        ? `The report's sections, in order: ${sections.map((t) => `"${neutralizeUntrusted(t)}"`).join(", ")}. Write this one's part only.`
-        : "",
-      ctx.reportProgress
-        ? `While you work you may call ${RESEARCH_UPDATE_TOOL} with one short line for the user (what you are checking); it is not part of the report.`
-        : "",
-      `Topic:\n${frameUntrusted(requestForWriting(ctx.task.prompt), "research request")}`,
-      instructions.length ? `${STEERING_RULES}\n${frameUntrusted(instructions.join("\n"), "user update")}` : "",
-      sourcesPrompt(fresh, again),
-    ]
-      .filter(Boolean)
-      .join("\n"),
-  });
-  // A model that calls the tool first writes the section in a later request; one that writes both at once, in the first.
-  const raw = result.steps.map((s) => s.text).join("");
-  if (!raw.trim()) throw new Error(`research step ${index}: the model wrote no section text`);
-  // The host decides which numbers stand: only pages this task read.
-  const checked = checkCitations(raw.trim(), new Set(read.map((s) => s.n)));
-  if (checked.removed > 0)
-    log("research").info({ taskId: ctx.task.id, removed: checked.removed }, "citations naming no source removed");
-  const text = checked.text.trim();
+  const { text, requests } = await writeSection(ctx, { index, sections, lang, instructions, fresh, again, read });
   const searches = book.searches + gathered.searches;
   // The last search's outcome words a report without sources; a step that made none keeps the earlier one.
   const search: SearchState | undefined =
@@ -361,7 +333,7 @@ async function sectionStep(
       kind: "section",
       input: { title: sectionTitle, updates, queries },
       output,
-      modelRequests: result.steps.length,
+      modelRequests: requests,
     },
     progress:
       read.length === 0
@@ -386,6 +358,51 @@ async function sectionStep(
     outcome.publish = { partial: true, content: assembleBody(title, done, total, true, lang, report) };
   }
   return outcome;
+}
+
+/** The section's text from the model, its citations checked against the pages this task read. */
+async function writeSection(
+  ctx: StepContext,
+  s: {
+    index: number;
+    sections: readonly string[];
+    lang: Lang;
+    instructions: readonly string[];
+    fresh: readonly PromptPage[];
+    again: readonly PromptPage[];
+    read: readonly CitedSource[];
+  },
+): Promise<{ text: string; requests: number }> {
+  const total = s.sections.length;
+  const result = await generateText({
+    model: ctx.model,
+    abortSignal: ctx.signal,
+    maxRetries: 0,
+    ...progressTool(ctx),
+    prompt: [
+      `${RESEARCH_STEP_MARK} section=${s.index}/${total} lang=${s.lang}`,
+      `Write the section "${neutralizeUntrusted(s.sections[s.index - 1])}" of a research report on the topic below. ${WRITE_IN[s.lang]} ${SECTION_RULES}`,
+      total > 1
+        ? `The report's sections, in order: ${s.sections.map((t) => `"${neutralizeUntrusted(t)}"`).join(", ")}. Write this one's part only.`
+        : "",
+      ctx.reportProgress
+        ? `While you work you may call ${RESEARCH_UPDATE_TOOL} with one short line for the user (what you are checking); it is not part of the report.`
+        : "",
+      `Topic:\n${frameUntrusted(requestForWriting(ctx.task.prompt), "research request")}`,
+      s.instructions.length ? `${STEERING_RULES}\n${frameUntrusted(s.instructions.join("\n"), "user update")}` : "",
+      sourcesPrompt(s.fresh, s.again),
+    ]
+      .filter(Boolean)
+      .join("\n"),
+  });
+  // A model that calls the tool first writes the section in a later request; one that writes both at once, in the first.
+  const raw = result.steps.map((step) => step.text).join("");
+  if (!raw.trim()) throw new Error(`research step ${s.index}: the model wrote no section text`);
+  // The host decides which numbers stand: only pages this task read.
+  const checked = checkCitations(raw.trim(), new Set(s.read.map((p) => p.n)));
+  if (checked.removed > 0)
+    log("research").info({ taskId: ctx.task.id, removed: checked.removed }, "citations naming no source removed");
+  return { text: checked.text.trim(), requests: result.steps.length };
 }
 
 /**

@@ -105,7 +105,34 @@ export async function executeRun(
       abort.abort(new LeaseLostError());
     },
   );
+  const reply = deltaPublisher(run);
 
+  try {
+    const maxAttempts = runMaxAttempts();
+    if (run.attempts > maxAttempts) return await fail(run, `gave up after ${maxAttempts} attempts`);
+    await emitRunUpdated(run);
+    const broken = await readReply(await startReply(run, abort.signal, opts), reply, abort.signal);
+    if (abort.signal.aborted) throw abort.signal.reason;
+    if (broken) {
+      // A stream cut after the user saw text keeps that text as the reply: asking again would repeat it.
+      if (!reply.text.trim() || broken instanceof LeaseLostError) throw broken;
+      publicError(broken, `runs ${run.id}: stream broke, partial reply kept`);
+    }
+    await reply.finish();
+    return (await storeReply(run, reply.text.trim())) ? "succeeded" : "lost";
+  } catch (err) {
+    reply.cancel();
+    if (stopping.aborted && !lost) return (await releaseRun(run.id, token)) ? "released" : "lost";
+    if (lost || err instanceof LeaseLostError) return "lost";
+    return await fail(run, publicError(err, `runs ${run.id}`));
+  } finally {
+    stopRenewing();
+    stopping.removeEventListener("abort", onStop);
+  }
+}
+
+/** The reply as it streams, sent on the feed in batches as ephemeral deltas (the stored message is what counts). */
+function deltaPublisher(run: ClaimedRun) {
   let streamed = "";
   let sent = 0;
   let flushTimer: NodeJS.Timeout | null = null;
@@ -119,104 +146,111 @@ export async function executeRun(
       () => {},
     );
   };
+  return {
+    get text() {
+      return streamed;
+    },
+    append(text: string) {
+      streamed += text;
+      flushTimer ??= setTimeout(() => void flush(), DELTA_FLUSH_MS);
+    },
+    async finish() {
+      if (flushTimer) clearTimeout(flushTimer);
+      await flush();
+    },
+    cancel() {
+      if (flushTimer) clearTimeout(flushTimer);
+    },
+  };
+}
 
+/** The model's reply to the conversation so far, streaming: the prompt, the history, the tools this run may use. */
+async function startReply(run: ClaimedRun, signal: AbortSignal, opts: ExecuteOptions) {
+  // One frame per prompt: every untrusted block below carries its nonce, and the system prompt names it.
+  const frame = createFrame();
+  const trigger = await loadTrigger(run);
+  // Only a turn the user wrote gets tools that change tasks; a narration run can only look them up.
+  const access = toolAccessFor(run, trigger);
+  const messages = await loadHistory(run, trigger, frame);
+  // Interactive policy: short in-place retries (Retry-After, backoff), a silence timeout, tokens per answered request.
+  const model = resilientModel(
+    countedModel(opts.model ?? getModel(), () => countRunModelRequest(run.id, run.leaseToken)),
+    {
+      mode: "interactive",
+      onUsage: (u) => addRunUsage(run.id, u),
+    },
+  );
+  // A server without a tool-call parser refuses every request that carries tools, "Hello" included.
+  const withTools = modelToolsEnabled();
+  const tasks = await taskProjection(run.ownerId, run.conversationId, frame);
+  const reader = await getDb().user.findUnique({ where: { id: run.ownerId }, select: { timeZone: true } });
+  return streamText({
+    model,
+    system: systemPrompt(new Date(), frame, {
+      readOnly: access === "read-only",
+      tasks,
+      noTools: !withTools,
+      timeZone: reader?.timeZone,
+    }),
+    messages,
+    tools: withTools
+      ? agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access)
+      : undefined,
+    stopWhen: stepCountIs(5),
+    abortSignal: signal,
+    // Retries are the resilient model's (one policy for every call); the SDK's own would ignore Retry-After.
+    maxRetries: 0,
+  });
+}
+
+/** Reads the stream into `reply`; what broke it (an error or the abort), or null when it ended. */
+async function readReply(
+  result: ReturnType<typeof streamText>,
+  reply: ReturnType<typeof deltaPublisher>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  // fullStream rather than textStream: errors and aborts arrive as parts, not throws.
+  let stepEnded = false;
   try {
-    const maxAttempts = runMaxAttempts();
-    if (run.attempts > maxAttempts) return await fail(run, `gave up after ${maxAttempts} attempts`);
-    await emitRunUpdated(run);
-    // One frame per prompt: every untrusted block below carries its nonce, and the system prompt names it.
-    const frame = createFrame();
-    const trigger = await loadTrigger(run);
-    // Only a turn the user wrote gets tools that change tasks; a narration run can only look them up.
-    const access = toolAccessFor(run, trigger);
-    const messages = await loadHistory(run, trigger, frame);
-    // Interactive policy: short in-place retries (Retry-After, backoff), a silence timeout, tokens per answered request.
-    const model = resilientModel(
-      countedModel(opts.model ?? getModel(), () => countRunModelRequest(run.id, token)),
-      {
-        mode: "interactive",
-        onUsage: (u) => addRunUsage(run.id, u),
-      },
-    );
-    // A server without a tool-call parser refuses every request that carries tools, "Hello" included.
-    const withTools = modelToolsEnabled();
-    const tasks = await taskProjection(run.ownerId, run.conversationId, frame);
-    const reader = await getDb().user.findUnique({ where: { id: run.ownerId }, select: { timeZone: true } });
-    const result = streamText({
-      model,
-      system: systemPrompt(new Date(), frame, {
-        readOnly: access === "read-only",
-        tasks,
-        noTools: !withTools,
-        timeZone: reader?.timeZone,
-      }),
-      messages,
-      tools: withTools
-        ? agentTools({ ownerId: run.ownerId, conversationId: run.conversationId, runId: run.id, frame }, access)
-        : undefined,
-      stopWhen: stepCountIs(5),
-      abortSignal: abort.signal,
-      // Retries are the resilient model's (one policy for every call); the SDK's own would ignore Retry-After.
-      maxRetries: 0,
-    });
-    // fullStream rather than textStream: errors and aborts arrive as parts, not throws.
-    let stepEnded = false;
-    let broken: unknown = null;
-    try {
-      for await (const part of result.fullStream) {
-        if (part.type === "text-delta") {
-          // Text before a tool call and the text after it are two paragraphs, not one glued sentence.
-          if (stepEnded && streamed.trim() && !/\s$/.test(streamed)) streamed += "\n\n";
-          stepEnded = false;
-          streamed += part.text;
-          flushTimer ??= setTimeout(() => void flush(), DELTA_FLUSH_MS);
-        } else if (part.type === "finish-step") stepEnded = true;
-        else if (part.type === "error") throw part.error;
-        else if (part.type === "abort") throw abort.signal.reason ?? new Error("aborted");
-      }
-    } catch (err) {
-      broken = err;
+    for await (const part of result.fullStream) {
+      if (part.type === "text-delta") {
+        // Text before a tool call and the text after it are two paragraphs, not one glued sentence.
+        if (stepEnded && reply.text.trim() && !/\s$/.test(reply.text)) reply.append("\n\n");
+        stepEnded = false;
+        reply.append(part.text);
+      } else if (part.type === "finish-step") stepEnded = true;
+      else if (part.type === "error") throw part.error;
+      else if (part.type === "abort") throw signal.reason ?? new Error("aborted");
     }
-    if (abort.signal.aborted) throw abort.signal.reason;
-    if (broken) {
-      // A stream cut after the user saw text keeps that text as the reply: asking again would repeat it.
-      if (!streamed.trim() || broken instanceof LeaseLostError) throw broken;
-      publicError(broken, `runs ${run.id}: stream broke, partial reply kept`);
-    }
-    if (flushTimer) clearTimeout(flushTimer);
-    await flush();
-    const text = streamed.trim();
-    const stored = await transactionWithEvents(async (tx) => {
-      const done = await finishRunGuarded(tx, run.id, token, "succeeded", null);
-      if (!done) return false;
-      await appendMessage(tx, {
-        conversationId: run.conversationId,
-        ownerId: run.ownerId,
-        kind: "assistant",
-        // A deadline with no task to keep it, or one too short to meet, is said under the reply.
-        content: withDeliveryNote(text || "…", await deliveryNote(tx, run)),
-        runId: run.id,
-      });
-      if (run.kind === "chat") await titleAfterExchange(tx, run.ownerId, run.conversationId, run.id);
-      await emitEvent(
-        tx,
-        run.ownerId,
-        { type: "run.updated", data: { run: toPublicRun(done) } },
-        { conversationId: run.conversationId },
-        wakeOnEnd(run),
-      );
-      return true;
-    });
-    return stored ? "succeeded" : "lost";
+    return null;
   } catch (err) {
-    if (flushTimer) clearTimeout(flushTimer);
-    if (stopping.aborted && !lost) return (await releaseRun(run.id, token)) ? "released" : "lost";
-    if (lost || err instanceof LeaseLostError) return "lost";
-    return await fail(run, publicError(err, `runs ${run.id}`));
-  } finally {
-    stopRenewing();
-    stopping.removeEventListener("abort", onStop);
+    return err;
   }
+}
+
+/** The reply stored and the run finished in one transaction, under the run's lease; false when the lease was gone. */
+function storeReply(run: ClaimedRun, text: string): Promise<boolean> {
+  return transactionWithEvents(async (tx) => {
+    const done = await finishRunGuarded(tx, run.id, run.leaseToken, "succeeded", null);
+    if (!done) return false;
+    await appendMessage(tx, {
+      conversationId: run.conversationId,
+      ownerId: run.ownerId,
+      kind: "assistant",
+      // A deadline with no task to keep it, or one too short to meet, is said under the reply.
+      content: withDeliveryNote(text || "…", await deliveryNote(tx, run)),
+      runId: run.id,
+    });
+    if (run.kind === "chat") await titleAfterExchange(tx, run.ownerId, run.conversationId, run.id);
+    await emitEvent(
+      tx,
+      run.ownerId,
+      { type: "run.updated", data: { run: toPublicRun(done) } },
+      { conversationId: run.conversationId },
+      wakeOnEnd(run),
+    );
+    return true;
+  });
 }
 
 /** A narration's end decides its notice's delivery: the notify loop is woken by the same statement as the run's event. */
