@@ -3,7 +3,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { publicError } from "@/lib/errors/public";
 import { keepLease } from "@/lib/runtime/keep-lease";
 import { getDb } from "@/lib/db/client";
-import { db } from "@/lib/db/kysely";
+import { db, type Executor } from "@/lib/db/kysely";
 import { emitEvent, publishDelta, transactionWithEvents } from "@/lib/events/emit";
 import { appendMessage } from "@/lib/chat/append-message";
 import { titleAfterExchange } from "@/lib/chat/titles";
@@ -28,6 +28,7 @@ import {
   runLeaseMs,
   runMaxAttempts,
   type ClaimedRun,
+  type RunRow,
 } from "@/lib/runs/sql";
 
 const HISTORY_LIMIT = 40;
@@ -110,7 +111,7 @@ export async function executeRun(
   try {
     const maxAttempts = runMaxAttempts();
     if (run.attempts > maxAttempts) return await fail(run, `gave up after ${maxAttempts} attempts`);
-    await emitRunUpdated(run);
+    await emitRunUpdated(db(), run);
     const broken = await readReply(await startReply(run, abort.signal, opts), reply, abort.signal);
     if (abort.signal.aborted) throw abort.signal.reason;
     if (broken) {
@@ -242,13 +243,7 @@ function storeReply(run: ClaimedRun, text: string): Promise<boolean> {
       runId: run.id,
     });
     if (run.kind === "chat") await titleAfterExchange(tx, run.ownerId, run.conversationId, run.id);
-    await emitEvent(
-      tx,
-      run.ownerId,
-      { type: "run.updated", data: { run: toPublicRun(done) } },
-      { conversationId: run.conversationId },
-      wakeOnEnd(run),
-    );
+    await emitRunUpdated(tx, done, wakeOnEnd(run));
     return true;
   });
 }
@@ -256,13 +251,14 @@ function storeReply(run: ClaimedRun, text: string): Promise<boolean> {
 /** A narration's end decides its notice's delivery: the notify loop is woken by the same statement as the run's event. */
 const wakeOnEnd = (run: ClaimedRun) => (run.kind === "notification" ? ["notify"] : []);
 
-/** One statement, atomic on its own: no transaction around it (two round trips fewer a turn). */
-async function emitRunUpdated(run: ClaimedRun): Promise<void> {
-  await emitEvent(
-    db(),
+/** The run's public state on the feed, on `on`'s transaction or alone (one statement: two round trips fewer a turn). */
+function emitRunUpdated(on: Executor, run: RunRow, wake: readonly string[] = []): Promise<void> {
+  return emitEvent(
+    on,
     run.ownerId,
     { type: "run.updated", data: { run: toPublicRun(run) } },
     { conversationId: run.conversationId },
+    wake,
   );
 }
 
@@ -271,13 +267,7 @@ async function fail(run: ClaimedRun, message: string): Promise<RunOutcome> {
   const ok = await transactionWithEvents(async (tx) => {
     const done = await finishRunGuarded(tx, run.id, run.leaseToken, "failed", error);
     if (!done) return false;
-    await emitEvent(
-      tx,
-      run.ownerId,
-      { type: "run.updated", data: { run: toPublicRun(done) } },
-      { conversationId: run.conversationId },
-      wakeOnEnd(run),
-    );
+    await emitRunUpdated(tx, done, wakeOnEnd(run));
     return true;
   });
   return ok ? "failed" : "lost";
