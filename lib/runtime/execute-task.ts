@@ -51,7 +51,7 @@ import { transactionWithEvents, type EventTx } from "@/lib/events/emit";
 import { inputResponseOf, pendingUpdatesOf } from "@/lib/tasks/columns";
 import { countTaskSearch, recordSource, researchContext } from "@/lib/tasks/sources";
 import { limits } from "@/lib/limits/config";
-import { PAGE_PROMPT_CHARS } from "@/lib/drivers/research";
+import { PAGE_PROMPT_CHARS } from "@/lib/drivers/research-prompt";
 
 const MAX_ERROR_CHARS = 4000;
 

@@ -1,7 +1,7 @@
 import type { Lang } from "@/lib/i18n/dictionaries";
 import { joinSentences } from "@/lib/i18n/offline";
 import type { FramedBlock } from "@/lib/text/frame";
-import { SOURCE_EARLIER, SOURCE_FRAME_LABEL } from "@/lib/drivers/research";
+import { SOURCE_EARLIER, SOURCE_FRAME_LABEL } from "@/lib/drivers/research-prompt";
 import { termsOf } from "@/lib/drivers/research-read";
 import { steeringTerms } from "@/lib/drivers/research-topic";
 
